@@ -1,0 +1,47 @@
+/* cmd.h - the shape of a subcommand and the options every command shares.
+ *
+ * Each subcommand is one file exporting one designated-initialiser struct
+ * (tmux's cmd-*.c are the model); main.c lists them in one table. Global
+ * options may stand anywhere on the command line; main.c takes them out and
+ * hands the command only its own arguments (argv[0] is the command name). */
+#ifndef MGPU_CLI_CMD_H
+#define MGPU_CLI_CMD_H
+#include <stdio.h>
+#include "mgpu/dev.h"
+
+typedef struct mgpu_cli_globals {
+    mgpu_backend_config backend;  /* --backend, --machine, --fault */
+    const char *launcher;         /* --launcher local|emulate|mpirun|srun */
+    int ranks;                    /* --ranks N, 0 = default */
+    double timeout_s;             /* --timeout SECONDS, 0 = default */
+    const char *trace;            /* --trace FILE */
+    int json;                     /* --json */
+} mgpu_cli_globals;
+
+typedef struct mgpu_cmd {
+    const char *name;
+    const char *summary;          /* one line for `mgpulab --help` */
+    const char *usage;            /* full `--help` text of the command */
+    /* Returns the process exit status: 0 only on success. */
+    int (*run)(const mgpu_cli_globals *g, int argc, char **argv);
+} mgpu_cmd;
+
+/*--- Helpers every command uses (cli_common.c) -------------------------*/
+
+/* Print the engine's current error as "mgpulab CMD: message" (plus the
+ * breadcrumb trail when MGPU_LOG=debug) and return exit status 1. */
+int mgpu_cli_error(const char *cmd);
+/* Print a usage error for `cmd` and return exit status 2. */
+int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when argv has --help / -h; prints the command's usage to stdout. */
+int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv);
+/* Open the backend the globals ask for; on sim, print the SIMULATED banner
+ * (machine name, why) to `banner` unless it is NULL. */
+mgpu_result mgpu_cli_open_backend(const mgpu_cli_globals *g, FILE *banner, mgpu_backend **out);
+/* "SIMULATED machine dgx-h100" / "cuda: 1 GPU (NVIDIA H200)" - one line. */
+void mgpu_cli_backend_line(mgpu_backend *be, char *buf, size_t len);
+
+extern const mgpu_cmd mgpu_cmd_topo;
+extern const mgpu_cmd mgpu_cmd_copy;
+
+#endif

@@ -1,0 +1,136 @@
+/* main.c - mgpulab's entry point: global options, then one subcommand. */
+#include "cmd.h"
+#include "mgpu/size.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mgpu_cmd *const commands[] = {
+    &mgpu_cmd_topo,
+    &mgpu_cmd_copy,
+    NULL,
+};
+
+static void print_help(FILE *f)
+{
+    fprintf(f,
+            "usage: mgpulab [GLOBAL OPTIONS] COMMAND [ARGS]\n"
+            "\n"
+            "An interactive lab for multi-GPU programming. Commands:\n");
+    for (int i = 0; commands[i]; i++) fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f,
+            "\n"
+            "Global options (anywhere on the line):\n"
+            "  --backend auto|cuda|sim  device backend (auto: cuda when a GPU is present)\n"
+            "  --machine PRESET|FILE    sim machine: dgx-h100, dgx-h200, pcie-4gpu,\n"
+            "                           2x-dgx-h100, single-gpu, or an NCCL topology XML\n"
+            "  --fault LIST             sim faults: nvlink-down, p2p-disabled, no-gdr,\n"
+            "                           straggler, crash (comma-separated)\n"
+            "  --launcher NAME          local, emulate, mpirun or srun\n"
+            "  --ranks N                number of ranks\n"
+            "  --timeout SECONDS        per-operation timeout\n"
+            "  --trace FILE             write a Chrome trace (opens in Perfetto)\n"
+            "  --json                   machine-readable output\n"
+            "  --version, --help\n"
+            "\n"
+            "`mgpulab COMMAND --help` describes a command.\n");
+}
+
+/* Take the global options out of argv (they may stand anywhere), leaving
+ * the command and its own arguments in order. Returns 0, or 2 on a bad
+ * global option (message printed). */
+static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
+{
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        static const char *const with_value[] = {"--backend", "--machine", "--fault", "--launcher",
+                                                 "--ranks", "--timeout", "--trace", NULL};
+        int takes = -1;
+        for (int k = 0; with_value[k]; k++) {
+            size_t n = strlen(with_value[k]);
+            if (strncmp(a, with_value[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+                takes = k;
+                if (a[n] == '=') val = a + n + 1;
+                else if (i + 1 < *argc) val = argv[++i];
+                else {
+                    fprintf(stderr, "mgpulab: %s needs a value\n", with_value[k]);
+                    return 2;
+                }
+                break;
+            }
+        }
+        if (takes < 0) {
+            if (strcmp(a, "--json") == 0) g->json = 1;
+            else argv[out++] = argv[i];
+            continue;
+        }
+        switch (takes) {
+        case 0:
+            if (mgpu_backend_kind_parse(val, &g->backend.kind) != MGPU_OK) {
+                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+                return 2;
+            }
+            break;
+        case 1: g->backend.machine = val; break;
+        case 2: g->backend.fault = val; break;
+        case 3:
+            if (strcmp(val, "local") && strcmp(val, "emulate") && strcmp(val, "mpirun") && strcmp(val, "srun")) {
+                fprintf(stderr, "mgpulab: --launcher: '%s' is not a launcher; use local, emulate, mpirun or srun\n", val);
+                return 2;
+            }
+            g->launcher = val;
+            break;
+        case 4: {
+            long long n;
+            if (mgpu_parse_count(val, "--ranks", 1, 4096, &n) != MGPU_OK) {
+                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+                return 2;
+            }
+            g->ranks = (int)n;
+            break;
+        }
+        case 5:
+            if (mgpu_parse_seconds(val, "--timeout", 86400, &g->timeout_s) != MGPU_OK) {
+                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+                return 2;
+            }
+            break;
+        case 6: g->trace = val; break;
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    mgpu_cli_globals g = {0};
+    g.launcher = "local";
+    int n = argc - 1;
+    char **args = argv + 1;
+    int rc = take_globals(&n, args, &g);
+    if (rc) return rc;
+    if (n == 0) {
+        /* The shell arrives with the shell issue; until then say what exists. */
+        print_help(stdout);
+        return 0;
+    }
+    if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
+        print_help(stdout);
+        return 0;
+    }
+    if (strcmp(args[0], "--version") == 0) {
+        printf("mgpulab %s (%s backend built in)\n", MGPU_VERSION, mgpu_build_has_cuda() ? "cuda and sim" : "sim only");
+        return 0;
+    }
+    for (int i = 0; commands[i]; i++)
+        if (strcmp(args[0], commands[i]->name) == 0) {
+            if (mgpu_cli_wants_help(commands[i], n, args)) return 0;
+            return commands[i]->run(&g, n, args);
+        }
+    fprintf(stderr, "mgpulab: '%s' is not a command; `mgpulab --help` lists them\n", args[0]);
+    return 2;
+}

@@ -1,0 +1,99 @@
+/* backend.h - the seam between the device API (dev.c) and its backends.
+ *
+ * A backend fills one `struct mgpu_dev_ops` (dev_cuda.cu, dev_sim.c). dev.c
+ * validates arguments that do not depend on the backend (null pointers,
+ * ranges, device ordinals) before dispatching, so backends may assume them.
+ * Backends never print; they return mgpu_result with mgpu_fail() messages. */
+#ifndef MGPU_BACKEND_H
+#define MGPU_BACKEND_H
+#include "mgpu/dev.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mgpu_stream {
+    mgpu_backend *be;
+    int device;
+    int legacy_default;
+    void *impl;
+};
+
+struct mgpu_event {
+    mgpu_backend *be;
+    int device;
+    unsigned flags;
+    int recorded;
+    void *impl;
+};
+
+struct mgpu_gate {
+    mgpu_stream *stream;
+    void *impl;
+};
+
+struct mgpu_dev_ops {
+    const char *name;
+    /* Open: fill be->impl and be->topo, or fail with a clear reason. */
+    mgpu_result (*open)(mgpu_backend *be, const mgpu_backend_config *cfg);
+    void (*close)(mgpu_backend *be);
+
+    mgpu_result (*device_count)(mgpu_backend *be, int *count);
+    mgpu_result (*device_info)(mgpu_backend *be, int dev, mgpu_device_info *out);
+    mgpu_result (*mem_info)(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b);
+    mgpu_result (*device_synchronize)(mgpu_backend *be, int dev);
+
+    /* Fill buf->ptr and buf->impl; dev.c allocated the struct. */
+    mgpu_result (*mem_alloc)(mgpu_backend *be, mgpu_buffer *buf);
+    void (*mem_free)(mgpu_backend *be, mgpu_buffer *buf);
+    mgpu_result (*pointer_attributes)(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out);
+
+    /* Fill s->impl / e->impl; dev.c allocated the structs. */
+    mgpu_result (*stream_create)(mgpu_backend *be, mgpu_stream *s);
+    void (*stream_destroy)(mgpu_backend *be, mgpu_stream *s);
+    mgpu_result (*stream_synchronize)(mgpu_stream *s);
+    mgpu_result (*stream_query)(mgpu_stream *s, int *done);
+
+    mgpu_result (*event_create)(mgpu_backend *be, mgpu_event *e);
+    void (*event_destroy)(mgpu_backend *be, mgpu_event *e);
+    mgpu_result (*event_record)(mgpu_event *e, mgpu_stream *s);
+    mgpu_result (*stream_wait_event)(mgpu_stream *s, mgpu_event *e);
+    mgpu_result (*event_synchronize)(mgpu_event *e);
+    mgpu_result (*event_query)(mgpu_event *e, int *done);
+    mgpu_result (*event_elapsed_ms)(mgpu_event *start, mgpu_event *end, double *ms);
+
+    mgpu_result (*gate_hold)(mgpu_stream *s, double timeout_ms, mgpu_gate *g);
+    mgpu_result (*gate_open)(mgpu_gate *g);
+
+    /* Ranges are checked by dev.c. */
+    mgpu_result (*copy)(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
+                        size_t src_off, size_t bytes, mgpu_copy_engine how);
+
+    mgpu_result (*peer_can_access)(mgpu_backend *be, int dev, int peer, int *can);
+    mgpu_result (*peer_attributes)(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out);
+    mgpu_result (*peer_enable)(mgpu_backend *be, int dev, int peer);
+    mgpu_result (*peer_disable)(mgpu_backend *be, int dev, int peer);
+
+    mgpu_result (*fill)(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count,
+                        mgpu_dtype dtype, const mgpu_fill_spec *spec);
+    mgpu_result (*checksum)(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
+                            mgpu_dtype dtype, uint64_t *out);
+};
+
+struct mgpu_backend {
+    const struct mgpu_dev_ops *ops;
+    void *impl;
+    mgpu_topo *topo;        /* owned; set by ops->open */
+    int device_count;       /* cached after open */
+    char reason[256];       /* why this backend (set by mgpu_backend_open) */
+};
+
+/* The backends this build has, in auto-selection order (cuda first). The
+ * only place that knows whether CUDA was compiled in: backend_registry.c. */
+extern const struct mgpu_dev_ops *const mgpu_dev_backends[];
+extern const struct mgpu_dev_ops mgpu_dev_sim_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,435 @@
+/* dev.c - the device API: argument checks that do not depend on the
+ * backend, then dispatch through the backend's ops (see backend.h). */
+#include "dev/backend.h"
+#include "mgpu/topo.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*--- Backends ---------------------------------------------------------*/
+
+static const struct mgpu_dev_ops *find_ops(const char *name)
+{
+    for (int i = 0; mgpu_dev_backends[i]; i++)
+        if (strcmp(mgpu_dev_backends[i]->name, name) == 0) return mgpu_dev_backends[i];
+    return NULL;
+}
+
+mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out)
+{
+    if (text && strcmp(text, "auto") == 0) *out = MGPU_BACKEND_AUTO;
+    else if (text && strcmp(text, "cuda") == 0) *out = MGPU_BACKEND_CUDA;
+    else if (text && strcmp(text, "sim") == 0) *out = MGPU_BACKEND_SIM;
+    else
+        return mgpu_fail(MGPU_ERR_INVALID, "--backend: '%s' is not a backend; use auto, cuda or sim",
+                         text ? text : "");
+    return MGPU_OK;
+}
+
+static mgpu_result open_with(const struct mgpu_dev_ops *ops, const mgpu_backend_config *cfg,
+                             mgpu_backend **out)
+{
+    mgpu_backend *be = calloc(1, sizeof *be);
+    if (!be) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the %s backend", ops->name);
+    be->ops = ops;
+    mgpu_result r = ops->open(be, cfg);
+    if (r == MGPU_OK) r = ops->device_count(be, &be->device_count);
+    if (r != MGPU_OK) {
+        if (be->impl) ops->close(be);
+        if (be->topo) mgpu_topo_free(be->topo);
+        free(be);
+        return r;
+    }
+    *out = be;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_backend_open(const mgpu_backend_config *cfg, mgpu_backend **out)
+{
+    static const mgpu_backend_config defaults = {MGPU_BACKEND_AUTO, NULL, NULL};
+    if (!cfg) cfg = &defaults;
+    if (!out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_backend_open: no output pointer");
+    *out = NULL;
+
+    if (cfg->kind == MGPU_BACKEND_SIM) {
+        MGPU_CHECK(open_with(&mgpu_dev_sim_ops, cfg, out));
+        snprintf((*out)->reason, sizeof (*out)->reason, "sim backend requested");
+        return MGPU_OK;
+    }
+    const struct mgpu_dev_ops *cuda = find_ops("cuda");
+    if (cfg->kind == MGPU_BACKEND_CUDA) {
+        if (!cuda)
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                             "this mgpulab was built without the cuda backend (nvcc was not found "
+                             "at build time); rebuild on a machine with the CUDA toolkit, or use "
+                             "--backend sim");
+        MGPU_CHECK(open_with(cuda, cfg, out));
+        snprintf((*out)->reason, sizeof (*out)->reason, "cuda backend requested");
+        return MGPU_OK;
+    }
+    /* AUTO: a named sim machine or fault means sim; else cuda when it opens
+     * with at least one GPU, else sim with the reason. */
+    if (cfg->machine || cfg->fault) {
+        MGPU_CHECK(open_with(&mgpu_dev_sim_ops, cfg, out));
+        snprintf((*out)->reason, sizeof (*out)->reason, "auto: --machine/--fault ask for a simulated machine");
+        return MGPU_OK;
+    }
+    char why[200] = "this build has no cuda backend";
+    if (cuda) {
+        mgpu_backend *be = NULL;
+        if (open_with(cuda, cfg, &be) == MGPU_OK) {
+            snprintf(be->reason, sizeof be->reason, "auto: %d GPU(s) found", be->device_count);
+            *out = be;
+            return MGPU_OK;
+        }
+        snprintf(why, sizeof why, "%s", mgpu_error_message());
+    }
+    mgpu_error_clear();
+    MGPU_CHECK(open_with(&mgpu_dev_sim_ops, cfg, out));
+    snprintf((*out)->reason, sizeof (*out)->reason, "auto: no usable GPU (%s), using sim", why);
+    return MGPU_OK;
+}
+
+void mgpu_backend_close(mgpu_backend *be)
+{
+    if (!be) return;
+    be->ops->close(be);
+    mgpu_topo_free(be->topo);
+    free(be);
+}
+
+const char *mgpu_backend_name(const mgpu_backend *be) { return be->ops->name; }
+int mgpu_backend_simulated(const mgpu_backend *be) { return be->ops == &mgpu_dev_sim_ops; }
+const char *mgpu_backend_reason(const mgpu_backend *be) { return be->reason; }
+const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be) { return be->topo; }
+
+/*--- Devices ----------------------------------------------------------*/
+
+static mgpu_result check_device(const mgpu_backend *be, int dev)
+{
+    if (dev < 0 || dev >= be->device_count)
+        return mgpu_fail(MGPU_ERR_INVALID, "device %d does not exist: the %s backend has %d device%s (0..%d)",
+                         dev, be->ops->name, be->device_count, be->device_count == 1 ? "" : "s",
+                         be->device_count - 1);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_device_count(mgpu_backend *be, int *count)
+{
+    *count = be->device_count;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_device_info_get(mgpu_backend *be, int dev, mgpu_device_info *out)
+{
+    MGPU_CHECK(check_device(be, dev));
+    memset(out, 0, sizeof *out);
+    out->numa_node = -1;
+    MGPU_CHECK(be->ops->device_info(be, dev, out));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_device_mem_info(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b)
+{
+    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(be->ops->mem_info(be, dev, free_b, total_b));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_device_synchronize(mgpu_backend *be, int dev)
+{
+    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(be->ops->device_synchronize(be, dev));
+    return MGPU_OK;
+}
+
+/*--- Memory -----------------------------------------------------------*/
+
+const char *mgpu_mem_kind_name(mgpu_mem_kind k)
+{
+    switch (k) {
+    case MGPU_MEM_DEVICE: return "device";
+    case MGPU_MEM_PINNED: return "pinned";
+    case MGPU_MEM_PAGEABLE: return "pageable";
+    default: return "unknown";
+    }
+}
+
+mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
+                           mgpu_buffer **out)
+{
+    *out = NULL;
+    if (kind != MGPU_MEM_DEVICE && kind != MGPU_MEM_PINNED && kind != MGPU_MEM_PAGEABLE)
+        return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate memory of kind %d", (int)kind);
+    if (kind == MGPU_MEM_DEVICE) MGPU_CHECK(check_device(be, device));
+    if (bytes == 0) return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate a buffer of 0 bytes");
+    mgpu_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    buf->be = be;
+    buf->kind = kind;
+    buf->device = kind == MGPU_MEM_DEVICE ? device : -1;
+    buf->bytes = bytes;
+    mgpu_result r = be->ops->mem_alloc(be, buf);
+    if (r != MGPU_OK) {
+        free(buf);
+        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+        return r;
+    }
+    *out = buf;
+    return MGPU_OK;
+}
+
+void mgpu_mem_free(mgpu_buffer *buf)
+{
+    if (!buf) return;
+    buf->be->ops->mem_free(buf->be, buf);
+    free(buf);
+}
+
+mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = MGPU_MEM_UNKNOWN;
+    out->device = -1;
+    MGPU_CHECK(be->ops->pointer_attributes(be, ptr, out));
+    return MGPU_OK;
+}
+
+/*--- Streams and events -----------------------------------------------*/
+
+mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mgpu_stream **out)
+{
+    *out = NULL;
+    MGPU_CHECK(check_device(be, dev));
+    mgpu_stream *s = calloc(1, sizeof *s);
+    if (!s) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    s->be = be;
+    s->device = dev;
+    s->legacy_default = legacy_default != 0;
+    mgpu_result r = be->ops->stream_create(be, s);
+    if (r != MGPU_OK) {
+        free(s);
+        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+        return r;
+    }
+    *out = s;
+    return MGPU_OK;
+}
+
+void mgpu_stream_destroy(mgpu_stream *s)
+{
+    if (!s) return;
+    s->be->ops->stream_destroy(s->be, s);
+    free(s);
+}
+
+int mgpu_stream_device(const mgpu_stream *s) { return s->device; }
+
+mgpu_result mgpu_stream_synchronize(mgpu_stream *s)
+{
+    MGPU_CHECK(s->be->ops->stream_synchronize(s));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_stream_query(mgpu_stream *s, int *done)
+{
+    MGPU_CHECK(s->be->ops->stream_query(s, done));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out)
+{
+    *out = NULL;
+    MGPU_CHECK(check_device(be, dev));
+    if ((flags & MGPU_EVENT_INTERPROCESS) && (flags & MGPU_EVENT_TIMING))
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "an interprocess event cannot also record timing (CUDA requires "
+                         "cudaEventDisableTiming with cudaEventInterprocess)");
+    mgpu_event *e = calloc(1, sizeof *e);
+    if (!e) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    e->be = be;
+    e->device = dev;
+    e->flags = flags;
+    mgpu_result r = be->ops->event_create(be, e);
+    if (r != MGPU_OK) {
+        free(e);
+        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+        return r;
+    }
+    *out = e;
+    return MGPU_OK;
+}
+
+void mgpu_event_destroy(mgpu_event *e)
+{
+    if (!e) return;
+    e->be->ops->event_destroy(e->be, e);
+    free(e);
+}
+
+mgpu_result mgpu_event_record(mgpu_event *e, mgpu_stream *s)
+{
+    if (e->be != s->be) return mgpu_fail(MGPU_ERR_INVALID, "event and stream belong to different backends");
+    if (e->device != s->device)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "event of device %d cannot be recorded on a stream of device %d (CUDA "
+                         "requires the same device); create the event on device %d",
+                         e->device, s->device, s->device);
+    MGPU_CHECK(e->be->ops->event_record(e, s));
+    e->recorded = 1;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_stream_wait_event(mgpu_stream *s, mgpu_event *e)
+{
+    if (e->be != s->be) return mgpu_fail(MGPU_ERR_INVALID, "event and stream belong to different backends");
+    MGPU_CHECK(s->be->ops->stream_wait_event(s, e));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_event_synchronize(mgpu_event *e)
+{
+    MGPU_CHECK(e->be->ops->event_synchronize(e));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_event_query(mgpu_event *e, int *done)
+{
+    MGPU_CHECK(e->be->ops->event_query(e, done));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_event_elapsed_ms(mgpu_event *start, mgpu_event *end, double *ms)
+{
+    if (!(start->flags & MGPU_EVENT_TIMING) || !(end->flags & MGPU_EVENT_TIMING))
+        return mgpu_fail(MGPU_ERR_INVALID, "elapsed time needs two events created with timing enabled");
+    if (!start->recorded || !end->recorded)
+        return mgpu_fail(MGPU_ERR_INVALID, "elapsed time needs both events recorded first");
+    MGPU_CHECK(start->be->ops->event_elapsed_ms(start, end, ms));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_gate_hold(mgpu_stream *s, double timeout_ms, mgpu_gate **out)
+{
+    *out = NULL;
+    if (!(timeout_ms > 0)) return mgpu_fail(MGPU_ERR_INVALID, "a stream gate needs a positive timeout");
+    mgpu_gate *g = calloc(1, sizeof *g);
+    if (!g) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    g->stream = s;
+    mgpu_result r = s->be->ops->gate_hold(s, timeout_ms, g);
+    if (r != MGPU_OK) {
+        free(g);
+        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+        return r;
+    }
+    *out = g;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_gate_open(mgpu_gate *g)
+{
+    if (!g) return MGPU_OK;
+    mgpu_result r = g->stream->be->ops->gate_open(g);
+    free(g);
+    if (r != MGPU_OK) mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+    return r;
+}
+
+/*--- Copies -----------------------------------------------------------*/
+
+const char *mgpu_copy_engine_name(mgpu_copy_engine e) { return e == MGPU_COPY_SM ? "sm" : "ce"; }
+
+static mgpu_result check_range(const mgpu_buffer *b, size_t off, size_t bytes, const char *which)
+{
+    if (off > b->bytes || bytes > b->bytes - off)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s range [%zu, %zu+%zu) lies outside its %zu-byte %s buffer",
+                         which, off, off, bytes, b->bytes, mgpu_mem_kind_name(b->kind));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
+                      size_t src_off, size_t bytes, mgpu_copy_engine how)
+{
+    if (dst->be != s->be || src->be != s->be)
+        return mgpu_fail(MGPU_ERR_INVALID, "copy buffers and stream belong to different backends");
+    MGPU_CHECK(check_range(dst, dst_off, bytes, "destination"));
+    MGPU_CHECK(check_range(src, src_off, bytes, "source"));
+    if (bytes == 0) return MGPU_OK;
+    if (how == MGPU_COPY_SM && (dst->kind == MGPU_MEM_PAGEABLE || src->kind == MGPU_MEM_PAGEABLE))
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                         "an SM (kernel) copy cannot touch pageable host memory: a GPU can only "
+                         "read host memory that is pinned and mapped; use a pinned buffer or a "
+                         "copy-engine copy");
+    MGPU_CHECK(s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how));
+    return MGPU_OK;
+}
+
+/*--- Peer access ------------------------------------------------------*/
+
+static mgpu_result check_pair(const mgpu_backend *be, int dev, int peer)
+{
+    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(check_device(be, peer));
+    if (dev == peer) return mgpu_fail(MGPU_ERR_INVALID, "device %d cannot be its own peer", dev);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_peer_can_access(mgpu_backend *be, int dev, int peer, int *can)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    MGPU_CHECK(be->ops->peer_can_access(be, dev, peer, can));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    memset(out, 0, sizeof *out);
+    MGPU_CHECK(be->ops->peer_attributes(be, dev, peer, out));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_peer_enable(mgpu_backend *be, int dev, int peer)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    MGPU_CHECK(be->ops->peer_enable(be, dev, peer));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_peer_disable(mgpu_backend *be, int dev, int peer)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    MGPU_CHECK(be->ops->peer_disable(be, dev, peer));
+    return MGPU_OK;
+}
+
+/*--- Fill and checksum ------------------------------------------------*/
+
+static mgpu_result check_elems(const mgpu_buffer *b, size_t off, size_t count, mgpu_dtype t)
+{
+    if ((unsigned)t >= MGPU_DTYPE_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "unknown dtype %d", (int)t);
+    size_t esz = mgpu_dtype_size(t);
+    if (off % esz) return mgpu_fail(MGPU_ERR_INVALID, "offset %zu is not aligned to %s elements", off, mgpu_dtype_name(t));
+    if (count > SIZE_MAX / esz) return mgpu_fail(MGPU_ERR_INVALID, "element count %zu overflows", count);
+    MGPU_CHECK(check_range(b, off, count * esz, "tensor"));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype dtype,
+                      const mgpu_fill_spec *spec)
+{
+    MGPU_CHECK(check_elems(buf, off, count, dtype));
+    if (count == 0) return MGPU_OK;
+    MGPU_CHECK(s->be->ops->fill(s, buf, off, count, dtype, spec));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
+                          mgpu_dtype dtype, uint64_t *out)
+{
+    MGPU_CHECK(check_elems(buf, off, count, dtype));
+    *out = 0;
+    if (count == 0) return MGPU_OK;
+    MGPU_CHECK(s->be->ops->checksum(s, buf, off, count, dtype, out));
+    return MGPU_OK;
+}

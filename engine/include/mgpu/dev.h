@@ -1,0 +1,184 @@
+/* dev.h - the device API: one interface over the cuda and sim backends.
+ *
+ * Callers open a backend (auto/cuda/sim) and then use devices, memory,
+ * streams, events, copies and peer access through these functions; they
+ * never know which backend answers. Each function dispatches through the
+ * backend's `struct mgpu_dev_ops` (engine/dev/backend.h).
+ *
+ * The model is CUDA's: work is enqueued on a stream and runs in stream
+ * order; events mark points in a stream; other streams wait on them. The sim
+ * backend executes the data movement at enqueue time on host memory and
+ * advances a virtual clock per stream from the machine model, so elapsed
+ * times between events are the modelled ones. */
+#ifndef MGPU_DEV_H
+#define MGPU_DEV_H
+#include <stddef.h>
+#include <stdint.h>
+#include "mgpu/dtype.h"
+#include "mgpu/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mgpu_backend mgpu_backend;
+typedef struct mgpu_stream mgpu_stream;
+typedef struct mgpu_event mgpu_event;
+typedef struct mgpu_gate mgpu_gate;
+typedef struct mgpu_topo mgpu_topo;
+
+/*--- Backends ---------------------------------------------------------*/
+
+typedef enum mgpu_backend_kind { MGPU_BACKEND_AUTO = 0, MGPU_BACKEND_CUDA, MGPU_BACKEND_SIM } mgpu_backend_kind;
+
+typedef struct mgpu_backend_config {
+    mgpu_backend_kind kind;
+    const char *machine; /* sim: preset name or NCCL topology XML path; NULL = "dgx-h100" */
+    const char *fault;   /* sim: comma-separated fault presets; NULL = none */
+} mgpu_backend_config;
+
+/* Open a backend. AUTO picks cuda when the build has it, a driver loads and
+ * at least one GPU is visible, otherwise sim; mgpu_backend_reason() says why. */
+mgpu_result mgpu_backend_open(const mgpu_backend_config *cfg, mgpu_backend **out);
+void mgpu_backend_close(mgpu_backend *be);
+const char *mgpu_backend_name(const mgpu_backend *be);    /* "cuda" or "sim" */
+int mgpu_backend_simulated(const mgpu_backend *be);       /* 1 for sim */
+const char *mgpu_backend_reason(const mgpu_backend *be);  /* why this backend was chosen */
+/* The machine: discovered (cuda) or modelled (sim). Owned by the backend. */
+const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be);
+/* 1 when the build contains the cuda backend. */
+int mgpu_build_has_cuda(void);
+mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out);
+
+/*--- Devices ----------------------------------------------------------*/
+
+typedef struct mgpu_device_info {
+    int index;                /* device ordinal on this host */
+    char name[96];
+    char pci_bus_id[32];      /* "0000:19:00.0" (lower case) */
+    char uuid[48];            /* "GPU-xxxxxxxx-..." or "" */
+    uint64_t total_mem;
+    int sm_count;
+    int cc_major, cc_minor;
+    int numa_node;            /* -1 when unknown */
+    int async_engines;        /* copy engines */
+    int can_map_host_memory;
+    int unified_addressing;
+} mgpu_device_info;
+
+mgpu_result mgpu_device_count(mgpu_backend *be, int *count);
+mgpu_result mgpu_device_info_get(mgpu_backend *be, int dev, mgpu_device_info *out);
+mgpu_result mgpu_device_mem_info(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b);
+mgpu_result mgpu_device_synchronize(mgpu_backend *be, int dev);
+
+/*--- Memory -----------------------------------------------------------*/
+
+typedef enum mgpu_mem_kind {
+    MGPU_MEM_DEVICE = 0,
+    MGPU_MEM_PINNED,    /* page-locked host memory, mapped for all devices */
+    MGPU_MEM_PAGEABLE,  /* ordinary malloc'd host memory */
+    MGPU_MEM_UNKNOWN    /* a pointer the backend did not allocate */
+} mgpu_mem_kind;
+
+typedef struct mgpu_buffer {
+    mgpu_backend *be;
+    mgpu_mem_kind kind;
+    int device;          /* owning device for MGPU_MEM_DEVICE, else -1 */
+    void *ptr;           /* a UVA address (device) or host address */
+    size_t bytes;
+    void *impl;          /* backend's own bookkeeping */
+} mgpu_buffer;
+
+/* Allocate `bytes` of `kind` memory (device ignored for host kinds). Device
+ * OOM returns MGPU_ERR_DEVICE_OOM with the size asked and free memory. */
+mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
+                           mgpu_buffer **out);
+void mgpu_mem_free(mgpu_buffer *buf);
+const char *mgpu_mem_kind_name(mgpu_mem_kind k); /* "device", "pinned", "pageable" */
+
+typedef struct mgpu_ptr_attr {
+    mgpu_mem_kind kind;
+    int device;          /* -1 for host memory */
+    void *device_ptr;    /* address usable in kernels, NULL if none */
+    void *host_ptr;      /* address usable on the host, NULL if none */
+} mgpu_ptr_attr;
+
+/* UVA pointer attributes (cudaPointerGetAttributes), also for pointers into
+ * the middle of a buffer. Unknown pointers give kind MGPU_MEM_UNKNOWN. */
+mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out);
+
+/*--- Streams and events -----------------------------------------------*/
+
+/* A non-blocking stream on `dev` unless `legacy_default` (then the device's
+ * legacy default stream, which serialises with other blocking streams). */
+mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mgpu_stream **out);
+void mgpu_stream_destroy(mgpu_stream *s);
+int mgpu_stream_device(const mgpu_stream *s);
+mgpu_result mgpu_stream_synchronize(mgpu_stream *s);
+/* *done = 1 when all work queued so far has finished. */
+mgpu_result mgpu_stream_query(mgpu_stream *s, int *done);
+
+enum { MGPU_EVENT_TIMING = 1u, MGPU_EVENT_INTERPROCESS = 2u, MGPU_EVENT_BLOCKING_SYNC = 4u };
+
+mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out);
+void mgpu_event_destroy(mgpu_event *e);
+mgpu_result mgpu_event_record(mgpu_event *e, mgpu_stream *s);
+/* Work queued on `s` after this call waits until `e` has completed. */
+mgpu_result mgpu_stream_wait_event(mgpu_stream *s, mgpu_event *e);
+mgpu_result mgpu_event_synchronize(mgpu_event *e);
+mgpu_result mgpu_event_query(mgpu_event *e, int *done);
+/* Milliseconds between two recorded timing events (both completed). */
+mgpu_result mgpu_event_elapsed_ms(mgpu_event *start, mgpu_event *end, double *ms);
+
+/* Hold a stream: work queued after mgpu_gate_hold waits until
+ * mgpu_gate_open (or until timeout_ms passes, so a lost gate never hangs the
+ * GPU). Used to queue copies without launch latency in the measurement, as
+ * nvbandwidth's spin kernel does. */
+mgpu_result mgpu_gate_hold(mgpu_stream *s, double timeout_ms, mgpu_gate **out);
+mgpu_result mgpu_gate_open(mgpu_gate *g);  /* opens and frees the gate */
+
+/*--- Copies -----------------------------------------------------------*/
+
+typedef enum mgpu_copy_engine {
+    MGPU_COPY_CE = 0,  /* copy engine: cudaMemcpyAsync / cudaMemcpyPeerAsync */
+    MGPU_COPY_SM       /* a copy kernel run on the stream's device */
+} mgpu_copy_engine;
+
+/* Copy `bytes` from src+src_off to dst+dst_off, in stream order on `s`. The
+ * direction (H2D, D2H, D2D, peer) follows from the buffers, as with UVA. SM
+ * copies need the stream's device to reach both buffers (pinned host memory
+ * or its own memory, or a peer's with peer access enabled); CE peer copies
+ * without peer access are staged through the host, as CUDA does. */
+mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
+                      size_t src_off, size_t bytes, mgpu_copy_engine how);
+const char *mgpu_copy_engine_name(mgpu_copy_engine e); /* "ce", "sm" */
+
+/*--- Peer access ------------------------------------------------------*/
+
+typedef struct mgpu_p2p_attr {
+    int access_supported;
+    int native_atomic_supported;
+    int performance_rank;      /* lower is better; CUDA's ranking */
+    int cuda_array_access_supported;
+} mgpu_p2p_attr;
+
+mgpu_result mgpu_peer_can_access(mgpu_backend *be, int dev, int peer, int *can);
+mgpu_result mgpu_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out);
+/* Let `dev` map `peer`'s memory. Errors say why (not supported on this
+ * topology, already enabled, ...). */
+mgpu_result mgpu_peer_enable(mgpu_backend *be, int dev, int peer);
+mgpu_result mgpu_peer_disable(mgpu_backend *be, int dev, int peer);
+
+/*--- Tensor data: fill, checksum -------------------------------------*/
+
+/* Fill `count` elements of `dtype` at buf+off, in stream order. */
+mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype dtype,
+                      const mgpu_fill_spec *spec);
+/* Synchronous: waits for the stream, then returns the checksum (dtype.h). */
+mgpu_result mgpu_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
+                          mgpu_dtype dtype, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
