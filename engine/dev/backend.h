@@ -69,6 +69,10 @@ struct mgpu_dev_ops {
     mgpu_result (*copy)(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
                         size_t src_off, size_t bytes, mgpu_copy_engine how);
 
+    /* buf is reachable from the stream's device (checked by the backend). */
+    mgpu_result (*memory_latency)(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,
+                                  double *ns);
+
     mgpu_result (*peer_can_access)(mgpu_backend *be, int dev, int peer, int *can);
     mgpu_result (*peer_attributes)(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out);
     mgpu_result (*peer_enable)(mgpu_backend *be, int dev, int peer);

@@ -364,6 +364,20 @@ mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
     return MGPU_OK;
 }
 
+mgpu_result mgpu_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,
+                                double *ns)
+{
+    if (buf->be != s->be) return mgpu_fail(MGPU_ERR_INVALID, "buffer and stream belong to different backends");
+    if (buf->kind == MGPU_MEM_PAGEABLE)
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a GPU cannot load from pageable host memory; use a pinned buffer");
+    if (bytes < 64 || bytes > buf->bytes)
+        return mgpu_fail(MGPU_ERR_INVALID, "latency ring of %zu bytes must be at least 64 and fit the %zu-byte buffer",
+                         bytes, buf->bytes);
+    if (accesses == 0) return mgpu_fail(MGPU_ERR_INVALID, "latency needs at least one access");
+    MGPU_CHECK(s->be->ops->memory_latency(s, buf, bytes, accesses, ns));
+    return MGPU_OK;
+}
+
 /*--- Peer access ------------------------------------------------------*/
 
 static mgpu_result check_pair(const mgpu_backend *be, int dev, int peer)

@@ -153,6 +153,13 @@ mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
                       size_t src_off, size_t bytes, mgpu_copy_engine how);
 const char *mgpu_copy_engine_name(mgpu_copy_engine e); /* "ce", "sm" */
 
+/* Memory latency as nvbandwidth's *_latency_sm testcases measure it: a
+ * pointer-chase kernel on the stream's device follows `accesses` dependent
+ * loads through a ring laid out in buf[0, bytes) (device, peer device or
+ * pinned host memory), and *ns is the mean time per load. Synchronous. */
+mgpu_result mgpu_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,
+                                double *ns);
+
 /*--- Peer access ------------------------------------------------------*/
 
 typedef struct mgpu_p2p_attr {

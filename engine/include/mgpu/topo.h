@@ -172,6 +172,7 @@ typedef struct mgpu_gpu_model {
     unsigned pci_device;   /* 0x2330 */
     const char *name;      /* "NVIDIA H100 80GB HBM3" */
     int sm;
+    int sm_count;          /* multiprocessors */
     uint64_t mem_bytes;
     double hbm_gbs;        /* spec peak */
     double nvlink_gbs;     /* per link per direction */
