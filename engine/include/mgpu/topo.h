@@ -155,6 +155,10 @@ void mgpu_topo_add_note(mgpu_topo *t, const char *fmt, ...) __attribute__((forma
  * crash) are recorded for the runtime; link faults change the view. */
 mgpu_result mgpu_topo_apply_faults(mgpu_topo *t, const char *faults);
 int mgpu_topo_has_fault(const mgpu_topo *t, const char *fault);
+/* The argument a fault was applied with (nvlink-down's GPU, straggler's and
+ * crash's rank; 0 when the fault was named without one), -1 when the fault
+ * is not applied. With several nvlink-down faults, the first one's GPU. */
+int mgpu_topo_fault_arg(const mgpu_topo *t, const char *fault);
 
 /*--- Discovery on a real machine --------------------------------------*/
 

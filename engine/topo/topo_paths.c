@@ -1,0 +1,251 @@
+/* topo_paths.c - path type, modelled bandwidth and latency between two
+ * GPUs, a GPU and a NIC, or two NICs; peer access. Computed on demand from
+ * the tree (cheap: the tree is at most 64 deep), so a 4096-GPU model costs
+ * no N^2 table. The mapping is documented in docs/topology-model.md. */
+#include "topo/topo_internal.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEFAULT_PCIE_GBS 12.0 /* NCCL's PCI_BW (Gen3 x16) when no link says */
+
+/* One-way latency per path type in microseconds (order-of-magnitude model
+ * values; `mgpulab copy latency` measures the real ones). */
+static const double latency_us[] = {
+    [MGPU_PATH_X] = 0.0,   [MGPU_PATH_NV] = 0.7,   [MGPU_PATH_PIX] = 1.0,
+    [MGPU_PATH_PXB] = 1.2, [MGPU_PATH_PHB] = 1.4,  [MGPU_PATH_NODE] = 1.6,
+    [MGPU_PATH_SYS] = 2.2, [MGPU_PATH_NET] = 3.0,
+};
+#define NO_GDR_EXTRA_US 1.0 /* bounce through host memory */
+
+static double link_gbs(const mgpu_xml_node *pci)
+{
+    const char *sp = mgpu_xml_get(pci, "link_speed");
+    long long width;
+    if (!sp || !*sp || !topo_parse_long(mgpu_xml_get(pci, "link_width"), &width) || width <= 0) return 0;
+    double gts = strtod(sp, NULL);
+    if (!(gts > 0 && gts <= 1000)) return 0;
+    double eff = gts < 8.0 ? 0.8 : gts < 64.0 ? 128.0 / 130.0 : 242.0 / 256.0;
+    return gts * (double)width * eff / 8.0;
+}
+
+static int is_pci(const mgpu_xml_node *n) { return strcmp(n->name, "pci") == 0; }
+
+static int is_host_bridge(const mgpu_xml_node *n)
+{
+    long long cls;
+    return is_pci(n) && topo_parse_long(mgpu_xml_get(n, "class"), &cls) && cls == TOPO_CLASS_HOST_BRIDGE;
+}
+
+static int depth_of(const mgpu_xml_node *n)
+{
+    int d = 0;
+    for (; n->parent; n = n->parent) d++;
+    return d;
+}
+
+/* The PCIe relation of two device elements on one host: type and the
+ * slowest link crossed (each <pci> carries its upstream link). */
+static void pcie_relation(const mgpu_topo *t, int host, const mgpu_xml_node *a, const mgpu_xml_node *b,
+                          mgpu_path_type *type, double *bw)
+{
+    double slowest = 0;
+    int bridges = 0, host_bridge = 0;
+    const mgpu_xml_node *x = a, *y = b;
+    int dx = depth_of(x), dy = depth_of(y);
+    /* Climb to the common ancestor, folding in each link crossed; a
+     * <pci> passed on the way (not the endpoints) is a bridge. */
+#define CROSS(n, endpoint)                                                           \
+    do {                                                                             \
+        double g_ = is_pci(n) ? link_gbs(n) : 0;                                     \
+        if (g_ > 0 && (slowest == 0 || g_ < slowest)) slowest = g_;                  \
+        if (!(endpoint) && is_pci(n)) bridges++, host_bridge |= is_host_bridge(n);   \
+    } while (0)
+    while (dx > dy) { CROSS(x, x == a); x = x->parent; dx--; }
+    while (dy > dx) { CROSS(y, y == b); y = y->parent; dy--; }
+    while (x != y && x && y) {
+        CROSS(x, x == a);
+        CROSS(y, y == b);
+        x = x->parent, y = y->parent;
+    }
+#undef CROSS
+    const mgpu_xml_node *lca = x;
+    /* An element the view does not know (kept for round trip) stands for
+     * its nearest known ancestor. */
+    while (lca && !is_pci(lca) && strcmp(lca->name, "cpu") != 0 && strcmp(lca->name, "system") != 0)
+        lca = lca->parent;
+    if (a == b) *type = MGPU_PATH_PIX;
+    else if (!lca || strcmp(lca->name, "system") == 0) *type = MGPU_PATH_SYS;
+    else if (strcmp(lca->name, "cpu") == 0) *type = MGPU_PATH_NODE;
+    else {
+        bridges++; /* the common <pci> itself */
+        host_bridge |= is_host_bridge(lca);
+        *type = host_bridge ? MGPU_PATH_PHB : bridges == 1 ? MGPU_PATH_PIX : MGPU_PATH_PXB;
+    }
+    if (slowest == 0) slowest = DEFAULT_PCIE_GBS;
+    if (*type == MGPU_PATH_SYS && t->host_intersocket_gbs[host] < slowest) slowest = t->host_intersocket_gbs[host];
+    *bw = slowest;
+}
+
+static int nvlinks_between(const mgpu_topo *t, int a, int b)
+{
+    if (t->gpu_nvlink_down[a] || t->gpu_nvlink_down[b]) return 0;
+    const mgpu_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    int direct = 0;
+    if (gb->busid[0])
+        for (int i = 0; i < ga->node->nchildren; i++) {
+            const mgpu_xml_node *l = ga->node->children[i];
+            const char *tgt = mgpu_xml_get(l, "target");
+            long long cnt;
+            if (strcmp(l->name, "nvlink") == 0 && tgt && strcasecmp(tgt, gb->busid) == 0 &&
+                topo_parse_long(mgpu_xml_get(l, "count"), &cnt))
+                direct += (int)cnt;
+        }
+    if (direct) return direct;
+    /* Through NVSwitches both GPUs reach each other at the rate of the
+     * one with fewer switch links, as NCCL computes it. */
+    int sa = t->gpu_nvsw_links[a], sb = t->gpu_nvsw_links[b];
+    return sa < sb ? sa : sb;
+}
+
+static double nvlink_link_gbs(const mgpu_topo_gpu *g)
+{
+    const mgpu_gpu_model *m = mgpu_gpu_model_by_name(g->name);
+    if (m && m->nvlink_gbs > 0) return m->nvlink_gbs;
+    return topo_nvlink_gbs_for_sm(g->sm);
+}
+
+static mgpu_topo_path make(mgpu_path_type type, double bw)
+{
+    mgpu_topo_path p = {type, 0, bw, latency_us[type]};
+    return p;
+}
+
+static mgpu_topo_path bad_path(void)
+{
+    mgpu_topo_path p = {MGPU_PATH_NET, 0, 0, 0};
+    return p;
+}
+
+
+/* The bandwidth a GPU gets onto the network: its best NIC (closest path,
+ * then fastest), limited by the PCIe path to it. Computed once per model
+ * so that a path across hosts costs O(1), not a scan of the NICs. */
+mgpu_result topo_paths_prepare(mgpu_topo *t)
+{
+    t->gpu_best_nic = malloc(((size_t)t->ngpus + 1) * sizeof *t->gpu_best_nic);
+    t->gpu_net_gbs = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_net_gbs);
+    if (!t->gpu_best_nic || !t->gpu_net_gbs) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
+    int first = 0; /* NICs are sorted by host: scan only this host's run */
+    for (int g = 0; g < t->ngpus; g++) {
+        int host = t->gpus[g].host, best = -1;
+        mgpu_topo_path bp = {0};
+        while (first < t->nnics && t->nics[first].host < host) first++;
+        for (int i = first; i < t->nnics && t->nics[i].host == host; i++) {
+            mgpu_topo_path p = mgpu_topo_gpu_nic_path(t, g, i);
+            if (best < 0 || p.type < bp.type ||
+                (p.type == bp.type && t->nics[i].speed_gbps > t->nics[best].speed_gbps))
+                best = i, bp = p;
+        }
+        t->gpu_best_nic[g] = best;
+        if (best >= 0) {
+            double nic = t->nics[best].speed_gbps / 8.0;
+            t->gpu_net_gbs[g] = nic < bp.bw_gbs ? nic : bp.bw_gbs;
+        }
+    }
+    return MGPU_OK;
+}
+
+static double gpu_net_gbs(const mgpu_topo *t, int gpu, double *extra_lat)
+{
+    int best = t->gpu_best_nic[gpu];
+    *extra_lat = best >= 0 && (!t->gpus[gpu].gdr || !t->nics[best].gdr) ? NO_GDR_EXTRA_US : 0;
+    return t->gpu_net_gbs[gpu];
+}
+
+mgpu_topo_path mgpu_topo_gpu_path(const mgpu_topo *t, int a, int b)
+{
+    if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return bad_path();
+    const mgpu_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    if (a == b) return make(MGPU_PATH_X, ga->hbm_gbs);
+    if (ga->host != gb->host) {
+        double la, lb;
+        double x = gpu_net_gbs(t, a, &la), y = gpu_net_gbs(t, b, &lb);
+        mgpu_topo_path p = make(MGPU_PATH_NET, x < y ? x : y);
+        p.latency_us += la + lb;
+        return p;
+    }
+    int nv = nvlinks_between(t, a, b);
+    if (nv > 0) {
+        double la = nvlink_link_gbs(ga), lb = nvlink_link_gbs(gb);
+        mgpu_topo_path p = make(MGPU_PATH_NV, nv * (la < lb ? la : lb));
+        p.nvlinks = nv;
+        return p;
+    }
+    mgpu_path_type type;
+    double bw;
+    pcie_relation(t, ga->host, t->gpu_dev_elem[a], t->gpu_dev_elem[b], &type, &bw);
+    return make(type, bw);
+}
+
+mgpu_topo_path mgpu_topo_gpu_nic_path(const mgpu_topo *t, int gpu, int nic)
+{
+    if (!t || gpu < 0 || nic < 0 || gpu >= t->ngpus || nic >= t->nnics) return bad_path();
+    const mgpu_topo_gpu *g = &t->gpus[gpu];
+    const mgpu_topo_nic *n = &t->nics[nic];
+    if (g->host != n->host) {
+        double lat;
+        double x = gpu_net_gbs(t, gpu, &lat), y = n->speed_gbps / 8.0;
+        mgpu_topo_path p = make(MGPU_PATH_NET, x < y ? x : y);
+        p.latency_us += lat;
+        return p;
+    }
+    mgpu_path_type type;
+    double bw;
+    pcie_relation(t, g->host, t->gpu_dev_elem[gpu], t->nic_dev_elem[nic], &type, &bw);
+    mgpu_topo_path p = make(type, bw);
+    if (!g->gdr || !n->gdr) p.latency_us += NO_GDR_EXTRA_US;
+    return p;
+}
+
+mgpu_topo_path mgpu_topo_nic_nic_path(const mgpu_topo *t, int a, int b)
+{
+    if (!t || a < 0 || b < 0 || a >= t->nnics || b >= t->nnics) return bad_path();
+    const mgpu_topo_nic *x = &t->nics[a], *y = &t->nics[b];
+    if (a == b) return make(MGPU_PATH_X, x->speed_gbps / 8.0);
+    if (x->host != y->host) {
+        double s = (x->speed_gbps < y->speed_gbps ? x->speed_gbps : y->speed_gbps) / 8.0;
+        return make(MGPU_PATH_NET, s);
+    }
+    mgpu_path_type type;
+    double bw;
+    pcie_relation(t, x->host, t->nic_dev_elem[a], t->nic_dev_elem[b], &type, &bw);
+    return make(type, bw);
+}
+
+/*--- Peer access ------------------------------------------------------*/
+
+int mgpu_topo_peer_access(const mgpu_topo *t, int a, int b)
+{
+    if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return -1;
+    if (a == b) return 0; /* as cudaDeviceCanAccessPeer(d, d) */
+    if (t->faults & TOPO_FAULT_P2P_DISABLED) return 0;
+    if (t->peer_override && t->peer_override[(size_t)a * t->ngpus + b] != -2)
+        return t->peer_override[(size_t)a * t->ngpus + b];
+    mgpu_path_type type = mgpu_topo_gpu_path(t, a, b).type;
+    /* P2P works over NVLink and PCIe within a socket; across the SMP link
+     * most platforms (and CUDA's defaults) refuse it, across hosts never. */
+    return type <= MGPU_PATH_NODE ? 1 : 0;
+}
+
+void mgpu_topo_set_peer_access(mgpu_topo *t, int a, int b, int can)
+{
+    if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return;
+    if (!t->peer_override) {
+        size_t n = (size_t)t->ngpus * t->ngpus;
+        t->peer_override = malloc(n);
+        if (!t->peer_override) return;
+        memset(t->peer_override, -2, n);
+    }
+    t->peer_override[(size_t)a * t->ngpus + b] = (signed char)(can < 0 ? -1 : can ? 1 : 0);
+}
