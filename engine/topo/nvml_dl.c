@@ -1,0 +1,285 @@
+/* nvml_dl.c - NVML through dlopen: own declarations, no nvml.h, and a clear
+ * message instead of a crash when the driver or a symbol is missing. */
+#include "topo/nvml_dl.h"
+#include <ctype.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/*--- The library and its entry points ------------------------------------*/
+
+typedef nvml_return (*fn_void)(void);
+typedef const char *(*fn_errstr)(nvml_return);
+typedef nvml_return (*fn_count)(unsigned *);
+typedef nvml_return (*fn_by_index)(unsigned, nvml_device *);
+typedef nvml_return (*fn_by_busid)(const char *, nvml_device *);
+typedef nvml_return (*fn_name)(nvml_device, char *, unsigned);
+typedef nvml_return (*fn_pci)(nvml_device, nvml_pci_info *);
+typedef nvml_return (*fn_mem)(nvml_device, nvml_memory *);
+typedef nvml_return (*fn_uint)(nvml_device, unsigned *);
+typedef nvml_return (*fn_affinity)(nvml_device, unsigned, unsigned long *);
+typedef nvml_return (*fn_ancestor)(nvml_device, nvml_device, int *);
+typedef nvml_return (*fn_link_state)(nvml_device, unsigned, int *);
+typedef nvml_return (*fn_link_pci)(nvml_device, unsigned, nvml_pci_info *);
+typedef nvml_return (*fn_link_cap)(nvml_device, unsigned, int, unsigned *);
+typedef nvml_return (*fn_fields)(nvml_device, int, nvml_field_value *);
+
+static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct nv_fns {
+    int refs;
+    void *lib;
+    fn_void init, shutdown;
+    fn_errstr error_string;
+    fn_count count;
+    fn_by_index by_index;
+    fn_by_busid by_busid;
+    fn_name name;
+    fn_pci pci;
+    fn_mem memory;
+    fn_uint numa;           /* optional: nvmlDeviceGetNumaNodeId (driver >= 545) */
+    fn_affinity affinity;
+    fn_ancestor ancestor;
+    fn_link_state link_state;
+    fn_link_pci link_pci;
+    fn_link_cap link_cap;   /* optional */
+    fn_fields fields;
+} nv;
+
+static const struct sym {
+    const char *name;
+    size_t offset;
+    int required;
+} syms[] = {
+#define SYM(field, name, req) {name, offsetof(struct nv_fns, field), req}
+    SYM(init, "nvmlInit_v2", 1),
+    SYM(shutdown, "nvmlShutdown", 1),
+    SYM(error_string, "nvmlErrorString", 1),
+    SYM(count, "nvmlDeviceGetCount_v2", 1),
+    SYM(by_index, "nvmlDeviceGetHandleByIndex_v2", 1),
+    SYM(by_busid, "nvmlDeviceGetHandleByPciBusId_v2", 1),
+    SYM(name, "nvmlDeviceGetName", 0),
+    SYM(pci, "nvmlDeviceGetPciInfo_v3", 0),
+    SYM(memory, "nvmlDeviceGetMemoryInfo", 0),
+    SYM(numa, "nvmlDeviceGetNumaNodeId", 0),
+    SYM(affinity, "nvmlDeviceGetCpuAffinity", 0),
+    SYM(ancestor, "nvmlDeviceGetTopologyCommonAncestor", 0),
+    SYM(link_state, "nvmlDeviceGetNvLinkState", 0),
+    SYM(link_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", 0),
+    SYM(link_cap, "nvmlDeviceGetNvLinkCapability", 0),
+    SYM(fields, "nvmlDeviceGetFieldValues", 0),
+#undef SYM
+};
+
+static void unload_locked(void)
+{
+    if (nv.lib) dlclose(nv.lib);
+    memset(&nv, 0, sizeof nv);
+}
+
+static const char *nvml_error(nvml_return r)
+{
+    const char *s = nv.error_string ? nv.error_string(r) : NULL;
+    return s ? s : "unknown NVML error";
+}
+
+mgpu_result nvml_dl_open(void)
+{
+    mgpu_result res = MGPU_OK;
+    pthread_mutex_lock(&nv_lock);
+    if (nv.refs > 0) {
+        nv.refs++;
+        goto out;
+    }
+    /* The versioned name is what the driver package installs; the bare .so
+     * only exists with development files. */
+    nv.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nv.lib) {
+        const char *why = dlerror();
+        unload_locked();
+        res = mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                        "NVML is not available (libnvidia-ml.so.1 did not load: %s); the NVIDIA "
+                        "driver is not installed or not on the library path",
+                        why ? why : "not found");
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(nv.lib, syms[i].name);
+        if (!p && syms[i].required) {
+            unload_locked();
+            res = mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                            "NVML is too old: libnvidia-ml.so.1 lacks %s; update the NVIDIA driver",
+                            syms[i].name);
+            goto out;
+        }
+        /* Function pointers stored through their offset: the table above
+         * keeps names and fields in one place. */
+        memcpy((char *)&nv + syms[i].offset, &p, sizeof p);
+    }
+    nvml_return r = nv.init();
+    if (r != NVML_OK) {
+        const char *msg = nvml_error(r);
+        char copy[160];
+        snprintf(copy, sizeof copy, "%s", msg);
+        unload_locked();
+        res = mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                        "NVML did not initialise (nvmlInit_v2: %s); is the NVIDIA driver loaded?", copy);
+        goto out;
+    }
+    nv.refs = 1;
+out:
+    pthread_mutex_unlock(&nv_lock);
+    return res;
+}
+
+void nvml_dl_close(void)
+{
+    pthread_mutex_lock(&nv_lock);
+    if (nv.refs > 0 && --nv.refs == 0) {
+        nv.shutdown();
+        unload_locked();
+    }
+    pthread_mutex_unlock(&nv_lock);
+}
+
+int nvml_dl_has(const char *symbol)
+{
+    if (!nv.lib) return 0;
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (strcmp(syms[i].name, symbol) == 0) {
+            void *p;
+            memcpy(&p, (char *)&nv + syms[i].offset, sizeof p);
+            return p != NULL;
+        }
+    return 0;
+}
+
+/*--- Wrappers ------------------------------------------------------------*/
+
+/* Common checks: library open, entry point present, then the call's result. */
+#define NEED(fn, what)                                                                    \
+    do {                                                                                  \
+        if (!nv.lib) return mgpu_fail(MGPU_ERR_UNSUPPORTED, "NVML is not loaded (%s)", what); \
+        if (!nv.fn)                                                                       \
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED,                                        \
+                             "this NVML has no %s; update the NVIDIA driver", what);      \
+    } while (0)
+
+static mgpu_result result(nvml_return r, const char *what)
+{
+    if (r == NVML_OK) return MGPU_OK;
+    return mgpu_fail(r == NVML_RET_NOT_SUPPORTED ? MGPU_ERR_UNSUPPORTED : MGPU_ERR_CUDA, "%s: %s", what,
+                     nvml_error(r));
+}
+
+mgpu_result nvml_dl_device_count(unsigned *count)
+{
+    NEED(count, "nvmlDeviceGetCount_v2");
+    return result(nv.count(count), "nvmlDeviceGetCount_v2");
+}
+
+mgpu_result nvml_dl_device_by_index(unsigned index, nvml_device *dev)
+{
+    NEED(by_index, "nvmlDeviceGetHandleByIndex_v2");
+    return result(nv.by_index(index, dev), "nvmlDeviceGetHandleByIndex_v2");
+}
+
+mgpu_result nvml_dl_device_by_busid(const char *busid, nvml_device *dev)
+{
+    NEED(by_busid, "nvmlDeviceGetHandleByPciBusId_v2");
+    return result(nv.by_busid(busid, dev), "nvmlDeviceGetHandleByPciBusId_v2");
+}
+
+mgpu_result nvml_dl_device_name(nvml_device dev, char *buf, unsigned len)
+{
+    NEED(name, "nvmlDeviceGetName");
+    if (len) buf[0] = '\0';
+    mgpu_result r = result(nv.name(dev, buf, len), "nvmlDeviceGetName");
+    if (len) buf[len - 1] = '\0';
+    return r;
+}
+
+mgpu_result nvml_dl_pci_info(nvml_device dev, nvml_pci_info *out)
+{
+    NEED(pci, "nvmlDeviceGetPciInfo_v3");
+    memset(out, 0, sizeof *out);
+    return result(nv.pci(dev, out), "nvmlDeviceGetPciInfo_v3");
+}
+
+mgpu_result nvml_dl_memory(nvml_device dev, nvml_memory *out)
+{
+    NEED(memory, "nvmlDeviceGetMemoryInfo");
+    return result(nv.memory(dev, out), "nvmlDeviceGetMemoryInfo");
+}
+
+mgpu_result nvml_dl_numa_node(nvml_device dev, int *node)
+{
+    NEED(numa, "nvmlDeviceGetNumaNodeId");
+    unsigned n = 0;
+    MGPU_CHECK(result(nv.numa(dev, &n), "nvmlDeviceGetNumaNodeId"));
+    *node = (int)n;
+    return MGPU_OK;
+}
+
+mgpu_result nvml_dl_cpu_affinity(nvml_device dev, unsigned nwords, unsigned long *mask)
+{
+    NEED(affinity, "nvmlDeviceGetCpuAffinity");
+    memset(mask, 0, nwords * sizeof *mask);
+    return result(nv.affinity(dev, nwords, mask), "nvmlDeviceGetCpuAffinity");
+}
+
+mgpu_result nvml_dl_common_ancestor(nvml_device a, nvml_device b, nvml_topo_level *level)
+{
+    NEED(ancestor, "nvmlDeviceGetTopologyCommonAncestor");
+    int l = 0;
+    MGPU_CHECK(result(nv.ancestor(a, b, &l), "nvmlDeviceGetTopologyCommonAncestor"));
+    *level = (nvml_topo_level)l;
+    return MGPU_OK;
+}
+
+void nvml_dl_normalize_busid(const char *in, char *out, unsigned len)
+{
+    if (!len) return;
+    /* NVML writes an 8-digit domain; sysfs and CUDA use 4 digits. */
+    const char *colon = strchr(in, ':');
+    const char *s = in;
+    if (colon && colon - in > 4) s = colon - 4;
+    unsigned i = 0;
+    for (; s[i] && i + 1 < len; i++) out[i] = (char)tolower((unsigned char)s[i]);
+    out[i] = '\0';
+}
+
+mgpu_result nvml_dl_nvlink(nvml_device dev, unsigned link, int *active, char *remote_busid, unsigned len)
+{
+    NEED(link_state, "nvmlDeviceGetNvLinkState");
+    *active = 0;
+    if (len) remote_busid[0] = '\0';
+    if (nv.link_cap) {
+        unsigned p2p = 0; /* NVML_NVLINK_CAP_P2P_SUPPORTED = 0 */
+        if (nv.link_cap(dev, link, 0, &p2p) != NVML_OK || !p2p) return MGPU_OK;
+    }
+    int state = 0; /* nvmlEnableState_t: 1 = enabled */
+    nvml_return r = nv.link_state(dev, link, &state);
+    /* Links past the GPU's last one answer INVALID_ARGUMENT or NOT_SUPPORTED:
+     * that is "no link", not an error. */
+    if (r != NVML_OK || state != 1) return MGPU_OK;
+    *active = 1;
+    if (nv.link_pci && len) {
+        nvml_pci_info pci;
+        memset(&pci, 0, sizeof pci);
+        if (nv.link_pci(dev, link, &pci) == NVML_OK) {
+            pci.bus_id[sizeof pci.bus_id - 1] = '\0';
+            nvml_dl_normalize_busid(pci.bus_id, remote_busid, len);
+        }
+    }
+    return MGPU_OK;
+}
+
+mgpu_result nvml_dl_field_values(nvml_device dev, int count, nvml_field_value *values)
+{
+    NEED(fields, "nvmlDeviceGetFieldValues");
+    if (count <= 0) return mgpu_fail(MGPU_ERR_INVALID, "nvml_dl_field_values: no fields asked");
+    return result(nv.fields(dev, count, values), "nvmlDeviceGetFieldValues");
+}

@@ -1,0 +1,121 @@
+/* nvml_dl.h - NVML loaded at run time with dlopen (private to the engine).
+ *
+ * There is no nvml.h on the build machine, and the binary must start on
+ * machines without the NVIDIA driver, so the few NVML types and entry points
+ * mgpulab uses are declared here (layouts as in NVIDIA's nvml.h, as nvtop
+ * does) and resolved with dlsym. Every wrapper returns an mgpu_result; a
+ * missing library or symbol is MGPU_ERR_UNSUPPORTED with a message that says
+ * which, never a crash. Topology discovery uses it now; the bandwidth pane's
+ * telemetry sampler reuses nvml_dl_field_values later. */
+#ifndef MGPU_NVML_DL_H
+#define MGPU_NVML_DL_H
+#include <stdint.h>
+#include "mgpu/err.h"
+
+/*--- NVML's own types (subset, ABI-compatible) -------------------------*/
+
+typedef struct nvmlDevice_st *nvml_device;
+typedef int nvml_return;                 /* nvmlReturn_t: 0 = NVML_SUCCESS */
+enum {
+    NVML_OK = 0,
+    NVML_RET_NOT_SUPPORTED = 3,
+    NVML_RET_NOT_FOUND = 6,
+    NVML_RET_FUNCTION_NOT_FOUND = 13,
+};
+
+/* nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 and
+ * nvmlDeviceGetNvLinkRemotePciInfo_v2 fill it. The trailing pad only gives a
+ * future, longer layout room; NVML never reads it. */
+typedef struct nvml_pci_info {
+    char bus_id_legacy[16];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pci_device_id;     /* (device << 16) | vendor */
+    unsigned int pci_subsystem_id;
+    char bus_id[32];                /* "00000000:19:00.0" (upper case hex) */
+    unsigned char pad_[64];
+} nvml_pci_info;
+
+typedef struct nvml_memory {        /* nvmlMemory_t (v1) */
+    unsigned long long total, free, used;
+} nvml_memory;
+
+/* nvmlGpuTopologyLevel_t: what nvidia-smi prints as PIX/PXB/PHB/NODE/SYS. */
+typedef enum nvml_topo_level {
+    NVML_TOPO_INTERNAL = 0,
+    NVML_TOPO_SINGLE = 10,      /* PIX */
+    NVML_TOPO_MULTIPLE = 20,    /* PXB */
+    NVML_TOPO_HOSTBRIDGE = 30,  /* PHB */
+    NVML_TOPO_NODE = 40,        /* NODE */
+    NVML_TOPO_SYSTEM = 50       /* SYS */
+} nvml_topo_level;
+
+/* nvmlValue_t / nvmlFieldValue_t: 40 bytes, 8-byte aligned value. */
+typedef union nvml_value {
+    double d;
+    unsigned int ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+} nvml_value;
+
+typedef struct nvml_field_value {
+    unsigned int field_id;
+    unsigned int scope_id;      /* the NVLink for per-link fields */
+    long long timestamp_us;
+    long long latency_us;
+    int value_type;             /* nvmlValueType_t */
+    nvml_return ret;            /* per-field result; value is valid only on NVML_OK */
+    nvml_value value;
+} nvml_field_value;
+
+/* Field ids (nvml.h NVML_FI_DEV_*). */
+enum {
+    NVML_FIELD_NVLINK_THROUGHPUT_DATA_TX = 138, /* KiB, cumulative, all links when scope is UINT_MAX */
+    NVML_FIELD_NVLINK_THROUGHPUT_DATA_RX = 139,
+    NVML_FIELD_NVLINK_GET_STATE = 165,
+    NVML_FIELD_PCIE_COUNT_TX_BYTES = 197,       /* bytes, cumulative */
+    NVML_FIELD_PCIE_COUNT_RX_BYTES = 198,
+};
+
+#define NVML_DL_MAX_NVLINKS 18
+
+/*--- Wrappers --------------------------------------------------------*/
+
+/* Load the library and call nvmlInit_v2. Reference-counted: each successful
+ * nvml_dl_open needs one nvml_dl_close. On failure the message says what is
+ * missing (no driver, no library, init error). */
+mgpu_result nvml_dl_open(void);
+void nvml_dl_close(void);
+/* 1 when the symbol was found in the loaded library (optional entry points). */
+int nvml_dl_has(const char *symbol);
+
+mgpu_result nvml_dl_device_count(unsigned *count);
+mgpu_result nvml_dl_device_by_index(unsigned index, nvml_device *dev);
+/* busid in any case, with a 4- or 8-digit domain ("0000:19:00.0"). */
+mgpu_result nvml_dl_device_by_busid(const char *busid, nvml_device *dev);
+mgpu_result nvml_dl_device_name(nvml_device dev, char *buf, unsigned len);
+mgpu_result nvml_dl_pci_info(nvml_device dev, nvml_pci_info *out);
+mgpu_result nvml_dl_memory(nvml_device dev, nvml_memory *out);
+/* NUMA node of the GPU's memory/affinity; MGPU_ERR_UNSUPPORTED on old drivers. */
+mgpu_result nvml_dl_numa_node(nvml_device dev, int *node);
+/* The CPUs near the GPU as 64-bit words, word 0 = CPUs 0..63. */
+mgpu_result nvml_dl_cpu_affinity(nvml_device dev, unsigned nwords, unsigned long *mask);
+mgpu_result nvml_dl_common_ancestor(nvml_device a, nvml_device b, nvml_topo_level *level);
+
+/* Per link: *active = 1 when the NVLink is up (P2P capable when the driver
+ * says so); remote_busid gets the lower-case, 4-digit-domain PCI id of the
+ * far end ("0000:1a:00.0"), or "" when NVML cannot tell. */
+mgpu_result nvml_dl_nvlink(nvml_device dev, unsigned link, int *active, char *remote_busid,
+                           unsigned len);
+
+/* nvmlDeviceGetFieldValues: fills each entry's ret and value. */
+mgpu_result nvml_dl_field_values(nvml_device dev, int count, nvml_field_value *values);
+
+/* "0000:19:00.0" from NVML's "00000000:19:00.0", lower case. */
+void nvml_dl_normalize_busid(const char *in, char *out, unsigned len);
+
+#endif

@@ -1,0 +1,614 @@
+/* topo_sysfs.c - one host's topology tree from sysfs (PCIe path, NUMA, CPU
+ * affinity, NICs), shaped as NCCL's ncclTopoGetXmlFromSys builds it. */
+#include "topo/topo_sysfs.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void mgpu_disc_note(mgpu_disc_notes *notes, const char *fmt, ...)
+{
+    if (!notes || notes->n >= MGPU_DISC_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes->text[notes->n], sizeof notes->text[0], fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < notes->n; i++) /* the same fact from many GPUs is said once */
+        if (strcmp(notes->text[i], notes->text[notes->n]) == 0) return;
+    notes->n++;
+}
+
+/*--- Small file helpers ----------------------------------------------------*/
+
+/* snprintf for paths: a path longer than PATH_MAX becomes "" (it cannot
+ * exist), never a truncated path to some other file. */
+static void pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= len) out[0] = '\0';
+}
+
+/* Read the first line of dir/name into buf (newline stripped). 0 if absent. */
+static int read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+    char path[PATH_MAX];
+    pathf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok) return 0;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 1;
+}
+
+static int exists(const char *root, const char *rel)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    pathf(path, sizeof path, "%s%s", root, rel);
+    return stat(path, &st) == 0;
+}
+
+/* "BBBB:BB:DD.F", as NCCL's checkBDFFormat. */
+static int is_bdf(const char *s)
+{
+    if (strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return 0;
+    for (int i = 0; i < 12; i++)
+        if (i != 4 && i != 7 && i != 10 && !isxdigit((unsigned char)s[i])) return 0;
+    return 1;
+}
+
+/* Split an absolute path into components (in place); returns the count. */
+static int split_path(char *p, char **comps, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(p, "/"); tok && n < max; tok = strtok(NULL, "/")) comps[n++] = tok;
+    return n;
+}
+
+/* The directory made of comps[0..upto]. */
+static void join_path(char **comps, int upto, char *out, size_t len)
+{
+    size_t off = 0;
+    out[0] = '\0';
+    for (int i = 0; i <= upto && off < len; i++) off += (size_t)snprintf(out + off, len - off, "/%s", comps[i]);
+}
+
+/*--- Tree helpers ------------------------------------------------------------*/
+
+static mgpu_xml_node *find_kv(mgpu_xml_node *n, const char *name, const char *key, const char *value)
+{
+    const char *v = mgpu_xml_get(n, key);
+    if (strcmp(n->name, name) == 0 && v && strcmp(v, value) == 0) return n;
+    for (int i = 0; i < n->nchildren; i++) {
+        mgpu_xml_node *hit = find_kv(n->children[i], name, key, value);
+        if (hit) return hit;
+    }
+    return NULL;
+}
+
+static mgpu_xml_node *child_named(mgpu_xml_node *n, const char *name)
+{
+    for (int i = 0; i < n->nchildren; i++)
+        if (strcmp(n->children[i]->name, name) == 0) return n->children[i];
+    return NULL;
+}
+
+static mgpu_result add_child(mgpu_xml_node *parent, const char *name, mgpu_xml_node **out)
+{
+    *out = mgpu_xml_add_child(parent, name);
+    if (!*out) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the topology tree");
+    return MGPU_OK;
+}
+
+/* NCCL keeps PCI children ordered by bus id (its issue #820), so the tree
+ * does not depend on the order devices were found in. */
+static void sort_by_busid(mgpu_xml_node *n)
+{
+    for (int i = 1; i < n->nchildren; i++) {
+        mgpu_xml_node *c = n->children[i];
+        const char *b = mgpu_xml_get(c, "busid");
+        int j = i - 1;
+        while (j >= 0 && b) {
+            const char *a = mgpu_xml_get(n->children[j], "busid");
+            if (!a || strcmp(a, b) <= 0) break;
+            n->children[j + 1] = n->children[j];
+            j--;
+        }
+        n->children[j + 1] = c;
+    }
+    for (int i = 0; i < n->nchildren; i++) sort_by_busid(n->children[i]);
+}
+
+/*--- CPUs --------------------------------------------------------------------*/
+
+static const char *build_arch(void)
+{
+#if defined(__x86_64__)
+    return "x86_64";
+#elif defined(__aarch64__)
+    return "arm64";
+#elif defined(__PPC__)
+    return "ppc64";
+#else
+    return NULL;
+#endif
+}
+
+/* vendor/familyid/modelid as NCCL derives them from CPUID: family is
+ * base + (extended << 4), which /proc/cpuinfo shows as base + extended. */
+static void cpu_model(const char *root, char *vendor, size_t vlen, int *family, int *model)
+{
+    char path[PATH_MAX], line[256];
+    vendor[0] = '\0';
+    *family = *model = -1;
+    pathf(path, sizeof path, "%s/proc/cpuinfo", root);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon) {
+            if (vendor[0]) break; /* end of the first processor's block */
+            continue;
+        }
+        char *val = colon + 1;
+        while (*val == ' ' || *val == '\t') val++;
+        val[strcspn(val, "\n")] = '\0';
+        char *k = colon; /* the key, without the tabs before the colon */
+        while (k > line && (k[-1] == ' ' || k[-1] == '\t')) k--;
+        *k = '\0';
+        if (strcmp(line, "vendor_id") == 0) snprintf(vendor, vlen, "%s", val);
+        else if (strcmp(line, "cpu family") == 0) *family = atoi(val);
+        else if (strcmp(line, "model") == 0) *model = atoi(val);
+    }
+    fclose(f);
+    if (*family >= 15) *family = 15 + ((*family - 15) << 4);
+}
+
+/* The <cpu> of NUMA node `numa` (-1 unknown), created on first use.
+ * Affinity: the node's cpumap, else the device's local_cpus, else NVML's. */
+static mgpu_result get_cpu(const char *root, mgpu_xml_node *system, int numa, const char *devdir,
+                           const char *affinity_hint, mgpu_disc_notes *notes, mgpu_xml_node **out)
+{
+    char numastr[16];
+    snprintf(numastr, sizeof numastr, "%d", numa);
+    for (int i = 0; i < system->nchildren; i++) {
+        mgpu_xml_node *c = system->children[i];
+        const char *id = mgpu_xml_get(c, "numaid");
+        if (strcmp(c->name, "cpu") == 0 && id && strcmp(id, numastr) == 0) {
+            *out = c;
+            return MGPU_OK;
+        }
+    }
+    mgpu_xml_node *cpu;
+    MGPU_CHECK(add_child(system, "cpu", &cpu));
+    MGPU_CHECK(mgpu_xml_set(cpu, "numaid", numastr));
+    char mask[1024] = "";
+    if (numa >= 0) {
+        char dir[PATH_MAX];
+        pathf(dir, sizeof dir, "%s/sys/devices/system/node/node%d", root, numa);
+        read_line(dir, "cpumap", mask, sizeof mask);
+    }
+    if (!mask[0] && devdir) read_line(devdir, "local_cpus", mask, sizeof mask);
+    if (!mask[0] && affinity_hint && affinity_hint[0]) snprintf(mask, sizeof mask, "%s", affinity_hint);
+    if (strlen(mask) >= MGPU_XML_VALUE_LEN) {
+        mgpu_disc_note(notes, "the CPU mask of NUMA node %d is longer than NCCL's %d-character attribute limit; "
+                       "affinity left out", numa, MGPU_XML_VALUE_LEN - 1);
+    } else if (mask[0]) MGPU_CHECK(mgpu_xml_set(cpu, "affinity", mask));
+    else mgpu_disc_note(notes, "CPU affinity of NUMA node %d is unknown: sysfs shows no cpumap or local_cpus", numa);
+    const char *arch = build_arch();
+    if (arch) MGPU_CHECK(mgpu_xml_set(cpu, "arch", arch));
+    char vendor[64];
+    int family, model;
+    cpu_model(root, vendor, sizeof vendor, &family, &model);
+    if (vendor[0]) MGPU_CHECK(mgpu_xml_set(cpu, "vendor", vendor));
+    if (family >= 0) MGPU_CHECK(mgpu_xml_setf(cpu, "familyid", "%d", family));
+    if (model >= 0) MGPU_CHECK(mgpu_xml_setf(cpu, "modelid", "%d", model));
+    if (!vendor[0] && arch && strcmp(arch, "x86_64") == 0)
+        mgpu_disc_note(notes, "CPU vendor and model are unknown: %s/proc/cpuinfo is unreadable", root);
+    *out = cpu;
+    return MGPU_OK;
+}
+
+/*--- PCI devices ---------------------------------------------------------------*/
+
+/* The topmost <pci> of each device chain and the root complex it hangs
+ * from ("pci0000:15"), so devices sharing one can be grouped under a host
+ * bridge afterwards (what makes nvidia-smi say PHB rather than NODE). */
+#define MAX_TOPS 512
+typedef struct top_list {
+    int n;
+    struct {
+        mgpu_xml_node *node;
+        char rc[32];
+    } e[MAX_TOPS];
+} top_list;
+
+/* Fill a new <pci> from its sysfs directory; the link is the slower of the
+ * device's own and its upstream port's (NCCL reads max_link_* of both). */
+static mgpu_result fill_pci(mgpu_xml_node *pci, const char *dir, const char *portdir, const char *default_class)
+{
+    static const char *const ids[] = {"class", "vendor", "device", "subsystem_vendor", "subsystem_device"};
+    char v[128];
+    for (int i = 0; i < 5; i++) {
+        if (read_line(dir, ids[i], v, sizeof v)) MGPU_CHECK(mgpu_xml_set(pci, ids[i], v));
+        else if (i == 0 && default_class) MGPU_CHECK(mgpu_xml_set(pci, "class", default_class));
+    }
+    char dev_speed[64] = "", port_speed[64] = "";
+    read_line(dir, "max_link_speed", dev_speed, sizeof dev_speed);
+    if (portdir) read_line(portdir, "max_link_speed", port_speed, sizeof port_speed);
+    float ds = 0, ps = 0;
+    int have_d = sscanf(dev_speed, "%f GT/s", &ds) == 1, have_p = sscanf(port_speed, "%f GT/s", &ps) == 1;
+    const char *speed = have_d && have_p ? (ps < ds ? port_speed : dev_speed) : have_d ? dev_speed : have_p ? port_speed : "";
+    if (*speed) MGPU_CHECK(mgpu_xml_set(pci, "link_speed", speed));
+    char w[32];
+    int dw = read_line(dir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
+    int pw = portdir && read_line(portdir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
+    int width = dw && pw ? (dw < pw ? dw : pw) : dw ? dw : pw;
+    /* Unknown links are left out rather than written empty as NCCL does:
+     * an empty number is malformed to the model's reader. */
+    if (width) MGPU_CHECK(mgpu_xml_setf(pci, "link_width", "%d", width));
+    return MGPU_OK;
+}
+
+/* The <pci> of device `busid` with its chain of PCIe switches above it, up
+ * to a <cpu>. As NCCL does, the chain steps two directories at a time: a
+ * switch's downstream port and upstream port become one <pci> (the upstream
+ * one), and a CPU root port is not a node. *numa_out: the node sysfs gives. */
+static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list *tops, const char *busid,
+                              const char *default_class, int numa_hint, const char *affinity_hint,
+                              const char *what, mgpu_disc_notes *notes, mgpu_xml_node **out)
+{
+    mgpu_xml_node *existing = find_kv(system, "pci", "busid", busid);
+    if (existing) {
+        *out = existing;
+        return MGPU_OK;
+    }
+    char link[PATH_MAX], real[PATH_MAX];
+    pathf(link, sizeof link, "%s/sys/bus/pci/devices/%s", root, busid);
+    mgpu_xml_node *cpu, *pci;
+    if (!realpath(link, real)) {
+        /* A container or VM without this device in sysfs: place it under the
+         * CPU CUDA/NVML name, or an unknown one, and say so. */
+        mgpu_disc_note(notes, "%s %s is not in sysfs (%s): its PCIe path and NUMA node are unknown", what,
+                       busid, link);
+        MGPU_CHECK(get_cpu(root, system, numa_hint, NULL, affinity_hint, notes, &cpu));
+        MGPU_CHECK(add_child(cpu, "pci", &pci));
+        MGPU_CHECK(mgpu_xml_set(pci, "busid", busid));
+        if (default_class) MGPU_CHECK(mgpu_xml_set(pci, "class", default_class));
+        *out = pci;
+        return MGPU_OK;
+    }
+    char *comps[128];
+    int n = split_path(real, comps, 128);
+    int kept[64], nk = 0, i = n - 1;
+    kept[nk++] = i;
+    while (nk < 64 && i >= 2 && is_bdf(comps[i - 1]) && is_bdf(comps[i - 2])) {
+        i -= 2;
+        kept[nk++] = i;
+    }
+    char topdir[PATH_MAX], numastr[32] = "";
+    join_path(comps, kept[nk - 1], topdir, sizeof topdir);
+    int numa = -1;
+    if (read_line(topdir, "numa_node", numastr, sizeof numastr)) numa = atoi(numastr);
+    if (numa < 0) {
+        if (numa_hint >= 0) numa = numa_hint;
+        mgpu_disc_note(notes,
+                       "sysfs gives no NUMA node for %s %s (numa_node %s; common in virtual machines)%s",
+                       what, busid, numastr[0] ? numastr : "absent",
+                       numa_hint >= 0 ? "; using the node CUDA/NVML report" : "; NUMA affinity unknown");
+    }
+    MGPU_CHECK(get_cpu(root, system, numa, topdir, affinity_hint, notes, &cpu));
+    mgpu_xml_node *parent = cpu;
+    for (int k = nk - 1; k >= 0; k--) {
+        const char *id = comps[kept[k]];
+        char idl[20];
+        snprintf(idl, sizeof idl, "%s", id);
+        for (char *c = idl; *c; c++) *c = (char)tolower((unsigned char)*c);
+        mgpu_xml_node *node = find_kv(system, "pci", "busid", idl);
+        if (!node) {
+            char dir[PATH_MAX], portdir[PATH_MAX];
+            join_path(comps, kept[k], dir, sizeof dir);
+            join_path(comps, kept[k] - 1, portdir, sizeof portdir);
+            MGPU_CHECK(add_child(parent, "pci", &node));
+            MGPU_CHECK(mgpu_xml_set(node, "busid", idl));
+            MGPU_CHECK(fill_pci(node, dir, kept[k] >= 1 && is_bdf(comps[kept[k] - 1]) ? portdir : NULL,
+                                k == 0 ? default_class : NULL));
+            if (k == nk - 1 && tops->n < MAX_TOPS) {
+                int rc = kept[k] - 1;
+                while (rc >= 0 && is_bdf(comps[rc])) rc--;
+                if (rc >= 0 && strncmp(comps[rc], "pci", 3) == 0) {
+                    tops->e[tops->n].node = node;
+                    snprintf(tops->e[tops->n].rc, sizeof tops->e[0].rc, "%s", comps[rc]);
+                    tops->n++;
+                }
+            }
+        }
+        parent = node;
+    }
+    *out = parent;
+    return MGPU_OK;
+}
+
+/*--- GPUs ----------------------------------------------------------------------*/
+
+static mgpu_result add_gpu(const char *root, mgpu_xml_node *system, top_list *tops, const mgpu_disc_gpu *g, int gdr,
+                           mgpu_disc_notes *notes)
+{
+    mgpu_xml_node *pci, *gpu;
+    MGPU_CHECK(attach_pci(root, system, tops, g->busid, "0x03", g->numa_hint, g->affinity_hint, "GPU", notes, &pci));
+    MGPU_CHECK(add_child(pci, "gpu", &gpu));
+    MGPU_CHECK(mgpu_xml_setf(gpu, "dev", "%d", g->dev));
+    if (g->sm > 0) MGPU_CHECK(mgpu_xml_setf(gpu, "sm", "%d", g->sm));
+    MGPU_CHECK(mgpu_xml_setf(gpu, "rank", "%d", g->dev));
+    MGPU_CHECK(mgpu_xml_setf(gpu, "gdr", "%d", gdr));
+    for (int l = 0; l < g->nlinks; l++) {
+        mgpu_xml_node *nvl;
+        MGPU_CHECK(add_child(gpu, "nvlink", &nvl));
+        MGPU_CHECK(mgpu_xml_set(nvl, "target", g->links[l].target));
+        MGPU_CHECK(mgpu_xml_setf(nvl, "count", "%d", g->links[l].count));
+        char dir[PATH_MAX], cls[64];
+        pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%s", root, g->links[l].target);
+        /* A far end the host cannot see is an NVSwitch (NCCL assumes the same). */
+        MGPU_CHECK(mgpu_xml_set(nvl, "tclass", read_line(dir, "class", cls, sizeof cls) ? cls : "0x068000"));
+    }
+    return MGPU_OK;
+}
+
+/*--- NICs ----------------------------------------------------------------------*/
+
+static int name_filter(const struct dirent *d) { return d->d_name[0] != '.'; }
+
+/* The PCI id of a class device's "device" link: the device itself, or its
+ * parent for virtio-style children ("0000:00:03.0/virtio0"). */
+static int device_busid(const char *classdir, char *busid, size_t len)
+{
+    char link[PATH_MAX], real[PATH_MAX];
+    pathf(link, sizeof link, "%s/device", classdir);
+    if (!realpath(link, real)) return 0;
+    char *comps[128];
+    int n = split_path(real, comps, 128);
+    for (int i = n - 1; i >= 0 && i >= n - 2; i--)
+        if (is_bdf(comps[i])) {
+            snprintf(busid, len, "%s", comps[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static mgpu_result add_net(const char *root, mgpu_xml_node *system, top_list *tops, const char *name, const char *busid,
+                           double speed_mbps, int port, const char *guid, const char *maxconn, int gdr,
+                           int dev, mgpu_disc_notes *notes)
+{
+    mgpu_xml_node *parent;
+    if (busid[0]) {
+        MGPU_CHECK(attach_pci(root, system, tops, busid, "0x02", -1, NULL, "NIC", notes, &parent));
+    } else {
+        parent = child_named(system, "cpu");
+        if (!parent) MGPU_CHECK(get_cpu(root, system, -1, NULL, NULL, notes, &parent));
+    }
+    mgpu_xml_node *nic = child_named(parent, "nic"), *net;
+    if (!nic) MGPU_CHECK(add_child(parent, "nic", &nic));
+    MGPU_CHECK(add_child(nic, "net", &net));
+    MGPU_CHECK(mgpu_xml_set(net, "name", name));
+    MGPU_CHECK(mgpu_xml_setf(net, "dev", "%d", dev));
+    MGPU_CHECK(mgpu_xml_setf(net, "speed", "%.0f", speed_mbps));
+    MGPU_CHECK(mgpu_xml_setf(net, "port", "%d", port));
+    MGPU_CHECK(mgpu_xml_set(net, "latency", "0.000000"));
+    MGPU_CHECK(mgpu_xml_set(net, "guid", guid));
+    MGPU_CHECK(mgpu_xml_set(net, "maxconn", maxconn));
+    MGPU_CHECK(mgpu_xml_setf(net, "gdr", "%d", gdr));
+    return MGPU_OK;
+}
+
+/* InfiniBand / RoCE devices: one <net> per device, from its first active
+ * port (the first port when none is active, with a note). */
+static mgpu_result add_ib_nics(const char *root, mgpu_xml_node *system, top_list *tops, int gdr, int *count,
+                               mgpu_disc_notes *notes)
+{
+    char dir[PATH_MAX];
+    pathf(dir, sizeof dir, "%s/sys/class/infiniband", root);
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, name_filter, alphasort);
+    mgpu_result res = MGPU_OK;
+    for (int i = 0; i < n; i++) {
+        if (res != MGPU_OK) {
+            free(names[i]);
+            continue;
+        }
+        char devdir[PATH_MAX], busid[20] = "", portsdir[PATH_MAX];
+        pathf(devdir, sizeof devdir, "%s/%s", dir, names[i]->d_name);
+        device_busid(devdir, busid, sizeof busid);
+        pathf(portsdir, sizeof portsdir, "%s/ports", devdir);
+        struct dirent **ports = NULL;
+        int np = scandir(portsdir, &ports, name_filter, alphasort);
+        int port = 1, active = 0;
+        double gbps = 0;
+        for (int p = 0; p < np; p++) {
+            char pdir[PATH_MAX], state[64] = "", rate[64] = "";
+            pathf(pdir, sizeof pdir, "%s/%s", portsdir, ports[p]->d_name);
+            read_line(pdir, "state", state, sizeof state);
+            int up = strstr(state, "ACTIVE") != NULL;
+            if ((up && !active) || p == 0) {
+                port = atoi(ports[p]->d_name);
+                active = up;
+                gbps = read_line(pdir, "rate", rate, sizeof rate) ? atof(rate) : 0;
+            }
+        }
+        for (int p = 0; p < np; p++) free(ports[p]);
+        free(ports);
+        if (!active)
+            mgpu_disc_note(notes, "NIC %s has no active port (shown with port %d's rate)", names[i]->d_name, port);
+        char raw[64] = "", guid[40] = "0x0";
+        if (read_line(devdir, "node_guid", raw, sizeof raw)) {
+            char hex[32];
+            int h = 0;
+            for (char *c = raw; *c && h < 16; c++)
+                if (isxdigit((unsigned char)*c)) hex[h++] = *c;
+            hex[h] = '\0';
+            snprintf(guid, sizeof guid, "0x%s", hex);
+        }
+        res = add_net(root, system, tops, names[i]->d_name, busid, gbps * 1000.0, port, guid, "131072", gdr,
+                      *count, notes);
+        if (res == MGPU_OK) (*count)++;
+        free(names[i]);
+    }
+    free(names);
+    return res;
+}
+
+/* Without RDMA devices: physical Ethernet ports (those with a device link;
+ * lo, bridges and veths have none), as NCCL's socket transport would use. */
+static mgpu_result add_eth_nics(const char *root, mgpu_xml_node *system, top_list *tops, int *count, mgpu_disc_notes *notes)
+{
+    char dir[PATH_MAX];
+    pathf(dir, sizeof dir, "%s/sys/class/net", root);
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, name_filter, alphasort);
+    mgpu_result res = MGPU_OK;
+    for (int i = 0; i < n; i++) {
+        char ndir[PATH_MAX], busid[20] = "", speed[32] = "";
+        pathf(ndir, sizeof ndir, "%s/%s", dir, names[i]->d_name);
+        if (res == MGPU_OK && exists(ndir, "/device")) {
+            device_busid(ndir, busid, sizeof busid);
+            long mbps = read_line(ndir, "speed", speed, sizeof speed) ? atol(speed) : -1;
+            if (mbps <= 0) {
+                mgpu_disc_note(notes, "Ethernet NIC %s reports no link speed (down, or hidden by a virtual NIC)",
+                               names[i]->d_name);
+                mbps = 0;
+            }
+            res = add_net(root, system, tops, names[i]->d_name, busid, (double)mbps, 0, "0x0", "65536", 0, *count, notes);
+            if (res == MGPU_OK) (*count)++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return res;
+}
+
+/*--- Host bridges ---------------------------------------------------------------*/
+
+/* Move `node` from its parent to the end of `to`'s children. The tree API
+ * only appends new nodes, so a placeholder is appended and swapped. */
+static mgpu_result move_node(mgpu_xml_node *node, mgpu_xml_node *to)
+{
+    mgpu_xml_node *from = node->parent, *slot;
+    MGPU_CHECK(add_child(to, "pci", &slot));
+    to->children[to->nchildren - 1] = node;
+    mgpu_xml_free(slot);
+    int k = 0;
+    while (k < from->nchildren && from->children[k] != node) k++;
+    if (k < from->nchildren) {
+        memmove(&from->children[k], &from->children[k + 1], (size_t)(from->nchildren - k - 1) * sizeof node);
+        from->nchildren--;
+    }
+    node->parent = to;
+    return MGPU_OK;
+}
+
+/* Devices of one CPU behind the same root complex are PHB to each other,
+ * behind different ones NODE. NCCL's tree drops that difference; a <pci>
+ * of class 0x060000 (mgpulab's extension, ignored by NCCL's reader as a
+ * plain bridge) keeps it, added only where two chains share a root. */
+static mgpu_result group_host_bridges(const char *root, top_list *tops)
+{
+    for (int i = 0; i < tops->n; i++) {
+        mgpu_xml_node *cpu = tops->e[i].node->parent;
+        if (!cpu || strcmp(cpu->name, "cpu") != 0) continue; /* already grouped */
+        int same = 0;
+        for (int j = i + 1; j < tops->n; j++)
+            same += strcmp(tops->e[j].rc, tops->e[i].rc) == 0 && tops->e[j].node->parent == cpu;
+        if (!same) continue;
+        unsigned dom = 0, bus = 0;
+        if (sscanf(tops->e[i].rc, "pci%x:%x", &dom, &bus) != 2) continue;
+        mgpu_xml_node *hb;
+        MGPU_CHECK(add_child(cpu, "pci", &hb));
+        MGPU_CHECK(mgpu_xml_setf(hb, "busid", "%04x:%02x:00.0", dom, bus));
+        MGPU_CHECK(mgpu_xml_set(hb, "class", "0x060000"));
+        char dir[PATH_MAX], v[64];
+        pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%04x:%02x:00.0", root, dom, bus);
+        if (read_line(dir, "class", v, sizeof v) && strncmp(v, "0x0600", 6) == 0) {
+            if (read_line(dir, "vendor", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "vendor", v));
+            if (read_line(dir, "device", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "device", v));
+        }
+        for (int j = i; j < tops->n; j++)
+            if (strcmp(tops->e[j].rc, tops->e[i].rc) == 0 && tops->e[j].node->parent == cpu)
+                MGPU_CHECK(move_node(tops->e[j].node, hb));
+    }
+    return MGPU_OK;
+}
+
+/*--- The host ------------------------------------------------------------------*/
+
+void mgpu_sysfs_mask_string(const unsigned long *words, int nwords, char *out, size_t len)
+{
+    size_t off = 0;
+    out[0] = '\0';
+    int top = nwords * 2 - 1; /* 32-bit groups, as the kernel prints cpumap */
+    while (top > 0 && ((words[top / 2] >> (32 * (top % 2))) & 0xffffffffUL) == 0) top--;
+    for (int g = top; g >= 0 && off + 10 < len; g--) {
+        unsigned long v = (words[g / 2] >> (32 * (g % 2))) & 0xffffffffUL;
+        off += (size_t)snprintf(out + off, len - off, "%08lx%s", v, g ? "," : "");
+    }
+}
+
+mgpu_result mgpu_sysfs_build_host(const char *root, const mgpu_disc_gpu *gpus, int ngpus,
+                                  mgpu_disc_notes *notes, mgpu_xml_node **system_out)
+{
+    *system_out = NULL;
+    if (!root || !*root) root = "/";
+    if (strlen(root) > PATH_MAX / 2)
+        return mgpu_fail(MGPU_ERR_INVALID, "sysfs root '%.60s...' is longer than %d characters", root, PATH_MAX / 2);
+    /* "/" would make "//sys/..."; harmless, but keep paths clean. */
+    char r[PATH_MAX];
+    pathf(r, sizeof r, "%s", root);
+    size_t rl = strlen(r);
+    while (rl > 0 && r[rl - 1] == '/') r[--rl] = '\0';
+
+    mgpu_xml_node *system = mgpu_xml_new("system");
+    if (!system) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the topology tree");
+    mgpu_result res;
+    top_list *tops = NULL;
+    MGPU_CHECKGOTO(mgpu_xml_set(system, "version", "1"), res, fail);
+
+    char sysdir[PATH_MAX];
+    pathf(sysdir, sizeof sysdir, "%s/sys/bus/pci/devices", r);
+    struct stat st;
+    if (stat(sysdir, &st) != 0)
+        mgpu_disc_note(notes, "%s is missing (a container without /sys?): PCIe paths, NUMA nodes and NICs are unknown",
+                       sysdir);
+
+    tops = calloc(1, sizeof *tops);
+    if (!tops) {
+        res = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the topology tree");
+        goto fail;
+    }
+    int gdr = exists(r, "/sys/module/nvidia_peermem") || exists(r, "/sys/module/nv_peer_mem");
+    for (int i = 0; i < ngpus; i++) MGPU_CHECKGOTO(add_gpu(r, system, tops, &gpus[i], gdr, notes), res, fail);
+
+    int nics = 0;
+    MGPU_CHECKGOTO(add_ib_nics(r, system, tops, gdr, &nics, notes), res, fail);
+    if (nics == 0) MGPU_CHECKGOTO(add_eth_nics(r, system, tops, &nics, notes), res, fail);
+    MGPU_CHECKGOTO(group_host_bridges(r, tops), res, fail);
+    free(tops);
+    tops = NULL;
+    if (nics > 0 && !gdr)
+        mgpu_disc_note(notes, "GPUDirect RDMA: the nvidia_peermem module is not loaded, so NICs are marked gdr=0 "
+                              "(NCCL may still use DMA-BUF on recent kernels and drivers)");
+    sort_by_busid(system);
+    *system_out = system;
+    return MGPU_OK;
+fail:
+    free(tops);
+    mgpu_xml_free(system);
+    return res;
+}
