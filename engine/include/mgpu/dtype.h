@@ -115,8 +115,20 @@ MGPU_HD float mgpu_f16_to_f32(uint16_t h)
     return mgpu_bits_f32(sign | ((e + 112u) << 23) | (m << 13));
 }
 
+/* Float to i32 as the GPU's cvt.rzi.s32.f32 does it: truncate toward zero,
+ * saturate out-of-range values, NaN -> 0. A plain C cast is undefined
+ * behaviour out of range, so host and device could disagree. */
+MGPU_HD int32_t mgpu_f32_to_i32(float v)
+{
+    if (v != v) return 0;
+    if (v >= 2147483648.0f) return INT32_MAX;
+    if (v <= -2147483648.0f) return INT32_MIN;
+    return (int32_t)v;
+}
+
 /* Fill kinds. RANDOM: uniform in [-1, 1) with 2^-10 granularity, so values
- * are exact in every float type and sums of a few thousand stay exact in f32.
+ * are exact in f32 and f16 (bf16, with 8 significant bits, stores them
+ * rounded to nearest even) and sums of a few thousand stay exact in f32.
  * CONST: every element is `value`. INDEX: element i is value + (i mod 1024). */
 typedef enum mgpu_fill_kind { MGPU_FILL_RANDOM = 0, MGPU_FILL_CONST, MGPU_FILL_INDEX } mgpu_fill_kind;
 
@@ -144,7 +156,7 @@ MGPU_HD void mgpu_fill_store(void *base, mgpu_dtype t, uint64_t i, float v)
     case MGPU_F32: ((float *)base)[i] = v; break;
     case MGPU_F16: ((uint16_t *)base)[i] = mgpu_f32_to_f16(v); break;
     case MGPU_BF16: ((uint16_t *)base)[i] = mgpu_f32_to_bf16(v); break;
-    default: ((int32_t *)base)[i] = (int32_t)v; break;
+    default: ((int32_t *)base)[i] = mgpu_f32_to_i32(v); break;
     }
 }
 

@@ -1,0 +1,542 @@
+/* dev_sim.c - the sim device backend: the GPUs of one host of a modelled
+ * machine. Data operations run for real on host memory when they are
+ * enqueued; time is virtual: each stream has a clock that the timing model
+ * (sim_model.c) advances, events carry it and waits join it. See
+ * docs/sim-model.md for the rules. */
+#include "dev/sim_internal.h"
+#include "mgpu/topo.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Memory when neither the topology nor the GPU table knows the GPU (an
+ * imported XML of an unknown model): an 80 GiB part, said in the docs. */
+#define SIM_FALLBACK_MEM_BYTES (80ull << 30)
+
+typedef struct sim_stream_impl { double clock; } sim_stream_impl;
+typedef struct sim_event_impl { double t; } sim_event_impl;
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/*--- Open and close ----------------------------------------------------*/
+
+/* Which host's GPUs this process sees: MGPU_SIM_HOST, for rank processes of
+ * a multi-host machine; host 0 otherwise. */
+static mgpu_result sim_host_from_env(const mgpu_topo *t, int *host)
+{
+    const char *env = getenv("MGPU_SIM_HOST");
+    int nhosts = mgpu_topo_host_count(t);
+    *host = 0;
+    if (!env || !*env) return MGPU_OK;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || end == env || v < 0 || v >= nhosts)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "MGPU_SIM_HOST='%s' is not a host of the simulated machine '%s', which "
+                         "has %d host%s (0..%d)",
+                         env, mgpu_topo_machine_name(t), nhosts, nhosts == 1 ? "" : "s", nhosts - 1);
+    *host = (int)v;
+    return MGPU_OK;
+}
+
+static void sim_close(mgpu_backend *be)
+{
+    sim_state *st = sim_of(be);
+    if (!st) return;
+    sim_model_free(&st->model);
+    sim_registry_free(st);
+    free(st->mem_total);
+    free(st->mem_used);
+    free(st->legacy_clock);
+    free(st->horizon);
+    free(st->peer_on);
+    free(st->busy);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+    be->impl = NULL;
+}
+
+static mgpu_result sim_open(mgpu_backend *be, const mgpu_backend_config *cfg)
+{
+    const char *machine = cfg && cfg->machine ? cfg->machine : "dgx-h100";
+    MGPU_CHECK(mgpu_topo_open_machine(machine, &be->topo));
+    if (cfg && cfg->fault && *cfg->fault) MGPU_CHECK(mgpu_topo_apply_faults(be->topo, cfg->fault));
+    int host;
+    MGPU_CHECK(sim_host_from_env(be->topo, &host));
+
+    sim_state *st = calloc(1, sizeof *st);
+    if (!st) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the sim backend");
+    pthread_mutex_init(&st->lock, NULL);
+    be->impl = st; /* from here on, dev.c calls sim_close on failure */
+    st->host = host;
+    MGPU_CHECK(sim_model_init(&st->model, be->topo, host));
+    int n = st->ndev = st->model.ndev;
+    st->nres = sim_model_res_count(&st->model);
+    st->mem_total = calloc((size_t)n, sizeof *st->mem_total);
+    st->mem_used = calloc((size_t)n, sizeof *st->mem_used);
+    st->legacy_clock = calloc((size_t)n, sizeof *st->legacy_clock);
+    st->horizon = calloc((size_t)n, sizeof *st->horizon);
+    st->peer_on = calloc((size_t)n * (size_t)n, 1);
+    st->busy = calloc((size_t)st->nres, sizeof *st->busy);
+    if (!st->mem_total || !st->mem_used || !st->legacy_clock || !st->horizon || !st->peer_on || !st->busy)
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the sim backend");
+    for (int d = 0; d < n; d++) {
+        const mgpu_topo_gpu *g = mgpu_topo_gpu_at(be->topo, st->model.gpu[d].topo_index);
+        const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
+        st->mem_total[d] = g->mem_bytes ? g->mem_bytes : gm ? gm->mem_bytes : SIM_FALLBACK_MEM_BYTES;
+    }
+    return MGPU_OK;
+}
+
+/*--- Devices -----------------------------------------------------------*/
+
+static mgpu_result sim_device_count(mgpu_backend *be, int *count)
+{
+    *count = sim_of(be)->ndev;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_device_info(mgpu_backend *be, int dev, mgpu_device_info *out)
+{
+    sim_state *st = sim_of(be);
+    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(be->topo, st->model.gpu[dev].topo_index);
+    const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
+    out->index = dev;
+    snprintf(out->name, sizeof out->name, "%s", g->name[0] ? g->name : gm ? gm->name : "simulated GPU");
+    snprintf(out->pci_bus_id, sizeof out->pci_bus_id, "%s", g->busid);
+    for (char *p = out->pci_bus_id; *p; p++)
+        if (*p >= 'A' && *p <= 'F') *p = (char)(*p - 'A' + 'a');
+    out->uuid[0] = '\0'; /* a simulated GPU has no UUID; "" means unknown */
+    out->total_mem = st->mem_total[dev];
+    out->sm_count = gm ? gm->sm_count : 0;
+    int sm = g->sm ? g->sm : gm ? gm->sm : 0;
+    out->cc_major = sm / 10;
+    out->cc_minor = sm % 10;
+    out->numa_node = g->numa;
+    /* deviceQuery reports 3 copy engines on A100/H100-class parts, 2 before. */
+    out->async_engines = sm >= 80 ? 3 : 2;
+    out->can_map_host_memory = 1;
+    out->unified_addressing = 1;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_mem_info(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b)
+{
+    sim_state *st = sim_of(be);
+    pthread_mutex_lock(&st->lock);
+    *total_b = st->mem_total[dev];
+    *free_b = st->mem_total[dev] - st->mem_used[dev];
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/* The host waits for all work on `dev` (cudaDeviceSynchronize). */
+static mgpu_result sim_device_synchronize(mgpu_backend *be, int dev)
+{
+    sim_state *st = sim_of(be);
+    pthread_mutex_lock(&st->lock);
+    st->host_ns = max2(st->host_ns, st->horizon[dev]);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/*--- Memory ------------------------------------------------------------*/
+
+static mgpu_result sim_mem_alloc(mgpu_backend *be, mgpu_buffer *buf)
+{
+    sim_state *st = sim_of(be);
+    pthread_mutex_lock(&st->lock);
+    mgpu_result r = sim_mem_alloc_locked(st, buf);
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+/* cudaFree synchronises the device first: a hidden host sync the sim keeps,
+ * so "free in a loop" costs what it costs on a GPU. */
+static void sim_mem_free(mgpu_backend *be, mgpu_buffer *buf)
+{
+    sim_state *st = sim_of(be);
+    pthread_mutex_lock(&st->lock);
+    for (int d = 0; d < st->ndev; d++) st->host_ns = max2(st->host_ns, st->horizon[d]);
+    sim_mem_free_locked(st, buf);
+    pthread_mutex_unlock(&st->lock);
+}
+
+static mgpu_result sim_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out)
+{
+    sim_state *st = sim_of(be);
+    pthread_mutex_lock(&st->lock);
+    sim_pointer_attributes_locked(st, ptr, out);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/*--- Virtual time ------------------------------------------------------*
+ * A stream's clock is when its last operation ends. All handles of a
+ * device's legacy default stream share one clock (there is one such stream
+ * per device, so work on it serialises, which is the lab 9 pitfall); the
+ * streams mgpu_stream_create makes otherwise are non-blocking (dev.h) and
+ * independent. Nothing starts before the host enqueued it (host_ns), and
+ * synchronous calls move host_ns forward to what they waited for. */
+
+static double *clock_of(sim_state *st, mgpu_stream *s)
+{
+    if (s->legacy_default) return &st->legacy_clock[s->device];
+    return &((sim_stream_impl *)s->impl)->clock;
+}
+
+static double ready_of(sim_state *st, mgpu_stream *s) { return max2(*clock_of(st, s), st->host_ns); }
+
+/* Run one priced operation on `s`: it starts when the stream and every
+ * resource it uses are free, so concurrent copies on one link serialise
+ * (each at full speed: the same aggregate as sharing the link). */
+static double run_op(sim_state *st, mgpu_stream *s, const sim_cost *c, double bytes)
+{
+    double start = ready_of(st, s);
+    for (int i = 0; i < c->nres; i++) start = max2(start, st->busy[c->res[i]]);
+    double end = start + sim_cost_ns(c, bytes);
+    *clock_of(st, s) = end;
+    for (int i = 0; i < c->nres; i++) st->busy[c->res[i]] = end;
+    st->horizon[s->device] = max2(st->horizon[s->device], end);
+    return end;
+}
+
+/*--- Streams, events, gates -------------------------------------------*/
+
+static mgpu_result sim_stream_create(mgpu_backend *be, mgpu_stream *s)
+{
+    sim_state *st = sim_of(be);
+    sim_stream_impl *si = calloc(1, sizeof *si);
+    if (!si) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory creating a stream");
+    pthread_mutex_lock(&st->lock);
+    si->clock = st->host_ns; /* a new stream is idle from now on */
+    pthread_mutex_unlock(&st->lock);
+    s->impl = si;
+    return MGPU_OK;
+}
+
+static void sim_stream_destroy(mgpu_backend *be, mgpu_stream *s)
+{
+    (void)be;
+    free(s->impl);
+    s->impl = NULL;
+}
+
+static mgpu_result sim_stream_synchronize(mgpu_stream *s)
+{
+    sim_state *st = sim_of(s->be);
+    pthread_mutex_lock(&st->lock);
+    st->host_ns = max2(st->host_ns, *clock_of(st, s));
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/* The work ran at enqueue, so a query always says done; the host that saw
+ * it done has waited until then, as a polling loop would. */
+static mgpu_result sim_stream_query(mgpu_stream *s, int *done)
+{
+    MGPU_CHECK(sim_stream_synchronize(s));
+    *done = 1;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_event_create(mgpu_backend *be, mgpu_event *e)
+{
+    (void)be;
+    sim_event_impl *ei = calloc(1, sizeof *ei);
+    if (!ei) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory creating an event");
+    e->impl = ei;
+    return MGPU_OK;
+}
+
+static void sim_event_destroy(mgpu_backend *be, mgpu_event *e)
+{
+    (void)be;
+    free(e->impl);
+    e->impl = NULL;
+}
+
+static mgpu_result sim_event_record(mgpu_event *e, mgpu_stream *s)
+{
+    sim_state *st = sim_of(s->be);
+    pthread_mutex_lock(&st->lock);
+    ((sim_event_impl *)e->impl)->t = ready_of(st, s);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/* A wait on an event never recorded is a no-op, as in CUDA. */
+static mgpu_result sim_stream_wait_event(mgpu_stream *s, mgpu_event *e)
+{
+    sim_state *st = sim_of(s->be);
+    if (!e->recorded) return MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    double *clk = clock_of(st, s);
+    *clk = max2(*clk, ((sim_event_impl *)e->impl)->t);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+static mgpu_result sim_event_synchronize(mgpu_event *e)
+{
+    sim_state *st = sim_of(e->be);
+    if (!e->recorded) return MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    st->host_ns = max2(st->host_ns, ((sim_event_impl *)e->impl)->t);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+static mgpu_result sim_event_query(mgpu_event *e, int *done)
+{
+    MGPU_CHECK(sim_event_synchronize(e));
+    *done = 1;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_event_elapsed_ms(mgpu_event *start, mgpu_event *end, double *ms)
+{
+    *ms = (((sim_event_impl *)end->impl)->t - ((sim_event_impl *)start->impl)->t) / 1e6;
+    return MGPU_OK;
+}
+
+/* The sim has no launch latency to hide: holding a stream costs nothing in
+ * virtual time, and the copies queued behind the gate start back to back. */
+static mgpu_result sim_gate_hold(mgpu_stream *s, double timeout_ms, mgpu_gate *g)
+{
+    (void)s, (void)timeout_ms;
+    g->impl = NULL;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_gate_open(mgpu_gate *g)
+{
+    (void)g;
+    return MGPU_OK;
+}
+
+/*--- Copies ------------------------------------------------------------*/
+
+static sim_place place_of(const mgpu_buffer *b)
+{
+    sim_place p = {b->kind == MGPU_MEM_DEVICE ? b->device : -1, b->kind};
+    return p;
+}
+
+/* A kernel on `exec` may touch its own memory, pinned host memory, and a
+ * peer's memory only once peer access exec -> peer is enabled (on a GPU the
+ * kernel would fault with an illegal address). */
+static mgpu_result check_reach(sim_state *st, int exec, const mgpu_buffer *b, const char *what,
+                               const char *alternative)
+{
+    if (b->kind != MGPU_MEM_DEVICE || b->device == exec) return MGPU_OK;
+    if (st->peer_on[exec * st->ndev + b->device]) return MGPU_OK;
+    return mgpu_fail(MGPU_ERR_PEER,
+                     "%s running on GPU %d touches memory of GPU %d, but peer access from GPU %d to "
+                     "GPU %d is not enabled; enable it first with mgpu_peer_enable(%d, %d) "
+                     "(cudaDeviceEnablePeerAccess)%s",
+                     what, exec, b->device, exec, b->device, exec, b->device, alternative);
+}
+
+static mgpu_result sim_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
+                            size_t src_off, size_t bytes, mgpu_copy_engine how)
+{
+    sim_state *st = sim_of(s->be);
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    int sm = how == MGPU_COPY_SM;
+    if (sm) {
+        MGPU_CHECKGOTO(check_reach(st, s->device, src, "an SM (kernel) copy", ", or use a copy-engine copy"), r, out);
+        MGPU_CHECKGOTO(check_reach(st, s->device, dst, "an SM (kernel) copy", ", or use a copy-engine copy"), r, out);
+    }
+    sim_place dp = place_of(dst), sp = place_of(src);
+    /* A copy engine copy between two GPUs goes direct when either side has
+     * mapped the other; otherwise the driver stages it through host memory. */
+    int direct = sm || (dp.dev >= 0 && sp.dev >= 0 &&
+                        (st->peer_on[dp.dev * st->ndev + sp.dev] || st->peer_on[sp.dev * st->ndev + dp.dev]));
+    sim_cost c;
+    sim_model_copy(&st->model, dp, sp, direct, sm, &c);
+    memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
+    double end = run_op(st, s, &c, (double)bytes);
+    /* Copies from or to pageable memory return only when done (CUDA stages
+     * them through a pinned buffer with the host waiting): a hidden sync. */
+    if (dst->kind == MGPU_MEM_PAGEABLE || src->kind == MGPU_MEM_PAGEABLE) st->host_ns = max2(st->host_ns, end);
+out:
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+static mgpu_result sim_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,
+                                      double *ns)
+{
+    (void)bytes; /* the model has one latency per memory, whatever the ring size */
+    sim_state *st = sim_of(s->be);
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    MGPU_CHECKGOTO(check_reach(st, s->device, buf, "a pointer-chase kernel", ""), r, out);
+    *ns = sim_model_load_latency_ns(&st->model, s->device, place_of(buf));
+    /* The chase is synchronous: the stream and then the host wait for it. */
+    sim_cost c = {.latency_ns = *ns * (double)accesses, .bw_gbs = 0, .nres = 0, .route = "loads"};
+    st->host_ns = max2(st->host_ns, run_op(st, s, &c, 0));
+out:
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+/*--- Peer access -------------------------------------------------------*/
+
+static int topo_index(sim_state *st, int dev) { return st->model.gpu[dev].topo_index; }
+
+static mgpu_result sim_peer_can_access(mgpu_backend *be, int dev, int peer, int *can)
+{
+    sim_state *st = sim_of(be);
+    *can = mgpu_topo_peer_access(be->topo, topo_index(st, dev), topo_index(st, peer)) == 1;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out)
+{
+    sim_state *st = sim_of(be);
+    int can = 0;
+    MGPU_CHECK(sim_peer_can_access(be, dev, peer, &can));
+    mgpu_topo_path p = mgpu_topo_gpu_path(be->topo, topo_index(st, dev), topo_index(st, peer));
+    out->access_supported = can;
+    out->native_atomic_supported = can && p.type == MGPU_PATH_NV; /* PCIe P2P has no native atomics */
+    out->cuda_array_access_supported = can;
+    /* Lower is better, as CUDA ranks it: NVLink, then PCIe switches, then
+     * host bridges; 0 when peer access is not possible at all. */
+    if (!can) out->performance_rank = 0;
+    else if (p.type == MGPU_PATH_NV) out->performance_rank = 0;
+    else if (p.type == MGPU_PATH_PIX || p.type == MGPU_PATH_PXB) out->performance_rank = 1;
+    else out->performance_rank = 2;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_peer_enable(mgpu_backend *be, int dev, int peer)
+{
+    sim_state *st = sim_of(be);
+    int can = 0;
+    MGPU_CHECK(sim_peer_can_access(be, dev, peer, &can));
+    if (!can) {
+        mgpu_topo_path p = mgpu_topo_gpu_path(be->topo, topo_index(st, dev), topo_index(st, peer));
+        if (mgpu_topo_has_fault(be->topo, "p2p-disabled"))
+            return mgpu_fail(MGPU_ERR_PEER,
+                             "GPU %d cannot access GPU %d: P2P is disabled on this machine (fault "
+                             "p2p-disabled, as with PCIe ACS on); copies between them are staged "
+                             "through host memory (cudaErrorPeerAccessUnsupported)",
+                             dev, peer);
+        return mgpu_fail(MGPU_ERR_PEER,
+                         "GPU %d cannot access GPU %d: the path between them is %s, which does not "
+                         "support peer access; copies between them are staged through host memory "
+                         "(cudaErrorPeerAccessUnsupported)",
+                         dev, peer, mgpu_path_type_name(p.type));
+    }
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    if (st->peer_on[dev * st->ndev + peer])
+        r = mgpu_fail(MGPU_ERR_PEER,
+                      "peer access from GPU %d to GPU %d is already enabled "
+                      "(cudaErrorPeerAccessAlreadyEnabled); enable it once",
+                      dev, peer);
+    else st->peer_on[dev * st->ndev + peer] = 1;
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+static mgpu_result sim_peer_disable(mgpu_backend *be, int dev, int peer)
+{
+    sim_state *st = sim_of(be);
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    if (!st->peer_on[dev * st->ndev + peer])
+        r = mgpu_fail(MGPU_ERR_PEER,
+                      "peer access from GPU %d to GPU %d is not enabled, so it cannot be disabled "
+                      "(cudaErrorPeerAccessNotEnabled)",
+                      dev, peer);
+    else st->peer_on[dev * st->ndev + peer] = 0;
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+/*--- Fill and checksum -------------------------------------------------*
+ * The formulas are dtype.h's, shared with the cuda backend's kernels, so
+ * both produce the same bits. Pageable buffers are filled by the CPU
+ * (after the stream's earlier work, with the host waiting). */
+
+static mgpu_result sim_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype dtype,
+                            const mgpu_fill_spec *spec)
+{
+    sim_state *st = sim_of(s->be);
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    MGPU_CHECKGOTO(check_reach(st, s->device, buf, "a fill kernel", ""), r, out);
+    void *base = (char *)buf->ptr + off;
+    for (size_t i = 0; i < count; i++)
+        mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
+    sim_cost c;
+    sim_model_touch(&st->model, s->device, place_of(buf), 1, &c);
+    double end = run_op(st, s, &c, (double)count * (double)mgpu_dtype_size(dtype));
+    /* A pageable fill is done by the host after the stream's earlier work,
+     * as the cuda backend does it: the host waits. */
+    if (buf->kind == MGPU_MEM_PAGEABLE) st->host_ns = max2(st->host_ns, end);
+out:
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+static mgpu_result sim_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
+                                mgpu_dtype dtype, uint64_t *outv)
+{
+    sim_state *st = sim_of(s->be);
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    MGPU_CHECKGOTO(check_reach(st, s->device, buf, "a checksum kernel", ""), r, out);
+    const void *base = (const char *)buf->ptr + off;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < count; i++) sum += mgpu_checksum_term(mgpu_elem_bits(base, dtype, i), i);
+    *outv = sum;
+    sim_cost c;
+    sim_model_touch(&st->model, s->device, place_of(buf), 0, &c);
+    /* Synchronous: the host waits for the reduction. */
+    st->host_ns = max2(st->host_ns, run_op(st, s, &c, (double)count * (double)mgpu_dtype_size(dtype)));
+out:
+    pthread_mutex_unlock(&st->lock);
+    return r;
+}
+
+/*--- The backend -------------------------------------------------------*/
+
+const struct mgpu_dev_ops mgpu_dev_sim_ops = {
+    .name = "sim",
+    .open = sim_open,
+    .close = sim_close,
+    .device_count = sim_device_count,
+    .device_info = sim_device_info,
+    .mem_info = sim_mem_info,
+    .device_synchronize = sim_device_synchronize,
+    .mem_alloc = sim_mem_alloc,
+    .mem_free = sim_mem_free,
+    .pointer_attributes = sim_pointer_attributes,
+    .stream_create = sim_stream_create,
+    .stream_destroy = sim_stream_destroy,
+    .stream_synchronize = sim_stream_synchronize,
+    .stream_query = sim_stream_query,
+    .event_create = sim_event_create,
+    .event_destroy = sim_event_destroy,
+    .event_record = sim_event_record,
+    .stream_wait_event = sim_stream_wait_event,
+    .event_synchronize = sim_event_synchronize,
+    .event_query = sim_event_query,
+    .event_elapsed_ms = sim_event_elapsed_ms,
+    .gate_hold = sim_gate_hold,
+    .gate_open = sim_gate_open,
+    .copy = sim_copy,
+    .memory_latency = sim_memory_latency,
+    .peer_can_access = sim_peer_can_access,
+    .peer_attributes = sim_peer_attributes,
+    .peer_enable = sim_peer_enable,
+    .peer_disable = sim_peer_disable,
+    .fill = sim_fill,
+    .checksum = sim_checksum,
+};

@@ -1,0 +1,41 @@
+/* sim_internal.h - the sim backend's state, shared by dev_sim.c (devices,
+ * streams, events, copies, peer access) and sim_memory.c (allocations). */
+#ifndef MGPU_SIM_INTERNAL_H
+#define MGPU_SIM_INTERNAL_H
+#include "dev/backend.h"
+#include "dev/sim_model.h"
+#include <pthread.h>
+
+/* Every buffer is real host memory aligned like cudaMalloc's. */
+#define SIM_ALIGN 256u
+
+typedef struct sim_state {
+    /* One lock for the whole backend: rank workers are processes, so this
+     * only has to keep a multi-threaded caller correct, not fast. */
+    pthread_mutex_t lock;
+    int host;                /* which host of the topology these devices are */
+    int ndev;
+    sim_model model;
+
+    uint64_t *mem_total;     /* per device, from the GPU model */
+    uint64_t *mem_used;      /* per device, live device allocations */
+    double *legacy_clock;    /* per device: the one legacy default stream */
+    double *horizon;         /* per device: end of the latest work on it */
+    unsigned char *peer_on;  /* ndev*ndev: [dev*ndev+peer] = dev may map peer */
+    double *busy;            /* per resource: busy until (virtual ns) */
+    int nres;
+    double host_ns;          /* the host thread's virtual time */
+
+    mgpu_buffer **bufs;      /* registry of live allocations */
+    int nbufs, cap_bufs;
+} sim_state;
+
+static inline sim_state *sim_of(mgpu_backend *be) { return (sim_state *)be->impl; }
+
+/* sim_memory.c; called with the lock held. */
+mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf);
+void sim_mem_free_locked(sim_state *st, mgpu_buffer *buf);
+void sim_pointer_attributes_locked(sim_state *st, const void *ptr, mgpu_ptr_attr *out);
+void sim_registry_free(sim_state *st);
+
+#endif

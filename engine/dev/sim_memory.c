@@ -1,0 +1,119 @@
+/* sim_memory.c - the sim backend's memory: every kind is real, aligned host
+ * memory (so data operations are exact); device memory is accounted per
+ * device against the modelled GPU's size; a registry answers UVA pointer
+ * attributes for any address inside a live buffer. */
+#include "dev/sim_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* "1.50 GiB" style, for messages. */
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) v /= 1024.0, u++;
+    if (u == 0) snprintf(buf, len, "%llu B", (unsigned long long)b);
+    else snprintf(buf, len, "%.2f %s", v, unit[u]);
+    return buf;
+}
+
+static uint64_t host_physical_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0) return UINT64_MAX;
+    return (uint64_t)pages * (uint64_t)size;
+}
+
+static mgpu_result registry_add(sim_state *st, mgpu_buffer *buf)
+{
+    if (st->nbufs == st->cap_bufs) {
+        int cap = st->cap_bufs ? st->cap_bufs * 2 : 64;
+        mgpu_buffer **n = realloc(st->bufs, (size_t)cap * sizeof *n);
+        if (!n) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory growing the sim allocation registry");
+        st->bufs = n;
+        st->cap_bufs = cap;
+    }
+    st->bufs[st->nbufs++] = buf;
+    return MGPU_OK;
+}
+
+mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
+{
+    char a[32], b[32], c[32];
+    if (buf->kind == MGPU_MEM_DEVICE) {
+        int d = buf->device;
+        uint64_t free_b = st->mem_total[d] - st->mem_used[d];
+        if ((uint64_t)buf->bytes > free_b)
+            return mgpu_fail(MGPU_ERR_DEVICE_OOM,
+                             "out of memory on simulated GPU %d: tried to allocate %s (%zu bytes); "
+                             "%s of %s is free. Free buffers you no longer need or allocate less",
+                             d, human(buf->bytes, a, sizeof a), buf->bytes, human(free_b, b, sizeof b),
+                             human(st->mem_total[d], c, sizeof c));
+    }
+    /* The sim keeps every kind in host memory: refuse what this machine
+     * cannot hold before asking malloc, so the message names the cause
+     * (and an over-large request never reaches a sanitizer's allocator). */
+    uint64_t phys = host_physical_bytes();
+    if ((uint64_t)buf->bytes > phys)
+        return mgpu_fail(MGPU_ERR_NOMEM,
+                         "cannot allocate %s of %s memory: the sim keeps all memory in host RAM "
+                         "and this machine has %s; use a smaller size",
+                         human(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind),
+                         human(phys, b, sizeof b));
+    /* Round up so the whole allocation is a multiple of the alignment. */
+    size_t rounded = (buf->bytes + SIM_ALIGN - 1) / SIM_ALIGN * SIM_ALIGN;
+    void *p = NULL;
+    if (posix_memalign(&p, SIM_ALIGN, rounded) != 0 || !p)
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory allocating %s of simulated %s memory",
+                         human(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind));
+    buf->ptr = p;
+    mgpu_result r = registry_add(st, buf);
+    if (r != MGPU_OK) {
+        free(p);
+        buf->ptr = NULL;
+        return r;
+    }
+    if (buf->kind == MGPU_MEM_DEVICE) st->mem_used[buf->device] += buf->bytes;
+    return MGPU_OK;
+}
+
+void sim_mem_free_locked(sim_state *st, mgpu_buffer *buf)
+{
+    for (int i = 0; i < st->nbufs; i++) {
+        if (st->bufs[i] != buf) continue;
+        st->bufs[i] = st->bufs[--st->nbufs];
+        if (buf->kind == MGPU_MEM_DEVICE) st->mem_used[buf->device] -= buf->bytes;
+        free(buf->ptr);
+        buf->ptr = NULL;
+        return;
+    }
+}
+
+/* Attributes as CUDA 12 reports them: device memory has a device pointer
+ * and no host pointer; pinned memory has both (the same UVA address);
+ * pageable memory the sim allocated is reported as PAGEABLE (CUDA says
+ * "unregistered": host pointer only). Pointers the sim did not allocate stay
+ * MGPU_MEM_UNKNOWN with neither pointer. */
+void sim_pointer_attributes_locked(sim_state *st, const void *ptr, mgpu_ptr_attr *out)
+{
+    uintptr_t p = (uintptr_t)ptr;
+    for (int i = 0; i < st->nbufs; i++) {
+        const mgpu_buffer *b = st->bufs[i];
+        uintptr_t base = (uintptr_t)b->ptr;
+        if (p < base || p - base >= b->bytes) continue;
+        out->kind = b->kind;
+        out->device = b->kind == MGPU_MEM_DEVICE ? b->device : -1;
+        out->device_ptr = b->kind == MGPU_MEM_PAGEABLE ? NULL : (void *)ptr;
+        out->host_ptr = b->kind == MGPU_MEM_DEVICE ? NULL : (void *)ptr;
+        return;
+    }
+}
+
+void sim_registry_free(sim_state *st)
+{
+    free(st->bufs);
+    st->bufs = NULL;
+    st->nbufs = st->cap_bufs = 0;
+}

@@ -1,0 +1,233 @@
+/* sim_model.c - prices of copies, fills, checksums and loads on a modelled
+ * machine, from its topology and one table of measured constants. */
+#include "dev/sim_model.h"
+#include <stdlib.h>
+
+/*--- Constants ---------------------------------------------------------*
+ * Every number the model uses, with where it comes from. Efficiencies are
+ * "achieved / nominal" so the same factor scales to other GPUs and links.
+ * Sources: GPU.md figures measured on an H200 (PCIe gen5 x16) with torch
+ * 2.11; nvbandwidth runs on DGX H100 published by NVIDIA and users; NCCL's
+ * topology model for latencies. docs/sim-model.md explains each. */
+/* Nominal PCIe gen5 x16 bandwidth per direction as the topology reports it
+ * (pcie_gbs: 32 GT/s x 16 lanes, 128b/130b = 63.0 GB/s); measured rates are
+ * divided by it to give efficiencies, so the H200 preset reproduces them. */
+#define PCIE_GEN5_X16_GBS (32.0 * 16.0 / 8.0 * 128.0 / 130.0)
+
+static const struct {
+    double h2d_pinned_eff;      /* 55.3 GB/s measured pinned H2D on H200 (/ nominal) */
+    double d2h_pinned_eff;      /* 55.2 GB/s measured pinned D2H on H200 */
+    double h2d_pageable_eff;    /* 17.6 GB/s measured pageable H2D on H200 */
+    double d2h_pageable_eff;    /* 13.4 GB/s measured pageable D2H on H200 */
+    double sm_pcie_factor;      /* SM vs CE over PCIe: no reliable published split */
+    double hbm_copy_eff;        /* 4.02 TB/s read+write of 4.8 TB/s spec, H200 D2D */
+    double nvlink_ce_eff;       /* ~382 GB/s of 450 (NV18) nvbandwidth CE on DGX H100 */
+    double nvlink_sm_eff;       /* SM copy kernels: same as CE within published noise */
+    double pcie_p2p_eff;        /* GPU-to-GPU over PCIe switches: as pinned H2D */
+    double staged_factor;       /* staged peer copy: two hops through a bounce buffer */
+    double host_memcpy_gbs;     /* host-to-host copy by the driver, one CPU thread */
+    double pcie_latency_ns;     /* one PCIe transaction, host <-> GPU */
+    double hbm_latency_ns;      /* one HBM access (pointer chase beyond L2) */
+    double local_copy_latency_ns; /* fixed cost of a local D2D copy or fill */
+    double host_latency_ns;     /* host memcpy start */
+    double host_load_latency_ns; /* a GPU load from pinned host memory, round trip */
+    double default_nvlink_latency_ns; /* when topo gives no latency */
+} K = {
+    .h2d_pinned_eff = 55.3 / PCIE_GEN5_X16_GBS,
+    .d2h_pinned_eff = 55.2 / PCIE_GEN5_X16_GBS,
+    .h2d_pageable_eff = 17.6 / PCIE_GEN5_X16_GBS,
+    .d2h_pageable_eff = 13.4 / PCIE_GEN5_X16_GBS,
+    .sm_pcie_factor = 1.0,
+    .hbm_copy_eff = 4020.0 / 4800.0,
+    .nvlink_ce_eff = 0.85,
+    .nvlink_sm_eff = 0.85,
+    .pcie_p2p_eff = 55.3 / PCIE_GEN5_X16_GBS,
+    .staged_factor = 0.5,
+    .host_memcpy_gbs = 10.0,
+    .pcie_latency_ns = 1000.0,
+    .hbm_latency_ns = 500.0,
+    .local_copy_latency_ns = 500.0,
+    .host_latency_ns = 200.0,
+    .host_load_latency_ns = 1500.0,
+    .default_nvlink_latency_ns = 700.0,
+};
+
+/* Fallbacks when the topology does not know a GPU's figures (an imported
+ * XML of an unknown GPU): PCIe gen4 x16 and A100-class HBM. Said in the
+ * docs; the model never refuses to price an operation. */
+#define FALLBACK_PCIE_GBS 32.0
+#define FALLBACK_HBM_GBS 2000.0
+
+/*--- Model -------------------------------------------------------------*/
+
+mgpu_result sim_model_init(sim_model *m, const mgpu_topo *t, int host)
+{
+    m->topo = t;
+    m->ndev = 0;
+    m->gpu = NULL;
+    int n = 0;
+    for (int i = 0; i < mgpu_topo_gpu_count(t); i++)
+        if (mgpu_topo_gpu_at(t, i)->host == host) n++;
+    if (n == 0)
+        return mgpu_fail(MGPU_ERR_NO_DEVICE, "the simulated machine '%s' has no GPU on host %d",
+                         mgpu_topo_machine_name(t), host);
+    m->gpu = calloc((size_t)n, sizeof *m->gpu);
+    if (!m->gpu) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the sim model");
+    for (int d = 0; d < n; d++) {
+        int gi = mgpu_topo_gpu_index(t, host, d);
+        if (gi < 0) {
+            free(m->gpu);
+            m->gpu = NULL;
+            return mgpu_fail(MGPU_ERR_INVALID,
+                             "the simulated machine '%s' has %d GPUs on host %d but no GPU with "
+                             "ordinal %d; GPU ordinals must run 0..%d",
+                             mgpu_topo_machine_name(t), n, host, d, n - 1);
+        }
+        const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gi);
+        m->gpu[d].topo_index = gi;
+        m->gpu[d].pcie_gbs = g->pcie_gbs > 0 ? g->pcie_gbs : FALLBACK_PCIE_GBS;
+        m->gpu[d].hbm_gbs = g->hbm_gbs > 0 ? g->hbm_gbs : FALLBACK_HBM_GBS;
+    }
+    m->ndev = n;
+    return MGPU_OK;
+}
+
+void sim_model_free(sim_model *m)
+{
+    free(m->gpu);
+    m->gpu = NULL;
+    m->ndev = 0;
+}
+
+int sim_model_res_count(const sim_model *m) { return m->ndev * SIM_RES_KINDS + 1; }
+
+int sim_model_res(const sim_model *m, int dev, sim_res_kind kind)
+{
+    if (dev < 0) return m->ndev * SIM_RES_KINDS; /* host memory */
+    return dev * SIM_RES_KINDS + (int)kind;
+}
+
+static void cost_set(sim_cost *c, double lat_ns, double bw, const char *route)
+{
+    c->latency_ns = lat_ns;
+    c->bw_gbs = bw;
+    c->nres = 0;
+    c->route = route;
+}
+
+static void cost_use(const sim_model *m, sim_cost *c, int dev, sim_res_kind kind)
+{
+    if (c->nres < SIM_COST_MAX_RES) c->res[c->nres++] = sim_model_res(m, dev, kind);
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+static double path_latency_ns(const mgpu_topo_path *p, double fallback)
+{
+    return p->latency_us > 0 ? p->latency_us * 1000.0 : fallback;
+}
+
+/* Host -> device dev over its PCIe link. */
+static void price_h2d(const sim_model *m, int dev, int pinned, int sm, sim_cost *c)
+{
+    double eff = pinned ? K.h2d_pinned_eff : K.h2d_pageable_eff;
+    if (sm) eff *= K.sm_pcie_factor;
+    cost_set(c, K.pcie_latency_ns, m->gpu[dev].pcie_gbs * eff, pinned ? "pcie" : "pcie (pageable, staged)");
+    cost_use(m, c, dev, SIM_RES_PCIE_H2D);
+}
+
+static void price_d2h(const sim_model *m, int dev, int pinned, int sm, sim_cost *c)
+{
+    double eff = pinned ? K.d2h_pinned_eff : K.d2h_pageable_eff;
+    if (sm) eff *= K.sm_pcie_factor;
+    cost_set(c, K.pcie_latency_ns, m->gpu[dev].pcie_gbs * eff, pinned ? "pcie" : "pcie (pageable, staged)");
+    cost_use(m, c, dev, SIM_RES_PCIE_D2H);
+}
+
+/* Device a -> device b, a != b. */
+static void price_peer(const sim_model *m, int a, int b, int direct, int sm, sim_cost *c)
+{
+    mgpu_topo_path p = mgpu_topo_gpu_path(m->topo, m->gpu[a].topo_index, m->gpu[b].topo_index);
+    double pcie_ab = min2(m->gpu[a].pcie_gbs, m->gpu[b].pcie_gbs);
+    if (direct && p.type == MGPU_PATH_NV && p.bw_gbs > 0) {
+        cost_set(c, path_latency_ns(&p, K.default_nvlink_latency_ns),
+                 p.bw_gbs * (sm ? K.nvlink_sm_eff : K.nvlink_ce_eff), "nvlink");
+        cost_use(m, c, a, SIM_RES_NVL_TX);
+        cost_use(m, c, b, SIM_RES_NVL_RX);
+    } else if (direct) {
+        double bw = p.bw_gbs > 0 ? min2(p.bw_gbs, pcie_ab) : pcie_ab;
+        cost_set(c, path_latency_ns(&p, K.pcie_latency_ns), bw * K.pcie_p2p_eff * (sm ? K.sm_pcie_factor : 1.0),
+                 "pcie p2p");
+        cost_use(m, c, a, SIM_RES_PCIE_D2H);
+        cost_use(m, c, b, SIM_RES_PCIE_H2D);
+    } else {
+        /* No peer access: the driver copies GPU a -> pinned bounce buffer ->
+         * GPU b in chunks; both PCIe hops are busy for the whole copy. */
+        double bw = min2(m->gpu[a].pcie_gbs * K.d2h_pinned_eff, m->gpu[b].pcie_gbs * K.h2d_pinned_eff);
+        cost_set(c, 2.0 * K.pcie_latency_ns, bw * K.staged_factor, "staged via host");
+        cost_use(m, c, a, SIM_RES_PCIE_D2H);
+        cost_use(m, c, b, SIM_RES_PCIE_H2D);
+    }
+}
+
+void sim_model_copy(const sim_model *m, sim_place dst, sim_place src, int direct, int sm, sim_cost *out)
+{
+    if (src.dev < 0 && dst.dev < 0) {
+        /* Host to host: the driver memcpys on the CPU. An SM copy between
+         * two pinned buffers is priced the same (kept simple; documented). */
+        cost_set(out, K.host_latency_ns, K.host_memcpy_gbs, "host memcpy");
+        cost_use(m, out, -1, SIM_RES_HBM);
+        return;
+    }
+    if (src.dev < 0) {
+        price_h2d(m, dst.dev, src.kind == MGPU_MEM_PINNED, sm, out);
+        return;
+    }
+    if (dst.dev < 0) {
+        price_d2h(m, src.dev, dst.kind == MGPU_MEM_PINNED, sm, out);
+        return;
+    }
+    if (src.dev == dst.dev) {
+        /* A local copy reads and writes every byte: HBM carries 2x bytes. */
+        cost_set(out, K.local_copy_latency_ns, m->gpu[src.dev].hbm_gbs * K.hbm_copy_eff / 2.0, "hbm");
+        cost_use(m, out, src.dev, SIM_RES_HBM);
+        return;
+    }
+    price_peer(m, src.dev, dst.dev, direct, sm, out);
+}
+
+void sim_model_touch(const sim_model *m, int exec_dev, sim_place where, int write, sim_cost *out)
+{
+    if (where.dev == exec_dev) {
+        cost_set(out, K.local_copy_latency_ns, m->gpu[exec_dev].hbm_gbs * K.hbm_copy_eff, "hbm");
+        cost_use(m, out, exec_dev, SIM_RES_HBM);
+    } else if (where.dev >= 0) {
+        /* A peer's memory: writes travel exec -> peer, reads peer -> exec. */
+        if (write) price_peer(m, exec_dev, where.dev, 1, 1, out);
+        else price_peer(m, where.dev, exec_dev, 1, 1, out);
+    } else if (where.kind == MGPU_MEM_PINNED) {
+        if (write) price_d2h(m, exec_dev, 1, 1, out);
+        else price_h2d(m, exec_dev, 1, 1, out);
+    } else {
+        /* Pageable memory: the sim does it on the CPU. */
+        cost_set(out, K.host_latency_ns, K.host_memcpy_gbs, "host memory");
+        cost_use(m, out, -1, SIM_RES_HBM);
+    }
+}
+
+double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place where)
+{
+    if (where.dev == exec_dev) return K.hbm_latency_ns;
+    if (where.dev >= 0) {
+        mgpu_topo_path p = mgpu_topo_gpu_path(m->topo, m->gpu[exec_dev].topo_index, m->gpu[where.dev].topo_index);
+        double link = p.type == MGPU_PATH_NV ? path_latency_ns(&p, K.default_nvlink_latency_ns)
+                                             : path_latency_ns(&p, K.pcie_latency_ns);
+        return K.hbm_latency_ns + link;
+    }
+    return K.host_load_latency_ns;
+}
+
+double sim_cost_ns(const sim_cost *c, double bytes)
+{
+    return c->latency_ns + (c->bw_gbs > 0 ? bytes / c->bw_gbs : 0.0);
+}
