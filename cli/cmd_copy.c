@@ -58,8 +58,8 @@ typedef struct copy_args {
  * only make it slow (minutes for the peer matrices of 8 GPUs) without
  * changing a figure beyond the latency term. Options the user did not set
  * get these smaller values on sim; what the user sets is kept. */
-#define SIM_DEFAULT_BUFFER (64ull << 20)
-#define SIM_DEFAULT_LOOPS 2
+#define SIM_DEFAULT_BUFFER (16ull << 20)
+#define SIM_DEFAULT_LOOPS 4
 #define SIM_DEFAULT_SAMPLES 1
 
 static void apply_sim_defaults(copy_args *a)
