@@ -150,7 +150,7 @@ def main():
     lv = mgpulab_value(doc, "device_local_copy", a.device)
     if lv is not None:
         print(f"{'device_local_copy read+write':36s} {2 * lv:10.2f} {torch_res['device_local_copy_read_write']:10.2f}"
-              f" {lv / torch_res['device_local_copy']:8.3f}")
+              f" {lv / torch_res['results']['device_local_copy']:8.3f}")
     if bad:
         print("FAIL: pinned host<->device not within "
               f"{a.tolerance:.0%} of torch: " + "; ".join(bad))

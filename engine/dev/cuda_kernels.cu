@@ -24,6 +24,13 @@ static unsigned grid_for(size_t items, unsigned threads, int sm_count, unsigned 
 
 /*--- Copy -------------------------------------------------------------*/
 
+/* Every byte of a copy is touched once: evict-first loads and stores
+ * (ld/st.global.cs) keep it from pushing useful lines out of L2. */
+template <typename T> static __device__ __forceinline__ T stream_load(const T *p) { return __ldcs(p); }
+template <typename T> static __device__ __forceinline__ void stream_store(T *p, T v) { __stcs(p, v); }
+template <> __device__ __forceinline__ unsigned char stream_load(const unsigned char *p) { return *p; }
+template <> __device__ __forceinline__ void stream_store(unsigned char *p, unsigned char v) { *p = v; }
+
 /* Bytes [0, head) and [head + nvec*sizeof(T), bytes) are the unaligned edges
  * (fewer than 2*sizeof(T) bytes), copied singly; the body as T vectors. */
 template <typename T, int UNROLL>
@@ -44,11 +51,11 @@ __global__ void __launch_bounds__(COPY_THREADS, COPY_BLOCKS_PER_SM)
     for (; i + (UNROLL - 1) * stride < nvec; i += UNROLL * stride) {
         T v[UNROLL];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) v[u] = s[i + u * stride];
+        for (int u = 0; u < UNROLL; u++) v[u] = stream_load(s + i + u * stride);
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) d[i + u * stride] = v[u];
+        for (int u = 0; u < UNROLL; u++) stream_store(d + i + u * stride, v[u]);
     }
-    for (; i < nvec; i += stride) d[i] = s[i];
+    for (; i < nvec; i += stride) stream_store(d + i, stream_load(s + i));
 }
 
 template <typename T>

