@@ -54,6 +54,11 @@ struct mgpu_dev_ops {
     mgpu_result (*stream_synchronize)(mgpu_stream *s);
     mgpu_result (*stream_query)(mgpu_stream *s, int *done);
 
+    void *(*stream_native)(mgpu_stream *s);
+    /* NULL when the backend has no modelled time (dev.c answers UNSUPPORTED). */
+    mgpu_result (*stream_model_time)(mgpu_stream *s, double *ns);
+    mgpu_result (*stream_model_advance)(mgpu_stream *s, double ns);
+
     mgpu_result (*event_create)(mgpu_backend *be, mgpu_event *e);
     void (*event_destroy)(mgpu_backend *be, mgpu_event *e);
     mgpu_result (*event_record)(mgpu_event *e, mgpu_stream *s);

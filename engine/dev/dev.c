@@ -237,6 +237,27 @@ mgpu_result mgpu_stream_query(mgpu_stream *s, int *done)
     return MGPU_OK;
 }
 
+void *mgpu_stream_native(mgpu_stream *s)
+{
+    return s->be->ops->stream_native ? s->be->ops->stream_native(s) : NULL;
+}
+
+mgpu_result mgpu_stream_model_time(mgpu_stream *s, double *ns)
+{
+    if (!s->be->ops->stream_model_time)
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "the %s backend has no modelled time", s->be->ops->name);
+    MGPU_CHECK(s->be->ops->stream_model_time(s, ns));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns)
+{
+    if (!s->be->ops->stream_model_advance)
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "the %s backend has no modelled time", s->be->ops->name);
+    MGPU_CHECK(s->be->ops->stream_model_advance(s, ns));
+    return MGPU_OK;
+}
+
 mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out)
 {
     *out = NULL;

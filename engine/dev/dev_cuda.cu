@@ -374,6 +374,8 @@ static mgpu_result cuda_stream_synchronize(mgpu_stream *s)
     return MGPU_OK;
 }
 
+static void *cuda_stream_native(mgpu_stream *s) { return (void *)cuda_stream_of(s); }
+
 static mgpu_result cuda_stream_query(mgpu_stream *s, int *done)
 {
     CUDA_ON_DEVICE(s->device);
@@ -548,6 +550,9 @@ extern "C" const struct mgpu_dev_ops mgpu_dev_cuda_ops = {
     cuda_stream_destroy,
     cuda_stream_synchronize,
     cuda_stream_query,
+    cuda_stream_native,
+    NULL, /* stream_model_time: real time only */
+    NULL, /* stream_model_advance */
     cuda_event_create,
     cuda_event_destroy,
     cuda_event_record,

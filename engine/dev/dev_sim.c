@@ -241,6 +241,34 @@ static mgpu_result sim_stream_query(mgpu_stream *s, int *done)
     return MGPU_OK;
 }
 
+static void *sim_stream_native(mgpu_stream *s)
+{
+    (void)s;
+    return NULL;
+}
+
+static mgpu_result sim_stream_model_time(mgpu_stream *s, double *ns)
+{
+    sim_state *st = sim_of(s->be);
+    pthread_mutex_lock(&st->lock);
+    *ns = ready_of(st, s);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/* The sim communicator's hook: a collective occupies the stream until `ns`
+ * (its modelled end, after the last rank arrived). */
+static mgpu_result sim_stream_model_advance(mgpu_stream *s, double ns)
+{
+    sim_state *st = sim_of(s->be);
+    pthread_mutex_lock(&st->lock);
+    double *c = clock_of(st, s);
+    *c = max2(*c, ns);
+    st->horizon[s->device] = max2(st->horizon[s->device], *c);
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
 static mgpu_result sim_event_create(mgpu_backend *be, mgpu_event *e)
 {
     (void)be;
@@ -522,6 +550,9 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .stream_destroy = sim_stream_destroy,
     .stream_synchronize = sim_stream_synchronize,
     .stream_query = sim_stream_query,
+    .stream_native = sim_stream_native,
+    .stream_model_time = sim_stream_model_time,
+    .stream_model_advance = sim_stream_model_advance,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,

@@ -118,6 +118,17 @@ mgpu_result mgpu_stream_synchronize(mgpu_stream *s);
 /* *done = 1 when all work queued so far has finished. */
 mgpu_result mgpu_stream_query(mgpu_stream *s, int *done);
 
+/* The backend's own handle (cudaStream_t for cuda; NULL for sim), for the
+ * communicator backend that pairs with it (NCCL). */
+void *mgpu_stream_native(mgpu_stream *s);
+
+/* Modelled time (sim only; cuda answers MGPU_ERR_UNSUPPORTED): the stream's
+ * virtual clock in ns, and moving it forward to `ns` (never back), so the
+ * sim communicator can make a collective start when the last rank arrives
+ * and end after its modelled duration. */
+mgpu_result mgpu_stream_model_time(mgpu_stream *s, double *ns);
+mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns);
+
 enum { MGPU_EVENT_TIMING = 1u, MGPU_EVENT_INTERPROCESS = 2u, MGPU_EVENT_BLOCKING_SYNC = 4u };
 
 mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out);
