@@ -43,5 +43,8 @@ void mgpu_cli_backend_line(mgpu_backend *be, char *buf, size_t len);
 
 extern const mgpu_cmd mgpu_cmd_topo;
 extern const mgpu_cmd mgpu_cmd_copy;
+extern const mgpu_cmd mgpu_cmd_bench;
+extern const mgpu_cmd mgpu_cmd_spmd;
+extern const mgpu_cmd mgpu_cmd_worker;
 
 #endif

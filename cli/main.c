@@ -8,6 +8,9 @@
 static const mgpu_cmd *const commands[] = {
     &mgpu_cmd_topo,
     &mgpu_cmd_copy,
+    &mgpu_cmd_bench,
+    &mgpu_cmd_spmd,
+    &mgpu_cmd_worker,
     NULL,
 };
 
