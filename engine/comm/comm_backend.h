@@ -43,6 +43,7 @@ struct mgpu_comm {
     unsigned split_count;      /* how many splits this comm has made (names sub-groups) */
     volatile int aborted;
     void *impl;                /* the backend's */
+    void *core;                /* comm.c's own state (async error, registry, fingerprint buffers) */
 };
 
 struct mgpu_comm_ops {

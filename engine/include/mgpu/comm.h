@@ -139,6 +139,17 @@ char *mgpu_comm_flight_dump_json(mgpu_comm *c);
  * last was #6)". Returns MGPU_OK and "" when no mismatch is found. */
 mgpu_result mgpu_flight_analyse(const char *const *dumps, int nranks, char *sentence, size_t len);
 
+/*--- Every live communicator of this process --------------------------*/
+
+/* Abort every live communicator (the runtime calls it when the coordinator
+ * says a peer failed): pending and future operations fail with
+ * MGPU_ERR_TIMEOUT/MGPU_ERR_NCCL instead of hanging. The mgpu_comm objects
+ * stay valid until their owner destroys them. Safe from any thread. */
+void mgpu_comm_abort_all(void);
+/* A JSON array of mgpu_comm_flight_dump_json() of every live communicator
+ * (the analyser accepts it as one rank's dump); caller frees. */
+char *mgpu_comm_flight_dump_all_json(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,14 @@
+/* comm_args.h - argument checks for collectives and small op predicates
+ * (private to engine/comm). */
+#ifndef MGPU_COMM_ARGS_H
+#define MGPU_COMM_ARGS_H
+#include "comm/comm_backend.h"
+
+int mgpu_coll_is_p2p(mgpu_coll op);
+int mgpu_coll_has_redop(mgpu_coll op);
+int mgpu_coll_has_root(mgpu_coll op);
+/* Everything a backend may assume: op, dtype, redop, root/peer in range,
+ * buffers on the comm's device, large enough for this op. */
+mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a);
+
+#endif

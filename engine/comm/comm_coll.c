@@ -1,0 +1,260 @@
+/* comm_coll.c - the one path every collective takes above the backends:
+ * argument checks, flight recorder entry, fingerprint check, launch, then
+ * completion tracking for the watchdog; and the group depth (ncclGroupStart/
+ * End semantics) that defers tracking until the group is launched. */
+#include "comm/comm_args.h"
+#include "comm/comm_core.h"
+#include "comm/flight.h"
+#include "dev/backend.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Collectives issued inside a group are launched by the backend's group end,
+ * so their completion events are recorded only then. */
+typedef struct pending_op {
+    mgpu_comm *c;
+    mgpu_stream *s;
+    uint64_t slot, seq;
+    mgpu_coll op;
+} pending_op;
+
+static _Thread_local int group_depth;
+static _Thread_local pending_op *pending;
+static _Thread_local int npending, cappending;
+
+static mgpu_result track_completion(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq)
+{
+    /* The sim backend runs a collective to its end before returning, and
+     * querying one of its events would move the host's virtual clock, so
+     * the entry is complete now. */
+    if (mgpu_backend_simulated(c->be)) {
+        mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_COMPLETED);
+        return MGPU_OK;
+    }
+    mgpu_event *ev = NULL;
+    MGPU_CHECK(mgpu_comm_core_event_get(c, &ev));
+    mgpu_result r = mgpu_event_record(ev, s);
+    if (r != MGPU_OK) {
+        mgpu_comm_core_event_put(c, ev);
+        return r;
+    }
+    return mgpu_watchdog_track(c, slot, op, seq, ev);
+}
+
+static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint64_t seq, mgpu_result r)
+{
+    mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_FAILED);
+    if (r == MGPU_ERR_TIMEOUT) {
+        /* The sim backend's own wait gave up: say it as the watchdog would,
+         * and make the comm unusable the same way. */
+        char why[400], msg[512];
+        snprintf(why, sizeof why, "%s", mgpu_error_message());
+        mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
+        mgpu_comm_core_set_error(c, MGPU_ERR_TIMEOUT, msg);
+        if (why[0]) return mgpu_fail(MGPU_ERR_TIMEOUT, "%s (%s)", msg, why);
+        return mgpu_fail(MGPU_ERR_TIMEOUT, "%s", msg);
+    }
+    return r;
+}
+
+static mgpu_result check_stream(mgpu_comm *c, mgpu_stream *s, const char *api)
+{
+    if (s->be != c->be)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: the stream belongs to another backend than communicator %s", api,
+                         c->name);
+    if (mgpu_stream_device(s) != c->device)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: the stream is on device %d but communicator %s is on device %d", api,
+                         mgpu_stream_device(s), c->name, c->device);
+    return MGPU_OK;
+}
+
+/* `shown` is what the flight recorder and fingerprint call it (a barrier is
+ * launched as a one-element all-reduce). */
+static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll shown, mgpu_stream *s)
+{
+    const char *api = mgpu_coll_name(shown);
+    if (!c) return mgpu_fail(MGPU_ERR_INVALID, "%s: no communicator", api);
+    mgpu_comm_core *k = mgpu_core(c);
+    pthread_mutex_lock(&k->lock);
+    mgpu_result bad = k->async_err;
+    char msg[sizeof k->async_msg];
+    snprintf(msg, sizeof msg, "%s", k->async_msg);
+    int aborted = k->backend_aborted;
+    pthread_mutex_unlock(&k->lock);
+    if (bad != MGPU_OK)
+        return mgpu_fail(bad, "%s; communicator %s is unusable now: destroy it and create a new one", msg, c->name);
+    if (aborted)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: communicator %s was aborted; destroy it and create a new one", api,
+                         c->name);
+    MGPU_CHECK(mgpu_coll_args_check(c, a));
+    if (!s) s = c->stream;
+    MGPU_CHECK(check_stream(c, s, api));
+
+    int p2p = mgpu_coll_is_p2p(shown);
+    mgpu_flight_entry e;
+    memset(&e, 0, sizeof e);
+    e.seq = p2p ? ++k->p2p_seq : ++c->next_seq;
+    e.op = shown;
+    e.count = a->count;
+    e.dtype = a->dtype;
+    e.redop = mgpu_coll_has_redop(a->op) ? a->redop : MGPU_SUM;
+    e.root_or_peer = mgpu_coll_has_root(a->op) ? a->root : -1;
+    snprintf(e.comm, sizeof e.comm, "%s", c->name);
+    e.comm_id = c->id;
+    e.stream_device = mgpu_stream_device(s);
+    e.state = MGPU_FLIGHT_ENQUEUED;
+    uint64_t slot = mgpu_flight_add(c->flight, &e);
+
+    /* Inside a group nothing is launched until the group ends, so the
+     * fingerprint exchange (a collective itself) cannot run there. */
+    if (k->fingerprint && !p2p && group_depth == 0) {
+        mgpu_coll_args fa = *a;
+        fa.op = shown;
+        mgpu_result r = mgpu_fingerprint_check(c, &fa, e.seq, s);
+        if (r != MGPU_OK) {
+            if (r == MGPU_ERR_TIMEOUT) return launch_failed(c, slot, shown, e.seq, r);
+            mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_FAILED);
+            mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+            return r;
+        }
+    }
+    mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_STARTED);
+    mgpu_result r = c->ops->collective(c, a, s);
+    if (r != MGPU_OK) return launch_failed(c, slot, shown, e.seq, r);
+
+    if (group_depth > 0 && !mgpu_backend_simulated(c->be)) {
+        if (npending == cappending) {
+            int cap = cappending ? 2 * cappending : 16;
+            pending_op *p = realloc(pending, (size_t)cap * sizeof *p);
+            if (!p) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory recording a grouped %s", api);
+            pending = p;
+            cappending = cap;
+        }
+        pending[npending++] = (pending_op){c, s, slot, e.seq, shown};
+        return MGPU_OK;
+    }
+    MGPU_CHECK(track_completion(c, s, slot, shown, e.seq));
+    return MGPU_OK;
+}
+
+/*--- Groups ------------------------------------------------------------*/
+
+static const struct mgpu_comm_ops *group_backend(int i)
+{
+    const struct mgpu_comm_ops *all[] = {&mgpu_comm_nccl_ops, &mgpu_comm_sim_ops};
+    return i < 2 ? all[i] : NULL;
+}
+
+mgpu_result mgpu_group_start(void)
+{
+    if (group_depth == 0)
+        for (int i = 0; i < 2; i++) {
+            const struct mgpu_comm_ops *o = group_backend(i);
+            if (o && o->group_start) MGPU_CHECK(o->group_start());
+        }
+    group_depth++;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_group_end(void)
+{
+    if (group_depth == 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "mgpu_group_end without a matching mgpu_group_start");
+    if (--group_depth > 0) return MGPU_OK;
+    mgpu_result r = MGPU_OK;
+    for (int i = 0; i < 2; i++) {
+        const struct mgpu_comm_ops *o = group_backend(i);
+        if (o && o->group_end) {
+            mgpu_result ri = o->group_end();
+            if (ri != MGPU_OK && r == MGPU_OK) r = ri;
+        }
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mgpu_error_message());
+    /* Every op of the group is launched (or failed) now. */
+    for (int i = 0; i < npending; i++) {
+        pending_op *p = &pending[i];
+        if (r != MGPU_OK) {
+            launch_failed(p->c, p->slot, p->op, p->seq, r);
+            continue;
+        }
+        mgpu_result rt = track_completion(p->c, p->s, p->slot, p->op, p->seq);
+        if (rt != MGPU_OK && r == MGPU_OK) {
+            r = rt;
+            snprintf(msg, sizeof msg, "%s", mgpu_error_message());
+        }
+    }
+    npending = 0;
+    if (r != MGPU_OK) return mgpu_fail(r, "%s", msg);
+    return MGPU_OK;
+}
+
+/*--- The collectives ---------------------------------------------------*/
+
+mgpu_result mgpu_all_reduce(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                            size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_ALL_REDUCE, send, send_off, recv, recv_off, count, t, op, -1};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_all_gather(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                            size_t recv_off, size_t count, mgpu_dtype t, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_ALL_GATHER, send, send_off, recv, recv_off, count, t, MGPU_SUM, -1};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_reduce_scatter(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                                size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_REDUCE_SCATTER, send, send_off, recv, recv_off, count, t, op, -1};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_broadcast(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                           size_t recv_off, size_t count, mgpu_dtype t, int root, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_BROADCAST, send, send_off, recv, recv_off, count, t, MGPU_SUM, root};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_reduce(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                        size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, int root, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_REDUCE, send, send_off, recv, recv_off, count, t, op, root};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_alltoall(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                          size_t recv_off, size_t count, mgpu_dtype t, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_ALLTOALL, send, send_off, recv, recv_off, count, t, MGPU_SUM, -1};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_send(mgpu_comm *c, const mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype t, int peer,
+                      mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_SEND, buf, off, NULL, 0, count, t, MGPU_SUM, peer};
+    return run_coll(c, &a, a.op, s);
+}
+
+mgpu_result mgpu_recv(mgpu_comm *c, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype t, int peer,
+                      mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_RECV, NULL, 0, buf, off, count, t, MGPU_SUM, peer};
+    return run_coll(c, &a, a.op, s);
+}
+
+/* torch's barrier: a one-element all-reduce, here on the comm's scratch. */
+mgpu_result mgpu_barrier(mgpu_comm *c, mgpu_stream *s)
+{
+    if (!c) return mgpu_fail(MGPU_ERR_INVALID, "barrier: no communicator");
+    mgpu_buffer *scratch = NULL;
+    size_t off = 0;
+    MGPU_CHECK(mgpu_comm_core_scratch(c, &scratch, &off));
+    mgpu_coll_args a = {MGPU_COLL_ALL_REDUCE, scratch, off, scratch, off, 1, MGPU_I32, MGPU_SUM, -1};
+    return run_coll(c, &a, MGPU_COLL_BARRIER, s);
+}
