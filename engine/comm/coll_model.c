@@ -1,0 +1,352 @@
+/* coll_model.c - predicted collective times: NCCL's tuner (src/graph/tuning.cc)
+ * over bus bandwidths read from the topology model. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "mgpu/collmodel.h"
+
+/*--- NCCL's constants (tuning.cc; docs/sim-collectives.md cites them) ---*/
+
+enum { HW_NVLINK = 0, HW_PCI = 1, HW_NET = 2 };
+/* Indexed [algo][proto] with our algo order ring = 0, tree = 1. µs. */
+static const double base_lat[2][3] = {{3.6, 10.0, 8.4}, {4.4, 4.4, 0.0}};
+static const double hw_lat[3][2][3] = {
+    /* NVLink */ {{0.47, 1.9, 3.4}, {0.52, 1.2, 28.0}},
+    /* PCI    */ {{1.0, 2.5, 5.7}, {1.0, 1.9, 28.0}},
+    /* NET    */ {{2.7, 4.0, 9.6}, {5.0, 8.5, 50.0}},
+};
+/* LL128 per-channel ceilings (GB/s): broadcast, reduce, all_gather, reduce_scatter, all_reduce. */
+static const double ll128_max_bw_per_ch[5] = {18.8, 12.0, 18.3, 15.2, 16.7};
+/* Trees stray from alpha-beta at medium sizes; NCCL corrects by size class
+ * (index log2(bytes / 64)), [proto][class]. */
+static const double tree_correction[3][22] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9},
+};
+
+/*--- Our link efficiencies (the fraction of a link's peak a ring keeps) ---*/
+
+/* NVLink: 0.85 of links x per-link rate, as the sim's copy model (382.5 GB/s
+ * on NV18), which puts an 8xH100 ring all_reduce at 256 MiB at ~366 GB/s
+ * busbw, the published NVLS-off figure. */
+#define EFF_NVLINK 0.85
+#define EFF_PCIE (55.3 / 63.0)   /* the pinned-copy efficiency measured on the H200 machine */
+#define EFF_NET 0.92             /* IB NDR: ~46 of 50 GB/s per NIC in ib_write_bw-like runs */
+#define EFF_HBM (0.8375 / 2.0)   /* a local copy reads and writes every byte */
+#define NVLINK_CHANNELS 16       /* NCCL's ring channels on an NVSwitch node (LL128 ceiling) */
+#define PCI_CHANNELS 2
+
+const char *mgpu_coll_algo_name(mgpu_coll_algo a)
+{
+    static const char *const n[] = {"ring", "tree", "p2p"};
+    return (unsigned)a < MGPU_ALGO_COUNT ? n[a] : "?";
+}
+
+const char *mgpu_coll_proto_name(mgpu_coll_proto p)
+{
+    static const char *const n[] = {"LL", "LL128", "Simple"};
+    return (unsigned)p < MGPU_PROTO_COUNT ? n[p] : "?";
+}
+
+double mgpu_coll_busbw_factor(mgpu_coll op, int n)
+{
+    if (n <= 0) return 0.0;
+    switch (op) {
+    case MGPU_COLL_ALL_REDUCE:
+    case MGPU_COLL_BARRIER: return 2.0 * (n - 1) / n;
+    case MGPU_COLL_ALL_GATHER:
+    case MGPU_COLL_REDUCE_SCATTER:
+    case MGPU_COLL_ALLTOALL: return (double)(n - 1) / n;
+    default: return 1.0;
+    }
+}
+
+/* One value of NCCL_ALGO / NCCL_PROTO: a single known name forces it; a list
+ * (NCCL accepts "ring,tree" or "^ll") leaves the choice to the model. */
+static mgpu_result parse_choice(const char *var, const char *const *names, int n, int *out)
+{
+    const char *v = getenv(var);
+    *out = -1;
+    if (!v || !*v || strpbrk(v, ",^")) return MGPU_OK;
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(v, names[i]) == 0) {
+            *out = i;
+            return MGPU_OK;
+        }
+    return mgpu_fail(MGPU_ERR_INVALID, "%s='%s' is not known here; use %s%s%s%s%s", var, v, names[0],
+                     n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "", n > 2 ? names[2] : "");
+}
+
+mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out)
+{
+    static const char *const algos[] = {"ring", "tree"};
+    static const char *const protos[] = {"LL", "LL128", "Simple"};
+    if (!out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_tuning_from_env: out is NULL");
+    MGPU_CHECK(parse_choice("NCCL_ALGO", algos, 2, &out->algo));
+    MGPU_CHECK(parse_choice("NCCL_PROTO", protos, 3, &out->proto));
+    return MGPU_OK;
+}
+
+/*--- The machine as the ranks see it -----------------------------------*/
+
+typedef struct shape {
+    int nnodes, ppn;
+    int intra_hw;          /* HW_NVLINK or HW_PCI */
+    double intra_bus;      /* slowest intra-node ring edge, GB/s after efficiency */
+    double node_net;       /* network GB/s a host can send (its NICs, after efficiency) */
+    double gpu_net;        /* network GB/s of one GPU's NIC share */
+    double hbm;            /* one GPU's local copy rate */
+    const char *intra_link;
+} shape;
+
+static double nic_gbs(const mgpu_topo *t, int host, int *count)
+{
+    double sum = 0;
+    *count = 0;
+    for (int i = 0; i < mgpu_topo_nic_count(t); i++) {
+        const mgpu_topo_nic *n = mgpu_topo_nic_at(t, i);
+        if (n->host != host) continue;
+        sum += n->speed_gbps / 8.0;
+        (*count)++;
+    }
+    return sum;
+}
+
+static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, shape *sh)
+{
+    int G = mgpu_topo_gpu_count(t), H = mgpu_topo_host_count(t);
+    if (G <= 0) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs to price a collective on",
+                                 mgpu_topo_machine_name(t));
+    int gph = G / (H > 0 ? H : 1);
+    if (gph < 1) gph = 1;
+    memset(sh, 0, sizeof *sh);
+    sh->intra_hw = HW_NVLINK;
+    sh->intra_link = "NVLink";
+    sh->intra_bus = 1e30;
+    const mgpu_topo_gpu *g0 = mgpu_topo_gpu_at(t, gpu_of_rank ? gpu_of_rank[0] : 0);
+    sh->hbm = (g0 && g0->hbm_gbs > 0 ? g0->hbm_gbs : 2000.0) * EFF_HBM;
+
+    /* Hosts spanned: real hosts for an explicit placement, virtual identical
+     * hosts of gph GPUs otherwise (so 4096 ranks price as 512 DGX nodes). */
+    if (gpu_of_rank) {
+        unsigned char seen[256] = {0};
+        for (int r = 0; r < n; r++) {
+            int g = gpu_of_rank[r];
+            if (g < 0 || g >= G)
+                return mgpu_fail(MGPU_ERR_INVALID, "rank %d is placed on GPU %d; the machine '%s' has GPUs 0-%d", r, g,
+                                 mgpu_topo_machine_name(t), G - 1);
+            int h = mgpu_topo_gpu_at(t, g)->host;
+            if (h >= 0 && h < 256 && !seen[h]) {
+                seen[h] = 1;
+                sh->nnodes++;
+            }
+        }
+    } else {
+        sh->nnodes = (n + gph - 1) / gph;
+    }
+    if (sh->nnodes < 1) sh->nnodes = 1;
+    sh->ppn = n / sh->nnodes;
+    if (sh->ppn < 1) sh->ppn = 1;
+
+    /* The ring visits ranks in order: its slowest intra-node edge bounds the bus. */
+    int any_intra = 0;
+    for (int r = 0; r < n && n > 1; r++) {
+        int r2 = (r + 1) % n;
+        int a = gpu_of_rank ? gpu_of_rank[r] : r % G, b = gpu_of_rank ? gpu_of_rank[r2] : r2 % G;
+        int na = gpu_of_rank ? mgpu_topo_gpu_at(t, a)->host : r / gph;
+        int nb = gpu_of_rank ? mgpu_topo_gpu_at(t, b)->host : r2 / gph;
+        if (na != nb) continue;
+        any_intra = 1;
+        double bw;
+        if (a == b) {
+            bw = sh->hbm; /* two ranks sharing one GPU copy through its memory */
+        } else {
+            mgpu_topo_path p = mgpu_topo_gpu_path(t, a, b);
+            if (p.type == MGPU_PATH_NV) {
+                bw = p.bw_gbs * EFF_NVLINK;
+            } else {
+                bw = (p.bw_gbs > 0 ? p.bw_gbs : 32.0) * EFF_PCIE;
+                sh->intra_hw = HW_PCI;
+                sh->intra_link = "PCIe";
+            }
+        }
+        if (bw < sh->intra_bus) sh->intra_bus = bw;
+    }
+    if (!any_intra) sh->intra_bus = sh->hbm;
+
+    int host = g0 ? g0->host : 0, nnic = 0;
+    double node = nic_gbs(t, host, &nnic);
+    if (nnic == 0) {
+        node = 12.5; /* no NIC in the model: a 100 Gb/s socket NIC, as NCCL would fall back to */
+        nnic = 1;
+    }
+    sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET;
+    if (nnic > sh->ppn) node = node / nnic * sh->ppn; /* a ring cannot use more NICs than ranks per node */
+    sh->node_net = node * EFF_NET;
+    return MGPU_OK;
+}
+
+/*--- NCCL's alpha-beta per (algorithm, protocol) -----------------------*/
+
+static int log2i(unsigned long long v)
+{
+    int l = 0;
+    while (v >>= 1) l++;
+    return l;
+}
+
+/* NCCL's function index for the LL128 ceiling. */
+static int func_index(mgpu_coll op)
+{
+    switch (op) {
+    case MGPU_COLL_BROADCAST: return 0;
+    case MGPU_COLL_REDUCE: return 1;
+    case MGPU_COLL_ALL_GATHER: return 2;
+    case MGPU_COLL_REDUCE_SCATTER: return 3;
+    default: return 4;
+    }
+}
+
+/* Time of one (algo, proto) pair, or < 0 when the pair does not apply. */
+static double pair_time(const shape *sh, mgpu_coll op, double bytes, int n, int algo, int proto, double *lat_out,
+                        double *bus_out)
+{
+    int allreduce = op == MGPU_COLL_ALL_REDUCE || op == MGPU_COLL_BARRIER;
+    if (algo == MGPU_ALGO_TREE && !allreduce) return -1;
+    int nnodes = sh->nnodes;
+    int nsteps = allreduce ? 2 * (n - 1)
+               : (op == MGPU_COLL_REDUCE_SCATTER || op == MGPU_COLL_ALL_GATHER) ? n - 1 : n;
+    int ninter = allreduce ? 2 * (nnodes - 1)
+               : (op == MGPU_COLL_REDUCE_SCATTER || op == MGPU_COLL_ALL_GATHER) ? nnodes - 1 : nnodes;
+    if (nnodes == 1) ninter = 0;
+    int nch = sh->intra_hw == HW_NVLINK ? NVLINK_CHANNELS : PCI_CHANNELS;
+    double bus = sh->intra_bus;
+    if (nnodes > 1 && sh->node_net < bus) bus = sh->node_net;
+
+    /* LL128 needs NVLink inside the node (NCCL enables it only there). */
+    if (proto == MGPU_PROTO_LL128 && sh->intra_hw != HW_NVLINK) return -1;
+    if (algo == MGPU_ALGO_RING && proto == MGPU_PROTO_LL) bus *= (nnodes > 1 || allreduce || op == MGPU_COLL_REDUCE) ? 0.25 : 1.0 / 3.0;
+    if (algo == MGPU_ALGO_RING && proto == MGPU_PROTO_LL128) {
+        double v = bus * (sh->ppn < 2 ? 0.7 : 0.92), cap = ll128_max_bw_per_ch[func_index(op)] * nch;
+        bus = v < cap ? v : cap;
+    }
+    if (algo == MGPU_ALGO_TREE) {
+        double max_tree = nnodes > 2 ? 80.0 : 110.0;
+        bus = bus * 0.9 < max_tree ? bus * 0.9 : max_tree;
+        if (proto == MGPU_PROTO_LL) bus *= 1.0 / 3.8;
+        if (proto == MGPU_PROTO_LL128) {
+            double v = bus * (nnodes == 1 ? 7.0 / 9.0 : 0.915), cap = ll128_max_bw_per_ch[4] * nch * 7.0 / 9.0;
+            bus = v < cap ? v : cap;
+        }
+    }
+    double ratio = algo == MGPU_ALGO_RING ? (double)n / nsteps : 0.5;
+    double algbw = bus * ratio;
+
+    double lat = base_lat[algo][proto];
+    double intra = hw_lat[sh->intra_hw][algo][proto], inter = hw_lat[HW_NET][algo][proto];
+    if (nnodes > 1 && proto == MGPU_PROTO_LL) intra *= 1.8;
+    if (algo == MGPU_ALGO_RING) {
+        if (op == MGPU_COLL_REDUCE || op == MGPU_COLL_BROADCAST)
+            lat += hw_lat[nnodes > 1 ? HW_NET : sh->intra_hw][algo][proto]; /* pipelined chain: one hop's latency */
+        else
+            lat += (nsteps - ninter) * intra + ninter * inter;
+    } else {
+        lat += 2 * ((n / nnodes - 1) * intra + log2i((unsigned)nnodes) * inter);
+    }
+
+    int logsize = log2i((unsigned long long)bytes >> 6);
+    if (algo == MGPU_ALGO_TREE && logsize < 22) algbw *= tree_correction[proto][logsize];
+    if (algo == MGPU_ALGO_RING && proto == MGPU_PROTO_SIMPLE && nnodes > 1 && allreduce && bytes >= n / 16.0 * 65536)
+        lat *= 1.9; /* NCCL's "plateau effect of ring" across nodes */
+    *lat_out = lat;
+    *bus_out = bus;
+    return lat + bytes / (1000.0 * algbw);
+}
+
+/* alltoall and send/recv: point-to-point transfers, all peers at once. */
+static double p2p_time(const shape *sh, mgpu_coll op, double bytes, int n, double *lat_out, double *bus_out)
+{
+    int hw = sh->nnodes > 1 ? HW_NET : sh->intra_hw;
+    double lat = base_lat[MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] + hw_lat[hw][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE];
+    double t;
+    if (op == MGPU_COLL_ALLTOALL) {
+        double local = n > 1 ? bytes * (sh->ppn - 1) / n / sh->intra_bus : 0;
+        double remote = sh->nnodes > 1 ? bytes * (n - sh->ppn) / n / sh->gpu_net : 0;
+        t = (local > remote ? local : remote) / 1000.0;
+        *bus_out = sh->nnodes > 1 ? sh->gpu_net : sh->intra_bus;
+    } else {
+        double bw = sh->nnodes > 1 ? sh->gpu_net : sh->intra_bus;
+        t = bytes / (1000.0 * bw);
+        *bus_out = bw;
+    }
+    *lat_out = lat;
+    return lat + t;
+}
+
+mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                                    mgpu_coll_prediction *out)
+{
+    if (!t || !out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: topology and output are required");
+    if (nranks < 1) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: %d ranks; need at least 1", nranks);
+    if ((unsigned)op >= MGPU_COLL_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: unknown collective %d", (int)op);
+    memset(out, 0, sizeof *out);
+    shape sh;
+    MGPU_CHECK(make_shape(t, nranks, gpu_of_rank, &sh));
+    double b = (double)bytes;
+    out->nnodes = sh.nnodes;
+    out->algo = MGPU_ALGO_RING;
+    out->proto = MGPU_PROTO_SIMPLE;
+
+    if (nranks == 1) {
+        /* NCCL on one rank copies send to recv on the GPU (out of place). */
+        out->latency_us = 1.0;
+        out->bus_gbs = sh.hbm;
+        out->time_us = op == MGPU_COLL_BARRIER ? 1.0 : 1.0 + b / (1000.0 * sh.hbm);
+        out->link = "HBM";
+    } else if (op == MGPU_COLL_ALLTOALL || op == MGPU_COLL_SEND || op == MGPU_COLL_RECV) {
+        out->algo = MGPU_ALGO_P2P;
+        out->time_us = p2p_time(&sh, op, b, nranks, &out->latency_us, &out->bus_gbs);
+        out->link = sh.nnodes > 1 ? "network" : sh.intra_link;
+    } else {
+        if (op == MGPU_COLL_BARRIER) b = 4; /* one f32, as torch's barrier */
+        int fa = tun ? tun->algo : -1, fp = tun ? tun->proto : -1;
+        double best = -1;
+        /* NCCL's order: tree before ring, protocols in order; strictly better wins. */
+        static const int algo_order[2] = {MGPU_ALGO_TREE, MGPU_ALGO_RING};
+        for (int ai = 0; ai < 2; ai++) {
+            int a = algo_order[ai];
+            if (fa >= 0 && a != fa) continue;
+            for (int p = 0; p < MGPU_PROTO_COUNT; p++) {
+                if (fp >= 0 && p != fp) continue;
+                double lat, bus, tm = pair_time(&sh, op, b, nranks, a, p, &lat, &bus);
+                if (tm < 0 || (best >= 0 && tm >= best)) continue;
+                best = tm;
+                out->algo = (mgpu_coll_algo)a;
+                out->proto = (mgpu_coll_proto)p;
+                out->latency_us = lat;
+                out->bus_gbs = bus;
+            }
+        }
+        if (best < 0) {
+            /* The forced pair does not apply here (e.g. tree for all_gather):
+             * NCCL falls back to what it can run, so do we. */
+            return mgpu_coll_predict_tuned(t, op, bytes, nranks, gpu_of_rank, NULL, out);
+        }
+        out->time_us = best;
+        out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
+    }
+    out->algo_name = mgpu_coll_algo_name(out->algo);
+    out->proto_name = mgpu_coll_proto_name(out->proto);
+    out->algbw_gbs = out->time_us > 0 ? (double)bytes / (out->time_us * 1000.0) : 0;
+    out->busbw_gbs = out->algbw_gbs * mgpu_coll_busbw_factor(op, nranks);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_coll_predict(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks, const int *gpu_of_rank,
+                              mgpu_coll_prediction *out)
+{
+    MGPU_CHECK(mgpu_coll_predict_tuned(t, op, bytes, nranks, gpu_of_rank, NULL, out));
+    return MGPU_OK;
+}

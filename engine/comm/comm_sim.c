@@ -1,0 +1,253 @@
+/* comm_sim.c - the sim communicator (mgpu_comm_sim_ops): ranks are processes
+ * sharing one POSIX shm segment; collectives run NCCL's algorithms on real
+ * data and advance each rank's stream to the modelled end (collmodel.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "comm/comm_backend.h"
+#include "mgpu/clock.h"
+#include "mgpu/collmodel.h"
+#include "sim_algos.h"
+#include "sim_comm.h"
+
+static const char *op_name(mgpu_coll op)
+{
+    static const char *const n[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                                    "alltoall",   "send",       "recv",           "barrier"};
+    return (unsigned)op < MGPU_COLL_COUNT ? n[op] : "?";
+}
+
+static const char *dtype_str(mgpu_dtype t)
+{
+    static const char *const n[] = {"f32", "f16", "bf16", "i32"};
+    return (unsigned)t < MGPU_DTYPE_COUNT ? n[t] : "?";
+}
+
+/*--- Entering and leaving (abort safety) --------------------------------*/
+
+/* A call holds impl->busy while it runs, so an abort from another thread
+ * frees impl only after the blocked call has seen the flag and left. */
+static mgpu_result enter(mgpu_comm *c, sim_comm **out)
+{
+    sim_comm *sc = c->impl;
+    if (!sc || c->aborted) return mgpu_fail(MGPU_ERR_INVALID, "communicator '%s' was aborted; create a new one", c->name);
+    atomic_fetch_add(&sc->busy, 1);
+    if (c->aborted || sc->aborted) {
+        atomic_fetch_sub(&sc->busy, 1);
+        return mgpu_fail(MGPU_ERR_INVALID, "communicator '%s' was aborted; create a new one", c->name);
+    }
+    *out = sc;
+    return MGPU_OK;
+}
+
+static void leave(sim_comm *sc) { atomic_fetch_sub(&sc->busy, 1); }
+
+void sim_comm_ctx(mgpu_comm *c, sim_comm *sc, const char *what, sim_ctx *x)
+{
+    memset(x, 0, sizeof *x);
+    x->seg = &sc->seg;
+    x->me = c->rank;
+    x->timeout_s = sc->timeout_s;
+    x->deadline_ns = mgpu_now_ns() + (uint64_t)(sc->timeout_s * 1e9);
+    x->local_abort = &c->aborted;
+    x->impl_abort = &sc->aborted;
+    snprintf(x->what, sizeof x->what, "%s on '%s'", what, c->name);
+}
+
+/*--- Collectives --------------------------------------------------------*/
+
+typedef struct arrival {
+    int32_t op, dtype, redop, root;
+    uint64_t count;
+    uint64_t seq;
+    double t_ns;
+} arrival;
+
+/* Fields that must agree for the ranks to be in the same collective. */
+static int same_call(const arrival *a, const arrival *b)
+{
+    return a->op == b->op && a->count == b->count && a->dtype == b->dtype && a->redop == b->redop &&
+           a->root == b->root;
+}
+
+static void describe(const arrival *a, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s #%llu with %llu %s", op_name((mgpu_coll)a->op), (unsigned long long)a->seq,
+             (unsigned long long)a->count, dtype_str((mgpu_dtype)a->dtype));
+}
+
+static mgpu_result stream_times(mgpu_stream *s, double *ns)
+{
+    MGPU_CHECK(mgpu_stream_model_time(s, ns));
+    return MGPU_OK;
+}
+
+/* One collective: arrival (all ranks post their stream time and call),
+ * the data movement, then every stream ends at max(arrival) + model. */
+static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s)
+{
+    char what[64];
+    uint64_t seq = ++sc->coll_seq;
+    snprintf(what, sizeof what, "%s #%llu", op_name(a->op), (unsigned long long)seq);
+    sim_ctx x;
+    sim_comm_ctx(c, sc, what, &x);
+
+    int uses_op = a->op == MGPU_COLL_ALL_REDUCE || a->op == MGPU_COLL_REDUCE || a->op == MGPU_COLL_REDUCE_SCATTER;
+    int uses_root = a->op == MGPU_COLL_BROADCAST || a->op == MGPU_COLL_REDUCE;
+    unsigned char mine[SIM_BLOB] = {0};
+    arrival me = {a->op, a->dtype, uses_op ? (int32_t)a->redop : -1, uses_root ? a->root : -1, a->count, seq, 0};
+    MGPU_CHECK(stream_times(s, &me.t_ns));
+    memcpy(mine, &me, sizeof me);
+    unsigned char *all = malloc((size_t)c->size * SIM_BLOB);
+    if (!all) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory in %s", what);
+    mgpu_result r = sim_exchange(&x, mine, all);
+    if (r != MGPU_OK) {
+        free(all);
+        MGPU_CHECK(r);
+    }
+    double start = me.t_ns;
+    int odd = -1;
+    for (int i = 0; i < c->size; i++) {
+        arrival o;
+        memcpy(&o, all + (size_t)i * SIM_BLOB, sizeof o);
+        if (o.t_ns > start) start = o.t_ns;
+        if (odd < 0 && !same_call(&o, &me)) odd = i;
+    }
+    if (odd >= 0) {
+        /* NCCL would hang here (or corrupt data); the sim waits like it so
+         * the watchdog and flight recorder see what they would see. */
+        arrival o;
+        memcpy(&o, all + (size_t)odd * SIM_BLOB, sizeof o);
+        free(all);
+        char mine_s[96], other_s[96], why[400];
+        describe(&me, mine_s, sizeof mine_s);
+        describe(&o, other_s, sizeof other_s);
+        snprintf(why, sizeof why, "ranks disagree (this rank %d entered %s; rank %d entered %s): no progress", c->rank,
+                 mine_s, odd, other_s);
+        return sim_stall(&x, why);
+    }
+    free(all);
+
+    size_t es = mgpu_dtype_size(a->dtype);
+    size_t bytes = a->count * es; /* nccl-tests' size */
+    if (a->op == MGPU_COLL_ALL_GATHER || a->op == MGPU_COLL_REDUCE_SCATTER || a->op == MGPU_COLL_ALLTOALL)
+        bytes *= (size_t)c->size;
+    mgpu_coll_prediction p;
+    MGPU_CHECK(mgpu_coll_predict_tuned(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, &p));
+
+    sim_call call = {a->op,
+                     c->rank,
+                     c->size,
+                     a->send ? (const unsigned char *)a->send->ptr + a->send_off : NULL,
+                     a->recv ? (unsigned char *)a->recv->ptr + a->recv_off : NULL,
+                     a->count,
+                     a->dtype,
+                     a->redop,
+                     a->root,
+                     p.algo};
+    MGPU_CHECK(sim_algo_run(&x, &call));
+    MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
+    sc->last = p;
+    return MGPU_OK;
+}
+
+/* Buffers must hold aligned elements: the reduction loops read them as
+ * arrays of the element type. */
+static mgpu_result check_align(const mgpu_coll_args *a)
+{
+    size_t es = mgpu_dtype_size(a->dtype);
+    const mgpu_buffer *b[2] = {a->send, a->recv};
+    size_t off[2] = {a->send_off, a->recv_off};
+    for (int i = 0; i < 2; i++)
+        if (b[i] && (((uintptr_t)b[i]->ptr + off[i]) % es) != 0)
+            return mgpu_fail(MGPU_ERR_INVALID, "%s: the %s buffer at offset %zu is not aligned to its %zu-byte %s "
+                             "elements", op_name(a->op), i ? "receive" : "send", off[i], es, dtype_str(a->dtype));
+    return MGPU_OK;
+}
+
+static mgpu_result sim_collective(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s)
+{
+    if (!a) return mgpu_fail(MGPU_ERR_INVALID, "sim collective: no arguments");
+    if (!s) s = c->stream;
+    if (!s) return mgpu_fail(MGPU_ERR_INVALID, "%s on '%s': no stream", op_name(a->op), c->name);
+    if ((unsigned)a->dtype >= MGPU_DTYPE_COUNT || (unsigned)a->redop >= MGPU_REDOP_COUNT)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: unknown dtype %d or reduction %d", op_name(a->op), (int)a->dtype,
+                         (int)a->redop);
+    MGPU_CHECK(check_align(a));
+    if (sim_group_depth() > 0) {
+        MGPU_CHECK(sim_group_queue(c, a, s));
+        return MGPU_OK;
+    }
+    sim_comm *sc;
+    MGPU_CHECK(enter(c, &sc));
+    mgpu_result r;
+    if (a->op == MGPU_COLL_SEND || a->op == MGPU_COLL_RECV)
+        r = sim_p2p_run(c, sc, a, s, 1);
+    else
+        r = run_collective(c, sc, a, s);
+    leave(sc);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+mgpu_result sim_comm_collective_now(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s)
+{
+    sim_comm *sc;
+    MGPU_CHECK(enter(c, &sc));
+    mgpu_result r = run_collective(c, sc, a, s);
+    leave(sc);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+mgpu_result sim_comm_enter(mgpu_comm *c, sim_comm **out) { return enter(c, out); }
+void sim_comm_leave(sim_comm *sc) { leave(sc); }
+
+/*--- Lifetime -----------------------------------------------------------*/
+
+static mgpu_result sim_destroy(mgpu_comm *c)
+{
+    sim_comm *sc = c->impl;
+    if (!sc) return MGPU_OK;
+    sim_comm_free(sc);
+    c->impl = NULL;
+    return MGPU_OK;
+}
+
+static void sim_abort(mgpu_comm *c)
+{
+    sim_comm *sc = c->impl;
+    if (!sc) return;
+    c->aborted = 1;
+    sc->aborted = 1;
+    sim_seg_abort(&sc->seg, c->rank); /* peers' waits end too, as the runtime would abort them */
+    /* Wait (bounded) for a call blocked in another thread to see the flag:
+     * its waits wake at least every 1 ms. */
+    for (int i = 0; i < 2000 && atomic_load(&sc->busy) > 0; i++) usleep(1000);
+    if (atomic_load(&sc->busy) > 0) return; /* still inside: leak rather than free under its feet */
+    c->impl = NULL;
+    sim_comm_free(sc);
+}
+
+static mgpu_result sim_async_error(mgpu_comm *c)
+{
+    sim_comm *sc = c->impl;
+    if (c->aborted || !sc) return mgpu_fail(MGPU_ERR_TIMEOUT, "communicator '%s' was aborted", c->name);
+    int who = sim_seg_aborted(&sc->seg);
+    if (who >= 0)
+        return mgpu_fail(MGPU_ERR_TIMEOUT, "communicator '%s': rank %d aborted it", c->name, who);
+    return MGPU_OK;
+}
+
+const struct mgpu_comm_ops mgpu_comm_sim_ops = {
+    .name = "sim",
+    .dev_backend = "sim",
+    .init = sim_comm_init,
+    .split = sim_comm_split,
+    .destroy = sim_destroy,
+    .abort = sim_abort,
+    .async_error = sim_async_error,
+    .collective = sim_collective,
+    .group_start = sim_group_start,
+    .group_end = sim_group_end,
+};

@@ -1,0 +1,146 @@
+/* comm_sim_p2p.c - send/recv over the pair mailboxes, and group calls: what
+ * is issued between group_start and group_end runs at group_end, the
+ * sends and receives together, so cyclic exchanges cannot deadlock. */
+#include <stdlib.h>
+#include <string.h>
+#include "sim_comm.h"
+
+typedef struct queued {
+    mgpu_comm *c;
+    mgpu_coll_args a;
+    mgpu_stream *s;
+} queued;
+
+static _Thread_local int g_depth;
+static _Thread_local queued *g_q;
+static _Thread_local int g_n, g_cap;
+
+int sim_group_depth(void) { return g_depth; }
+
+mgpu_result sim_group_start(void)
+{
+    g_depth = 1; /* comm.c counts nesting and calls us at 0 -> 1 only */
+    return MGPU_OK;
+}
+
+mgpu_result sim_group_queue(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s)
+{
+    if (g_n == g_cap) {
+        int cap = g_cap ? 2 * g_cap : 16;
+        queued *q = realloc(g_q, sizeof *q * (size_t)cap);
+        if (!q) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory queueing a grouped operation");
+        g_q = q;
+        g_cap = cap;
+    }
+    g_q[g_n].c = c;
+    g_q[g_n].a = *a;
+    g_q[g_n].s = s;
+    g_n++;
+    return MGPU_OK;
+}
+
+/* The model's time for `bytes` between this rank's GPU and the peer's. */
+static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
+{
+    int g[2] = {sc->gpu_of_rank[me], sc->gpu_of_rank[peer]};
+    mgpu_coll_prediction p;
+    if (mgpu_coll_predict(sc->topo, MGPU_COLL_SEND, bytes, 2, g, &p) != MGPU_OK) return 0;
+    return p.time_us * 1000.0;
+}
+
+/* Run the send/recv entries q[0..n) of one communicator together. A send's
+ * message carries its stream's time; a receive ends at max(its own, the
+ * sender's) + the transfer; a send ends at its own start + the transfer. */
+static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
+{
+    sim_xfer *f = calloc((size_t)n, sizeof *f);
+    double *t0 = calloc((size_t)n, sizeof *t0);
+    mgpu_result r = MGPU_OK;
+    if (!f || !t0) {
+        r = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory for send/recv on '%s'", c->name);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        const mgpu_coll_args *a = &q[i].a;
+        size_t bytes = a->count * mgpu_dtype_size(a->dtype);
+        if (a->root < 0 || a->root >= c->size) {
+            r = mgpu_fail(MGPU_ERR_INVALID, "%s on '%s': peer %d is not a rank of this %d-rank communicator",
+                          a->op == MGPU_COLL_SEND ? "send" : "recv", c->name, a->root, c->size);
+            goto out;
+        }
+        MGPU_CHECKGOTO(mgpu_stream_model_time(q[i].s, &t0[i]), r, out);
+        if (a->op == MGPU_COLL_SEND) {
+            f[i].kind = SIM_SEND;
+            f[i].src = (const unsigned char *)a->send->ptr + a->send_off;
+            f[i].model_ns = t0[i];
+        } else {
+            f[i].kind = SIM_RECV;
+            f[i].dst = (unsigned char *)a->recv->ptr + a->recv_off;
+        }
+        f[i].peer = a->root;
+        f[i].bytes = bytes;
+    }
+    sim_ctx x;
+    char what[64];
+    if (n > 1)
+        snprintf(what, sizeof what, "group of %d sends/receives", n);
+    else
+        snprintf(what, sizeof what, "%s rank %d", q[0].a.op == MGPU_COLL_SEND ? "send to" : "recv from", q[0].a.root);
+    sim_comm_ctx(c, sc, what, &x);
+    MGPU_CHECKGOTO(sim_run(&x, f, n), r, out);
+    for (int i = 0; i < n; i++) {
+        double start = t0[i];
+        if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > start) start = f[i].model_ns;
+        double end = start + (f[i].bytes ? p2p_ns(sc, c->rank, f[i].peer, f[i].bytes) : 0);
+        MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, end), r, out);
+    }
+out:
+    free(f);
+    free(t0);
+    return r;
+}
+
+mgpu_result sim_p2p_run(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s, int single)
+{
+    (void)single;
+    queued q = {c, *a, s};
+    MGPU_CHECK(run_batch(c, sc, &q, 1));
+    return MGPU_OK;
+}
+
+/* Collectives first, in issue order (every rank issued them in the same
+ * order); then each communicator's sends and receives as one batch. */
+mgpu_result sim_group_end(void)
+{
+    g_depth = 0;
+    queued *q = g_q;
+    int n = g_n;
+    g_q = NULL;
+    g_n = g_cap = 0;
+    mgpu_result r = MGPU_OK;
+    for (int i = 0; i < n && r == MGPU_OK; i++) {
+        if (q[i].a.op == MGPU_COLL_SEND || q[i].a.op == MGPU_COLL_RECV) continue;
+        r = sim_comm_collective_now(q[i].c, &q[i].a, q[i].s);
+    }
+    queued *batch = n > 0 ? malloc(sizeof *batch * (size_t)(unsigned)n) : NULL;
+    if (n && !batch && r == MGPU_OK) r = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory running a group");
+    for (int i = 0; i < n && r == MGPU_OK; i++) {
+        if (!q[i].c || (q[i].a.op != MGPU_COLL_SEND && q[i].a.op != MGPU_COLL_RECV)) continue;
+        mgpu_comm *c = q[i].c;
+        int m = 0;
+        for (int j = i; j < n; j++)
+            if (q[j].c == c && (q[j].a.op == MGPU_COLL_SEND || q[j].a.op == MGPU_COLL_RECV)) {
+                batch[m++] = q[j];
+                if (j > i) q[j].c = NULL; /* taken */
+            }
+        sim_comm *sc;
+        r = sim_comm_enter(c, &sc);
+        if (r != MGPU_OK) break;
+        r = run_batch(c, sc, batch, m);
+        sim_comm_leave(sc);
+    }
+    free(batch);
+    free(q);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}

@@ -1,0 +1,42 @@
+/* sim_comm.h - the sim communicator's private state and the calls between
+ * its files: comm_sim.c (ops, collectives), comm_sim_init.c (init, split),
+ * comm_sim_p2p.c (send/recv, group calls). */
+#ifndef MGPU_SIM_COMM_H
+#define MGPU_SIM_COMM_H
+#include <stdatomic.h>
+#include "comm/comm_backend.h"
+#include "mgpu/collmodel.h"
+#include "sim_shm.h"
+
+typedef struct sim_comm {
+    sim_seg seg;
+    _Atomic int busy;           /* calls in progress (abort waits for them) */
+    volatile int aborted;
+    double timeout_s;
+    uint64_t coll_seq;          /* collectives entered, from 1 */
+    const mgpu_topo *topo;      /* the backend's machine */
+    int *gpu_of_rank;           /* global GPU index of every rank */
+    mgpu_coll_tuning tuning;    /* NCCL_ALGO / NCCL_PROTO */
+    mgpu_coll_prediction last;  /* the model's answer for the last collective */
+} sim_comm;
+
+mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs);
+mgpu_result sim_comm_split(mgpu_comm *parent, int color, int key, mgpu_comm *child, int *member);
+void sim_comm_free(sim_comm *sc);
+
+/* A wait context for `what` with the communicator's timeout and abort flags. */
+void sim_comm_ctx(mgpu_comm *c, sim_comm *sc, const char *what, sim_ctx *x);
+mgpu_result sim_comm_enter(mgpu_comm *c, sim_comm **out);
+void sim_comm_leave(sim_comm *sc);
+/* Run a queued collective (group_end): enter, run, leave. */
+mgpu_result sim_comm_collective_now(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s);
+
+/* send or recv alone (the caller has entered). */
+mgpu_result sim_p2p_run(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s, int single);
+
+mgpu_result sim_group_start(void);
+mgpu_result sim_group_end(void);
+int sim_group_depth(void);
+mgpu_result sim_group_queue(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s);
+
+#endif

@@ -1,0 +1,70 @@
+/* collmodel.h - predicted time of a collective on a machine model, the way
+ * NCCL's tuner prices it (src/graph/tuning.cc): alpha-beta per algorithm
+ * (ring; tree for all_reduce) and protocol (LL, LL128, Simple), the bus
+ * bandwidth taken from the topology, and the cheapest pair chosen per size.
+ * The sim communicator advances modelled time with it; the bench prints it
+ * next to measurements; labs use it to explain what they see.
+ * docs/sim-collectives.md gives every constant and where it comes from. */
+#ifndef MGPU_COLLMODEL_H
+#define MGPU_COLLMODEL_H
+#include <stddef.h>
+#include "mgpu/comm.h"
+#include "mgpu/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* P2P: alltoall and send/recv, which NCCL runs as point-to-point transfers
+ * outside its tuner; they are priced by the links between the peers. */
+typedef enum mgpu_coll_algo { MGPU_ALGO_RING = 0, MGPU_ALGO_TREE, MGPU_ALGO_P2P, MGPU_ALGO_COUNT } mgpu_coll_algo;
+typedef enum mgpu_coll_proto { MGPU_PROTO_LL = 0, MGPU_PROTO_LL128, MGPU_PROTO_SIMPLE, MGPU_PROTO_COUNT } mgpu_coll_proto;
+
+const char *mgpu_coll_algo_name(mgpu_coll_algo a);   /* "ring", "tree", "p2p" */
+const char *mgpu_coll_proto_name(mgpu_coll_proto p); /* "LL", "LL128", "Simple" */
+
+typedef struct mgpu_coll_prediction {
+    double time_us;        /* predicted duration */
+    double algbw_gbs;      /* bytes / time, as nccl-tests prints it */
+    double busbw_gbs;      /* algbw * mgpu_coll_busbw_factor */
+    mgpu_coll_algo algo;
+    mgpu_coll_proto proto;
+    const char *algo_name, *proto_name;
+    double latency_us;     /* the alpha term of the chosen pair */
+    double bus_gbs;        /* the pair's bus bandwidth (beta term, before the algbw ratio) */
+    int nnodes;            /* hosts the ranks span */
+    const char *link;      /* the bottleneck: "NVLink", "PCIe", "network", "HBM" */
+} mgpu_coll_prediction;
+
+/* Choices a caller can force (NCCL_ALGO / NCCL_PROTO); -1 = choose. */
+typedef struct mgpu_coll_tuning {
+    int algo;              /* mgpu_coll_algo or -1 */
+    int proto;             /* mgpu_coll_proto or -1 */
+} mgpu_coll_tuning;
+
+/* Read NCCL_ALGO ("ring", "tree") and NCCL_PROTO ("LL", "LL128", "Simple"),
+ * case-insensitive; unset or a list of several = -1 (choose). An unknown
+ * value fails with MGPU_ERR_INVALID naming the known ones. */
+mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out);
+
+/* Predict `op` moving `bytes` (nccl-tests' "size": the whole buffer - for
+ * all_gather the gathered output, for reduce_scatter and alltoall the whole
+ * input; NCCL's nBytes) over `nranks` ranks. gpu_of_rank[r] is the global GPU
+ * index (mgpu_topo_gpu_at) of rank r; NULL = rank r on GPU r mod (GPUs of
+ * the model), and ranks beyond the model's GPUs on further identical hosts
+ * (rank r on host r / GPUs-per-host), so any rank count can be priced.
+ * Pure arithmetic: O(nranks). tun may be NULL (choose like NCCL). */
+mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                                    mgpu_coll_prediction *out);
+mgpu_result mgpu_coll_predict(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                              const int *gpu_of_rank, mgpu_coll_prediction *out);
+
+/* nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter, alltoall (n-1)/n; broadcast, reduce, send/recv 1. */
+double mgpu_coll_busbw_factor(mgpu_coll op, int nranks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

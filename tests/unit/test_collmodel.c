@@ -1,0 +1,94 @@
+/* test_collmodel.c - the collective time model: the 8xH100 ring all_reduce
+ * busbw at 256 MiB near the published NVLS-off figure, NCCL-like protocol
+ * choice by size, nccl-tests' bus factors, multi-node and PCIe machines
+ * slower, forced algorithms, and 4096 ranks priced in well under 100 ms. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mgpu/clock.h"
+#include "mgpu/collmodel.h"
+#include "tap.h"
+
+int main(void)
+{
+    mgpu_topo *dgx = NULL, *two = NULL, *pcie = NULL;
+    CHECK_OK(mgpu_topo_preset("dgx-h100", &dgx));
+    CHECK_OK(mgpu_topo_preset("2x-dgx-h100", &two));
+    CHECK_OK(mgpu_topo_preset("pcie-4gpu", &pcie));
+    if (!dgx || !two || !pcie) return tap_done();
+
+    mgpu_coll_prediction p;
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &p));
+    printf("# dgx-h100 8 ranks all_reduce 256 MiB: %.1f us, algbw %.1f, busbw %.1f GB/s (%s/%s)\n", p.time_us,
+           p.algbw_gbs, p.busbw_gbs, p.algo_name, p.proto_name);
+    CHECKF(fabs(p.busbw_gbs - 367.0) / 367.0 < 0.15, "busbw %.1f not within 15%% of 367", p.busbw_gbs);
+    CHECK(p.algo == MGPU_ALGO_RING && p.proto == MGPU_PROTO_SIMPLE);
+
+    /* Small messages take a low-latency protocol, as NCCL does. */
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 8, 8, NULL, &p));
+    printf("# 8 B: %.2f us %s/%s\n", p.time_us, p.algo_name, p.proto_name);
+    CHECK(p.proto == MGPU_PROTO_LL);
+    CHECK(p.time_us > 5 && p.time_us < 40);
+    /* Time grows with size. */
+    double prev = 0;
+    for (size_t b = 8; b <= ((size_t)1 << 30); b *= 4) {
+        CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, b, 8, NULL, &p));
+        CHECKF(p.time_us >= prev, "time fell from %.2f to %.2f at %zu B", prev, p.time_us, b);
+        prev = p.time_us;
+    }
+
+    /* Bus factors of nccl-tests. */
+    CHECK(fabs(mgpu_coll_busbw_factor(MGPU_COLL_ALL_REDUCE, 8) - 1.75) < 1e-12);
+    CHECK(fabs(mgpu_coll_busbw_factor(MGPU_COLL_ALL_GATHER, 8) - 0.875) < 1e-12);
+    CHECK(fabs(mgpu_coll_busbw_factor(MGPU_COLL_ALLTOALL, 4) - 0.75) < 1e-12);
+    CHECK(mgpu_coll_busbw_factor(MGPU_COLL_BROADCAST, 8) == 1.0);
+    CHECK(mgpu_coll_busbw_factor(MGPU_COLL_SEND, 2) == 1.0);
+
+    /* Two nodes over NDR: slower than NVLink alone; PCIe slower still. */
+    mgpu_coll_prediction two_p, pcie_p;
+    CHECK_OK(mgpu_coll_predict(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &two_p));
+    CHECK_OK(mgpu_coll_predict(pcie, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 4, NULL, &pcie_p));
+    printf("# 2x-dgx-h100 16 ranks: busbw %.1f GB/s (%s, %d nodes); pcie-4gpu 4 ranks: busbw %.1f GB/s (%s)\n",
+           two_p.busbw_gbs, two_p.link, two_p.nnodes, pcie_p.busbw_gbs, pcie_p.link);
+    CHECK(two_p.nnodes == 2 && two_p.busbw_gbs < 367.0 && two_p.busbw_gbs > 100.0);
+    CHECK(pcie_p.busbw_gbs < 60.0 && pcie_p.busbw_gbs > 5.0);
+
+    /* Every collective has a prediction; tree only for all_reduce. */
+    for (int op = 0; op < MGPU_COLL_COUNT; op++) {
+        CHECK_OK(mgpu_coll_predict(dgx, (mgpu_coll)op, 1 << 20, 8, NULL, &p));
+        CHECK(p.time_us > 0);
+    }
+    mgpu_coll_tuning tree = {MGPU_ALGO_TREE, -1};
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, 1 << 20, 8, NULL, &tree, &p));
+    CHECK(p.algo == MGPU_ALGO_TREE);
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_GATHER, 1 << 20, 8, NULL, &tree, &p));
+    CHECK(p.algo == MGPU_ALGO_RING);
+
+    /* Environment: NCCL_PROTO forces, a bad value is refused. */
+    mgpu_coll_tuning tun;
+    setenv("NCCL_PROTO", "ll128", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.proto == MGPU_PROTO_LL128 && tun.algo == -1);
+    setenv("NCCL_PROTO", "bogus", 1);
+    CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
+    unsetenv("NCCL_PROTO");
+
+    /* Bad input. */
+    CHECK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 8, 0, NULL, &p) == MGPU_ERR_INVALID);
+    int badmap[2] = {0, 99};
+    CHECK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 8, 2, badmap, &p) == MGPU_ERR_INVALID);
+
+    /* 4096 ranks: pure arithmetic. */
+    uint64_t t0 = mgpu_now_ns();
+    CHECK_OK(mgpu_coll_predict(two, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 4096, NULL, &p));
+    double ms = (mgpu_now_ns() - t0) / 1e6;
+    printf("# 4096 ranks (%d nodes): %.1f us, busbw %.1f GB/s, predicted in %.3f ms\n", p.nnodes, p.time_us,
+           p.busbw_gbs, ms);
+    CHECK(p.nnodes == 512);
+    CHECKF(ms < 100.0, "prediction for 4096 ranks took %.1f ms", ms);
+
+    mgpu_topo_free(dgx);
+    mgpu_topo_free(two);
+    mgpu_topo_free(pcie);
+    return tap_done();
+}
