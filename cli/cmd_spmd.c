@@ -1,15 +1,307 @@
-/* cmd_spmd.c - skeleton; being written. */
+/* cmd_spmd.c - `mgpulab spmd FILE.lua`: run a learner's Lua script on every
+ * rank (the "spmd" job, engine/lua/spmd_job.c) and print what the ranks
+ * say, each line tagged with its rank; on failure, which rank failed, why,
+ * the script's traceback and the flight recorder's analysis. */
 #include "cmd.h"
+#include "mgpu/rt.h"
+#include "mgpu/size.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SCRIPT_BYTES (1u << 20)
+
+static const char usage[] =
+    "usage: mgpulab spmd FILE.lua [OPTIONS] [--] [ARGS...]\n"
+    "\n"
+    "Run FILE.lua on every rank, SPMD style: each rank runs the same script with its own\n"
+    "mgpu.rank, tensors on its own device and the world communicator mgpu.comm(). What a\n"
+    "rank prints (print, mgpu.log) is shown as \"[rank K] ...\", result rows (mgpu.result{...}\n"
+    "or tables the script returns) as \"[rank K] result {...}\". Scripts run sandboxed: no\n"
+    "files, no programs, no bytecode; a time budget and a memory cap per rank. The API is\n"
+    "described in docs/spmd.md; examples are in examples/spmd/. FILE may be - (stdin).\n"
+    "\n"
+    "Options:\n"
+    "  --time-limit SECONDS  the script's wall-clock budget on each rank (default: --timeout,\n"
+    "                        60 s when that is not given); an endless loop is stopped then\n"
+    "  --mem-limit SIZE      Lua memory per rank, e.g. 64M (default 256M); tensors are not\n"
+    "                        counted, they live in device memory\n"
+    "  ARGS                  strings for the script, in mgpu.args\n"
+    "Global options that matter here: --ranks N (default 2 on sim, one per GPU on cuda),\n"
+    "--launcher, --backend, --machine, --fault, --timeout (a collective that waits longer\n"
+    "is aborted by the watchdog), --json.\n"
+    "\n"
+    "Examples:\n"
+    "  mgpulab spmd examples/spmd/allreduce.lua --backend sim --ranks 4\n"
+    "  mgpulab spmd examples/spmd/mismatch.lua --backend sim --ranks 4 --timeout 3\n"
+    "\n"
+    "Exit status: 0 when every rank finished its script, 1 when one failed (error, timeout,\n"
+    "crash), 2 for bad options or an unreadable file.\n";
+
+typedef struct spmd_args {
+    const char *file;
+    double time_limit_s;
+    uint64_t mem_limit;
+    const char **args;
+    int nargs;
+} spmd_args;
+
+static int parse_args(int argc, char **argv, spmd_args *a)
+{
+    a->args = calloc((size_t)argc + 1, sizeof *a->args);
+    if (!a->args) return mgpu_cli_usage_error("spmd", "out of memory");
+    int rest = 0; /* after "--" everything is the script's */
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *val = NULL;
+        if (!rest && strcmp(s, "--") == 0) {
+            rest = 1;
+            continue;
+        }
+        int tl = !rest && strncmp(s, "--time-limit", 12) == 0 && (s[12] == '\0' || s[12] == '=');
+        int ml = !rest && strncmp(s, "--mem-limit", 11) == 0 && (s[11] == '\0' || s[11] == '=');
+        if (tl || ml) {
+            const char *eq = strchr(s, '=');
+            if (eq) val = eq + 1;
+            else if (i + 1 < argc) val = argv[++i];
+            else return mgpu_cli_usage_error("spmd", "%s needs a value", s);
+            if (tl && mgpu_parse_seconds(val, "--time-limit", 86400, &a->time_limit_s) != MGPU_OK)
+                return mgpu_cli_usage_error("spmd", "%s", mgpu_error_message());
+            if (ml && mgpu_parse_size(val, "--mem-limit", &a->mem_limit) != MGPU_OK)
+                return mgpu_cli_usage_error("spmd", "%s", mgpu_error_message());
+            if (ml && (a->mem_limit < (1u << 20) || a->mem_limit > (64ull << 30)))
+                return mgpu_cli_usage_error("spmd", "--mem-limit: '%s' must be between 1M and 64G", val);
+            continue;
+        }
+        if (!rest && s[0] == '-' && s[1] != '\0') /* a typo must not become a script argument */
+            return mgpu_cli_usage_error("spmd", "unknown option '%s' (script arguments that start with '-' go after --)",
+                                        s);
+        if (!a->file) {
+            a->file = s;
+            continue;
+        }
+        a->args[a->nargs++] = s;
+    }
+    if (!a->file) return mgpu_cli_usage_error("spmd", "which script? give FILE.lua");
+    return 0;
+}
+
+/* Read the script; NULL with a message printed on failure. */
+static char *read_script(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "mgpulab spmd: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(MAX_SCRIPT_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_SCRIPT_BYTES + 1, f) : 0;
+    int err = ferror(f) ? errno : 0;
+    if (f != stdin) fclose(f);
+    if (!buf || err) {
+        fprintf(stderr, "mgpulab spmd: cannot read %s: %s\n", path, buf ? strerror(err) : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    if (n > MAX_SCRIPT_BYTES) {
+        fprintf(stderr, "mgpulab spmd: %s is larger than %u KiB; a script should not be that big\n", path,
+                MAX_SCRIPT_BYTES >> 10);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', n)) {
+        fprintf(stderr, "mgpulab spmd: %s holds NUL bytes; give a Lua source file\n", path);
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/*--- Messages from the ranks ------------------------------------------------*/
+
+typedef struct spmd_run {
+    int json;
+    int nranks;
+    json_t *doc;        /* --json: everything collected */
+    json_t **lua_err;   /* per rank: the spmd_error body */
+} spmd_run;
+
+static void print_tagged(FILE *f, int rank, const char *text)
+{
+    /* each line of a multi-line text gets the tag */
+    const char *p = text;
+    do {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(f, "[rank %d] %.*s\n", rank, n, p);
+        p = nl ? nl + 1 : NULL;
+    } while (p && *p);
+    fflush(f);
+}
+
+static void on_msg(void *ctx, const mgpu_rt_msg *m)
+{
+    spmd_run *r = ctx;
+    if (strcmp(m->type, "log") == 0) {
+        const char *text = json_string_value(json_object_get(m->body, "text"));
+        if (!text) return;
+        if (r->json)
+            json_array_append_new(json_object_get(r->doc, "logs"), json_pack("{s:i, s:s}", "rank", m->rank, "text", text));
+        else print_tagged(stdout, m->rank, text);
+    } else if (strcmp(m->type, "result") == 0) {
+        if (r->json) {
+            json_array_append_new(json_object_get(r->doc, "results"),
+                                  json_pack("{s:i, s:O}", "rank", m->rank, "row", m->body));
+            return;
+        }
+        char *text = json_dumps(m->body, JSON_COMPACT | JSON_SORT_KEYS);
+        printf("[rank %d] result %s\n", m->rank, text ? text : "?");
+        fflush(stdout);
+        free(text);
+    } else if (strcmp(m->type, "spmd_error") == 0 && m->rank >= 0 && m->rank < r->nranks) {
+        json_decref(r->lua_err[m->rank]);
+        r->lua_err[m->rank] = json_incref(m->body);
+    }
+}
+
+static const char *err_field(json_t *e, const char *k)
+{
+    const char *s = e ? json_string_value(json_object_get(e, k)) : NULL;
+    return s ? s : "";
+}
+
+/* The failing rank's error in full; other ranks' only when they differ. */
+static void print_indented(const char *text)
+{
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "  %.*s\n", n, p);
+        p = nl ? nl + 1 : p + n;
+    }
+}
+
+/* The failing rank's error in full (message and traceback); the other
+ * ranks' messages only where they differ from it. */
+static void print_failure(spmd_run *r, const mgpu_rt_report *rep)
+{
+    int first = rep->failed_rank;
+    json_t *e = first >= 0 && first < r->nranks ? r->lua_err[first] : NULL;
+    if (e) fprintf(stderr, "mgpulab spmd: rank %d failed: %s\n", first, err_field(e, "message"));
+    else fprintf(stderr, "mgpulab spmd: FAILED: %s\n", rep->reason[0] ? rep->reason : "a rank failed");
+    if (e && *err_field(e, "traceback")) print_indented(err_field(e, "traceback"));
+    char same[256] = "";
+    size_t used = 0;
+    for (int k = 0; k < r->nranks; k++) {
+        if (k == first || !r->lua_err[k]) continue;
+        if (e && strcmp(err_field(r->lua_err[k], "message"), err_field(e, "message")) == 0) {
+            if (used + 16 < sizeof same)
+                used += (size_t)snprintf(same + used, sizeof same - used, "%s%d", used ? ", " : "", k);
+        } else {
+            fprintf(stderr, "rank %d: %s\n", k, err_field(r->lua_err[k], "message"));
+        }
+    }
+    if (used) fprintf(stderr, "(rank%s %s failed with the same error)\n", strchr(same, ',') ? "s" : "", same);
+    if (rep->analysis[0]) fprintf(stderr, "flight recorder: %s\n", rep->analysis);
+}
+
+/*--- The command --------------------------------------------------------------*/
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    (void)g; (void)argc; (void)argv;
-    return mgpu_cli_usage_error("spmd", "not built yet");
+    spmd_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        free(a.args);
+        return rc;
+    }
+    size_t len = 0;
+    char *script = read_script(a.file, &len);
+    if (!script) {
+        free(a.args);
+        return 2;
+    }
+    mgpu_rt_config cfg = {.backend = g->backend, .ranks = g->ranks, .timeout_s = g->timeout_s};
+    if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK) {
+        free(script);
+        free(a.args);
+        return mgpu_cli_error("spmd");
+    }
+    /* On sim a learner's first run should be small and readable; on cuda
+     * the runtime's default is one rank per GPU. The coordinator never
+     * opens cuda itself, so "auto" counts as sim only when cuda is not
+     * built in. */
+    int sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    if (cfg.ranks == 0 && sim) cfg.ranks = 2;
+
+    char chunk[4096 + 2];
+    snprintf(chunk, sizeof chunk, "@%s", strcmp(a.file, "-") == 0 ? "stdin" : a.file);
+    json_t *jargs = json_array();
+    for (int i = 0; i < a.nargs; i++) json_array_append_new(jargs, json_string(a.args[i]));
+    json_t *params = json_pack("{s:s%, s:s, s:o}", "script", script, len, "chunkname", chunk, "args", jargs);
+    if (a.time_limit_s > 0) json_object_set_new(params, "time_limit_s", json_real(a.time_limit_s));
+    if (a.mem_limit) json_object_set_new(params, "mem_limit", json_integer((json_int_t)a.mem_limit));
+    free(script);
+    if (!params) {
+        free(a.args);
+        fprintf(stderr, "mgpulab spmd: %s is not valid UTF-8 text\n", a.file);
+        return 2;
+    }
+
+    spmd_run r = {.json = g->json, .nranks = cfg.ranks > 0 ? cfg.ranks : 4096};
+    r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
+    if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "tool", "mgpulab spmd", "script", a.file, "logs",
+                                  "results", "errors");
+    if (!r.json) {
+        static const char *const kinds[] = {"auto", "cuda", "sim"};
+        char who[64];
+        if (cfg.ranks) snprintf(who, sizeof who, "%d rank%s", cfg.ranks, cfg.ranks == 1 ? "" : "s");
+        else snprintf(who, sizeof who, "one rank per GPU");
+        printf("# mgpulab spmd %s: %s, backend %s, launcher %s\n", a.file, who,
+               kinds[g->backend.kind <= MGPU_BACKEND_SIM ? g->backend.kind : 0], g->launcher ? g->launcher : "local");
+        if (sim) printf("# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
+        fflush(stdout);
+    }
+    mgpu_rt_report rep;
+    memset(&rep, 0, sizeof rep);
+    mgpu_result res = r.lua_err ? mgpu_rt_run(&cfg, "spmd", params, on_msg, &r, &rep)
+                                : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+    json_decref(params);
+    free(a.args);
+    if (res != MGPU_OK) {
+        for (int k = 0; r.lua_err && k < r.nranks; k++) json_decref(r.lua_err[k]);
+        free(r.lua_err);
+        json_decref(r.doc);
+        return mgpu_cli_error("spmd");
+    }
+    if (r.json) {
+        for (int k = 0; k < r.nranks; k++)
+            if (r.lua_err[k])
+                json_array_append_new(json_object_get(r.doc, "errors"),
+                                      json_pack("{s:i, s:O}", "rank", k, "error", r.lua_err[k]));
+        json_object_set_new(r.doc, "ok", json_boolean(rep.ok));
+        json_object_set_new(r.doc, "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank));
+        json_object_set_new(r.doc, "reason", json_string(rep.reason));
+        json_object_set_new(r.doc, "analysis", json_string(rep.analysis));
+        json_object_set_new(r.doc, "wall_s", json_real(rep.wall_s));
+        json_dumpf(r.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+    } else if (rep.ok) {
+        printf("# every rank finished (%.2f s)\n", rep.wall_s);
+    } else {
+        fflush(stdout);
+        print_failure(&r, &rep);
+    }
+    for (int k = 0; k < r.nranks; k++) json_decref(r.lua_err[k]);
+    free(r.lua_err);
+    json_decref(r.doc);
+    return rep.ok ? 0 : 1;
 }
 
 const mgpu_cmd mgpu_cmd_spmd = {
     .name = "spmd",
-    .summary = "(being written)",
-    .usage = "usage: mgpulab spmd\n",
+    .summary = "run an SPMD Lua script on N ranks",
+    .usage = usage,
     .run = run,
 };

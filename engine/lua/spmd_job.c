@@ -1,10 +1,136 @@
-/* spmd_job.c - skeleton; being written. */
+/* spmd_job.c - the worker job "spmd": run a learner's Lua script on this
+ * rank in the sandbox with the rank API (lua_mgpu.h).
+ *
+ * params: {"script": source text, "chunkname": "@FILE.lua", "args": [strings],
+ *          "time_limit_s": seconds (default: the run's timeout),
+ *          "mem_limit": bytes (default 256 MiB)}
+ * Sends "log" {text} for print()/mgpu.log(), "result" rows for
+ * mgpu.result{...} and for each table the script returns ({"value": v} for
+ * other returned values), and on a Lua error "spmd_error" {message,
+ * traceback, code} before failing the job with the error's message. */
+#include "lua/lua_mgpu.h"
 #include "mgpu/rt.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* JSON strings must be UTF-8; a script may print any bytes. */
+static json_t *text_json(const char *s, size_t n)
+{
+    json_t *j = json_stringn(s, n);
+    if (j) return j;
+    char *copy = malloc(n + 1);
+    if (!copy) return NULL;
+    for (size_t i = 0; i < n; i++) copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    copy[n] = '\0';
+    j = json_stringn(copy, n);
+    free(copy);
+    return j;
+}
+
+static void send_log(void *ctx, const char *text, size_t len)
+{
+    json_t *body = json_object();
+    json_object_set_new(body, "text", text_json(text, len));
+    mgpu_worker_send(ctx, "log", body); /* a lost log line must not fail the script */
+    json_decref(body);
+}
+
+static mgpu_result send_result(void *ctx, json_t *row)
+{
+    MGPU_CHECK(mgpu_worker_send(ctx, "result", row));
+    return MGPU_OK;
+}
+
+static mgpu_result world(void *ctx, mgpu_comm **out)
+{
+    MGPU_CHECK(mgpu_worker_world(ctx, out));
+    return MGPU_OK;
+}
+
+/* The values the chunk returned (stack 1..n) as result rows. */
+static mgpu_result send_returns(mgpu_worker *w, lua_State *L)
+{
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        if (lua_isnil(L, i)) continue;
+        json_t *v = NULL;
+        MGPU_CHECK(mgpu_lua_to_json(L, i, &v));
+        if (!json_is_object(v)) v = json_pack("{s:o}", "value", v);
+        mgpu_result r = mgpu_worker_send(w, "result", v);
+        json_decref(v);
+        MGPU_CHECK(r);
+    }
+    return MGPU_OK;
+}
+
+static mgpu_result report_lua_error(mgpu_worker *w, mgpu_lua *sb, mgpu_result code)
+{
+    const char *msg = mgpu_lua_error_message(sb), *tb = mgpu_lua_error_traceback(sb);
+    json_t *body = json_pack("{s:s, s:s, s:s}", "message", msg, "traceback", tb, "code", mgpu_result_name(code));
+    if (body) mgpu_worker_send(w, "spmd_error", body);
+    json_decref(body);
+    return mgpu_fail(code, "%s", msg); /* the coordinator says which rank */
+}
 
 static mgpu_result run(mgpu_worker *w, json_t *params)
 {
-    (void)w; (void)params;
-    return mgpu_fail(MGPU_ERR_UNSUPPORTED, "the spmd job is not built yet");
+    const char *script = json_string_value(json_object_get(params, "script"));
+    if (!script) return mgpu_fail(MGPU_ERR_INVALID, "spmd job: params need \"script\" (the Lua source text)");
+    size_t script_len = json_string_length(json_object_get(params, "script"));
+    const char *chunk = json_string_value(json_object_get(params, "chunkname"));
+    json_t *jargs = json_object_get(params, "args");
+    size_t nargs = json_is_array(jargs) ? json_array_size(jargs) : 0;
+    if (nargs > 4096) return mgpu_fail(MGPU_ERR_INVALID, "spmd job: %zu script arguments is too many", nargs);
+    const char **args = calloc(nargs + 1, sizeof *args);
+    if (!args) return mgpu_fail(MGPU_ERR_NOMEM, "spmd job: no memory for the arguments");
+    for (size_t i = 0; i < nargs; i++) {
+        args[i] = json_string_value(json_array_get(jargs, i));
+        if (!args[i]) {
+            free(args);
+            return mgpu_fail(MGPU_ERR_INVALID, "spmd job: argument %zu is not a string", i + 1);
+        }
+    }
+    json_t *jt = json_object_get(params, "time_limit_s"), *jm = json_object_get(params, "mem_limit");
+    mgpu_lua_config cfg = {
+        .time_limit_s = json_is_number(jt) && json_number_value(jt) > 0 ? json_number_value(jt)
+                                                                          : mgpu_worker_timeout_s(w),
+        .mem_limit = json_is_integer(jm) && json_integer_value(jm) > 0 ? (size_t)json_integer_value(jm) : 0,
+        .print = send_log,
+        .print_ctx = w,
+    };
+    mgpu_lua_rank_host host = {
+        .be = mgpu_worker_backend(w),
+        .rank = mgpu_worker_rank(w),
+        .world = mgpu_worker_size(w),
+        .local_rank = mgpu_worker_local_rank(w),
+        .device = mgpu_worker_device(w),
+        .ctx = w,
+        .world_comm = world,
+        .log = send_log,
+        .result = send_result,
+    };
+    mgpu_lua *sb = NULL;
+    mgpu_result r = MGPU_OK;
+    MGPU_CHECKGOTO(mgpu_lua_open(&cfg, &sb), r, out);
+    MGPU_CHECKGOTO(mgpu_lua_open_rank_api(sb, &host, args, (int)nargs), r, out);
+    MGPU_CHECKGOTO(mgpu_lua_open_comm_api(sb), r, out);
+    r = mgpu_lua_load(sb, script, script_len, chunk && *chunk ? chunk : "=script");
+    if (r == MGPU_OK) r = mgpu_lua_pcall(sb, 0, LUA_MULTRET);
+    if (r != MGPU_OK) {
+        r = report_lua_error(w, sb, r);
+        goto out;
+    }
+    MGPU_CHECKGOTO(send_returns(w, mgpu_lua_state(sb)), r, out);
+out:;
+    /* closing collects the script's tensors, streams and split
+     * communicators while the backend is still open; it may touch the
+     * engine's error message, so the job's verdict is kept aside */
+    char *why = r != MGPU_OK ? strdup(mgpu_error_message()) : NULL;
+    mgpu_lua_close(sb);
+    free(args);
+    if (r != MGPU_OK) mgpu_fail(r, "%s", why ? why : "the spmd job failed");
+    free(why);
+    return r;
 }
 
 const mgpu_job_handler mgpu_job_spmd = {.type = "spmd", .run = run};

@@ -1,0 +1,449 @@
+/* lua_mgpu.c - the `mgpu` table of the rank API: this rank's identity,
+ * streams, events, copies, device sync, timing, log lines and results
+ * (tensors are in lua_mgpu_tensor.c, communicators in lua_mgpu_comm.c). */
+#include "lua/lua_mgpu_internal.h"
+#include "mgpu/clock.h"
+#include <stdio.h>
+#include <string.h>
+
+#define CTX_KEY "mgpu.ctx"
+
+/*--- Shared helpers -------------------------------------------------------*/
+
+lm_ctx *lm_ctx_get(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+    lm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!c) luaL_error(L, "the mgpu rank API is not open in this state");
+    return c;
+}
+
+void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, name); /* getmetatable() gives the name; setmetatable is refused */
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
+int lm_is_stream(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_STREAM) != NULL; }
+
+mgpu_stream *lm_opt_stream(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx)) return lm_ctx_get(L)->stream;
+    lm_stream *s = luaL_checkudata(L, idx, LM_STREAM);
+    if (!s->s) luaL_error(L, "this stream was destroyed");
+    return s->s;
+}
+
+void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx)
+{
+    if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
+    lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
+    u->s = s;
+    u->owned = 0;
+    u->label = label;
+    luaL_setmetatable(L, LM_STREAM);
+    if (owner_idx) {
+        lua_pushvalue(L, owner_idx);
+        lua_setiuservalue(L, -2, 1);
+    }
+}
+
+/* An optional boolean/number/string field of an options table at idx. */
+static int opt_bool_field(lua_State *L, int idx, const char *k, int dflt)
+{
+    if (!lua_istable(L, idx)) return dflt;
+    lua_getfield(L, idx, k);
+    int v = lua_isnil(L, -1) ? dflt : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+static lua_Integer opt_int_field(lua_State *L, int idx, const char *k, lua_Integer dflt)
+{
+    if (!lua_istable(L, idx)) return dflt;
+    lua_getfield(L, idx, k);
+    lua_Integer v = dflt;
+    if (!lua_isnil(L, -1)) {
+        int ok = 0;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok) luaL_error(L, "option '%s' must be an integer, got %s", k, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/*--- Streams ---------------------------------------------------------------*/
+
+/* mgpu.stream([{device=, legacy_default=}]) */
+static int l_stream_new(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    int dev = (int)opt_int_field(L, 1, "device", c->host.device);
+    int legacy = opt_bool_field(L, 1, "legacy_default", 0);
+    lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
+    memset(u, 0, sizeof *u);
+    luaL_setmetatable(L, LM_STREAM);
+    if (mgpu_stream_create(c->host.be, dev, legacy, &u->s) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.stream");
+    u->owned = 1;
+    u->label = legacy ? "legacy default" : "user";
+    return 1;
+}
+
+static lm_stream *check_stream(lua_State *L, int idx)
+{
+    lm_stream *s = luaL_checkudata(L, idx, LM_STREAM);
+    if (!s->s) luaL_error(L, "this stream was destroyed");
+    return s;
+}
+
+static int l_stream_gc(lua_State *L)
+{
+    lm_stream *s = luaL_checkudata(L, 1, LM_STREAM);
+    if (s->s && s->owned) mgpu_stream_destroy(s->s);
+    s->s = NULL;
+    return 0;
+}
+
+static int l_stream_synchronize(lua_State *L)
+{
+    if (mgpu_stream_synchronize(check_stream(L, 1)->s) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "stream:synchronize");
+    return 0;
+}
+
+static int l_stream_query(lua_State *L)
+{
+    int done = 0;
+    if (mgpu_stream_query(check_stream(L, 1)->s, &done) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:query");
+    lua_pushboolean(L, done);
+    return 1;
+}
+
+static lm_event *check_event(lua_State *L, int idx);
+
+/* stream:wait(event): work queued on the stream after this waits for it. */
+static int l_stream_wait(lua_State *L)
+{
+    lm_stream *s = check_stream(L, 1);
+    lm_event *e = check_event(L, 2);
+    if (mgpu_stream_wait_event(s->s, e->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:wait");
+    return 0;
+}
+
+static int l_stream_device(lua_State *L)
+{
+    lua_pushinteger(L, mgpu_stream_device(check_stream(L, 1)->s));
+    return 1;
+}
+
+static int l_stream_tostring(lua_State *L)
+{
+    lm_stream *s = luaL_checkudata(L, 1, LM_STREAM);
+    if (!s->s) lua_pushstring(L, "stream (destroyed)");
+    else lua_pushfstring(L, "stream (%s, device %d)", s->label, mgpu_stream_device(s->s));
+    return 1;
+}
+
+/*--- Events ----------------------------------------------------------------*/
+
+static lm_event *check_event(lua_State *L, int idx)
+{
+    lm_event *e = luaL_checkudata(L, idx, LM_EVENT);
+    if (!e->e) luaL_error(L, "this event was destroyed");
+    return e;
+}
+
+/* mgpu.event([{timing=true, blocking=false, device=}]) */
+static int l_event_new(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    int timing = opt_bool_field(L, 1, "timing", 1);
+    int blocking = opt_bool_field(L, 1, "blocking", 0);
+    int dev = (int)opt_int_field(L, 1, "device", c->host.device);
+    lm_event *e = lua_newuserdatauv(L, sizeof *e, 0);
+    memset(e, 0, sizeof *e);
+    luaL_setmetatable(L, LM_EVENT);
+    unsigned flags = (timing ? MGPU_EVENT_TIMING : 0u) | (blocking ? MGPU_EVENT_BLOCKING_SYNC : 0u);
+    if (mgpu_event_create(c->host.be, dev, flags, &e->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.event");
+    e->timing = timing;
+    return 1;
+}
+
+static int l_event_gc(lua_State *L)
+{
+    lm_event *e = luaL_checkudata(L, 1, LM_EVENT);
+    if (e->e) mgpu_event_destroy(e->e);
+    e->e = NULL;
+    return 0;
+}
+
+/* event:record([stream]) */
+static int l_event_record(lua_State *L)
+{
+    lm_event *e = check_event(L, 1);
+    if (mgpu_event_record(e->e, lm_opt_stream(L, 2)) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:record");
+    e->recorded = 1;
+    return 0;
+}
+
+/* event:wait([stream]): the stream (default: the default stream) waits. */
+static int l_event_wait(lua_State *L)
+{
+    lm_event *e = check_event(L, 1);
+    if (mgpu_stream_wait_event(lm_opt_stream(L, 2), e->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:wait");
+    return 0;
+}
+
+static int l_event_synchronize(lua_State *L)
+{
+    if (mgpu_event_synchronize(check_event(L, 1)->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:synchronize");
+    return 0;
+}
+
+static int l_event_query(lua_State *L)
+{
+    int done = 0;
+    if (mgpu_event_query(check_event(L, 1)->e, &done) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:query");
+    lua_pushboolean(L, done);
+    return 1;
+}
+
+/* start:elapsed(stop) -> milliseconds from start to stop */
+static int l_event_elapsed(lua_State *L)
+{
+    lm_event *a = check_event(L, 1), *b = check_event(L, 2);
+    if (!a->timing || !b->timing)
+        return luaL_error(L, "event:elapsed needs two timing events (mgpu.event{timing=true})");
+    if (!a->recorded || !b->recorded) return luaL_error(L, "event:elapsed: record both events first");
+    double ms = 0;
+    if (mgpu_event_elapsed_ms(a->e, b->e, &ms) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:elapsed");
+    lua_pushnumber(L, ms);
+    return 1;
+}
+
+static int l_event_tostring(lua_State *L)
+{
+    lm_event *e = luaL_checkudata(L, 1, LM_EVENT);
+    lua_pushfstring(L, "event (%s%s)", e->e ? (e->timing ? "timing" : "no timing") : "destroyed",
+                    e->recorded ? ", recorded" : "");
+    return 1;
+}
+
+void lm_open_event(lua_State *L)
+{
+    static const luaL_Reg smethods[] = {
+        {"synchronize", l_stream_synchronize}, {"query", l_stream_query}, {"wait", l_stream_wait},
+        {"device", l_stream_device},           {"destroy", l_stream_gc},  {NULL, NULL},
+    };
+    static const luaL_Reg smeta[] = {
+        {"__gc", l_stream_gc}, {"__close", l_stream_gc}, {"__tostring", l_stream_tostring}, {NULL, NULL},
+    };
+    lm_new_class(L, LM_STREAM, smethods, smeta);
+    static const luaL_Reg emethods[] = {
+        {"record", l_event_record}, {"wait", l_event_wait},       {"synchronize", l_event_synchronize},
+        {"query", l_event_query},   {"elapsed", l_event_elapsed}, {"destroy", l_event_gc},
+        {NULL, NULL},
+    };
+    static const luaL_Reg emeta[] = {
+        {"__gc", l_event_gc}, {"__close", l_event_gc}, {"__tostring", l_event_tostring}, {NULL, NULL},
+    };
+    lm_new_class(L, LM_EVENT, emethods, emeta);
+}
+
+/*--- Copies, sync, time ----------------------------------------------------*/
+
+/* mgpu.copy(dst, src [, {engine="ce"|"sm", stream=, count=, dst_offset=, src_offset=}])
+ * Offsets and count are in elements; both tensors must have the same dtype. */
+static int l_copy(lua_State *L)
+{
+    lm_tensor *dst = lm_check_tensor(L, 1), *src = lm_check_tensor(L, 2);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    if (dst->t.dtype != src->t.dtype)
+        return luaL_error(L, "mgpu.copy moves elements of one type: dst is %s, src is %s",
+                          mgpu_dtype_name(dst->t.dtype), mgpu_dtype_name(src->t.dtype));
+    mgpu_copy_engine how = MGPU_COPY_CE;
+    mgpu_stream *s = lm_ctx_get(L)->stream;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "engine");
+        const char *e = lua_isnil(L, -1) ? "ce" : luaL_checkstring(L, -1);
+        if (strcmp(e, "sm") == 0) how = MGPU_COPY_SM;
+        else if (strcmp(e, "ce") != 0) return luaL_error(L, "mgpu.copy: engine '%s' is not 'ce' or 'sm'", e);
+        lua_getfield(L, 3, "stream");
+        s = lm_opt_stream(L, -1);
+        lua_pop(L, 2);
+    }
+    lua_Integer doff = opt_int_field(L, 3, "dst_offset", 0), soff = opt_int_field(L, 3, "src_offset", 0);
+    int count_given = 0;
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "count");
+        count_given = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+    }
+    if (!count_given && dst->t.count != src->t.count)
+        return luaL_error(L, "mgpu.copy: dst has %I elements, src %I; pass count= to copy part of one",
+                          (lua_Integer)dst->t.count, (lua_Integer)src->t.count);
+    lua_Integer n = count_given ? opt_int_field(L, 3, "count", 0) : (lua_Integer)src->t.count;
+    if (doff < 0 || soff < 0 || n < 0 || (size_t)soff + (size_t)n > src->t.count ||
+        (size_t)doff + (size_t)n > dst->t.count)
+        return luaL_error(L, "mgpu.copy: %I elements from offset %I of %I and to offset %I of %I do not fit", n,
+                          soff, (lua_Integer)src->t.count, doff, (lua_Integer)dst->t.count);
+    size_t esz = mgpu_dtype_size(src->t.dtype);
+    if (mgpu_copy(s, dst->t.buf, dst->t.offset + (size_t)doff * esz, src->t.buf, src->t.offset + (size_t)soff * esz,
+                  (size_t)n * esz, how) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "mgpu.copy");
+    return 0;
+}
+
+/* mgpu.synchronize([device]): wait for all work on the device. */
+static int l_synchronize(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    int dev = (int)luaL_optinteger(L, 1, c->host.device);
+    if (mgpu_device_synchronize(c->host.be, dev) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.synchronize");
+    return 0;
+}
+
+static int l_time(lua_State *L)
+{
+    lua_pushnumber(L, (lua_Number)mgpu_now_ns() / 1e9);
+    return 1;
+}
+
+static int l_default_stream(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "mgpu.default_stream");
+    return 1;
+}
+
+/*--- Log lines and results --------------------------------------------------*/
+
+/* mgpu.log(...) and print(...): tab-joined tostring of the arguments. */
+static int l_log(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1) luaL_addchar(&b, '\t');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    if (c->host.log) c->host.log(c->host.ctx, s, len);
+    else printf("%.*s\n", (int)len, s);
+    return 0;
+}
+
+/* mgpu.result{...}: one result row to the coordinator. */
+static int l_result(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    json_t *row = NULL;
+    if (mgpu_lua_to_json(L, 1, &row) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.result");
+    if (!json_is_object(row)) {
+        json_t *wrap = json_pack("{s:o}", "value", row);
+        row = wrap;
+    }
+    mgpu_result r = c->host.result ? c->host.result(c->host.ctx, row) : MGPU_OK;
+    json_decref(row);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.result");
+    return 0;
+}
+
+/*--- Opening ----------------------------------------------------------------*/
+
+static int l_ctx_gc(lua_State *L)
+{
+    lm_ctx *c = lua_touserdata(L, 1);
+    if (c->stage) mgpu_mem_free(c->stage);
+    if (c->stream) mgpu_stream_destroy(c->stream);
+    c->stage = NULL;
+    c->stream = NULL;
+    return 0;
+}
+
+typedef struct open_args {
+    const mgpu_lua_rank_host *host;
+    const char *const *args;
+    int nargs;
+} open_args;
+
+static int open_protected(lua_State *L)
+{
+    const open_args *a = lua_touserdata(L, 1);
+    lm_ctx *c = lua_newuserdatauv(L, sizeof *c, 0);
+    memset(c, 0, sizeof *c);
+    c->host = *a->host;
+    lua_newtable(L);
+    lua_pushcfunction(L, l_ctx_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+    if (mgpu_stream_create(c->host.be, c->host.device, 0, &c->stream) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "rank API: default stream");
+    if (mgpu_mem_alloc(c->host.be, MGPU_MEM_PINNED, -1, 64, &c->stage) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "rank API: staging buffer");
+
+    lm_open_event(L);
+    lm_push_borrowed_stream(L, c->stream, "default", 0);
+    lua_setfield(L, LUA_REGISTRYINDEX, "mgpu.default_stream");
+
+    static const luaL_Reg fns[] = {
+        {"stream", l_stream_new},   {"event", l_event_new},   {"copy", l_copy},
+        {"synchronize", l_synchronize}, {"time", l_time},     {"log", l_log},
+        {"result", l_result},       {"default_stream", l_default_stream}, {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    lua_pushinteger(L, c->host.rank);
+    lua_setfield(L, -2, "rank");
+    lua_pushinteger(L, c->host.world);
+    lua_setfield(L, -2, "world");
+    lua_pushinteger(L, c->host.local_rank);
+    lua_setfield(L, -2, "local_rank");
+    lua_pushinteger(L, c->host.device);
+    lua_setfield(L, -2, "device");
+    lua_pushstring(L, mgpu_backend_name(c->host.be));
+    lua_setfield(L, -2, "backend");
+    lua_pushboolean(L, mgpu_backend_simulated(c->host.be));
+    lua_setfield(L, -2, "simulated");
+    int ndev = 0;
+    mgpu_device_count(c->host.be, &ndev);
+    lua_pushinteger(L, ndev);
+    lua_setfield(L, -2, "device_count");
+    lua_createtable(L, a->nargs, 0);
+    for (int i = 0; i < a->nargs; i++) {
+        lua_pushstring(L, a->args[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "args");
+    lua_setglobal(L, "mgpu");
+    lm_open_tensor(L);
+    lua_pushcfunction(L, l_log);
+    lua_setglobal(L, "print");
+    return 0;
+}
+
+mgpu_result mgpu_lua_open_rank_api(mgpu_lua *sb, const mgpu_lua_rank_host *host, const char *const *args,
+                                   int nargs)
+{
+    if (!sb || !host || !host->be) return mgpu_fail(MGPU_ERR_INVALID, "rank API: no sandbox or backend");
+    lua_State *L = mgpu_lua_state(sb);
+    open_args a = {host, args, nargs};
+    lua_pushcfunction(L, open_protected);
+    lua_pushlightuserdata(L, &a);
+    MGPU_CHECK(mgpu_lua_pcall(sb, 1, 0));
+    return MGPU_OK;
+}

@@ -1,0 +1,381 @@
+/* lua_mgpu_comm.c - communicators of the rank API: mgpu.comm(), split,
+ * every collective and send/recv with an optional stream, barrier, group
+ * calls, and the flight recorder's entries. Counts come from the tensors,
+ * so a script names buffers, not sizes: NCCL's count is the send tensor's
+ * for all_reduce/all_gather/broadcast/reduce, the receive tensor's for
+ * reduce_scatter, and send:count()/size for alltoall. */
+#include "lua/lua_mgpu_internal.h"
+#include <string.h>
+
+#define WORLD_KEY "mgpu.world"
+
+static lm_comm *check_comm(lua_State *L, int idx)
+{
+    lm_comm *c = luaL_checkudata(L, idx, LM_COMM);
+    if (!c->c) luaL_error(L, "this communicator was destroyed");
+    return c;
+}
+
+static void push_comm(lua_State *L, mgpu_comm *c, int owned)
+{
+    lm_comm *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->c = c;
+    u->owned = owned;
+    luaL_setmetatable(L, LM_COMM);
+}
+
+/* mgpu.comm() -> the world communicator (the same object every call) */
+static int l_comm_world(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, WORLD_KEY) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    lm_ctx *ctx = lm_ctx_get(L);
+    if (!ctx->host.world_comm) return luaL_error(L, "mgpu.comm: this host runs no communicators");
+    mgpu_comm *c = NULL;
+    if (ctx->host.world_comm(ctx->host.ctx, &c) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.comm");
+    push_comm(L, c, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
+    return 1;
+}
+
+static int l_comm_gc(lua_State *L)
+{
+    lm_comm *c = luaL_checkudata(L, 1, LM_COMM);
+    mgpu_comm *cc = c->c;
+    c->c = NULL;
+    /* from the collector (or a to-be-closed variable) a failure can only be
+     * dropped: the communicator is freed either way; :destroy() reports it */
+    if (cc && c->owned) (void)mgpu_comm_destroy(cc);
+    return 0;
+}
+
+static int l_comm_destroy(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    if (!c->owned) return luaL_error(L, "comm:destroy: the world communicator belongs to the runtime");
+    mgpu_comm *cc = c->c;
+    c->c = NULL;
+    if (mgpu_comm_destroy(cc) != MGPU_OK) return mgpu_lua_raise_engine(L, "comm:destroy");
+    return 0;
+}
+
+static int l_comm_rank(lua_State *L)
+{
+    lua_pushinteger(L, mgpu_comm_rank(check_comm(L, 1)->c));
+    return 1;
+}
+
+static int l_comm_size(lua_State *L)
+{
+    lua_pushinteger(L, mgpu_comm_size(check_comm(L, 1)->c));
+    return 1;
+}
+
+static int l_comm_name(lua_State *L)
+{
+    lua_pushstring(L, mgpu_comm_name(check_comm(L, 1)->c));
+    return 1;
+}
+
+static int l_comm_backend(lua_State *L)
+{
+    lua_pushstring(L, mgpu_comm_backend_name(check_comm(L, 1)->c));
+    return 1;
+}
+
+/* comm:stream() -> the communicator's own stream */
+static int l_comm_stream(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_push_borrowed_stream(L, mgpu_comm_stream(c->c), "comm", 1);
+    return 1;
+}
+
+/* comm:split(color, key [, name]) -> comm, or nil for color nil / < 0 */
+static int l_comm_split(lua_State *L)
+{
+    lm_comm *p = check_comm(L, 1);
+    int color = lua_isnoneornil(L, 2) ? MGPU_SPLIT_NOCOLOR : (int)luaL_checkinteger(L, 2);
+    if (color < 0) color = MGPU_SPLIT_NOCOLOR;
+    int key = (int)luaL_optinteger(L, 3, mgpu_comm_rank(p->c));
+    const char *name = luaL_optstring(L, 4, NULL);
+    mgpu_comm *child = NULL;
+    if (mgpu_comm_split(p->c, color, key, name, &child) != MGPU_OK) return mgpu_lua_raise_engine(L, "comm:split");
+    if (!child) {
+        lua_pushnil(L);
+        return 1;
+    }
+    push_comm(L, child, 1);
+    return 1;
+}
+
+/* comm:async_error() -> nil while healthy, else the message */
+static int l_comm_async_error(lua_State *L)
+{
+    if (mgpu_comm_async_error(check_comm(L, 1)->c) == MGPU_OK) lua_pushnil(L);
+    else lua_pushstring(L, mgpu_error_message());
+    return 1;
+}
+
+/* comm:flight([max]) -> {{seq=, op=, count=, dtype=, state=, peer=}, ...} oldest first */
+static int l_comm_flight(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    int max = (int)luaL_optinteger(L, 2, 16);
+    if (max < 1 || max > 4096) return luaL_error(L, "comm:flight: max must be 1..4096");
+    mgpu_flight_entry *e = lua_newuserdatauv(L, sizeof *e * (size_t)max, 0); /* collected with the call */
+    int n = mgpu_comm_flight_entries(c->c, e, max);
+    static const char *const states[] = {"enqueued", "started", "completed", "failed"};
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 6);
+        lua_pushinteger(L, (lua_Integer)e[i].seq);
+        lua_setfield(L, -2, "seq");
+        lua_pushstring(L, mgpu_coll_name(e[i].op));
+        lua_setfield(L, -2, "op");
+        lua_pushinteger(L, (lua_Integer)e[i].count);
+        lua_setfield(L, -2, "count");
+        lua_pushstring(L, mgpu_dtype_name(e[i].dtype));
+        lua_setfield(L, -2, "dtype");
+        lua_pushstring(L, (unsigned)e[i].state < 4 ? states[e[i].state] : "?");
+        lua_setfield(L, -2, "state");
+        if (e[i].root_or_peer >= 0) {
+            lua_pushinteger(L, e[i].root_or_peer);
+            lua_setfield(L, -2, "peer");
+        }
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+/*--- Collectives -------------------------------------------------------------*/
+
+/* The arguments after the tensors, in any order: an op name, a root/peer
+ * integer, a stream; nils are skipped. */
+typedef struct coll_opts {
+    mgpu_redop op;
+    int have_root, root;
+    mgpu_stream *stream;
+} coll_opts;
+
+static void parse_opts(lua_State *L, int first, const char *fn, coll_opts *o)
+{
+    o->op = MGPU_SUM;
+    o->have_root = 0;
+    o->root = -1;
+    o->stream = lm_ctx_get(L)->stream;
+    for (int i = first; i <= lua_gettop(L); i++) {
+        int t = lua_type(L, i);
+        if (t == LUA_TNIL) continue;
+        if (t == LUA_TSTRING) {
+            int op = mgpu_redop_parse(lua_tostring(L, i));
+            if (op < 0)
+                luaL_error(L, "%s: '%s' is not a reduction (sum, prod, max, min, avg)", fn, lua_tostring(L, i));
+            o->op = (mgpu_redop)op;
+        } else if (t == LUA_TNUMBER) {
+            if (!lua_isinteger(L, i)) luaL_error(L, "%s: a root or peer rank must be an integer", fn);
+            o->have_root = 1;
+            o->root = (int)lua_tointeger(L, i);
+        } else if (lm_is_stream(L, i)) {
+            o->stream = lm_opt_stream(L, i);
+        } else {
+            luaL_error(L, "%s: argument #%d: expected an op name, a rank or a stream, got %s", fn, i - 1,
+                       luaL_typename(L, i));
+        }
+    }
+}
+
+/* send at 2; recv at 3 when it is a tensor (else in place). Returns the
+ * index where options start. */
+static int send_recv(lua_State *L, const char *fn, lm_tensor **send, lm_tensor **recv)
+{
+    *send = lm_check_tensor(L, 2);
+    if (lm_is_tensor(L, 3)) {
+        *recv = lm_check_tensor(L, 3);
+        if ((*recv)->t.dtype != (*send)->t.dtype)
+            luaL_error(L, "%s: send is %s, recv is %s; both must have the same dtype", fn,
+                       mgpu_dtype_name((*send)->t.dtype), mgpu_dtype_name((*recv)->t.dtype));
+        return 4;
+    }
+    *recv = *send;
+    return 3;
+}
+
+static int finish(lua_State *L, mgpu_result r, const char *fn)
+{
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, fn);
+    return 0;
+}
+
+#define T(x) (x)->t.buf, (x)->t.offset
+
+static int l_all_reduce(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:all_reduce", &s, &r), "comm:all_reduce", &o);
+    if (r->t.count != s->t.count)
+        return luaL_error(L, "comm:all_reduce: send has %I elements, recv %I; they must match",
+                          (lua_Integer)s->t.count, (lua_Integer)r->t.count);
+    return finish(L, mgpu_all_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.stream), "comm:all_reduce");
+}
+
+static int l_all_gather(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:all_gather", &s, &r), "comm:all_gather", &o);
+    size_t n = (size_t)mgpu_comm_size(c->c);
+    if (r->t.count != s->t.count * n)
+        return luaL_error(L, "comm:all_gather: recv needs size x send = %I elements, has %I",
+                          (lua_Integer)(s->t.count * n), (lua_Integer)r->t.count);
+    return finish(L, mgpu_all_gather(c->c, T(s), T(r), s->t.count, s->t.dtype, o.stream), "comm:all_gather");
+}
+
+static int l_reduce_scatter(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:reduce_scatter", &s, &r), "comm:reduce_scatter", &o);
+    size_t n = (size_t)mgpu_comm_size(c->c);
+    if (s->t.count != r->t.count * n)
+        return luaL_error(L, "comm:reduce_scatter: send needs size x recv = %I elements, has %I",
+                          (lua_Integer)(r->t.count * n), (lua_Integer)s->t.count);
+    return finish(L, mgpu_reduce_scatter(c->c, T(s), T(r), r->t.count, s->t.dtype, o.op, o.stream),
+                  "comm:reduce_scatter");
+}
+
+static int l_broadcast(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:broadcast", &s, &r), "comm:broadcast", &o);
+    if (!o.have_root) return luaL_error(L, "comm:broadcast(send, recv, root [, stream]) needs a root rank");
+    if (r->t.count != s->t.count)
+        return luaL_error(L, "comm:broadcast: send has %I elements, recv %I; they must match",
+                          (lua_Integer)s->t.count, (lua_Integer)r->t.count);
+    return finish(L, mgpu_broadcast(c->c, T(s), T(r), s->t.count, s->t.dtype, o.root, o.stream), "comm:broadcast");
+}
+
+static int l_reduce(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:reduce", &s, &r), "comm:reduce", &o);
+    if (!o.have_root) return luaL_error(L, "comm:reduce(send, recv, op, root [, stream]) needs a root rank");
+    if (r->t.count != s->t.count)
+        return luaL_error(L, "comm:reduce: send has %I elements, recv %I; they must match", (lua_Integer)s->t.count,
+                          (lua_Integer)r->t.count);
+    return finish(L, mgpu_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.root, o.stream), "comm:reduce");
+}
+
+static int l_alltoall(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *s, *r;
+    coll_opts o;
+    parse_opts(L, send_recv(L, "comm:alltoall", &s, &r), "comm:alltoall", &o);
+    size_t n = (size_t)mgpu_comm_size(c->c);
+    if (s->t.count % n || r->t.count != s->t.count)
+        return luaL_error(L, "comm:alltoall: send and recv need the same count, a multiple of the size %d "
+                             "(send %I, recv %I)", (int)n, (lua_Integer)s->t.count, (lua_Integer)r->t.count);
+    return finish(L, mgpu_alltoall(c->c, T(s), T(r), s->t.count / n, s->t.dtype, o.stream), "comm:alltoall");
+}
+
+/* comm:send(t, peer [, stream]) and comm:recv(t, peer [, stream]) */
+static int p2p(lua_State *L, int is_send)
+{
+    const char *fn = is_send ? "comm:send" : "comm:recv";
+    lm_comm *c = check_comm(L, 1);
+    lm_tensor *t = lm_check_tensor(L, 2);
+    coll_opts o;
+    parse_opts(L, 3, fn, &o);
+    if (!o.have_root) return luaL_error(L, "%s(t, peer [, stream]) needs the peer's rank", fn);
+    if (is_send) return finish(L, mgpu_send(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
+    return finish(L, mgpu_recv(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
+}
+
+static int l_send(lua_State *L) { return p2p(L, 1); }
+static int l_recv(lua_State *L) { return p2p(L, 0); }
+
+static int l_barrier(lua_State *L)
+{
+    lm_comm *c = check_comm(L, 1);
+    coll_opts o;
+    parse_opts(L, 2, "comm:barrier", &o);
+    return finish(L, mgpu_barrier(c->c, o.stream), "comm:barrier");
+}
+
+/* mgpu.group(fn, ...): fn's collectives and send/recv form one group
+ * (ncclGroupStart/End); the group is closed even when fn raises. */
+static int l_group(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    if (mgpu_group_start() != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.group");
+    int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
+    mgpu_result r = mgpu_group_end();
+    if (st != LUA_OK) return lua_error(L); /* the function's error first: it is the cause */
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.group");
+    return 0;
+}
+
+static int l_comm_tostring(lua_State *L)
+{
+    lm_comm *c = luaL_checkudata(L, 1, LM_COMM);
+    if (!c->c) lua_pushstring(L, "comm (destroyed)");
+    else
+        lua_pushfstring(L, "comm %s (rank %d of %d, %s)", mgpu_comm_name(c->c), mgpu_comm_rank(c->c),
+                        mgpu_comm_size(c->c), mgpu_comm_backend_name(c->c));
+    return 1;
+}
+
+static int open_protected(lua_State *L)
+{
+    lm_ctx_get(L); /* raises when the rank API is missing */
+    static const luaL_Reg methods[] = {
+        {"rank", l_comm_rank},
+        {"size", l_comm_size},
+        {"name", l_comm_name},
+        {"backend", l_comm_backend},
+        {"stream", l_comm_stream},
+        {"split", l_comm_split},
+        {"async_error", l_comm_async_error},
+        {"flight", l_comm_flight},
+        {"destroy", l_comm_destroy},
+        {"all_reduce", l_all_reduce},
+        {"all_gather", l_all_gather},
+        {"reduce_scatter", l_reduce_scatter},
+        {"broadcast", l_broadcast},
+        {"reduce", l_reduce},
+        {"alltoall", l_alltoall},
+        {"send", l_send},
+        {"recv", l_recv},
+        {"barrier", l_barrier},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__gc", l_comm_gc}, {"__close", l_comm_gc}, {"__tostring", l_comm_tostring}, {NULL, NULL},
+    };
+    lm_new_class(L, LM_COMM, methods, meta);
+    lua_getglobal(L, "mgpu");
+    lua_pushcfunction(L, l_comm_world);
+    lua_setfield(L, -2, "comm");
+    lua_pushcfunction(L, l_group);
+    lua_setfield(L, -2, "group");
+    lua_pop(L, 1);
+    return 0;
+}
+
+mgpu_result mgpu_lua_open_comm_api(mgpu_lua *sb)
+{
+    lua_State *L = mgpu_lua_state(sb);
+    lua_pushcfunction(L, open_protected);
+    MGPU_CHECK(mgpu_lua_pcall(sb, 0, 0));
+    return MGPU_OK;
+}

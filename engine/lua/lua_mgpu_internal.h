@@ -1,0 +1,61 @@
+/* lua_mgpu_internal.h - what the files of the rank API share: the per-state
+ * context, the userdata layouts and argument helpers. Not for other code. */
+#ifndef MGPU_LUA_MGPU_INTERNAL_H
+#define MGPU_LUA_MGPU_INTERNAL_H
+#include <lauxlib.h>
+#include "lua/lua_mgpu.h"
+#include "mgpu/tensor.h"
+
+#define LM_TENSOR "mgpu.tensor"
+#define LM_STREAM "mgpu.stream"
+#define LM_EVENT "mgpu.event"
+#define LM_COMM "mgpu.comm"
+
+/* Per state: the host's view of this rank, and its default stream (where
+ * everything without an explicit stream runs, collectives included, so
+ * a script that never names a stream is ordered like one CUDA stream). */
+typedef struct lm_ctx {
+    mgpu_lua_rank_host host;
+    mgpu_stream *stream;
+    mgpu_buffer *stage;   /* small pinned buffer for :get/:set */
+} lm_ctx;
+
+typedef struct lm_tensor {
+    mgpu_tensor t;        /* t.buf == NULL once freed */
+    mgpu_mem_kind kind;
+} lm_tensor;
+
+typedef struct lm_stream {
+    mgpu_stream *s;       /* NULL once destroyed */
+    int owned;            /* 0 for the default stream and communicator streams */
+    const char *label;    /* "default", "comm", "user" */
+} lm_stream;
+
+typedef struct lm_event {
+    mgpu_event *e;
+    int timing;
+    int recorded;
+} lm_event;
+
+typedef struct lm_comm {
+    mgpu_comm *c;         /* NULL once destroyed */
+    int owned;            /* split communicators are the script's; the world is the host's */
+} lm_comm;
+
+lm_ctx *lm_ctx_get(lua_State *L);
+/* A live tensor at idx (error if not a tensor or already freed). */
+lm_tensor *lm_check_tensor(lua_State *L, int idx);
+int lm_is_tensor(lua_State *L, int idx);
+/* The stream at idx: a stream userdata, or nil/none for the default. */
+mgpu_stream *lm_opt_stream(lua_State *L, int idx);
+int lm_is_stream(lua_State *L, int idx);
+/* Push a stream userdata that does not own `s`; `owner_idx` (or 0) is a
+ * value kept alive with it (the communicator owning the stream). */
+void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx);
+/* Make a class metatable with methods and metamethods; leaves it popped. */
+void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
+
+void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
+void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
+
+#endif

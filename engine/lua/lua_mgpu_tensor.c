@@ -1,0 +1,280 @@
+/* lua_mgpu_tensor.c - tensors of the rank API: mgpu.tensor() and the
+ * tensor methods (fill, checksum, compare, element reads and writes for
+ * debugging). Host reads go through the default stream, so they see what
+ * that stream ordered before them, as a CUDA program would. */
+#include "lua/lua_mgpu_internal.h"
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* to_table refuses more than this without an explicit max: a table of a
+ * 256 MiB tensor would only hit the sandbox's memory cap. */
+#define TO_TABLE_DEFAULT_MAX (1 << 20)
+
+int lm_is_tensor(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_TENSOR) != NULL; }
+
+lm_tensor *lm_check_tensor(lua_State *L, int idx)
+{
+    lm_tensor *t = luaL_checkudata(L, idx, LM_TENSOR);
+    if (!t->t.buf) luaL_error(L, "this tensor was freed");
+    return t;
+}
+
+static mgpu_mem_kind parse_kind(lua_State *L, const char *k)
+{
+    if (strcmp(k, "device") == 0) return MGPU_MEM_DEVICE;
+    if (strcmp(k, "pinned") == 0 || strcmp(k, "host") == 0) return MGPU_MEM_PINNED;
+    if (strcmp(k, "pageable") == 0) return MGPU_MEM_PAGEABLE;
+    luaL_error(L, "tensor kind '%s' is not device, pinned (host) or pageable", k);
+    return MGPU_MEM_DEVICE;
+}
+
+static mgpu_dtype parse_dtype(lua_State *L, const char *name)
+{
+    int d = mgpu_dtype_parse(name);
+    if (d < 0) luaL_error(L, "dtype '%s' is not f32, f16, bf16 or i32", name);
+    return (mgpu_dtype)d;
+}
+
+/* mgpu.tensor(count [, dtype [, kind [, device]]]) or
+ * mgpu.tensor{count=, dtype="f32", kind="device", device=this rank's} */
+static int l_tensor_new(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    lua_Integer count;
+    const char *dtype = "f32", *kind = "device";
+    int dev = c->host.device;
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "count");
+        lua_getfield(L, 1, "dtype");
+        lua_getfield(L, 1, "kind");
+        lua_getfield(L, 1, "device");
+        count = luaL_checkinteger(L, -4);
+        dtype = luaL_optstring(L, -3, dtype);
+        kind = luaL_optstring(L, -2, kind);
+        dev = (int)luaL_optinteger(L, -1, dev);
+    } else {
+        count = luaL_checkinteger(L, 1);
+        dtype = luaL_optstring(L, 2, dtype);
+        kind = luaL_optstring(L, 3, kind);
+        dev = (int)luaL_optinteger(L, 4, dev);
+    }
+    if (count < 1) return luaL_error(L, "mgpu.tensor: count must be at least 1, got %I", count);
+    mgpu_dtype dt = parse_dtype(L, dtype);
+    mgpu_mem_kind mk = parse_kind(L, kind);
+    lm_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
+    memset(t, 0, sizeof *t);
+    luaL_setmetatable(L, LM_TENSOR);
+    if (mgpu_tensor_alloc(c->host.be, mk, dev, dt, (size_t)count, &t->t) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "mgpu.tensor");
+    t->kind = mk;
+    return 1;
+}
+
+static int l_tensor_gc(lua_State *L)
+{
+    lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
+    if (t->t.buf) mgpu_tensor_free(&t->t);
+    return 0;
+}
+
+/* t:fill{kind="random"|"const"|"index", seed=0, value=0, stream=} or t:fill(v) */
+static int l_fill(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    mgpu_fill_spec spec = {.kind = MGPU_FILL_RANDOM, .seed = 0, .value = 0};
+    mgpu_stream *s = lm_ctx_get(L)->stream;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        spec.kind = MGPU_FILL_CONST;
+        spec.value = lua_tonumber(L, 2);
+        s = lm_opt_stream(L, 3);
+    } else if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_getfield(L, 2, "kind");
+        lua_getfield(L, 2, "seed");
+        lua_getfield(L, 2, "value");
+        lua_getfield(L, 2, "stream");
+        int has_value = !lua_isnil(L, -2);
+        const char *k = luaL_optstring(L, -4, has_value ? "const" : "random");
+        if (strcmp(k, "random") == 0) spec.kind = MGPU_FILL_RANDOM;
+        else if (strcmp(k, "const") == 0) spec.kind = MGPU_FILL_CONST;
+        else if (strcmp(k, "index") == 0) spec.kind = MGPU_FILL_INDEX;
+        else return luaL_error(L, "tensor:fill: kind '%s' is not random, const or index", k);
+        if (spec.kind == MGPU_FILL_CONST && !has_value) return luaL_error(L, "tensor:fill{kind='const'} needs value=");
+        spec.seed = (uint64_t)luaL_optinteger(L, -3, 0);
+        spec.value = luaL_optnumber(L, -2, 0);
+        s = lm_opt_stream(L, lua_gettop(L));
+    }
+    if (mgpu_tensor_fill(s, &t->t, &spec) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:fill");
+    lua_settop(L, 1);
+    return 1; /* chainable: mgpu.tensor(n):fill{...} */
+}
+
+/* t:checksum([stream]) -> integer (the 64-bit checksum's bits) */
+static int l_checksum(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    uint64_t sum = 0;
+    if (mgpu_tensor_checksum(lm_opt_stream(L, 2), &t->t, &sum) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "tensor:checksum");
+    lua_pushinteger(L, (lua_Integer)sum);
+    return 1;
+}
+
+/* t:compare(other [, rtol [, atol]]) -> mismatches, max_abs_err, first (0-based index or nil) */
+static int l_compare(lua_State *L)
+{
+    lm_tensor *a = lm_check_tensor(L, 1), *b = lm_check_tensor(L, 2);
+    double rtol = luaL_optnumber(L, 3, 0), atol = luaL_optnumber(L, 4, 0);
+    mgpu_compare_result r;
+    if (mgpu_tensor_compare(lm_ctx_get(L)->stream, &a->t, &b->t, rtol, atol, &r) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "tensor:compare");
+    lua_pushinteger(L, (lua_Integer)r.mismatches);
+    lua_pushnumber(L, r.max_abs_err);
+    if (r.mismatches) lua_pushinteger(L, (lua_Integer)r.first_mismatch);
+    else lua_pushnil(L);
+    return 3;
+}
+
+static void push_elem(lua_State *L, const void *base, mgpu_dtype t, size_t i)
+{
+    if (t == MGPU_I32) lua_pushinteger(L, ((const int32_t *)base)[i]);
+    else lua_pushnumber(L, mgpu_elem_f32(base, t, i));
+}
+
+static size_t check_index(lua_State *L, lm_tensor *t, int idx, const char *what)
+{
+    lua_Integer i = luaL_checkinteger(L, idx);
+    if (i < 0 || (size_t)i >= t->t.count)
+        luaL_error(L, "%s: index %I is outside 0..%I (indices start at 0)", what, i, (lua_Integer)t->t.count - 1);
+    return (size_t)i;
+}
+
+/* t:get(i) -> element i (0-based), read through the default stream */
+static int l_get(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    size_t i = check_index(L, t, 2, "tensor:get");
+    lm_ctx *c = lm_ctx_get(L);
+    size_t esz = mgpu_dtype_size(t->t.dtype);
+    if (mgpu_copy(c->stream, c->stage, 0, t->t.buf, t->t.offset + i * esz, esz, MGPU_COPY_CE) != MGPU_OK ||
+        mgpu_stream_synchronize(c->stream) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "tensor:get");
+    push_elem(L, c->stage->ptr, t->t.dtype, 0);
+    return 1;
+}
+
+/* t:set(i, v): write element i (0-based) through the default stream */
+static int l_set(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    size_t i = check_index(L, t, 2, "tensor:set");
+    lm_ctx *c = lm_ctx_get(L);
+    if (t->t.dtype == MGPU_I32) {
+        lua_Integer v = luaL_checkinteger(L, 3);
+        if (v < INT32_MIN || v > INT32_MAX) return luaL_error(L, "tensor:set: %I does not fit an i32", v);
+        ((int32_t *)c->stage->ptr)[0] = (int32_t)v;
+    } else {
+        mgpu_fill_store(c->stage->ptr, t->t.dtype, 0, (float)luaL_checknumber(L, 3));
+    }
+    size_t esz = mgpu_dtype_size(t->t.dtype);
+    /* synchronous: the staging buffer is reused by the next call */
+    if (mgpu_copy(c->stream, t->t.buf, t->t.offset + i * esz, c->stage, 0, esz, MGPU_COPY_CE) != MGPU_OK ||
+        mgpu_stream_synchronize(c->stream) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "tensor:set");
+    return 0;
+}
+
+/* t:to_table([max]) -> {elements 0..n-1 at keys 1..n} */
+static int l_to_table(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    lua_Integer max = luaL_optinteger(L, 2, -1);
+    size_t n = t->t.count;
+    if (max >= 0 && (size_t)max < n) n = (size_t)max;
+    else if (max < 0 && n > TO_TABLE_DEFAULT_MAX)
+        return luaL_error(L, "tensor:to_table: %I elements is a lot for a Lua table; pass a max "
+                             "(t:to_table(16)) or use checksum/compare", (lua_Integer)n);
+    lm_ctx *c = lm_ctx_get(L);
+    lua_createtable(L, (int)n, 0);
+    if (n == 0) return 1;
+    size_t esz = mgpu_dtype_size(t->t.dtype);
+    mgpu_buffer *st = NULL;
+    if (mgpu_mem_alloc(c->host.be, MGPU_MEM_PINNED, -1, n * esz, &st) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "tensor:to_table");
+    if (mgpu_copy(c->stream, st, 0, t->t.buf, t->t.offset, n * esz, MGPU_COPY_CE) != MGPU_OK ||
+        mgpu_stream_synchronize(c->stream) != MGPU_OK) {
+        mgpu_mem_free(st);
+        return mgpu_lua_raise_engine(L, "tensor:to_table");
+    }
+    /* nothing below can raise while st is held: the table's array part was
+     * sized above, so storing numbers at 1..n allocates nothing */
+    for (size_t i = 0; i < n; i++) {
+        push_elem(L, st->ptr, t->t.dtype, i);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    mgpu_mem_free(st);
+    return 1;
+}
+
+static int l_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)lm_check_tensor(L, 1)->t.count);
+    return 1;
+}
+
+static int l_dtype(lua_State *L)
+{
+    lua_pushstring(L, mgpu_dtype_name(lm_check_tensor(L, 1)->t.dtype));
+    return 1;
+}
+
+static int l_kind(lua_State *L)
+{
+    lua_pushstring(L, mgpu_mem_kind_name(lm_check_tensor(L, 1)->kind));
+    return 1;
+}
+
+static int l_device(lua_State *L)
+{
+    lua_pushinteger(L, lm_check_tensor(L, 1)->t.buf->device);
+    return 1;
+}
+
+static int l_bytes(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)mgpu_tensor_bytes(&lm_check_tensor(L, 1)->t));
+    return 1;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
+    if (!t->t.buf) lua_pushstring(L, "tensor (freed)");
+    else if (t->kind == MGPU_MEM_DEVICE)
+        lua_pushfstring(L, "tensor(%I %s, device %d)", (lua_Integer)t->t.count, mgpu_dtype_name(t->t.dtype),
+                        t->t.buf->device);
+    else
+        lua_pushfstring(L, "tensor(%I %s, %s host memory)", (lua_Integer)t->t.count, mgpu_dtype_name(t->t.dtype),
+                        mgpu_mem_kind_name(t->kind));
+    return 1;
+}
+
+void lm_open_tensor(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"fill", l_fill},   {"checksum", l_checksum}, {"compare", l_compare}, {"get", l_get},
+        {"set", l_set},     {"to_table", l_to_table}, {"count", l_count},     {"dtype", l_dtype},
+        {"kind", l_kind},   {"device", l_device},     {"bytes", l_bytes},     {"free", l_tensor_gc},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__gc", l_tensor_gc}, {"__close", l_tensor_gc}, {"__len", l_count}, {"__tostring", l_tostring},
+        {NULL, NULL},
+    };
+    lm_new_class(L, LM_TENSOR, methods, meta);
+    lua_getglobal(L, "mgpu");
+    lua_pushcfunction(L, l_tensor_new);
+    lua_setfield(L, -2, "tensor");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,99 @@
+/* lua_sandbox.h - a sandboxed Lua 5.4 state for code mgpulab did not write:
+ * learners' SPMD scripts on rank workers, and (later) labs in the shell.
+ *
+ * What a sandboxed script can use: the base library without dofile and
+ * loadfile, and with load restricted to source text (mode "t"); string,
+ * table, math, utf8, coroutine; os.clock, os.time, os.date, os.difftime.
+ * Everything that reaches outside the process - io, the rest of os,
+ * package/require, debug - is replaced by a stub that raises a clear error
+ * naming what was refused, so a learner sees "io.open is not available in
+ * the mgpulab sandbox" instead of "attempt to index a nil value".
+ *
+ * Limits (Redis's script embedding is the model):
+ *  - memory: the state runs on a counting allocator that refuses to grow
+ *    past a cap, so an allocation bomb ends in Lua's "not enough memory"
+ *    (reported with the cap) instead of taking the machine;
+ *  - time: an instruction-count hook looks at the wall clock every few
+ *    thousand VM instructions and raises an error once the call's budget is
+ *    spent; from then on it fires on every instruction, so a script cannot
+ *    catch the error with pcall and carry on. Time spent blocked inside a C
+ *    function (a collective waiting for peers) is not seen by the hook;
+ *    the communicator's watchdog covers that.
+ *  - every call into Lua goes through mgpu_lua_pcall, with a message
+ *    handler that appends luaL_traceback.
+ *
+ * Host code adds its own globals (the rank API, a lab API) with the plain
+ * Lua C API on mgpu_lua_state(). */
+#ifndef MGPU_LUA_SANDBOX_H
+#define MGPU_LUA_SANDBOX_H
+#include <stddef.h>
+#include <lua.h>
+#include "mgpu/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MGPU_LUA_DEFAULT_MEM ((size_t)256 << 20)
+#define MGPU_LUA_DEFAULT_HOOK_COUNT 1000
+
+/* Receives one printed line (print's arguments joined by tabs, no newline)
+ * or one warning (prefixed "warning: "). */
+typedef void (*mgpu_lua_print_fn)(void *ctx, const char *text, size_t len);
+
+typedef struct mgpu_lua_config {
+    size_t mem_limit;        /* bytes the state may hold; 0 = MGPU_LUA_DEFAULT_MEM */
+    double time_limit_s;     /* wall-clock budget of each top-level mgpu_lua_pcall; 0 = none */
+    int hook_count;          /* VM instructions between clock checks; 0 = default */
+    mgpu_lua_print_fn print; /* where print() goes; NULL = stdout */
+    void *print_ctx;
+} mgpu_lua_config;
+
+typedef struct mgpu_lua mgpu_lua;
+
+/* A fresh sandboxed state. cfg may be NULL (defaults). */
+mgpu_result mgpu_lua_open(const mgpu_lua_config *cfg, mgpu_lua **out);
+/* Closes the state (running __gc of every object) and frees the sandbox. */
+void mgpu_lua_close(mgpu_lua *sb);
+lua_State *mgpu_lua_state(mgpu_lua *sb);
+/* The sandbox a state belongs to (from a C function bound into it). */
+mgpu_lua *mgpu_lua_from_state(lua_State *L);
+
+/* Compile source text as a function and push it. Binary chunks are refused
+ * with a clear message; a syntax error fails with MGPU_ERR_PARSE and Lua's
+ * message ("file.lua:3: unexpected symbol near 'x'"). chunkname as in
+ * lua_load: "@file.lua" names a file, "=name" a literal name. */
+mgpu_result mgpu_lua_load(mgpu_lua *sb, const char *text, size_t len, const char *chunkname);
+
+/* lua_pcall with the traceback handler and, at the outermost level, the
+ * time budget. On error the stack is as lua_pcall leaves it minus the
+ * error object, and the result is MGPU_ERR_TIMEOUT (budget), MGPU_ERR_NOMEM
+ * (memory cap), the engine's code when the error came from
+ * mgpu_lua_raise_engine, or MGPU_ERR_INVALID (the script's own error);
+ * mgpu_error_message() says "message\nstack traceback:..." (truncated to
+ * the engine's message buffer; mgpu_lua_error_* hold the whole text). */
+mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults);
+
+/* Load and run a chunk; its results stay on the stack (nresults may be
+ * LUA_MULTRET). */
+mgpu_result mgpu_lua_run(mgpu_lua *sb, const char *text, size_t len, const char *chunkname, int nresults);
+
+/* The last error of mgpu_lua_load/pcall: the message alone and the
+ * traceback alone ("" when none). Valid until the next call. */
+const char *mgpu_lua_error_message(const mgpu_lua *sb);
+const char *mgpu_lua_error_traceback(const mgpu_lua *sb);
+
+/* Change the time budget for the next top-level call (0 = none). */
+void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds);
+size_t mgpu_lua_mem_used(const mgpu_lua *sb);
+size_t mgpu_lua_mem_limit(const mgpu_lua *sb);
+
+/* For C functions bound into the state: raise a Lua error carrying the
+ * engine's current message (prefixed with `what` and the script position)
+ * and remember the engine's result code for mgpu_lua_pcall. Never returns. */
+int mgpu_lua_raise_engine(lua_State *L, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
