@@ -1,15 +1,313 @@
-/* cmd_bench.c - skeleton; being written. */
+/* cmd_bench.c - `mgpulab bench COLL`: nccl-tests' flags, method and text
+ * output (or JSON), run as the "bench" job on rank workers; this process
+ * only prints what rank 0 reports (engine/bench/coll_job.c). */
 #include "cmd.h"
+#include "mgpu/collbench.h"
+#include "mgpu/collmodel.h"
+#include "mgpu/rt.h"
+#include "mgpu/topo.h"
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: mgpulab bench COLL [OPTIONS]\n"
+    "\n"
+    "Collective bandwidth with nccl-tests' method, flags and output. COLL is all_reduce,\n"
+    "all_gather, broadcast, reduce_scatter, reduce, alltoall or sendrecv (nccl-tests'\n"
+    "names such as all_reduce_perf work too). Every rank is a worker process (the global\n"
+    "--launcher and --ranks choose them; default: one rank per GPU, on --backend sim one\n"
+    "per GPU of the machine's first host). For each size, out-of-place then in-place: a\n"
+    "warm-up, then -n calls between two events on the communicator's stream; time = the\n"
+    "elapsed time / n (GPU time on cuda, modelled time on sim), algbw = size / time,\n"
+    "busbw = algbw x the collective's factor (all_reduce 2(n-1)/n; all_gather,\n"
+    "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1); #wrong counts\n"
+    "output elements that differ from the exact expected result.\n"
+    "\n"
+    "Options (nccl-tests' names; sizes take K, M, G = powers of 1024):\n"
+    "  -b, --minbytes N       smallest size (default 8)\n"
+    "  -e, --maxbytes N       largest size (default 32M)\n"
+    "  -f, --stepfactor N     multiply the size by N each step (default 1: add -i)\n"
+    "  -i, --stepbytes N      add N bytes each step when -f is 1 (default 1M)\n"
+    "  -n, --iters N          timed calls per measurement (default 20; 1 on sim)\n"
+    "  -w, --warmup_iters N   warm-up calls (default 5; 0 on sim)\n"
+    "  -c, --check 0|1        check the results (default 1)\n"
+    "  -o, --op OP            sum, prod, max, min, avg or all (default sum)\n"
+    "  -d, --datatype T       float, half, bfloat16, int32 or all (default float)\n"
+    "  -r, --root N           root rank of broadcast and reduce (default 0)\n"
+    "  -z, --blocking 0|1     wait for each call to finish before the next (default 0)\n"
+    "  -a, --average 0..3     time reported: 0 rank 0, 1 mean, 2 min, 3 max over ranks (default 1)\n"
+    "  -G, --cudagraph N      CUDA graph launches: only 0 (not supported)\n"
+    "  -j, --json             print the rows as JSON (nccl-tests' field names)\n"
+    "      --predict          add the machine model's prediction for the largest size\n"
+    "\n"
+    "Examples:\n"
+    "  mgpulab bench all_reduce -b 8 -e 256M -f 2\n"
+    "  mgpulab bench all_gather --backend sim --machine dgx-h100 -b 1M -e 1G -f 2 --predict\n"
+    "  mgpulab bench all_reduce --launcher emulate --ranks 4 -b 1M -e 1G -f 2 --json\n"
+    "\n"
+    "Exit status: 0 when every check passed, 1 on a wrong value or a failed run (the\n"
+    "failing rank and the reason are printed), 2 for bad options.\n";
+
+typedef struct bench_out {
+    const mgpu_collbench_options *o;
+    const mgpu_collbench_coll *coll;
+    int json, header_done;
+    json_t *doc, *rows;
+    long wrong_checks;
+    double bw_sum;
+    long bw_count;
+    int summary_seen;
+    int simulated;
+    char machine[128];
+} bench_out;
+
+static void print_header(bench_out *b, json_t *dev)
+{
+    const mgpu_collbench_options *o = b->o;
+    int iters = (int)json_integer_value(json_object_get(dev, "iters"));
+    int warmup = (int)json_integer_value(json_object_get(dev, "warmup"));
+    printf("# Collective test starting: %s_perf (mgpulab %s)\n", b->coll->name, MGPU_VERSION);
+    printf("# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg iters: 1 "
+           "validation: %d graph: 0\n",
+           (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+           (unsigned long long)(o->step_factor > 1 ? o->step_factor : o->step_bytes),
+           o->step_factor > 1 ? "factor" : "bytes", warmup, iters, o->check);
+    if (o->blocking) printf("# Blocking Enabled: wait for completion after each collective\n");
+    if (b->simulated) {
+        printf("# SIMULATED machine %s: times are the link model's, data moves for real\n", b->machine);
+        if (!o->set_iters || !o->set_warmup)
+            printf("# (sim: unset -n/-w default to 1 and 0, the model being deterministic)\n");
+    }
+    printf("#\n# Using devices\n");
+    json_t *lines = json_object_get(dev, "lines");
+    for (size_t i = 0; i < json_array_size(lines); i++) printf("%s\n", json_string_value(json_array_get(lines, i)));
+    char hdr[1024];
+    mgpu_collbench_format_header(hdr, sizeof hdr);
+    printf("#\n%s", hdr);
+    fflush(stdout);
+}
+
+/* A result message back into a row, checking every field (a garbled
+ * message must not print garbage). */
+static int row_from_json(json_t *j, mgpu_collbench_row *r)
+{
+    json_t *h[2] = {json_object_get(j, "out_of_place"), json_object_get(j, "in_place")};
+    mgpu_collbench_half *dst[2] = {&r->oop, &r->ip};
+    json_int_t size = -1, count = -1;
+    const char *type = NULL, *op = NULL;
+    if (json_unpack(j, "{s:I, s:I, s:s, s:s, s:i}", "size", &size, "count", &count, "type", &type, "redop", &op,
+                    "root", &r->root) != 0 || size < 0 || count < 0)
+        return -1;
+    r->bytes = (uint64_t)size;
+    r->count = (uint64_t)count;
+    int t = mgpu_dtype_parse(type);
+    if (t < 0) return -1;
+    r->dtype = (mgpu_dtype)t;
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
+    r->op = -1;
+    for (int i = 0; i < MGPU_REDOP_COUNT; i++)
+        if (strcmp(op, ops[i]) == 0) r->op = i;
+    for (int k = 0; k < 2; k++) {
+        json_t *w = json_object_get(h[k], "nwrong");
+        if (!json_is_object(h[k]) || !json_is_number(json_object_get(h[k], "time"))) return -1;
+        dst[k]->time_us = json_number_value(json_object_get(h[k], "time"));
+        dst[k]->algbw = json_number_value(json_object_get(h[k], "alg_bw"));
+        dst[k]->busbw = json_number_value(json_object_get(h[k], "bus_bw"));
+        dst[k]->wrong = json_is_integer(w) ? (int64_t)json_integer_value(w) : -1;
+    }
+    return 0;
+}
+
+static void on_msg(void *ctx, const mgpu_rt_msg *m)
+{
+    bench_out *b = ctx;
+    if (m->rank != 0 && strcmp(m->type, "log") != 0) return;
+    if (strcmp(m->type, "devices") == 0 && !b->header_done) {
+        b->header_done = 1;
+        b->simulated = json_is_true(json_object_get(m->body, "simulated"));
+        const char *mach = json_string_value(json_object_get(m->body, "machine"));
+        snprintf(b->machine, sizeof b->machine, "%s", mach ? mach : "?");
+        if (b->json) json_object_set(b->doc, "devices", m->body);
+        else print_header(b, m->body);
+    } else if (strcmp(m->type, "result") == 0) {
+        mgpu_collbench_row r;
+        if (row_from_json(m->body, &r) != 0) {
+            fprintf(stderr, "mgpulab bench: rank 0 sent a malformed result; ignored\n");
+            b->wrong_checks++; /* never let a garbled row pass as a clean run */
+            return;
+        }
+        b->wrong_checks += (r.oop.wrong > 0) + (r.ip.wrong > 0);
+        b->bw_sum += r.oop.busbw + r.ip.busbw;
+        b->bw_count += 2;
+        if (b->json) {
+            json_array_append(b->rows, m->body);
+        } else {
+            char line[512];
+            mgpu_collbench_format_row(&r, line, sizeof line);
+            printf("%s\n", line);
+            fflush(stdout);
+        }
+    } else if (strcmp(m->type, "summary") == 0) {
+        b->summary_seen = 1;
+    } else if (strcmp(m->type, "log") == 0) {
+        const char *text = json_string_value(json_object_get(m->body, "text"));
+        if (!text) text = json_string_value(json_object_get(m->body, "message"));
+        if (text) fprintf(stderr, "[rank %d] %s\n", m->rank, text);
+    }
+}
+
+/* What the host can give the sim: every rank's buffers are host memory. */
+static unsigned long long host_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb) return kb * 1024ull;
+    return (unsigned long long)sysconf(_SC_AVPHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+}
+
+static json_t *params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o)
+{
+    json_t *types = json_array(), *ops = json_array();
+    for (int i = 0; i < o->ndtypes; i++) json_array_append_new(types, json_string(mgpu_dtype_name(o->dtypes[i])));
+    for (int i = 0; i < o->nops; i++) json_array_append_new(ops, json_integer(o->ops[i]));
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:o, s:o}", "coll",
+                     coll->name, "min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
+                     "step_bytes", (json_int_t)o->step_bytes, "step_factor", (json_int_t)o->step_factor, "iters",
+                     o->iters, "warmup", o->warmup, "check", o->check, "root", o->root, "blocking", o->blocking,
+                     "average", o->average, "set_iters", o->set_iters, "set_warmup", o->set_warmup, "dtypes", types,
+                     "ops", ops);
+}
+
+/* The model's figure for the largest size (sim machine, or the named one). */
+static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll, const mgpu_collbench_options *o,
+                             int ranks, json_t *doc)
+{
+    const mgpu_topo *t = sim ? mgpu_backend_topo(sim) : NULL;
+    mgpu_coll_prediction p;
+    if (!t || mgpu_coll_predict(t, coll->coll, o->max_bytes, ranks, NULL, &p) != MGPU_OK) {
+        fprintf(stderr, "mgpulab bench: --predict: %s\n",
+                t ? mgpu_error_message() : "the model needs a machine: use --backend sim (and --machine)");
+        return;
+    }
+    if (doc) {
+        json_object_set_new(doc, "prediction",
+                            json_pack("{s:I, s:f, s:f, s:f, s:s, s:s, s:s?}", "size", (json_int_t)o->max_bytes,
+                                      "time", p.time_us, "alg_bw", p.algbw_gbs, "bus_bw", p.busbw_gbs, "algo",
+                                      p.algo_name, "proto", p.proto_name, "link", p.link));
+        return;
+    }
+    printf("# Predicted by the model of %s for %llu bytes on %d ranks: time %.2f us, algbw %.2f GB/s, busbw %.2f "
+           "GB/s (%s/%s, bottleneck %s)\n",
+           mgpu_topo_machine_name(t), (unsigned long long)o->max_bytes, ranks, p.time_us, p.algbw_gbs, p.busbw_gbs,
+           p.algo_name, p.proto_name, p.link ? p.link : "?");
+}
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    (void)g; (void)argc; (void)argv;
-    return mgpu_cli_usage_error("bench", "not built yet");
+    mgpu_collbench_options o;
+    const mgpu_collbench_coll *coll = NULL;
+    if (mgpu_collbench_parse(argc, argv, &o, &coll) != MGPU_OK)
+        return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
+    if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault))
+        return mgpu_cli_usage_error("bench", "--machine and --fault describe a simulated machine; use them with "
+                                             "--backend sim");
+    mgpu_rt_config cfg = {.ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
+    if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK)
+        return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
+    /* The coordinator never touches CUDA; a sim backend it may open, to
+     * count the machine's GPUs, name it and ask its model. */
+    mgpu_backend *sim = NULL;
+    int sim_only = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    if (sim_only) {
+        mgpu_backend_config bc = g->backend;
+        bc.kind = MGPU_BACKEND_SIM;
+        if (mgpu_backend_open(&bc, &sim) != MGPU_OK) return mgpu_cli_error("bench");
+        if (cfg.ranks == 0) {
+            int n = 0;
+            if (mgpu_device_count(sim, &n) != MGPU_OK || n < 1) {
+                mgpu_backend_close(sim);
+                return mgpu_cli_error("bench");
+            }
+            cfg.ranks = n;
+        }
+        /* every rank's send and receive buffers are real host memory */
+        unsigned long long need = (unsigned long long)cfg.ranks * 2ull * (o.max_bytes + (4ull << 20));
+        if (need > host_available() / 2) {
+            mgpu_backend_close(sim);
+            fprintf(stderr, "mgpulab bench: -e %llu on %d simulated ranks needs about %llu MiB of host memory; "
+                            "only %llu MiB are available (the sim keeps every buffer in host memory): lower -e or "
+                            "--ranks\n", (unsigned long long)o.max_bytes, cfg.ranks, need >> 20, host_available() >> 20);
+            return 1;
+        }
+    }
+    if (coll->rooted && cfg.ranks > 0 && o.root >= cfg.ranks) {
+        if (sim) mgpu_backend_close(sim);
+        return mgpu_cli_usage_error("bench", "-r %d: the root must be a rank, 0..%d", o.root, cfg.ranks - 1);
+    }
+    bench_out b = {.o = &o, .coll = coll, .json = o.json || g->json};
+    if (b.json) {
+        b.rows = json_array();
+        b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
+        json_object_set_new(b.doc, "options", params_json(coll, &o));
+    }
+    json_t *params = params_json(coll, &o);
+    mgpu_rt_report rep;
+    memset(&rep, 0, sizeof rep);
+    mgpu_result r = mgpu_rt_run(&cfg, "bench", params, on_msg, &b, &rep);
+    json_decref(params);
+    int rc = 0;
+    if (r != MGPU_OK) {
+        rc = mgpu_cli_error("bench");
+    } else {
+        double avg = b.bw_count ? b.bw_sum / b.bw_count : 0;
+        int ranks = cfg.ranks;
+        if (b.json) {
+            json_object_set_new(b.doc, "rows", b.rows);
+            b.rows = NULL;
+            json_object_set_new(b.doc, "avg_bus_bw", json_real(avg));
+            json_object_set_new(b.doc, "wrong_checks", json_integer(b.wrong_checks));
+            json_object_set_new(b.doc, "report", json_pack("{s:b, s:i, s:s, s:s, s:f}", "ok", rep.ok, "failed_rank",
+                                                           rep.failed_rank, "reason", rep.reason, "analysis",
+                                                           rep.analysis, "wall_s", rep.wall_s));
+            if (o.predict) print_prediction(sim, coll, &o, ranks, b.doc);
+            json_dumpf(b.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            printf("\n");
+        } else if (b.header_done) {
+            char foot[256];
+            mgpu_collbench_format_footer(b.wrong_checks, avg, foot, sizeof foot);
+            fputs(foot, stdout);
+            if (o.predict) print_prediction(sim, coll, &o, ranks, NULL);
+            printf("# Collective test concluded: %s_perf\n", coll->name);
+        }
+        if (!rep.ok) {
+            fprintf(stderr, "mgpulab bench: the run failed: %s\n", rep.reason[0] ? rep.reason : "(no reason given)");
+            if (rep.analysis[0]) fprintf(stderr, "mgpulab bench: flight recorder: %s\n", rep.analysis);
+            rc = 1;
+        } else if (!b.summary_seen) {
+            fprintf(stderr, "mgpulab bench: rank 0 ended without its summary\n");
+            rc = 1;
+        }
+        if (b.wrong_checks) {
+            fprintf(stderr, "mgpulab bench: %ld check%s found wrong values\n", b.wrong_checks,
+                    b.wrong_checks == 1 ? "" : "s");
+            rc = 1;
+        }
+    }
+    json_decref(b.rows);
+    json_decref(b.doc);
+    if (sim) mgpu_backend_close(sim);
+    return rc;
 }
 
 const mgpu_cmd mgpu_cmd_bench = {
     .name = "bench",
-    .summary = "(being written)",
-    .usage = "usage: mgpulab bench\n",
+    .summary = "collective bandwidth (nccl-tests' method, flags and output)",
+    .usage = usage,
     .run = run,
 };

@@ -1,0 +1,297 @@
+/* coll_bench.c - the timing and checking core of `mgpulab bench`: for each
+ * size, out-of-place then in-place, nccl-tests' method - data set up,
+ * warm-up, an event pair around `iters` calls on the communicator's stream,
+ * time / iters, then one more call on fresh data checked element by element
+ * against the exact expected result. Times are combined over ranks with an
+ * all-reduce (-a), wrong counts summed, as nccl-tests does over MPI. */
+#include "mgpu/collbench.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Data is written and read through a pinned host chunk, so one code path
+ * serves both backends and memory stays bounded for large sizes. */
+#define CHUNK_ELEMS (1u << 20)
+
+typedef struct sweep {
+    mgpu_comm *c;
+    mgpu_backend *be;
+    mgpu_stream *s;
+    int rank, nranks, dev;
+    const mgpu_collbench_coll *coll;
+    const mgpu_collbench_options *o;
+    mgpu_buffer *send, *recv, *stage, *scalar;
+    mgpu_event *start, *end;
+    double *expect;
+    uint64_t seed;
+} sweep;
+
+/*--- Data in and out ---------------------------------------------------------*/
+
+/* Rank input elements [0, n) -> buf at byte offset off. */
+static mgpu_result write_input(sweep *w, const mgpu_cb_data *d, mgpu_buffer *buf, size_t off, size_t n)
+{
+    size_t ts = mgpu_dtype_size(d->dtype);
+    int64_t c = mgpu_cb_c(d, w->rank);
+    for (size_t first = 0; first < n; first += CHUNK_ELEMS) {
+        size_t m = n - first < CHUNK_ELEMS ? n - first : CHUNK_ELEMS;
+        void *h = w->stage->ptr;
+        if (d->op == MGPU_PROD)
+            for (size_t j = 0; j < m; j++) mgpu_fill_store(h, d->dtype, j, (float)mgpu_cb_input(d, w->rank, first + j));
+        else if (d->dtype == MGPU_I32)
+            for (size_t j = 0; j < m; j++) ((int32_t *)h)[j] = (int32_t)(mgpu_cb_a(d, first + j) + c);
+        else
+            for (size_t j = 0; j < m; j++) mgpu_fill_store(h, d->dtype, j, (float)(mgpu_cb_a(d, first + j) + c));
+        MGPU_CHECK(mgpu_copy(w->s, buf, off + first * ts, w->stage, 0, m * ts, MGPU_COPY_CE));
+        MGPU_CHECK(mgpu_stream_synchronize(w->s)); /* the chunk is reused */
+    }
+    return MGPU_OK;
+}
+
+/* A value no correct result can hold (beyond the exact range), so output
+ * the collective never wrote is always counted wrong. */
+static double sentinel(mgpu_dtype t)
+{
+    switch (t) {
+    case MGPU_BF16: return 1024;
+    case MGPU_F16: return 8192;
+    case MGPU_F32: return 67108864.0;
+    default: return 2147483647.0;
+    }
+}
+
+static mgpu_result clear(sweep *w, mgpu_buffer *buf, size_t n, mgpu_dtype t)
+{
+    if (n == 0) return MGPU_OK;
+    mgpu_fill_spec spec = {.kind = MGPU_FILL_CONST, .value = sentinel(t)};
+    MGPU_CHECK(mgpu_fill(w->s, buf, 0, n, t, &spec));
+    return MGPU_OK;
+}
+
+/* Float averages are computed by NCCL as a pre-multiplied sum (x/n summed)
+ * or sum-then-divide; either rounds, so they get a bound of a few ulps of
+ * the largest partial result. Everything else must match exactly. */
+static double tolerance(const mgpu_cb_data *d)
+{
+    if (d->op != MGPU_AVG || d->dtype == MGPU_I32) return 0;
+    double eps = d->dtype == MGPU_F32 ? 0x1p-23 : d->dtype == MGPU_F16 ? 0x1p-10 : 0x1p-7;
+    return eps * (double)(d->nranks + 2) * (double)(d->arange + d->crange);
+}
+
+/* Count output elements [0, n) at byte offset off that differ from the expected. */
+static mgpu_result check_output(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, mgpu_buffer *buf,
+                                size_t off, size_t n, int64_t *wrong)
+{
+    size_t ts = mgpu_dtype_size(d->dtype);
+    double tol = tolerance(d);
+    *wrong = 0;
+    for (size_t first = 0; first < n; first += CHUNK_ELEMS) {
+        size_t m = n - first < CHUNK_ELEMS ? n - first : CHUNK_ELEMS;
+        if (!w->coll->expected(d, w->rank, k, first, m, w->expect)) return MGPU_OK; /* undefined here */
+        MGPU_CHECK(mgpu_copy(w->s, w->stage, 0, buf, off + first * ts, m * ts, MGPU_COPY_CE));
+        MGPU_CHECK(mgpu_stream_synchronize(w->s));
+        const void *h = w->stage->ptr;
+        if (d->dtype == MGPU_I32) {
+            for (size_t j = 0; j < m; j++) *wrong += (double)((const int32_t *)h)[j] != w->expect[j];
+        } else {
+            for (size_t j = 0; j < m; j++) {
+                double got = mgpu_elem_f32(h, d->dtype, j);
+                *wrong += !(fabs(got - w->expect[j]) <= tol); /* NaN counts */
+            }
+        }
+    }
+    return MGPU_OK;
+}
+
+/* The test hook: overwrite the first output element with the sentinel, so
+ * a test can see a wrong value counted and the run fail. */
+static mgpu_result tamper(sweep *w, mgpu_buffer *buf, size_t off, size_t n, mgpu_dtype t)
+{
+    if (w->o->tamper_rank != w->rank || n == 0) return MGPU_OK;
+    mgpu_fill_spec spec = {.kind = MGPU_FILL_CONST, .value = sentinel(t)};
+    return mgpu_fill(w->s, buf, off, 1, t, &spec);
+}
+
+/*--- Combining over ranks ---------------------------------------------------*/
+
+/* All-reduce one value through the device (nccl-tests does it over MPI;
+ * here the communicator is the only channel every launcher has). */
+static mgpu_result all_reduce_value(sweep *w, mgpu_dtype t, mgpu_redop op, double *v)
+{
+    if (w->nranks == 1) return MGPU_OK;
+    void *h = w->stage->ptr;
+    if (t == MGPU_I32) *(int32_t *)h = (int32_t)*v;
+    else *(float *)h = (float)*v;
+    MGPU_CHECK(mgpu_copy(w->s, w->scalar, 0, w->stage, 0, 4, MGPU_COPY_CE));
+    MGPU_CHECK(mgpu_all_reduce(w->c, w->scalar, 0, w->scalar, 0, 1, t, op, w->s));
+    MGPU_CHECK(mgpu_copy(w->s, w->stage, 0, w->scalar, 0, 4, MGPU_COPY_CE));
+    MGPU_CHECK(mgpu_stream_synchronize(w->s));
+    *v = t == MGPU_I32 ? (double)*(int32_t *)h : (double)*(float *)h;
+    return MGPU_OK;
+}
+
+static mgpu_result combine_time(sweep *w, double *us)
+{
+    switch (w->o->average) {
+    case 1: MGPU_CHECK(all_reduce_value(w, MGPU_F32, MGPU_SUM, us)); *us /= w->nranks; break;
+    case 2: MGPU_CHECK(all_reduce_value(w, MGPU_F32, MGPU_MIN, us)); break;
+    case 3: MGPU_CHECK(all_reduce_value(w, MGPU_F32, MGPU_MAX, us)); break;
+    default: { /* rank 0's time for everyone */
+        double v = w->rank == 0 ? *us : 0;
+        MGPU_CHECK(all_reduce_value(w, MGPU_F32, MGPU_SUM, &v));
+        *us = v;
+    }
+    }
+    return MGPU_OK;
+}
+
+/*--- One half of a row --------------------------------------------------------*/
+
+typedef struct call {
+    const mgpu_buffer *send;
+    mgpu_buffer *recv;
+    size_t send_off, recv_off; /* bytes */
+    size_t param;
+    mgpu_dtype t;
+    mgpu_redop op;
+    int root;
+} call;
+
+static mgpu_result run_once(sweep *w, const call *k)
+{
+    return w->coll->run(w->c, k->send, k->send_off, k->recv, k->recv_off, k->param, k->t, k->op, k->root, w->s);
+}
+
+/* Sentinel in the whole output buffer, then this rank's input where the call reads it. */
+static mgpu_result prepare(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, const call *cl, int in_place)
+{
+    size_t recv_elems = k->recv > k->send ? k->recv : k->send;
+    MGPU_CHECK(clear(w, w->recv, in_place ? recv_elems : k->recv, d->dtype));
+    return write_input(w, d, in_place ? w->recv : w->send, cl->send_off, k->send);
+}
+
+static mgpu_result bench_half(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, int in_place,
+                              uint64_t bytes, mgpu_collbench_half *out)
+{
+    const mgpu_collbench_options *o = w->o;
+    size_t ts = mgpu_dtype_size(d->dtype);
+    call cl = {.send = in_place ? w->recv : w->send, .recv = w->recv,
+               .send_off = in_place ? (size_t)w->rank * k->send_inplace_off * ts : 0,
+               .recv_off = in_place ? (size_t)w->rank * k->recv_inplace_off * ts : 0,
+               .param = k->param, .t = d->dtype, .op = d->op >= 0 ? (mgpu_redop)d->op : MGPU_SUM, .root = d->root};
+    int checked = o->check && (!in_place || w->coll->inplace_checked);
+    if (checked) MGPU_CHECK(prepare(w, d, k, &cl, in_place));
+    if (o->warmup > 0) MGPU_CHECK(run_once(w, &cl)); /* nccl-tests' untimed "sync" call */
+    MGPU_CHECK(mgpu_event_record(w->start, w->s));
+    for (int it = 0; it < o->iters; it++) {
+        MGPU_CHECK(run_once(w, &cl));
+        if (o->blocking) MGPU_CHECK(mgpu_stream_synchronize(w->s));
+    }
+    MGPU_CHECK(mgpu_event_record(w->end, w->s));
+    MGPU_CHECK(mgpu_event_synchronize(w->end));
+    double ms = 0;
+    MGPU_CHECK(mgpu_event_elapsed_ms(w->start, w->end, &ms));
+    double us = ms * 1e3 / o->iters;
+    MGPU_CHECK(combine_time(w, &us));
+    out->time_us = us;
+    mgpu_collbench_bw(bytes, us, w->coll->busbw_factor(w->nranks), &out->algbw, &out->busbw);
+    out->wrong = -1;
+    if (!checked) return MGPU_OK;
+    /* With one timed call on fresh data and no warm-up, that call's output is
+     * the checked one; otherwise in-place calls have consumed their input,
+     * so start again from fresh data, as nccl-tests does. */
+    if (!(o->iters == 1 && o->warmup == 0)) {
+        MGPU_CHECK(prepare(w, d, k, &cl, in_place));
+        MGPU_CHECK(run_once(w, &cl));
+    }
+    MGPU_CHECK(tamper(w, w->recv, cl.recv_off, k->recv, d->dtype));
+    MGPU_CHECK(mgpu_stream_synchronize(w->s));
+    int64_t wrong = 0;
+    MGPU_CHECK(check_output(w, d, k, w->recv, cl.recv_off, k->recv, &wrong));
+    double total = (double)(wrong < INT32_MAX / w->nranks ? wrong : INT32_MAX / w->nranks);
+    MGPU_CHECK(all_reduce_value(w, MGPU_I32, MGPU_SUM, &total));
+    out->wrong = (int64_t)total;
+    return MGPU_OK;
+}
+
+/*--- The sweep ---------------------------------------------------------------*/
+
+static mgpu_result sweep_one(sweep *w, mgpu_dtype t, int op, mgpu_collbench_emit emit, void *ctx)
+{
+    const mgpu_collbench_options *o = w->o;
+    size_t ts = mgpu_dtype_size(t);
+    int root = w->coll->rooted ? o->root : -1;
+    mgpu_cb_data d;
+    mgpu_cb_data_init(&d, t, op, w->nranks, root < 0 ? 0 : root, ++w->seed);
+    if (o->warmup > 0) { /* nccl-tests warms up at the largest, then the smallest size */
+        uint64_t sizes[2] = {o->max_bytes, o->min_bytes};
+        for (int s = 0; s < 2; s++) {
+            mgpu_cb_counts k;
+            w->coll->counts(sizes[s] / ts, w->nranks, &k);
+            call cl = {.send = w->send, .recv = w->recv, .param = k.param, .t = t,
+                       .op = op >= 0 ? (mgpu_redop)op : MGPU_SUM, .root = d.root};
+            for (int i = 0; i < o->warmup; i++) MGPU_CHECK(run_once(w, &cl));
+        }
+        MGPU_CHECK(mgpu_stream_synchronize(w->s));
+    }
+    for (uint64_t size = o->min_bytes; size <= o->max_bytes; size = mgpu_collbench_next_size(o, size)) {
+        mgpu_cb_counts k;
+        w->coll->counts(size / ts, w->nranks, &k);
+        mgpu_collbench_row row = {.bytes = (k.send > k.recv ? k.send : k.recv) * ts, .count = k.param,
+                                  .dtype = t, .op = op, .root = root};
+        MGPU_CHECK(bench_half(w, &d, &k, 0, row.bytes, &row.oop));
+        MGPU_CHECK(bench_half(w, &d, &k, 1, row.bytes, &row.ip));
+        MGPU_CHECK(emit(ctx, &row));
+        if (mgpu_collbench_next_size(o, size) <= size) break; /* -b 0 with -f: one row, not forever */
+    }
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_collbench_coll *coll,
+                                 const mgpu_collbench_options *o, mgpu_collbench_emit emit, void *ctx)
+{
+    if (!be || !c || !coll || !o || !emit) return mgpu_fail(MGPU_ERR_INVALID, "bench: missing argument");
+    sweep w = {.be = be, .c = c, .s = mgpu_comm_stream(c), .rank = mgpu_comm_rank(c), .nranks = mgpu_comm_size(c),
+               .dev = mgpu_comm_device(c), .coll = coll, .o = o};
+    mgpu_result res = MGPU_OK;
+    if (coll->rooted && o->root >= w.nranks)
+        return mgpu_fail(MGPU_ERR_INVALID, "-r %d: the root must be a rank, 0..%d", o->root, w.nranks - 1);
+    /* Buffers for the largest size of the widest type: the sizes in bytes
+     * are the same for every type, the counts differ. */
+    size_t send_b = 256, recv_b = 256;
+    for (int i = 0; i < o->ndtypes; i++) {
+        size_t ts = mgpu_dtype_size(o->dtypes[i]);
+        mgpu_cb_counts k;
+        coll->counts(o->max_bytes / ts, w.nranks, &k);
+        if (k.send * ts > send_b) send_b = k.send * ts;
+        size_t r = (k.recv > k.send ? k.recv : k.send) * ts;
+        if (r > recv_b) recv_b = r;
+    }
+    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, send_b, &w.send), res, out);
+    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, recv_b, &w.recv), res, out);
+    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, 16, &w.scalar), res, out);
+    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_PINNED, -1, (size_t)CHUNK_ELEMS * 4, &w.stage), res, out);
+    MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.start), res, out);
+    MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.end), res, out);
+    w.expect = malloc(sizeof(double) * CHUNK_ELEMS);
+    if (!w.expect) {
+        res = mgpu_fail(MGPU_ERR_NOMEM, "bench: no host memory for the check");
+        goto out;
+    }
+    for (int i = 0; i < o->ndtypes && res == MGPU_OK; i++) {
+        if (!coll->reduces) {
+            MGPU_CHECKGOTO(sweep_one(&w, o->dtypes[i], -1, emit, ctx), res, out);
+            continue;
+        }
+        for (int j = 0; j < o->nops; j++) MGPU_CHECKGOTO(sweep_one(&w, o->dtypes[i], (int)o->ops[j], emit, ctx), res, out);
+    }
+out:
+    free(w.expect);
+    if (w.end) mgpu_event_destroy(w.end);
+    if (w.start) mgpu_event_destroy(w.start);
+    if (w.stage) mgpu_mem_free(w.stage);
+    if (w.scalar) mgpu_mem_free(w.scalar);
+    if (w.recv) mgpu_mem_free(w.recv);
+    if (w.send) mgpu_mem_free(w.send);
+    return res;
+}

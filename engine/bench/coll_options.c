@@ -1,0 +1,368 @@
+/* coll_options.c - `mgpulab bench` flags with nccl-tests' names and
+ * defaults, the collective table, the exact data, and nccl-tests' text
+ * layout (header, rows, footer) so scripts that parse nccl-tests parse ours. */
+#include "mgpu/collbench.h"
+#include "mgpu/size.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*--- Collectives ----------------------------------------------------------*/
+
+static const mgpu_collbench_coll *const colls[] = {
+    &mgpu_cb_all_reduce, &mgpu_cb_all_gather, &mgpu_cb_broadcast, &mgpu_cb_reduce_scatter,
+    &mgpu_cb_reduce,     &mgpu_cb_alltoall,   &mgpu_cb_sendrecv,  NULL,
+};
+
+const mgpu_collbench_coll *const *mgpu_collbench_colls(void) { return colls; }
+
+/* "all_reduce", "all_reduce_perf", "allreduce", "all-reduce" all name it. */
+const mgpu_collbench_coll *mgpu_collbench_find(const char *name)
+{
+    if (!name) return NULL;
+    char want[64];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof want; p++)
+        if (*p != '_' && *p != '-') want[n++] = *p;
+    want[n] = '\0';
+    if (n > 4 && strcmp(want + n - 4, "perf") == 0) want[n - 4] = '\0';
+    for (int i = 0; colls[i]; i++) {
+        char have[64];
+        size_t m = 0;
+        for (const char *p = colls[i]->name; *p; p++)
+            if (*p != '_') have[m++] = *p;
+        have[m] = '\0';
+        if (strcasecmp(have, want) == 0) return colls[i];
+    }
+    return NULL;
+}
+
+/*--- Data: exact by construction ------------------------------------------*/
+
+/* The largest integer every partial result may reach and stay exact:
+ * significand bits of the type (bf16 8, f16 11, f32 24); i32 keeps a margin. */
+static int64_t exact_limit(mgpu_dtype t)
+{
+    switch (t) {
+    case MGPU_BF16: return 256;
+    case MGPU_F16: return 2048;
+    case MGPU_F32: return 1 << 24;
+    default: return 1 << 30;
+    }
+}
+
+void mgpu_cb_data_init(mgpu_cb_data *d, mgpu_dtype t, int op, int nranks, int root, uint64_t seed)
+{
+    memset(d, 0, sizeof *d);
+    d->dtype = t;
+    d->op = op;
+    d->nranks = nranks > 0 ? nranks : 1;
+    d->root = root;
+    d->seed = mgpu_cb_hash(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
+    /* |a| + |c| summed over the ranks stays within the exact range */
+    int64_t per = exact_limit(t) / (2 * (int64_t)(op >= 0 ? d->nranks : 1));
+    if (per > 1000000) per = 1000000;
+    d->arange = d->crange = per > 0 ? per : 1;
+    d->cmin = INT64_MAX;
+    d->cmax = INT64_MIN;
+    d->csign = 1;
+    for (int r = 0; r < d->nranks; r++) {
+        int64_t c = mgpu_cb_c(d, r);
+        d->csum += c;
+        if (c < d->cmin) d->cmin = c;
+        if (c > d->cmax) d->cmax = c;
+        d->csign *= mgpu_cb_sign(mgpu_cb_hash(((uint64_t)r + 7) * 0xC2B2AE3D27D4EB4Full ^ d->seed));
+    }
+}
+
+double mgpu_cb_reduced(const mgpu_cb_data *d, uint64_t i)
+{
+    int64_t n = d->nranks, a = mgpu_cb_a(d, i);
+    switch (d->op) {
+    case MGPU_SUM: return (double)(n * a + d->csum);
+    case MGPU_MAX: return (double)(a + d->cmax);
+    case MGPU_MIN: return (double)(a + d->cmin);
+    case MGPU_AVG:
+        /* integers: NCCL sums then divides (C truncation); floats: the
+         * exact mean, compared with a tolerance (coll_bench.c) */
+        if (d->dtype == MGPU_I32) return (double)((n * a + d->csum) / n);
+        return (double)(n * a + d->csum) / (double)n;
+    case MGPU_PROD: {
+        int s = mgpu_cb_sign(mgpu_cb_hash(i * 0x9E3779B97F4A7C15ull + d->seed));
+        return (double)((n & 1 ? s : 1) * d->csign * 2);
+    }
+    default: return 0;
+    }
+}
+
+/*--- Options ----------------------------------------------------------------*/
+
+void mgpu_collbench_options_default(mgpu_collbench_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->min_bytes = 8;
+    o->max_bytes = 32ull << 20;
+    o->step_bytes = 1ull << 20;
+    o->step_factor = 1;
+    o->iters = 20;
+    o->warmup = 5;
+    o->check = 1;
+    o->root = 0;
+    o->average = 1;
+    o->ndtypes = 1;
+    o->dtypes[0] = MGPU_F32;
+    o->nops = 1;
+    o->ops[0] = MGPU_SUM;
+    o->tamper_rank = -1;
+}
+
+const char *mgpu_collbench_type_name(mgpu_dtype t)
+{
+    static const char *const names[] = {"float", "half", "bfloat16", "int32"};
+    return (unsigned)t < MGPU_DTYPE_COUNT ? names[t] : "?";
+}
+
+static const char *const op_names[] = {"sum", "prod", "max", "min", "avg"};
+
+static mgpu_result parse_op(const char *v, mgpu_collbench_options *o)
+{
+    if (strcmp(v, "all") == 0) {
+        o->nops = MGPU_REDOP_COUNT;
+        for (int i = 0; i < MGPU_REDOP_COUNT; i++) o->ops[i] = (mgpu_redop)i;
+        return MGPU_OK;
+    }
+    for (int i = 0; i < MGPU_REDOP_COUNT; i++)
+        if (strcmp(v, op_names[i]) == 0) {
+            o->nops = 1;
+            o->ops[0] = (mgpu_redop)i;
+            return MGPU_OK;
+        }
+    if (strcmp(v, "mulsum") == 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "-o: 'mulsum' (ncclRedOpCreatePreMulSum) is not supported; use sum, "
+                                           "prod, max, min, avg or all");
+    return mgpu_fail(MGPU_ERR_INVALID, "-o: '%s' is not a reduction; use sum, prod, max, min, avg or all", v);
+}
+
+static mgpu_result parse_type(const char *v, mgpu_collbench_options *o)
+{
+    if (strcmp(v, "all") == 0) {
+        o->ndtypes = MGPU_DTYPE_COUNT;
+        for (int i = 0; i < MGPU_DTYPE_COUNT; i++) o->dtypes[i] = (mgpu_dtype)i;
+        return MGPU_OK;
+    }
+    int t = mgpu_dtype_parse(v);
+    if (t < 0) {
+        static const char *const known[] = {"int8", "uint8", "uint32", "int64", "uint64", "double",
+                                            "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2", NULL};
+        for (int i = 0; known[i]; i++)
+            if (strcmp(v, known[i]) == 0)
+                return mgpu_fail(MGPU_ERR_INVALID, "-d: nccl-tests' type '%s' is not supported by mgpulab; use "
+                                                   "float, half, bfloat16, int32 or all", v);
+        return mgpu_fail(MGPU_ERR_INVALID, "-d: '%s' is not a type; use float, half, bfloat16, int32 or all", v);
+    }
+    o->ndtypes = 1;
+    o->dtypes[0] = (mgpu_dtype)t;
+    return MGPU_OK;
+}
+
+/* Sizes: digits with K/M/G (powers of 1024); a sign, fraction or exponent
+ * is refused with the flag's name (nccl-tests would silently misread them). */
+static mgpu_result parse_bytes(const char *flag, const char *v, uint64_t *out)
+{
+    MGPU_CHECK(mgpu_parse_size(v, flag, out));
+    if (*out > (64ull << 30))
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: '%s' is more than 64G per buffer", flag, v);
+    return MGPU_OK;
+}
+
+static mgpu_result parse_int(const char *flag, const char *v, long long lo, long long hi, int *out)
+{
+    long long n = 0;
+    MGPU_CHECK(mgpu_parse_count(v, flag, lo, hi, &n));
+    *out = (int)n;
+    return MGPU_OK;
+}
+
+typedef struct flag_def {
+    char shortn;
+    const char *longn;
+} flag_def;
+
+/* nccl-tests' flags that take a value, with their long names. */
+static const flag_def flags[] = {
+    {'b', "minbytes"}, {'e', "maxbytes"}, {'i', "stepbytes"}, {'f', "stepfactor"}, {'n', "iters"},
+    {'w', "warmup_iters"}, {'c', "check"}, {'o', "op"}, {'d', "datatype"}, {'r', "root"},
+    {'z', "blocking"}, {'G', "cudagraph"}, {'a', "average"}, {'t', "nthreads"}, {'g', "ngpus"},
+    {'m', "agg_iters"}, {0, NULL},
+};
+
+static mgpu_result set_flag(char f, const char *v, mgpu_collbench_options *o)
+{
+    char name[4] = {'-', f, 0, 0};
+    long long n = 0;
+    int x = 0;
+    switch (f) {
+    case 'b': return parse_bytes(name, v, &o->min_bytes);
+    case 'e': return parse_bytes(name, v, &o->max_bytes);
+    case 'i': return parse_bytes(name, v, &o->step_bytes);
+    case 'f':
+        MGPU_CHECK(mgpu_parse_count(v, "-f", 1, 1 << 20, &n));
+        o->step_factor = (uint64_t)n;
+        return MGPU_OK;
+    case 'n': o->set_iters = 1; return parse_int("-n", v, 1, 1000000, &o->iters);
+    case 'w': o->set_warmup = 1; return parse_int("-w", v, 0, 1000000, &o->warmup);
+    case 'c': return parse_int("-c (check 0 or 1)", v, 0, 1, &o->check);
+    case 'z': return parse_int("-z (blocking 0 or 1)", v, 0, 1, &o->blocking);
+    case 'a': return parse_int("-a (0 rank 0, 1 avg, 2 min, 3 max)", v, 0, 3, &o->average);
+    case 'r': return parse_int("-r", v, 0, 1 << 20, &o->root);
+    case 'o': return parse_op(v, o);
+    case 'd': return parse_type(v, o);
+    case 'G':
+        MGPU_CHECK(parse_int("-G", v, 0, 1000000, &x));
+        if (x > 0)
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "-G %d: CUDA graph launches are not supported by mgpulab "
+                                                   "bench; use -G 0", x);
+        return MGPU_OK;
+    case 't': case 'g': case 'm':
+        MGPU_CHECK(parse_int(name, v, 0, 1 << 20, &x));
+        if (x != 1)
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "%s %d: mgpulab runs one GPU per rank process, one thread and "
+                                                   "one collective per iteration; choose ranks with --ranks", name, x);
+        return MGPU_OK;
+    default: return mgpu_fail(MGPU_ERR_INTERNAL, "flag -%c has no handler", f);
+    }
+}
+
+mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *o, const mgpu_collbench_coll **coll)
+{
+    mgpu_collbench_options_default(o);
+    *coll = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *val = NULL;
+        char f = 0;
+        if (!strcmp(s, "-j") || !strcmp(s, "--json")) { o->json = 1; continue; }
+        if (!strcmp(s, "--predict")) { o->predict = 1; continue; }
+        if (s[0] == '-' && s[1] == '-') {
+            const char *eq = strchr(s + 2, '=');
+            size_t len = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
+            for (int k = 0; flags[k].shortn && !f; k++)
+                if (strlen(flags[k].longn) == len && strncmp(s + 2, flags[k].longn, len) == 0) f = flags[k].shortn;
+            if (!f) return mgpu_fail(MGPU_ERR_INVALID, "unknown option '%s'", s);
+            if (eq) val = eq + 1;
+        } else if (s[0] == '-' && s[1]) {
+            for (int k = 0; flags[k].shortn && !f; k++)
+                if (s[1] == flags[k].shortn) f = flags[k].shortn;
+            if (!f) return mgpu_fail(MGPU_ERR_INVALID, "unknown option '%s'", s);
+            if (s[2]) val = s + 2; /* getopt style: -b8 */
+        } else {
+            const mgpu_collbench_coll *c = mgpu_collbench_find(s);
+            if (!c)
+                return mgpu_fail(MGPU_ERR_INVALID, "'%s' is not a collective; use all_reduce, all_gather, "
+                                                   "broadcast, reduce_scatter, reduce, alltoall or sendrecv", s);
+            if (*coll && *coll != c)
+                return mgpu_fail(MGPU_ERR_INVALID, "one collective per run ('%s' and '%s' given)", (*coll)->name, c->name);
+            *coll = c;
+            continue;
+        }
+        if (!val) {
+            if (i + 1 >= argc) return mgpu_fail(MGPU_ERR_INVALID, "%s needs a value", s);
+            val = argv[++i];
+        }
+        MGPU_CHECK(set_flag(f, val, o));
+    }
+    if (!*coll)
+        return mgpu_fail(MGPU_ERR_INVALID, "which collective? all_reduce, all_gather, broadcast, reduce_scatter, "
+                                           "reduce, alltoall or sendrecv");
+    return mgpu_collbench_options_check(o, *coll);
+}
+
+uint64_t mgpu_collbench_next_size(const mgpu_collbench_options *o, uint64_t size)
+{
+    return o->step_factor > 1 ? size * o->step_factor : size + o->step_bytes;
+}
+
+#define MAX_SIZES 100000
+
+mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll)
+{
+    (void)coll;
+    if (o->min_bytes > o->max_bytes)
+        return mgpu_fail(MGPU_ERR_INVALID, "-b %llu is larger than -e %llu", (unsigned long long)o->min_bytes,
+                         (unsigned long long)o->max_bytes);
+    if (o->step_factor > 1 && o->min_bytes == 0 && o->max_bytes > 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "-f %llu multiplies -b 0 forever; start at -b 1 or more",
+                         (unsigned long long)o->step_factor);
+    if (o->step_factor <= 1 && o->step_bytes == 0 && o->max_bytes > o->min_bytes)
+        return mgpu_fail(MGPU_ERR_INVALID, "-i 0 with -f 1 never reaches -e; give -i > 0 or -f > 1");
+    long n = 0;
+    for (uint64_t s = o->min_bytes; s <= o->max_bytes; s = mgpu_collbench_next_size(o, s)) {
+        if (++n > MAX_SIZES)
+            return mgpu_fail(MGPU_ERR_INVALID, "the sweep from -b to -e has more than %d sizes; raise -i or use -f",
+                             MAX_SIZES);
+        if (mgpu_collbench_next_size(o, s) <= s) break;
+    }
+    return MGPU_OK;
+}
+
+/*--- nccl-tests' text layout -------------------------------------------------*/
+
+void mgpu_collbench_bw(uint64_t bytes, double time_us, double factor, double *algbw, double *busbw)
+{
+    *algbw = time_us > 0 ? (double)bytes / 1e3 / time_us : 0;
+    *busbw = *algbw * factor;
+}
+
+/* A non-negative number in `width` columns: as many decimals (2, 1, 0) as
+ * fit, as nccl-tests does; never an exponent, so [\d.]+ always matches. */
+static void fit(double v, int width, char *out, size_t len)
+{
+    if (!(v >= 0) || v > 1e15) v = 0; /* NaN/negative/absurd never reach a parser */
+    int digits = 1;
+    for (double p = 10; v >= p && digits < 17; p *= 10) digits++;
+    int dec = digits < width - 2 ? 2 : digits < width - 1 ? 1 : 0;
+    snprintf(out, len, "%*.*f", width, dec, v);
+}
+
+void mgpu_collbench_format_header(char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n"
+             "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n"
+             "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+             "", "", "", "", "", "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+             "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+             "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+static int half(const mgpu_collbench_half *h, char *buf, size_t len)
+{
+    char t[32], a[32], b[32], w[32];
+    fit(h->time_us, 7, t, sizeof t);
+    fit(h->algbw, 6, a, sizeof a);
+    fit(h->busbw, 6, b, sizeof b);
+    if (h->wrong < 0) snprintf(w, sizeof w, "%6s", "N/A");
+    else snprintf(w, sizeof w, "%6lld", (long long)h->wrong);
+    return snprintf(buf, len, "  %s  %s  %s  %s", t, a, b, w);
+}
+
+void mgpu_collbench_format_row(const mgpu_collbench_row *r, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%12llu  %12llu  %8s  %6s  %6d", (unsigned long long)r->bytes,
+                     (unsigned long long)r->count, mgpu_collbench_type_name(r->dtype),
+                     r->op >= 0 && r->op < MGPU_REDOP_COUNT ? op_names[r->op] : "none", r->root);
+    if (n < 0 || (size_t)n >= len) return;
+    int m = half(&r->oop, buf + n, len - (size_t)n);
+    if (m < 0 || (size_t)(n + m) >= len) return;
+    half(&r->ip, buf + n + m, len - (size_t)(n + m));
+}
+
+void mgpu_collbench_format_footer(int64_t wrong_checks, double avg_busbw, char *buf, size_t len)
+{
+    char bw[48];
+    if (!(avg_busbw >= 0)) avg_busbw = 0;
+    /* %g as nccl-tests prints it, but never in exponent form */
+    if (avg_busbw == 0 || (avg_busbw >= 1e-4 && avg_busbw < 1e6)) snprintf(bw, sizeof bw, "%g", avg_busbw);
+    else snprintf(bw, sizeof bw, "%.6f", avg_busbw);
+    snprintf(buf, len, "# %-20s : %lld %s\n# %-20s : %s \n#\n", "Out of bounds values", (long long)wrong_checks,
+             wrong_checks ? "FAILED" : "OK", "Avg bus bandwidth", bw);
+}

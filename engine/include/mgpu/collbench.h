@@ -1,0 +1,195 @@
+/* collbench.h - the collective benchmark (`mgpulab bench COLL`) with
+ * nccl-tests' semantics, flags and output.
+ *
+ * One small descriptor per collective (engine/bench/coll_<name>.c, as
+ * nccl-tests' src/<name>.cu): the element counts for a size, the bus-
+ * bandwidth factor, the exact expected output and the call. One shared core
+ * (coll_bench.c) parses the flags, walks the sizes, times the iterations
+ * with events on the communicator's stream, checks every element against
+ * the exact expected result and formats nccl-tests' rows. The worker job
+ * (coll_job.c) runs the sweep on every rank; the coordinator prints.
+ *
+ * Data: rank r's input element i is a(i) + c(r) (small integers, so every
+ * partial sum of every reduction order is exact in every dtype), or for
+ * prod s(i)*t(r)*(2 if r == i mod n else 1) (products stay +-1, +-2). So the
+ * exact reduction of element i over all ranks is O(1) to compute from
+ * per-rank totals, and a rank checks its own output alone. */
+#ifndef MGPU_COLLBENCH_H
+#define MGPU_COLLBENCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include "mgpu/comm.h"
+#include "mgpu/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*--- Per-collective descriptors -----------------------------------------*/
+
+/* Element counts for one size, as nccl-tests' *GetCollByteCount: what the
+ * send and receive buffers hold, the count passed to the call, and where an
+ * in-place call's input/output starts (times the rank). */
+typedef struct mgpu_cb_counts {
+    size_t send, recv, param;
+    size_t send_inplace_off, recv_inplace_off;
+} mgpu_cb_counts;
+
+/* What every rank's input is made of (see the data note above). */
+typedef struct mgpu_cb_data {
+    mgpu_dtype dtype;
+    int op;                    /* mgpu_redop, or -1 for collectives that do not reduce */
+    int nranks, root;
+    uint64_t seed;
+    int64_t arange, crange;    /* a(i) in [-arange, arange], c(r) in [-crange, crange] */
+    int64_t csum, cmin, cmax;  /* over ranks of c(r) */
+    int csign;                 /* prod: product over ranks of t(r) */
+} mgpu_cb_data;
+
+typedef struct mgpu_collbench_coll {
+    const char *name;          /* "all_reduce" (nccl-tests' binary is all_reduce_perf) */
+    mgpu_coll coll;
+    int reduces;               /* takes -o; other collectives print redop "none" */
+    int rooted;                /* takes -r and prints it; others print root -1 */
+    int inplace_checked;       /* 0: nccl-tests does not check in-place sendrecv (N/A) */
+    void (*counts)(size_t count, int nranks, mgpu_cb_counts *out);
+    double (*busbw_factor)(int nranks);
+    /* Expected values of recv elements [first, first+n) on `rank` into out.
+     * Returns 0 when this rank's output is undefined (reduce off the root). */
+    int (*expected)(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
+                    double *out);
+    mgpu_result (*run)(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                       size_t recv_off, size_t param, mgpu_dtype t, mgpu_redop op, int root, mgpu_stream *s);
+} mgpu_collbench_coll;
+
+extern const mgpu_collbench_coll mgpu_cb_all_reduce, mgpu_cb_all_gather, mgpu_cb_reduce_scatter,
+    mgpu_cb_broadcast, mgpu_cb_reduce, mgpu_cb_alltoall, mgpu_cb_sendrecv;
+
+/* "all_reduce", nccl-tests' "all_reduce_perf", "allreduce"; NULL if none. */
+const mgpu_collbench_coll *mgpu_collbench_find(const char *name);
+/* NULL-terminated list, in nccl-tests' order. */
+const mgpu_collbench_coll *const *mgpu_collbench_colls(void);
+
+/*--- Data ----------------------------------------------------------------*/
+
+/* Set up d for dtype/op/nranks/root/seed (op = -1 when the collective does
+ * not reduce): ranges that keep every partial result exact, and the per-rank
+ * totals. */
+void mgpu_cb_data_init(mgpu_cb_data *d, mgpu_dtype t, int op, int nranks, int root, uint64_t seed);
+
+static inline uint64_t mgpu_cb_hash(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+/* A value in [-range, range] from a hash (multiply-shift, no division). */
+static inline int64_t mgpu_cb_pick(uint64_t h, int64_t range)
+{
+    return (int64_t)(((h >> 32) * (uint64_t)(2 * range + 1)) >> 32) - range;
+}
+static inline int64_t mgpu_cb_a(const mgpu_cb_data *d, uint64_t i)
+{
+    return mgpu_cb_pick(mgpu_cb_hash((i + 1) * 0x9E3779B97F4A7C15ull ^ d->seed), d->arange);
+}
+static inline int64_t mgpu_cb_c(const mgpu_cb_data *d, int rank)
+{
+    return mgpu_cb_pick(mgpu_cb_hash(((uint64_t)rank + 1) * 0xC2B2AE3D27D4EB4Full ^ ~d->seed), d->crange);
+}
+static inline int mgpu_cb_sign(uint64_t h) { return (h >> 40) & 1 ? -1 : 1; }
+
+/* Rank `rank`'s input element i. */
+static inline double mgpu_cb_input(const mgpu_cb_data *d, int rank, uint64_t i)
+{
+    if (d->op == MGPU_PROD) {
+        int s = mgpu_cb_sign(mgpu_cb_hash(i * 0x9E3779B97F4A7C15ull + d->seed)) *
+                mgpu_cb_sign(mgpu_cb_hash(((uint64_t)rank + 7) * 0xC2B2AE3D27D4EB4Full ^ d->seed));
+        return (uint64_t)rank == i % (uint64_t)d->nranks ? 2.0 * s : (double)s;
+    }
+    return (double)(mgpu_cb_a(d, i) + mgpu_cb_c(d, rank));
+}
+
+/* The exact reduction of element i over all ranks (d->op must reduce). */
+double mgpu_cb_reduced(const mgpu_cb_data *d, uint64_t i);
+
+/*--- Options (nccl-tests' flags) ----------------------------------------*/
+
+typedef struct mgpu_collbench_options {
+    uint64_t min_bytes, max_bytes, step_bytes; /* -b -e -i */
+    uint64_t step_factor;                      /* -f; 1 = add step_bytes */
+    int iters, warmup;                         /* -n -w */
+    int check;                                 /* -c */
+    int root;                                  /* -r */
+    int blocking;                              /* -z */
+    int average;                               /* -a: 0 rank 0, 1 mean, 2 min, 3 max over ranks */
+    int ndtypes;                               /* -d (all = every type) */
+    mgpu_dtype dtypes[MGPU_DTYPE_COUNT];
+    int nops;                                  /* -o (all = every op) */
+    mgpu_redop ops[MGPU_REDOP_COUNT];
+    int set_iters, set_warmup;                 /* given on the command line */
+    int json, predict;                         /* presentation: --json, --predict */
+    int tamper_rank;                           /* test hook: this rank damages one output element
+                                                  before each check (-1 = off; MGPU_BENCH_TAMPER) */
+} mgpu_collbench_options;
+
+/* nccl-tests' defaults: -b 8 -e 32M -f 1 -i 1M -n 20 -w 5 -c 1 -o sum
+ * -d float -r 0 -z 0 -a 1. */
+void mgpu_collbench_options_default(mgpu_collbench_options *o);
+/* Parse `argv[1..argc)` (argv[0] is the command name): the collective
+ * (positional) and the flags, "-b 8", "-b8", "--minbytes 8", "--minbytes=8".
+ * Bad values fail with MGPU_ERR_INVALID and a message naming the flag. */
+mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *o,
+                                 const mgpu_collbench_coll **coll);
+/* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...). */
+mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll);
+/* nccl-tests' type names: "float", "half", "bfloat16", "int32". */
+const char *mgpu_collbench_type_name(mgpu_dtype t);
+/* Next size of the sweep after `size`, as nccl-tests steps. */
+uint64_t mgpu_collbench_next_size(const mgpu_collbench_options *o, uint64_t size);
+
+/*--- Rows -----------------------------------------------------------------*/
+
+typedef struct mgpu_collbench_half {
+    double time_us, algbw, busbw; /* GB/s = 1e9 bytes/s */
+    int64_t wrong;                /* elements differing from the exact result; -1 = not checked (N/A) */
+} mgpu_collbench_half;
+
+typedef struct mgpu_collbench_row {
+    uint64_t bytes;               /* max(send, recv) bytes, as nccl-tests prints */
+    uint64_t count;               /* the count passed to the call */
+    mgpu_dtype dtype;
+    int op;                       /* mgpu_redop or -1 ("none") */
+    int root;                     /* -1 for collectives without one */
+    mgpu_collbench_half oop, ip;  /* out-of-place, in-place */
+} mgpu_collbench_row;
+
+/* algbw = bytes / time, busbw = algbw * factor; 0 when time is 0. */
+void mgpu_collbench_bw(uint64_t bytes, double time_us, double factor, double *algbw, double *busbw);
+
+/* nccl-tests' text: the column header (3 lines), one row, the footer. */
+void mgpu_collbench_format_header(char *buf, size_t len);
+void mgpu_collbench_format_row(const mgpu_collbench_row *r, char *buf, size_t len);
+/* wrong_checks: halves whose check found wrong values (nccl-tests' "Out of
+ * bounds values"); avg_busbw: the mean busbw over every half of every row. */
+void mgpu_collbench_format_footer(int64_t wrong_checks, double avg_busbw, char *buf, size_t len);
+
+
+/*--- The sweep (every rank) ----------------------------------------------*/
+
+/* Called on every rank with each finished row; the times and #wrong are
+ * already combined over ranks (-a for the time, the sum for #wrong), so
+ * every rank holds the same row. An error stops the sweep. */
+typedef mgpu_result (*mgpu_collbench_emit)(void *ctx, const mgpu_collbench_row *row);
+
+/* Run the whole sweep (every -d type, every -o op, every size; out-of-place
+ * then in-place) on this rank's device (of backend be) with communicator c, whose stream
+ * carries the timing events: time = (end - start) / iters after the warm-up.
+ * Collective: every rank of c calls it with the same options. */
+mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_collbench_coll *coll,
+                                 const mgpu_collbench_options *o, mgpu_collbench_emit emit, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
