@@ -100,6 +100,19 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     memcpy(mine, &me, sizeof me);
     unsigned char *all = malloc((size_t)c->size * SIM_BLOB);
     if (!all) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory in %s", what);
+    sim_call call = {a->op,
+                     c->rank,
+                     c->size,
+                     a->send ? (const unsigned char *)a->send->ptr + a->send_off : NULL,
+                     a->recv ? (unsigned char *)a->recv->ptr + a->recv_off : NULL,
+                     a->count,
+                     a->dtype,
+                     a->redop,
+                     a->root,
+                     MGPU_ALGO_RING};
+    /* A call that fits one round puts its input in the segment first, so
+     * the arrival exchange is also its data barrier. */
+    int staged = sim_algo_prestage(&sc->seg, &call);
     mgpu_result r = sim_exchange(&x, mine, all);
     if (r != MGPU_OK) {
         free(all);
@@ -135,17 +148,8 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     mgpu_coll_prediction p;
     MGPU_CHECK(mgpu_coll_predict_tuned(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, &p));
 
-    sim_call call = {a->op,
-                     c->rank,
-                     c->size,
-                     a->send ? (const unsigned char *)a->send->ptr + a->send_off : NULL,
-                     a->recv ? (unsigned char *)a->recv->ptr + a->recv_off : NULL,
-                     a->count,
-                     a->dtype,
-                     a->redop,
-                     a->root,
-                     p.algo};
-    MGPU_CHECK(sim_algo_run(&x, &call));
+    call.algo = p.algo;
+    MGPU_CHECK(sim_algo_run(&x, &call, staged));
     MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
     sc->last = p;
     return MGPU_OK;
@@ -222,7 +226,7 @@ static void sim_abort(mgpu_comm *c)
     sc->aborted = 1;
     sim_seg_abort(&sc->seg, c->rank); /* peers' waits end too, as the runtime would abort them */
     /* Wait (bounded) for a call blocked in another thread to see the flag:
-     * its waits wake at least every 1 ms. */
+     * sim_seg_abort woke its wait. */
     for (int i = 0; i < 2000 && atomic_load(&sc->busy) > 0; i++) usleep(1000);
     if (atomic_load(&sc->busy) > 0) return; /* still inside: leak rather than free under its feet */
     c->impl = NULL;

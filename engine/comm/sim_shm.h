@@ -35,6 +35,12 @@ typedef struct sim_seg {
     struct sim_chan *chans;
     unsigned char *data;
     uint64_t xseq;            /* this rank's exchange count */
+    /* The collective area: per rank two staging slots (by barrier parity)
+     * of coll_bytes each, and one shared result buffer of coll_bytes. */
+    unsigned char *coll;
+    size_t coll_bytes;
+    size_t populated;         /* bytes of each slot this process has pre-faulted */
+    uint64_t nbar;            /* barriers this rank has passed */
 } sim_seg;
 
 /* Create (rank `me` of n) under a fresh random name, or open one by name. */
@@ -48,6 +54,23 @@ void sim_seg_wake_all(sim_seg *s);
 /* The rank that aborted the segment, -1 while healthy. */
 int sim_seg_aborted(const sim_seg *s);
 void sim_seg_set_pid(sim_seg *s, int rank, pid_t pid);
+
+/* A barrier over all the segment's ranks: one shared counter, a futex wait
+ * on it (woken by the last arrival), bounded by the context's timeout,
+ * abort flags and dead-rank checks (the message names missing ranks). */
+mgpu_result sim_barrier(sim_ctx *x);
+/* Staging slot of `rank` to fill before the next barrier / to read after
+ * the last one. A slot written before barrier b is read between b and b+1;
+ * slots alternate by barrier parity, so a rank may refill before b+1 while
+ * slower ranks still read. */
+unsigned char *sim_slot_next(sim_seg *s, int rank);
+unsigned char *sim_slot_cur(sim_seg *s, int rank);
+/* Shared result buffer (coll_bytes): written between two barriers, read
+ * after the second, rewritten only after a third. */
+unsigned char *sim_result(sim_seg *s);
+/* Fault in the first `bytes` of every slot and the result buffer in one go
+ * (MADV_POPULATE_WRITE) instead of page by page; a no-op when done. */
+void sim_seg_prepare(sim_seg *s, size_t bytes);
 
 /* All-gather SIM_BLOB-sized blobs through the segment (collective over the
  * segment's ranks); all receives n * SIM_BLOB bytes. Timeouts name the ranks
