@@ -8,6 +8,8 @@
 
 /* Every buffer is real host memory aligned like cudaMalloc's. */
 #define SIM_ALIGN 256u
+#define SIM_HUGE_ALIGN ((size_t)2 << 20) /* transparent huge page size on x86-64 */
+#define SIM_HUGE_MIN ((size_t)4 << 20)    /* buffers this large get huge pages */
 
 typedef struct sim_state {
     /* One lock for the whole backend: rank workers are processes, so this
