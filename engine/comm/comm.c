@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 static const struct mgpu_comm_ops *backend_ops(int i)
@@ -292,6 +293,11 @@ mgpu_result mgpu_comm_destroy(mgpu_comm *c)
 {
     if (!c) return MGPU_OK;
     mgpu_comm_core *k = mgpu_core(c);
+    /* Let queued collectives settle while the watchdog still watches them:
+     * a script that returns right after a mismatched collective must end
+     * with the watchdog's verdict, not hang in the backend's teardown nor
+     * pass for a success. The watchdog bounds this wait by its timeout. */
+    while (mgpu_watchdog_pending_for(c) > 0 && !k->backend_aborted) usleep(1000);
     registry_remove(k);
     mgpu_watchdog_forget(c);
     mgpu_result r = MGPU_OK;
@@ -319,6 +325,34 @@ void mgpu_comm_abort_all(void)
         mgpu_comm_core_abort_backend(k->comm);
     }
     pthread_mutex_unlock(&registry_lock);
+}
+
+mgpu_result mgpu_comm_check_all(void)
+{
+    /* Queued collectives first settle under the watchdog (it bounds this
+     * by its timeout), so a job that ends right after a mismatched call
+     * gets the verdict instead of passing for a success. */
+    while (mgpu_watchdog_pending() > 0) {
+        int aborted_all = 1;
+        pthread_mutex_lock(&registry_lock);
+        for (mgpu_comm_core *k = registry; k; k = k->next)
+            if (mgpu_watchdog_pending_for(k->comm) > 0 && !k->backend_aborted) aborted_all = 0;
+        pthread_mutex_unlock(&registry_lock);
+        if (aborted_all) break;
+        usleep(1000);
+    }
+    mgpu_result r = MGPU_OK;
+    pthread_mutex_lock(&registry_lock);
+    for (mgpu_comm_core *k = registry; k && r == MGPU_OK; k = k->next) {
+        mgpu_comm *c = k->comm;
+        r = check_usable(c, "mgpu_comm_check_all");
+        if (r == MGPU_OK && !k->backend_aborted && c->impl) {
+            r = c->ops->async_error(c);
+            if (r != MGPU_OK) mgpu_comm_core_set_error(c, r, mgpu_error_message());
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return r;
 }
 
 char *mgpu_comm_flight_dump_all_json(void)

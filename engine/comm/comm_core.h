@@ -49,6 +49,8 @@ mgpu_result mgpu_watchdog_track(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint6
 void mgpu_watchdog_forget(mgpu_comm *c);
 /* How many entries the watchdog is watching (tests). */
 int mgpu_watchdog_pending(void);
+/* How many of them belong to c (destroy waits for these to settle). */
+int mgpu_watchdog_pending_for(const mgpu_comm *c);
 
 /*--- fingerprint.c ---*/
 #define MGPU_FP_BYTES 64

@@ -170,6 +170,15 @@ void mgpu_watchdog_forget(mgpu_comm *c)
     pthread_mutex_unlock(&wd_lock);
 }
 
+int mgpu_watchdog_pending_for(const mgpu_comm *c)
+{
+    pthread_mutex_lock(&wd_lock);
+    int n = 0;
+    for (wd_entry *e = wd_head; e; e = e->next) n += e->c == c;
+    pthread_mutex_unlock(&wd_lock);
+    return n;
+}
+
 int mgpu_watchdog_pending(void)
 {
     pthread_mutex_lock(&wd_lock);

@@ -320,6 +320,7 @@ int mgpu_worker_main(int argc, char **argv)
     json_t *params = NULL;
     mgpu_result r = open_job(w, job, &h, &params);
     if (r == MGPU_OK) r = h->run(w, params);
+    if (r == MGPU_OK) r = mgpu_comm_check_all(); /* an asynchronous failure is still a failure */
     if (r == MGPU_OK && w->world) {
         r = mgpu_comm_destroy(w->world);
         w->world = NULL;

@@ -80,6 +80,14 @@ mgpu_stream *mgpu_comm_stream(mgpu_comm *c);            /* the communicator's ow
 /* NCCL's ncclCommGetAsyncError, or the watchdog's verdict: MGPU_OK while healthy. */
 mgpu_result mgpu_comm_async_error(mgpu_comm *c);
 
+/* Wait until the watchdog has settled every queued collective (done, or
+ * failed at its timeout), then return the first error of any live
+ * communicator (the watchdog's timeout, an abort, NCCL's async error), or
+ * MGPU_OK when all are healthy. The worker calls it when a job ends and
+ * scripts' synchronize calls it, so a collective that failed
+ * asynchronously never passes for a success. */
+mgpu_result mgpu_comm_check_all(void);
+
 /*--- Collectives: count is in elements, as in NCCL. s may be NULL. ---*/
 
 mgpu_result mgpu_all_reduce(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
