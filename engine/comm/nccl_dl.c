@@ -23,7 +23,11 @@ static int sym(void *h, const char *name, void **dst)
 
 static void load(void)
 {
-    void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
+    /* MGPU_NCCL_LIBRARY picks another NCCL build (e.g. the one a torch
+     * install ships), so a comparison can run both on the same library. */
+    const char *path = getenv("MGPU_NCCL_LIBRARY");
+    if (!path || !*path) path = "libnccl.so.2";
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         const char *e = dlerror();
         snprintf(load_error, sizeof load_error, "%s", e ? e : "dlopen failed");

@@ -140,8 +140,10 @@ static void on_abort(mgpu_worker *w, json_t *msg)
     snprintf(w->abort_reason, sizeof w->abort_reason, "%s", why ? why : "another rank failed");
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
-    /* Dump before aborting: the dump shows where each collective stood. */
-    send_flight(w);
+    /* Dump before aborting: the dump shows where each collective stood. A
+     * rank that already finished sent its final dump, with the world still
+     * alive: an empty one now must not replace it. */
+    if (!w->flight_sent) send_flight(w);
     mgpu_comm_abort_all();
 }
 
@@ -279,7 +281,7 @@ static void report_error(mgpu_worker *w)
 {
     json_t *body = json_pack("{s:s, s:s, s:s}", "message", mgpu_error_message(), "trail", mgpu_error_trail(), "code",
                              mgpu_result_name(mgpu_error_code()));
-    if (!w->aborted) send_flight(w); /* first, so the coordinator has it with the error; on abort, sent already */
+    if (!w->aborted && !w->flight_sent) send_flight(w); /* first, so the coordinator has it with the error; on abort, sent already */
     if (body) mgpu_worker_send(w, "error", body);
     json_decref(body);
 }
@@ -321,6 +323,12 @@ int mgpu_worker_main(int argc, char **argv)
     mgpu_result r = open_job(w, job, &h, &params);
     if (r == MGPU_OK) r = h->run(w, params);
     if (r == MGPU_OK) r = mgpu_comm_check_all(); /* an asynchronous failure is still a failure */
+    if (r == MGPU_OK) {
+        /* Every rank's record reaches the analyser, also one whose side of a
+         * mismatch "completed" (a broadcast can, while its peers hang). */
+        send_flight(w);
+        w->flight_sent = 1;
+    }
     if (r == MGPU_OK && w->world) {
         r = mgpu_comm_destroy(w->world);
         w->world = NULL;

@@ -20,6 +20,7 @@ struct mgpu_worker {
     uint64_t ag_seq;               /* last all-gather this rank started */
     json_t *ag_reply;              /* the coordinator's reply, taken by the waiter */
     volatile int aborted;
+    volatile int flight_sent;   /* the final flight dump went up (before the world was destroyed) */
     uint64_t abort_ns;
     char abort_reason[512];
     pthread_t io;
