@@ -241,7 +241,7 @@ mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgp
     return MGPU_OK;
 }
 
-static mgpu_result check_usable(mgpu_comm *c, const char *api)
+mgpu_result mgpu_comm_core_check_usable(mgpu_comm *c, const char *api)
 {
     if (!c) return mgpu_fail(MGPU_ERR_INVALID, "%s: no communicator", api);
     mgpu_comm_core *k = mgpu_core(c);
@@ -263,7 +263,7 @@ mgpu_result mgpu_comm_split(mgpu_comm *parent, int color, int key, const char *n
 {
     if (!out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_comm_split: no output pointer");
     *out = NULL;
-    MGPU_CHECK(check_usable(parent, "mgpu_comm_split"));
+    MGPU_CHECK(mgpu_comm_core_check_usable(parent, "mgpu_comm_split"));
     if (color < 0 && color != MGPU_SPLIT_NOCOLOR)
         return mgpu_fail(MGPU_ERR_INVALID, "mgpu_comm_split: color %d is negative; use a color >= 0, or "
                          "MGPU_SPLIT_NOCOLOR (-1) to stay out", color);
@@ -345,7 +345,7 @@ mgpu_result mgpu_comm_check_all(void)
     pthread_mutex_lock(&registry_lock);
     for (mgpu_comm_core *k = registry; k && r == MGPU_OK; k = k->next) {
         mgpu_comm *c = k->comm;
-        r = check_usable(c, "mgpu_comm_check_all");
+        r = mgpu_comm_core_check_usable(c, "mgpu_comm_check_all");
         if (r == MGPU_OK && !k->backend_aborted && c->impl) {
             r = c->ops->async_error(c);
             if (r != MGPU_OK) mgpu_comm_core_set_error(c, r, mgpu_error_message());
@@ -383,7 +383,7 @@ mgpu_stream *mgpu_comm_stream(mgpu_comm *c) { return c ? c->stream : NULL; }
 
 mgpu_result mgpu_comm_async_error(mgpu_comm *c)
 {
-    MGPU_CHECK(check_usable(c, "mgpu_comm_async_error"));
+    MGPU_CHECK(mgpu_comm_core_check_usable(c, "mgpu_comm_async_error"));
     mgpu_result r = c->ops->async_error(c);
     if (r != MGPU_OK) mgpu_comm_core_set_error(c, r, mgpu_error_message());
     return r;

@@ -74,19 +74,8 @@ static mgpu_result check_stream(mgpu_comm *c, mgpu_stream *s, const char *api)
 static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll shown, mgpu_stream *s)
 {
     const char *api = mgpu_coll_name(shown);
-    if (!c) return mgpu_fail(MGPU_ERR_INVALID, "%s: no communicator", api);
+    MGPU_CHECK(mgpu_comm_core_check_usable(c, api));
     mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    mgpu_result bad = k->async_err;
-    char msg[sizeof k->async_msg];
-    snprintf(msg, sizeof msg, "%s", k->async_msg);
-    int aborted = k->backend_aborted;
-    pthread_mutex_unlock(&k->lock);
-    if (bad != MGPU_OK)
-        return mgpu_fail(bad, "%s; communicator %s is unusable now: destroy it and create a new one", msg, c->name);
-    if (aborted)
-        return mgpu_fail(MGPU_ERR_INVALID, "%s: communicator %s was aborted; destroy it and create a new one", api,
-                         c->name);
     MGPU_CHECK(mgpu_coll_args_check(c, a));
     if (!s) s = c->stream;
     MGPU_CHECK(check_stream(c, s, api));

@@ -29,6 +29,9 @@ double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg);
 
 /* Record the first asynchronous failure (later ones keep the first). */
 void mgpu_comm_core_set_error(mgpu_comm *c, mgpu_result r, const char *msg);
+/* MGPU_OK, or the verdict that makes c unusable (the watchdog's or a
+ * backend's error, or an abort), worded for a caller of `api`. */
+mgpu_result mgpu_comm_core_check_usable(mgpu_comm *c, const char *api);
 /* Call ops->abort once (idempotent, any thread). */
 void mgpu_comm_core_abort_backend(mgpu_comm *c);
 /* The sentence a collective that did not finish in time gets, the same on

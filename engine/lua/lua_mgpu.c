@@ -334,17 +334,8 @@ static int l_default_stream(lua_State *L)
 static int l_log(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    int n = lua_gettop(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = 1; i <= n; i++) {
-        if (i > 1) luaL_addchar(&b, '\t');
-        luaL_tolstring(L, i, NULL);
-        luaL_addvalue(&b);
-    }
-    luaL_pushresult(&b);
     size_t len;
-    const char *s = lua_tolstring(L, -1, &len);
+    const char *s = mgpu_lua_join_args(L, &len);
     if (c->host.log) c->host.log(c->host.ctx, s, len);
     else printf("%.*s\n", (int)len, s);
     return 0;

@@ -85,8 +85,7 @@ static void emit(mgpu_lua *sb, const char *s, size_t n)
     fflush(stdout);
 }
 
-/* print(...): arguments through tostring (and __tostring), tab-separated. */
-static int sb_print(lua_State *L)
+const char *mgpu_lua_join_args(lua_State *L, size_t *len)
 {
     int n = lua_gettop(L);
     luaL_Buffer b;
@@ -97,8 +96,14 @@ static int sb_print(lua_State *L)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
+    return lua_tolstring(L, -1, len);
+}
+
+/* print(...): arguments through tostring (and __tostring), tab-separated. */
+static int sb_print(lua_State *L)
+{
     size_t len;
-    const char *s = lua_tolstring(L, -1, &len);
+    const char *s = mgpu_lua_join_args(L, &len);
     emit(mgpu_lua_from_state(L), s, len);
     return 0;
 }

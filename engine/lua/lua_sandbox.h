@@ -93,6 +93,10 @@ size_t mgpu_lua_mem_limit(const mgpu_lua *sb);
  * and remember the engine's result code for mgpu_lua_pcall. Never returns. */
 int mgpu_lua_raise_engine(lua_State *L, const char *what);
 
+/* print's way of joining arguments: tostring (and __tostring) of each,
+ * tab-separated; pushes the result and returns it. */
+const char *mgpu_lua_join_args(lua_State *L, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif
