@@ -5,6 +5,7 @@
  * ncclInProgress and is then polled with ncclCommGetAsyncError, never
  * longer than the comm's timeout). */
 #include "comm/comm_core.h"
+#include "mgpu/clock.h"
 #include "comm/nccl_dl.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,7 @@ static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
     return h;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)mgpu_now_ns() / 1e9; }
 
 /* Poll a non-blocking comm until its pending operation is done. */
 static mgpu_result wait_ready(nccl_impl *m, const char *what, const char *name)

@@ -4,6 +4,7 @@
  * communicator, through the backend itself, and a mismatch is refused with
  * one sentence before the real collective is launched, so nothing hangs. */
 #include "comm/comm_args.h"
+#include "mgpu/clock.h"
 #include "comm/comm_core.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,14 +130,13 @@ void mgpu_fingerprint_release(mgpu_comm *c)
 /* Wait for the exchange with the comm's timeout, never forever. */
 static mgpu_result wait_stream(mgpu_comm *c, mgpu_stream *s, uint64_t seq, mgpu_coll op)
 {
-    struct timespec t0, now, nap = {0, 50 * 1000};
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct timespec nap = {0, 50 * 1000};
+    uint64_t t0 = mgpu_now_ns();
     for (;;) {
         int done = 0;
         MGPU_CHECK(mgpu_stream_query(s, &done));
         if (done) return MGPU_OK;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        double el = (double)(mgpu_now_ns() - t0) / 1e9;
         if (el > mgpu_core(c)->timeout_s) {
             mgpu_comm_core_abort_backend(c);
             return mgpu_fail(MGPU_ERR_TIMEOUT, "the fingerprint exchange before %s #%llu never finished",

@@ -6,6 +6,7 @@
  * sleeps on a condition variable while nothing is pending, so an idle
  * process costs no CPU. */
 #include "comm/comm_core.h"
+#include "mgpu/clock.h"
 #include "comm/flight.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +29,7 @@ static wd_entry *wd_head;
 static wd_entry **wd_tail = &wd_head; /* the last next-field, for O(1) appends */
 static int wd_started, wd_count, wd_atfork;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return (double)mgpu_now_ns() / 1e9; }
 
 /* A forked child has no watchdog thread and must not touch its parent's
  * entries (tests and launchers fork ranks). */

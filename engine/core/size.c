@@ -97,3 +97,14 @@ const char *mgpu_format_size(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, "%llu", (unsigned long long)bytes);
     return buf;
 }
+
+const char *mgpu_human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) v /= 1024.0, u++;
+    if (u == 0) snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+    else snprintf(buf, len, "%.2f %s", v, unit[u]);
+    return buf;
+}

@@ -24,19 +24,6 @@ static int is_sticky(cudaError_t e)
     }
 }
 
-const char *cuda_human_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 6) {
-        bytes /= 1024.0;
-        u++;
-    }
-    if (u == 0) snprintf(buf, len, "%.0f B", bytes);
-    else snprintf(buf, len, "%.1f %s", bytes, units[u]);
-    return buf;
-}
-
 /* Why no driver answered: the driver version tells "none" from "too old". */
 static mgpu_result no_device(cudaError_t e, const char *what)
 {

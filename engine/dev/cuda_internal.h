@@ -44,7 +44,6 @@ static inline cudaStream_t cuda_stream_of(const mgpu_stream *s)
 mgpu_result cuda_fail(cudaError_t e, int dev, const char *what, ...) __attribute__((format(printf, 3, 4)));
 
 /* "2.0 TiB", "139.2 GiB", "512 B": sizes for messages. */
-const char *cuda_human_bytes(double bytes, char *buf, size_t len);
 
 /* Saves the caller's current device and restores it when the scope ends, as
  * multi-GPU code must (a library must not leave the device switched). */

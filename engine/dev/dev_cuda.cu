@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dev/cuda_internal.h"
+#include "mgpu/size.h"
 #include "dev/cuda_kernels.h"
 #include "mgpu/topo.h"
 
@@ -185,8 +186,8 @@ static mgpu_result alloc_device(mgpu_backend *be, mgpu_buffer *buf)
         (void)cudaMemGetInfo(&f, &t);
         char want[32], fr[32], tot[32];
         return mgpu_fail(MGPU_ERR_DEVICE_OOM, "device %d: cannot allocate %s: %s free of %s; free buffers or ask for less",
-                         dev, cuda_human_bytes((double)buf->bytes, want, sizeof want),
-                         cuda_human_bytes((double)f, fr, sizeof fr), cuda_human_bytes((double)t, tot, sizeof tot));
+                         dev, mgpu_human_bytes(buf->bytes, want, sizeof want),
+                         mgpu_human_bytes(f, fr, sizeof fr), mgpu_human_bytes(t, tot, sizeof tot));
     }
     CUDA_TRY(e, dev, "allocating %zu bytes of device memory (cudaMalloc)", buf->bytes);
     (void)be;
@@ -206,7 +207,7 @@ static mgpu_result alloc_pinned(mgpu_backend *be, mgpu_buffer *buf)
         (void)cudaGetLastError();
         char want[32];
         return mgpu_fail(MGPU_ERR_NOMEM, "cannot pin %s of host memory (cudaHostAlloc); use less, or pageable memory",
-                         cuda_human_bytes((double)buf->bytes, want, sizeof want));
+                         mgpu_human_bytes(buf->bytes, want, sizeof want));
     }
     CUDA_TRY(e, -1, "allocating %zu bytes of pinned host memory (cudaHostAlloc)", buf->bytes);
     void *dptr = NULL;
@@ -228,7 +229,7 @@ static mgpu_result alloc_pageable(mgpu_backend *be, mgpu_buffer *buf)
     if (posix_memalign(&p, 4096, buf->bytes) != 0 || !p) {
         char want[32];
         return mgpu_fail(MGPU_ERR_NOMEM, "cannot allocate %s of pageable host memory",
-                         cuda_human_bytes((double)buf->bytes, want, sizeof want));
+                         mgpu_human_bytes(buf->bytes, want, sizeof want));
     }
     mgpu_result r = pageable_register(cuda_be(be), (char *)p, buf->bytes);
     if (r != MGPU_OK) {

@@ -3,22 +3,11 @@
  * device against the modelled GPU's size; a registry answers UVA pointer
  * attributes for any address inside a live buffer. */
 #include "dev/sim_internal.h"
+#include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-/* "1.50 GiB" style, for messages. */
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)b;
-    int u = 0;
-    while (v >= 1024.0 && u < 4) v /= 1024.0, u++;
-    if (u == 0) snprintf(buf, len, "%llu B", (unsigned long long)b);
-    else snprintf(buf, len, "%.2f %s", v, unit[u]);
-    return buf;
-}
 
 static uint64_t host_physical_bytes(void)
 {
@@ -50,8 +39,8 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
             return mgpu_fail(MGPU_ERR_DEVICE_OOM,
                              "out of memory on simulated GPU %d: tried to allocate %s (%zu bytes); "
                              "%s of %s is free. Free buffers you no longer need or allocate less",
-                             d, human(buf->bytes, a, sizeof a), buf->bytes, human(free_b, b, sizeof b),
-                             human(st->mem_total[d], c, sizeof c));
+                             d, mgpu_human_bytes(buf->bytes, a, sizeof a), buf->bytes, mgpu_human_bytes(free_b, b, sizeof b),
+                             mgpu_human_bytes(st->mem_total[d], c, sizeof c));
     }
     /* The sim keeps every kind in host memory: refuse what this machine
      * cannot hold before asking malloc, so the message names the cause
@@ -61,8 +50,8 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
         return mgpu_fail(MGPU_ERR_NOMEM,
                          "cannot allocate %s of %s memory: the sim keeps all memory in host RAM "
                          "and this machine has %s; use a smaller size",
-                         human(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind),
-                         human(phys, b, sizeof b));
+                         mgpu_human_bytes(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind),
+                         mgpu_human_bytes(phys, b, sizeof b));
     /* Round up so the whole allocation is a multiple of the alignment.
      * Large buffers go on 2 MiB boundaries with transparent huge pages
      * asked for: a sim GPU buffer is touched whole (fills, collectives),
@@ -73,7 +62,7 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
     void *p = NULL;
     if (posix_memalign(&p, align, rounded) != 0 || !p)
         return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory allocating %s of simulated %s memory",
-                         human(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind));
+                         mgpu_human_bytes(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind));
     if (align == SIM_HUGE_ALIGN) (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: fine if refused */
     buf->ptr = p;
     mgpu_result r = registry_add(st, buf);

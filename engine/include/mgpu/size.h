@@ -24,6 +24,9 @@ mgpu_result mgpu_parse_count(const char *text, const char *what, long long min,
 mgpu_result mgpu_parse_seconds(const char *text, const char *what, double max,
                                double *out);
 
+/* "1.50 GiB", "512 B" - rounded, for messages (out-of-memory and the like). */
+const char *mgpu_human_bytes(uint64_t bytes, char *buf, size_t len);
+
 /* "256M", "1G", "8" - exact power-of-1024 form when possible, else bytes. */
 const char *mgpu_format_size(uint64_t bytes, char *buf, size_t len);
 
