@@ -16,9 +16,10 @@ static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0; }
 static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
                     double *out)
 {
-    for (size_t j = first; j < first + n; j++) {
-        size_t q = j / k->param, e = j % k->param;
-        out[j - first] = mgpu_cb_input(d, (int)q, (size_t)rank * k->param + e);
+    for (size_t j = first; j < first + n;) { /* block by block */
+        size_t q = j / k->param, e = j % k->param, m = k->param - e < first + n - j ? k->param - e : first + n - j;
+        mgpu_cb_input_span(d, (int)q, (size_t)rank * k->param + e, m, out + (j - first));
+        j += m;
     }
     return 1;
 }

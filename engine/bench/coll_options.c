@@ -1,5 +1,5 @@
 /* coll_options.c - `mgpulab bench` flags with nccl-tests' names and
- * defaults, the collective table, the exact data, and nccl-tests' text
+ * defaults, the collective table, and nccl-tests' text
  * layout (header, rows, footer) so scripts that parse nccl-tests parse ours. */
 #include "mgpu/collbench.h"
 #include "mgpu/size.h"
@@ -35,64 +35,6 @@ const mgpu_collbench_coll *mgpu_collbench_find(const char *name)
         if (strcasecmp(have, want) == 0) return colls[i];
     }
     return NULL;
-}
-
-/*--- Data: exact by construction ------------------------------------------*/
-
-/* The largest integer every partial result may reach and stay exact:
- * significand bits of the type (bf16 8, f16 11, f32 24); i32 keeps a margin. */
-static int64_t exact_limit(mgpu_dtype t)
-{
-    switch (t) {
-    case MGPU_BF16: return 256;
-    case MGPU_F16: return 2048;
-    case MGPU_F32: return 1 << 24;
-    default: return 1 << 30;
-    }
-}
-
-void mgpu_cb_data_init(mgpu_cb_data *d, mgpu_dtype t, int op, int nranks, int root, uint64_t seed)
-{
-    memset(d, 0, sizeof *d);
-    d->dtype = t;
-    d->op = op;
-    d->nranks = nranks > 0 ? nranks : 1;
-    d->root = root;
-    d->seed = mgpu_cb_hash(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
-    /* |a| + |c| summed over the ranks stays within the exact range */
-    int64_t per = exact_limit(t) / (2 * (int64_t)(op >= 0 ? d->nranks : 1));
-    if (per > 1000000) per = 1000000;
-    d->arange = d->crange = per > 0 ? per : 1;
-    d->cmin = INT64_MAX;
-    d->cmax = INT64_MIN;
-    d->csign = 1;
-    for (int r = 0; r < d->nranks; r++) {
-        int64_t c = mgpu_cb_c(d, r);
-        d->csum += c;
-        if (c < d->cmin) d->cmin = c;
-        if (c > d->cmax) d->cmax = c;
-        d->csign *= mgpu_cb_sign(mgpu_cb_hash(((uint64_t)r + 7) * 0xC2B2AE3D27D4EB4Full ^ d->seed));
-    }
-}
-
-double mgpu_cb_reduced(const mgpu_cb_data *d, uint64_t i)
-{
-    int64_t n = d->nranks, a = mgpu_cb_a(d, i);
-    switch (d->op) {
-    case MGPU_SUM: return (double)(n * a + d->csum);
-    case MGPU_MAX: return (double)(a + d->cmax);
-    case MGPU_MIN: return (double)(a + d->cmin);
-    case MGPU_AVG:
-        /* integers: NCCL sums then divides (C truncation); floats: the
-         * exact mean, compared with a tolerance (coll_bench.c) */
-        if (d->dtype == MGPU_I32) return (double)((n * a + d->csum) / n);
-        return (double)(n * a + d->csum) / (double)n;
-    case MGPU_PROD: {
-        int s = mgpu_cb_sign(mgpu_cb_hash(i * 0x9E3779B97F4A7C15ull + d->seed));
-        return (double)((n & 1 ? s : 1) * d->csign * 2);
-    }
-    default: return 0;
-    }
 }
 
 /*--- Options ----------------------------------------------------------------*/

@@ -17,7 +17,7 @@ static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, si
                     double *out)
 {
     size_t base = (size_t)rank * k->recv;
-    for (size_t j = 0; j < n; j++) out[j] = mgpu_cb_reduced(d, base + first + j);
+    mgpu_cb_reduced_span(d, base + first, n, out);
     return 1;
 }
 

@@ -10,7 +10,10 @@
  * (coll_job.c) runs the sweep on every rank; the coordinator prints.
  *
  * Data: rank r's input element i is a(i) + c(r) (small integers, so every
- * partial sum of every reduction order is exact in every dtype), or for
+ * partial sum of every reduction order is exact in every dtype; a(i) repeats
+ * with a prime period, so it is a table lookup - the sim checks 8 ranks x
+ * 256 MiB on two cores - while any misplacement by a power-of-two offset,
+ * the shape of a chunking bug, still lands on a different value), or for
  * prod s(i)*t(r)*(2 if r == i mod n else 1) (products stay +-1, +-2). So the
  * exact reduction of element i over all ranks is O(1) to compute from
  * per-rank totals, and a rank checks its own output alone. */
@@ -18,6 +21,7 @@
 #define MGPU_COLLBENCH_H
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include "mgpu/comm.h"
 #include "mgpu/dtype.h"
 
@@ -35,6 +39,10 @@ typedef struct mgpu_cb_counts {
     size_t send_inplace_off, recv_inplace_off;
 } mgpu_cb_counts;
 
+/* a(i)'s period in elements: a prime, so no power-of-two shift maps an
+ * element onto one with the same a (16 KiB of table: stays in L1/L2). */
+#define MGPU_CB_PERIOD 4093
+
 /* What every rank's input is made of (see the data note above). */
 typedef struct mgpu_cb_data {
     mgpu_dtype dtype;
@@ -44,6 +52,7 @@ typedef struct mgpu_cb_data {
     int64_t arange, crange;    /* a(i) in [-arange, arange], c(r) in [-crange, crange] */
     int64_t csum, cmin, cmax;  /* over ranks of c(r) */
     int csign;                 /* prod: product over ranks of t(r) */
+    int32_t atab[MGPU_CB_PERIOD]; /* a(i) = atab[i mod period] */
 } mgpu_cb_data;
 
 typedef struct mgpu_collbench_coll {
@@ -91,7 +100,7 @@ static inline int64_t mgpu_cb_pick(uint64_t h, int64_t range)
 }
 static inline int64_t mgpu_cb_a(const mgpu_cb_data *d, uint64_t i)
 {
-    return mgpu_cb_pick(mgpu_cb_hash((i + 1) * 0x9E3779B97F4A7C15ull ^ d->seed), d->arange);
+    return d->atab[i % MGPU_CB_PERIOD];
 }
 static inline int64_t mgpu_cb_c(const mgpu_cb_data *d, int rank)
 {
@@ -112,6 +121,11 @@ static inline double mgpu_cb_input(const mgpu_cb_data *d, int rank, uint64_t i)
 
 /* The exact reduction of element i over all ranks (d->op must reduce). */
 double mgpu_cb_reduced(const mgpu_cb_data *d, uint64_t i);
+/* The same over spans [first, first+n): rank `rank`'s inputs, the exact
+ * reductions, and rank `rank`'s inputs stored in d->dtype into out. */
+void mgpu_cb_input_span(const mgpu_cb_data *d, int rank, uint64_t first, size_t n, double *out);
+void mgpu_cb_reduced_span(const mgpu_cb_data *d, uint64_t first, size_t n, double *out);
+void mgpu_cb_input_store(const mgpu_cb_data *d, int rank, uint64_t first, size_t n, void *out);
 
 /*--- Options (nccl-tests' flags) ----------------------------------------*/
 
@@ -143,6 +157,9 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
                                  const mgpu_collbench_coll **coll);
 /* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...). */
 mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll);
+/* The "bench" job's parameters for these options (engine/bench/coll_job.c
+ * reads them back); a new reference. */
+json_t *mgpu_collbench_params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o);
 /* nccl-tests' type names: "float", "half", "bfloat16", "int32". */
 const char *mgpu_collbench_type_name(mgpu_dtype t);
 /* Next size of the sweep after `size`, as nccl-tests steps. */
