@@ -7,6 +7,7 @@
 #ifndef MGPU_BACKEND_H
 #define MGPU_BACKEND_H
 #include "mgpu/dev.h"
+#include "dev/ipc_wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,23 @@ struct mgpu_dev_ops {
                         mgpu_dtype dtype, const mgpu_fill_spec *spec);
     mgpu_result (*checksum)(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
                             mgpu_dtype dtype, uint64_t *out);
+
+    /* Members below were added after the cuda table was written: keep new
+     * ones at the end (dev_cuda.cu's table is positional). */
+
+    /* *on = 1 when dev has peer access to peer now (as far as this process
+     * enabled it). */
+    mgpu_result (*peer_enabled)(mgpu_backend *be, int dev, int peer, int *on);
+    /* buf is a device buffer of this backend; fill the payload, offset,
+     * bytes, device and host of `w` (dev.c seals it). */
+    mgpu_result (*ipc_export)(mgpu_buffer *buf, struct mgpu_ipc_wire *w);
+    /* `w` is sealed, of this backend and from another process; buf was
+     * allocated by dev.c (be, kind DEVICE, bytes); fill ptr, impl, device. */
+    mgpu_result (*ipc_open)(mgpu_backend *be, int dev, const struct mgpu_ipc_wire *w, mgpu_buffer *buf);
+    /* Unmap an opened buffer; MGPU_ERR_INVALID (buf untouched) when buf was
+     * not opened from a handle. dev.c frees the struct on success.
+     * mem_free must also accept opened buffers (and unmap them). */
+    mgpu_result (*ipc_close)(mgpu_buffer *buf);
 };
 
 struct mgpu_backend {

@@ -438,6 +438,34 @@ mgpu_result mgpu_peer_disable(mgpu_backend *be, int dev, int peer)
     return MGPU_OK;
 }
 
+mgpu_result mgpu_peer_access_query(mgpu_backend *be, int dev, int peer, int *can, int *enabled)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    *can = *enabled = 0;
+    MGPU_CHECK(be->ops->peer_can_access(be, dev, peer, can));
+    MGPU_CHECK(be->ops->peer_enabled(be, dev, peer, enabled));
+    return MGPU_OK;
+}
+
+/* A switch rather than CUDA's two calls: "already enabled" / "not enabled"
+ * are the state asked for, not errors (NCCL may have enabled the pair in
+ * this context before us; the backend's enable notes that state). */
+mgpu_result mgpu_peer_access_enable(mgpu_backend *be, int dev, int peer, int on)
+{
+    MGPU_CHECK(check_pair(be, dev, peer));
+    on = on != 0;
+    int now = 0;
+    MGPU_CHECK(be->ops->peer_enabled(be, dev, peer, &now));
+    if (now == on) return MGPU_OK;
+    mgpu_result r = on ? be->ops->peer_enable(be, dev, peer) : be->ops->peer_disable(be, dev, peer);
+    if (r == MGPU_ERR_PEER && be->ops->peer_enabled(be, dev, peer, &now) == MGPU_OK && now == on) {
+        mgpu_error_clear();
+        return MGPU_OK;
+    }
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
 /*--- Fill and checksum ------------------------------------------------*/
 
 static mgpu_result check_elems(const mgpu_buffer *b, size_t off, size_t count, mgpu_dtype t)

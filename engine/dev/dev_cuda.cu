@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dev/cuda_internal.h"
+#include "dev/cuda_ipc.h"
 #include "mgpu/size.h"
 #include "dev/cuda_kernels.h"
 #include "mgpu/topo.h"
@@ -255,6 +256,10 @@ static mgpu_result cuda_mem_alloc(mgpu_backend *be, mgpu_buffer *buf)
 static void cuda_mem_free(mgpu_backend *be, mgpu_buffer *buf)
 {
     if (!buf->ptr) return;
+    if (cuda_ipc_is_import(buf)) {
+        cuda_ipc_release(buf);
+        return;
+    }
     cuda_device_guard guard;
     switch (buf->kind) {
     case MGPU_MEM_DEVICE:
@@ -322,7 +327,8 @@ mgpu_result cuda_reach(mgpu_backend *be, int dev, const mgpu_buffer *buf, size_t
 {
     switch (buf->kind) {
     case MGPU_MEM_DEVICE:
-        if (buf->device != dev && !cuda_peer_enabled(be, dev, buf->device))
+        /* opened IPC memory is mapped for the device it was opened on */
+        if (buf->device != dev && !cuda_peer_enabled(be, dev, buf->device) && cuda_ipc_open_device(buf) != dev)
             return mgpu_fail(MGPU_ERR_PEER,
                              "%s on device %d cannot reach device %d's memory: peer access %d->%d is "
                              "not enabled; enable it first (peer enable %d %d), or use a copy-engine copy",
@@ -525,6 +531,12 @@ static mgpu_result cuda_peer_enable(mgpu_backend *be, int dev, int peer)
     return MGPU_OK;
 }
 
+static mgpu_result cuda_peer_enabled_op(mgpu_backend *be, int dev, int peer, int *on)
+{
+    *on = cuda_peer_enabled(be, dev, peer);
+    return MGPU_OK;
+}
+
 static mgpu_result cuda_peer_disable(mgpu_backend *be, int dev, int peer)
 {
     CUDA_ON_DEVICE(dev);
@@ -571,4 +583,9 @@ extern "C" const struct mgpu_dev_ops mgpu_dev_cuda_ops = {
     cuda_peer_disable,
     cuda_fill,
     cuda_checksum,
+    /* positional: the members appended to struct mgpu_dev_ops, in order */
+    cuda_peer_enabled_op,
+    cuda_ipc_export,
+    cuda_ipc_open,
+    cuda_ipc_close,
 };

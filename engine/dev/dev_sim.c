@@ -3,7 +3,10 @@
  * enqueued; time is virtual: each stream has a clock that the timing model
  * (sim_model.c) advances, events carry it and waits join it. See
  * docs/sim-model.md for the rules. */
-#include "dev/sim_internal.h"
+#include "dev/sim_ipc.h"
+#include "dev/sim_peer.h"
+#include "mgpu/clock.h"
+#include "mgpu/telemetry.h"
 #include "mgpu/topo.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -358,13 +361,34 @@ static sim_place place_of(const mgpu_buffer *b)
 static mgpu_result check_reach(sim_state *st, int exec, const mgpu_buffer *b, const char *what,
                                const char *alternative)
 {
+    MGPU_CHECK(sim_ipc_check_live(b));
     if (b->kind != MGPU_MEM_DEVICE || b->device == exec) return MGPU_OK;
-    if (st->peer_on[exec * st->ndev + b->device]) return MGPU_OK;
+    if (st->peer_on[exec * st->ndev + b->device] || sim_ipc_reachable(b, exec)) return MGPU_OK;
     return mgpu_fail(MGPU_ERR_PEER,
                      "%s running on GPU %d touches memory of GPU %d, but peer access from GPU %d to "
                      "GPU %d is not enabled; enable it first with mgpu_peer_enable(%d, %d) "
                      "(cudaDeviceEnablePeerAccess)%s",
                      what, exec, b->device, exec, b->device, exec, b->device, alternative);
+}
+
+/* The bandwidth pane's modelled load: the copy's modelled rate on every
+ * link direction it occupies (resource ids are dev * SIM_RES_KINDS + kind,
+ * sim_model.c), shown for the wall time the copy took, at least 0.3 s. */
+static void publish_copy(sim_state *st, const sim_cost *c, double bytes, uint64_t wall_ns)
+{
+    double ns = sim_cost_ns(c, bytes), secs = (double)wall_ns / 1e9;
+    if (!(ns > 0) || !(bytes > 0)) return;
+    double bps = bytes / ns * 1e9;
+    if (secs < 0.3) secs = 0.3;
+    for (int i = 0; i < c->nres; i++) {
+        int dev = c->res[i] / SIM_RES_KINDS, kind = c->res[i] % SIM_RES_KINDS;
+        if (dev >= st->ndev) continue; /* host memory */
+        int g = st->model.gpu[dev].topo_index;
+        if (kind == SIM_RES_PCIE_H2D) mgpu_telemetry_publish(g, MGPU_LINK_PCIE, 0, bps, secs);
+        else if (kind == SIM_RES_PCIE_D2H) mgpu_telemetry_publish(g, MGPU_LINK_PCIE, bps, 0, secs);
+        else if (kind == SIM_RES_NVL_TX) mgpu_telemetry_publish(g, MGPU_LINK_NVLINK, bps, 0, secs);
+        else if (kind == SIM_RES_NVL_RX) mgpu_telemetry_publish(g, MGPU_LINK_NVLINK, 0, bps, secs);
+    }
 }
 
 static mgpu_result sim_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
@@ -377,6 +401,9 @@ static mgpu_result sim_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, co
     if (sm) {
         MGPU_CHECKGOTO(check_reach(st, s->device, src, "an SM (kernel) copy", ", or use a copy-engine copy"), r, out);
         MGPU_CHECKGOTO(check_reach(st, s->device, dst, "an SM (kernel) copy", ", or use a copy-engine copy"), r, out);
+    } else {
+        MGPU_CHECKGOTO(sim_ipc_check_live(src), r, out);
+        MGPU_CHECKGOTO(sim_ipc_check_live(dst), r, out);
     }
     sim_place dp = place_of(dst), sp = place_of(src);
     /* A copy engine copy between two GPUs goes direct when either side has
@@ -385,8 +412,10 @@ static mgpu_result sim_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, co
                         (st->peer_on[dp.dev * st->ndev + sp.dev] || st->peer_on[sp.dev * st->ndev + dp.dev]));
     sim_cost c;
     sim_model_copy(&st->model, dp, sp, direct, sm, &c);
+    uint64_t t0 = mgpu_now_ns();
     memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
     double end = run_op(st, s, &c, (double)bytes);
+    publish_copy(st, &c, (double)bytes, mgpu_now_ns() - t0);
     /* Copies from or to pageable memory return only when done (CUDA stages
      * them through a pinned buffer with the host waiting): a hidden sync. */
     if (dst->kind == MGPU_MEM_PAGEABLE || src->kind == MGPU_MEM_PAGEABLE) st->host_ns = max2(st->host_ns, end);
@@ -412,85 +441,24 @@ out:
     return r;
 }
 
-/*--- Peer access -------------------------------------------------------*/
-
-static int topo_index(sim_state *st, int dev) { return st->model.gpu[dev].topo_index; }
-
-static mgpu_result sim_peer_can_access(mgpu_backend *be, int dev, int peer, int *can)
-{
-    sim_state *st = sim_of(be);
-    *can = mgpu_topo_peer_access(be->topo, topo_index(st, dev), topo_index(st, peer)) == 1;
-    return MGPU_OK;
-}
-
-static mgpu_result sim_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_attr *out)
-{
-    sim_state *st = sim_of(be);
-    int can = 0;
-    MGPU_CHECK(sim_peer_can_access(be, dev, peer, &can));
-    mgpu_topo_path p = mgpu_topo_gpu_path(be->topo, topo_index(st, dev), topo_index(st, peer));
-    out->access_supported = can;
-    out->native_atomic_supported = can && p.type == MGPU_PATH_NV; /* PCIe P2P has no native atomics */
-    out->cuda_array_access_supported = can;
-    /* Lower is better, as CUDA ranks it: NVLink, then PCIe switches, then
-     * host bridges; 0 when peer access is not possible at all. */
-    if (!can) out->performance_rank = 0;
-    else if (p.type == MGPU_PATH_NV) out->performance_rank = 0;
-    else if (p.type == MGPU_PATH_PIX || p.type == MGPU_PATH_PXB) out->performance_rank = 1;
-    else out->performance_rank = 2;
-    return MGPU_OK;
-}
-
-static mgpu_result sim_peer_enable(mgpu_backend *be, int dev, int peer)
-{
-    sim_state *st = sim_of(be);
-    int can = 0;
-    MGPU_CHECK(sim_peer_can_access(be, dev, peer, &can));
-    if (!can) {
-        mgpu_topo_path p = mgpu_topo_gpu_path(be->topo, topo_index(st, dev), topo_index(st, peer));
-        if (mgpu_topo_has_fault(be->topo, "p2p-disabled"))
-            return mgpu_fail(MGPU_ERR_PEER,
-                             "GPU %d cannot access GPU %d: P2P is disabled on this machine (fault "
-                             "p2p-disabled, as with PCIe ACS on); copies between them are staged "
-                             "through host memory (cudaErrorPeerAccessUnsupported)",
-                             dev, peer);
-        return mgpu_fail(MGPU_ERR_PEER,
-                         "GPU %d cannot access GPU %d: the path between them is %s, which does not "
-                         "support peer access; copies between them are staged through host memory "
-                         "(cudaErrorPeerAccessUnsupported)",
-                         dev, peer, mgpu_path_type_name(p.type));
-    }
-    mgpu_result r = MGPU_OK;
-    pthread_mutex_lock(&st->lock);
-    if (st->peer_on[dev * st->ndev + peer])
-        r = mgpu_fail(MGPU_ERR_PEER,
-                      "peer access from GPU %d to GPU %d is already enabled "
-                      "(cudaErrorPeerAccessAlreadyEnabled); enable it once",
-                      dev, peer);
-    else st->peer_on[dev * st->ndev + peer] = 1;
-    pthread_mutex_unlock(&st->lock);
-    return r;
-}
-
-static mgpu_result sim_peer_disable(mgpu_backend *be, int dev, int peer)
-{
-    sim_state *st = sim_of(be);
-    mgpu_result r = MGPU_OK;
-    pthread_mutex_lock(&st->lock);
-    if (!st->peer_on[dev * st->ndev + peer])
-        r = mgpu_fail(MGPU_ERR_PEER,
-                      "peer access from GPU %d to GPU %d is not enabled, so it cannot be disabled "
-                      "(cudaErrorPeerAccessNotEnabled)",
-                      dev, peer);
-    else st->peer_on[dev * st->ndev + peer] = 0;
-    pthread_mutex_unlock(&st->lock);
-    return r;
-}
-
 /*--- Fill and checksum -------------------------------------------------*
  * The formulas are dtype.h's, shared with the cuda backend's kernels, so
  * both produce the same bits. Pageable buffers are filled by the CPU
  * (after the stream's earlier work, with the host waiting). */
+
+/* A constant fill: the element's bytes once, then copies of a small block
+ * that stays in cache (the bench clears 256 MiB outputs on every rank). */
+static void fill_const(void *base, mgpu_dtype dtype, size_t count, const mgpu_fill_spec *spec)
+{
+    enum { BLOCK = 4096 };
+    size_t ts = mgpu_dtype_size(dtype), first = count < BLOCK ? count : BLOCK;
+    for (size_t i = 0; i < first; i++)
+        mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
+    for (size_t done = first; done < count; done += first) {
+        size_t m = count - done < first ? count - done : first;
+        memcpy((char *)base + done * ts, base, m * ts);
+    }
+}
 
 static mgpu_result sim_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype dtype,
                             const mgpu_fill_spec *spec)
@@ -500,8 +468,10 @@ static mgpu_result sim_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t
     pthread_mutex_lock(&st->lock);
     MGPU_CHECKGOTO(check_reach(st, s->device, buf, "a fill kernel", ""), r, out);
     void *base = (char *)buf->ptr + off;
-    for (size_t i = 0; i < count; i++)
-        mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
+    if (spec->kind == MGPU_FILL_CONST) fill_const(base, dtype, count, spec);
+    else
+        for (size_t i = 0; i < count; i++)
+            mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
     sim_cost c;
     sim_model_touch(&st->model, s->device, place_of(buf), 1, &c);
     double end = run_op(st, s, &c, (double)count * (double)mgpu_dtype_size(dtype));
@@ -570,4 +540,8 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .peer_disable = sim_peer_disable,
     .fill = sim_fill,
     .checksum = sim_checksum,
+    .peer_enabled = sim_peer_enabled,
+    .ipc_export = sim_ipc_export,  /* sim_ipc.c */
+    .ipc_open = sim_ipc_open,
+    .ipc_close = sim_ipc_close,
 };

@@ -1,5 +1,7 @@
 /* sim_internal.h - the sim backend's state, shared by dev_sim.c (devices,
- * streams, events, copies, peer access) and sim_memory.c (allocations). */
+ * streams, events, copies), sim_memory.c and sim_ipc.c (allocations: every
+ * device buffer is its own mapping, movable into shared memory when it is
+ * exported) and sim_peer.c (peer access). */
 #ifndef MGPU_SIM_INTERNAL_H
 #define MGPU_SIM_INTERNAL_H
 #include "dev/backend.h"

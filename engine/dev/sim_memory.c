@@ -1,8 +1,9 @@
 /* sim_memory.c - the sim backend's memory: every kind is real, aligned host
  * memory (so data operations are exact); device memory is accounted per
- * device against the modelled GPU's size; a registry answers UVA pointer
- * attributes for any address inside a live buffer. */
-#include "dev/sim_internal.h"
+ * device against the modelled GPU's size and is a mapping of its own, so it
+ * can be shared with other processes (sim_ipc.c); a registry answers UVA
+ * pointer attributes for any address inside a live buffer. */
+#include "dev/sim_ipc.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ static uint64_t host_physical_bytes(void)
     return (uint64_t)pages * (uint64_t)size;
 }
 
-static mgpu_result registry_add(sim_state *st, mgpu_buffer *buf)
+mgpu_result sim_registry_add_locked(sim_state *st, mgpu_buffer *buf)
 {
     if (st->nbufs == st->cap_bufs) {
         int cap = st->cap_bufs ? st->cap_bufs * 2 : 64;
@@ -52,7 +53,17 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
                          "and this machine has %s; use a smaller size",
                          mgpu_human_bytes(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind),
                          mgpu_human_bytes(phys, b, sizeof b));
-    /* Round up so the whole allocation is a multiple of the alignment.
+    if (buf->kind == MGPU_MEM_DEVICE) {
+        MGPU_CHECK(sim_devmem_alloc(buf));
+        mgpu_result r = sim_registry_add_locked(st, buf);
+        if (r != MGPU_OK) {
+            sim_devmem_release(buf);
+            return r;
+        }
+        st->mem_used[buf->device] += buf->bytes;
+        return MGPU_OK;
+    }
+    /* Host kinds: round up so the whole allocation is a multiple of the alignment.
      * Large buffers go on 2 MiB boundaries with transparent huge pages
      * asked for: a sim GPU buffer is touched whole (fills, collectives),
      * and faulting it in 4 KiB pages cost more than the data movement
@@ -65,13 +76,12 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
                          mgpu_human_bytes(buf->bytes, a, sizeof a), mgpu_mem_kind_name(buf->kind));
     if (align == SIM_HUGE_ALIGN) (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: fine if refused */
     buf->ptr = p;
-    mgpu_result r = registry_add(st, buf);
+    mgpu_result r = sim_registry_add_locked(st, buf);
     if (r != MGPU_OK) {
         free(p);
         buf->ptr = NULL;
         return r;
     }
-    if (buf->kind == MGPU_MEM_DEVICE) st->mem_used[buf->device] += buf->bytes;
     return MGPU_OK;
 }
 
@@ -80,8 +90,14 @@ void sim_mem_free_locked(sim_state *st, mgpu_buffer *buf)
     for (int i = 0; i < st->nbufs; i++) {
         if (st->bufs[i] != buf) continue;
         st->bufs[i] = st->bufs[--st->nbufs];
-        if (buf->kind == MGPU_MEM_DEVICE) st->mem_used[buf->device] -= buf->bytes;
-        free(buf->ptr);
+        if (buf->kind == MGPU_MEM_DEVICE) {
+            /* opened memory is counted in the exporter's process */
+            const sim_devmem *m = buf->impl;
+            if (m && !m->imported) st->mem_used[buf->device] -= buf->bytes;
+            sim_devmem_release(buf);
+        } else {
+            free(buf->ptr);
+        }
         buf->ptr = NULL;
         return;
     }

@@ -1,6 +1,7 @@
 /* lua_mgpu.c - the `mgpu` table of the rank API: this rank's identity,
  * streams, events, copies, device sync, timing, log lines and results
- * (tensors are in lua_mgpu_tensor.c, communicators in lua_mgpu_comm.c). */
+ * (tensors are in lua_mgpu_tensor.c, communicators in lua_mgpu_comm.c,
+ * peer access, pointer attributes and IPC in lua_mgpu_ipc.c). */
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/clock.h"
 #include "mgpu/comm.h"
@@ -426,6 +427,7 @@ static int open_protected(lua_State *L)
     lua_setfield(L, -2, "args");
     lua_setglobal(L, "mgpu");
     lm_open_tensor(L);
+    lm_open_ipc(L);
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     return 0;

@@ -56,6 +56,7 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
+void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
 
 #endif

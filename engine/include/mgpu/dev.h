@@ -187,6 +187,49 @@ mgpu_result mgpu_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_a
 mgpu_result mgpu_peer_enable(mgpu_backend *be, int dev, int peer);
 mgpu_result mgpu_peer_disable(mgpu_backend *be, int dev, int peer);
 
+/* Peer access as a switch, for scripts that turn it on and off around a
+ * measurement: enabling what is already enabled (by us or by NCCL in the
+ * same context) and disabling what is off both succeed; a pair that cannot
+ * peer-access fails with MGPU_ERR_PEER and the reason. */
+mgpu_result mgpu_peer_access_enable(mgpu_backend *be, int dev, int peer, int on);
+/* *can: the topology allows dev to map peer's memory; *enabled: it is
+ * mapped now (copies dev<->peer go direct, kernels on dev may touch it). */
+mgpu_result mgpu_peer_access_query(mgpu_backend *be, int dev, int peer, int *can, int *enabled);
+
+/*--- Interprocess memory (CUDA IPC) -----------------------------------*/
+
+/* What another process needs to map a device buffer: opaque, fixed size,
+ * plain bytes (it can be sent anywhere; mgpu_ipc_handle_to_string makes
+ * it text). cuda: cudaIpcMemHandle_t; sim: the exporter's pid and the
+ * shared-memory file behind the buffer. Valid only while the exporter keeps
+ * the buffer: once it frees it (or exits), the sim refuses to open the
+ * handle and to use mappings of it; on cuda the outcome is CUDA's (opening
+ * may fail, or map memory that now holds other data). */
+#define MGPU_IPC_HANDLE_BYTES 128
+typedef struct mgpu_ipc_handle {
+    unsigned char bytes[MGPU_IPC_HANDLE_BYTES];
+} mgpu_ipc_handle;
+/* Text form: "mgpu-ipc:" followed by 256 lower-case hex digits. */
+#define MGPU_IPC_HANDLE_STRLEN (9 + 2 * MGPU_IPC_HANDLE_BYTES)
+
+/* Export a whole device buffer (cudaIpcGetMemHandle). Host memory and
+ * buffers that were themselves opened from a handle cannot be exported. */
+mgpu_result mgpu_ipc_export(mgpu_buffer *buf, mgpu_ipc_handle *out);
+/* Map another process's exported buffer on `dev` (cudaIpcOpenMemHandle
+ * with cudaIpcMemLazyEnablePeerAccess). The new buffer's `device` is where
+ * the memory lives. Opening in the exporting process itself is refused, as
+ * CUDA does. Close it with mgpu_ipc_close (mgpu_mem_free also does). */
+mgpu_result mgpu_ipc_open(mgpu_backend *be, int dev, const mgpu_ipc_handle *h, mgpu_buffer **out);
+/* Unmap an opened buffer (cudaIpcCloseMemHandle) and free `buf`. Fails,
+ * leaving buf alone, for a buffer that was not opened from a handle. */
+mgpu_result mgpu_ipc_close(mgpu_buffer *buf);
+/* Size in bytes and backend name ("cuda"/"sim") a handle describes; fails
+ * on bytes that are not a handle. */
+mgpu_result mgpu_ipc_handle_info(const mgpu_ipc_handle *h, size_t *bytes, const char **backend);
+/* out must hold MGPU_IPC_HANDLE_STRLEN + 1 chars. */
+void mgpu_ipc_handle_to_string(const mgpu_ipc_handle *h, char *out);
+mgpu_result mgpu_ipc_handle_from_string(const char *text, mgpu_ipc_handle *out);
+
 /*--- Tensor data: fill, checksum -------------------------------------*/
 
 /* Fill `count` elements of `dtype` at buf+off, in stream order. */
