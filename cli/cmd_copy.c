@@ -3,7 +3,7 @@
 #include "cmd.h"
 #include "mgpu/copybench.h"
 #include "mgpu/size.h"
-#include "mgpu/topo.h"
+#include "mgpu/rt.h"
 #include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -53,21 +53,11 @@ typedef struct copy_args {
     int set_buffer, set_loops, set_samples; /* given on the command line */
 } copy_args;
 
-/* The sim moves every byte for real but its timings are modelled and
- * deterministic, so nvbandwidth's 512 MiB x 16 copies x 3 samples would
- * only make it slow (minutes for the peer matrices of 8 GPUs) without
- * changing a figure beyond the latency term. Options the user did not set
- * get these smaller values on sim; what the user sets is kept. */
-#define SIM_DEFAULT_BUFFER (16ull << 20)
+/* Unset options take the sim's smaller defaults in the worker
+ * (engine/bench/copy_job.c); the header says so. */
+#define SIM_DEFAULT_BUFFER_MIB 16
 #define SIM_DEFAULT_LOOPS 4
 #define SIM_DEFAULT_SAMPLES 1
-
-static void apply_sim_defaults(copy_args *a)
-{
-    if (!a->set_buffer) a->opt.buffer_bytes = SIM_DEFAULT_BUFFER;
-    if (!a->set_loops) a->opt.loop_count = SIM_DEFAULT_LOOPS;
-    if (!a->set_samples) a->opt.samples = SIM_DEFAULT_SAMPLES;
-}
 
 static int all_digits(const char *s)
 {
@@ -173,145 +163,139 @@ static void list_cases(void)
     }
 }
 
-/*--- Text output ----------------------------------------------------------*/
+/*--- Text output (from the job's documents) ---------------------------------*/
 
-static void print_matrix(const mgpu_copy_matrix *m)
+static const char *str_at(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
+static double num_at(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+static void print_matrix(json_t *m)
 {
-    printf("%s\n  ", m->title);
-    for (int c = 0; c < m->cols; c++) printf("%10d", c);
+    int rows = (int)json_integer_value(json_object_get(m, "rows")), cols = (int)json_integer_value(json_object_get(m, "cols"));
+    json_t *vals = json_object_get(m, "values");
+    printf("%s\n  ", str_at(m, "title"));
+    for (int c = 0; c < cols; c++) printf("%10d", c);
     printf("\n");
-    for (int r = 0; r < m->rows; r++) {
+    for (int r = 0; r < rows; r++) {
         printf("%2d", r);
-        for (int c = 0; c < m->cols; c++) {
-            if (m->have[r * m->cols + c]) printf("%10.2f", m->value[r * m->cols + c]);
+        for (int c = 0; c < cols; c++) {
+            json_t *v = json_array_get(json_array_get(vals, (size_t)r), (size_t)c);
+            if (json_is_number(v)) printf("%10.2f", json_number_value(v));
             else printf("%10s", "N/A");
         }
         printf("\n");
     }
-    printf("\nSUM %s %.2f\n\n", m->key, m->sum);
+    printf("\nSUM %s %.2f\n\n", str_at(m, "key"), num_at(m, "sum"));
 }
 
-static void print_result(const mgpu_copy_result *r)
+static void print_result(json_t *r)
 {
-    if (r->status == MGPU_COPY_WAIVED) {
-        printf("Waived: %s: %s.\n\n", r->tc->name, r->reason);
+    const char *status = str_at(r, "status"), *name = str_at(r, "name");
+    if (strcmp(status, "waived") == 0) {
+        printf("Waived: %s: %s.\n\n", name, str_at(r, "waived_reason"));
         return;
     }
-    if (r->status == MGPU_COPY_ERROR) {
-        printf("ERROR: %s: %s\n\n", r->tc->name, r->reason);
+    if (strcmp(status, "error") == 0) {
+        printf("ERROR: %s: %s\n\n", name, str_at(r, "error"));
         return;
     }
-    for (int k = 0; k < r->nmat; k++) print_matrix(&r->mat[k]);
-    if (r->tc->pattern == MGPU_PAT_LOCAL) {
+    json_t *mats = json_object_get(r, "matrices"), *rw = json_object_get(r, "read_write_gbs");
+    for (size_t k = 0; k < json_array_size(mats); k++) print_matrix(json_array_get(mats, k));
+    if (rw) {
         /* The matrix counts each copied byte once (nvbandwidth); memory
          * bandwidth figures count it read and written. Say both. */
-        const mgpu_copy_matrix *m = &r->mat[0];
-        for (int c = 0; c < m->cols; c++)
-            if (m->have[c])
-                printf("device_local_copy counting read+write bytes: GPU %d: %.2f GB/s\n", c, 2.0 * m->value[c]);
+        for (size_t c = 0; c < json_array_size(rw); c++)
+            if (json_is_number(json_array_get(rw, c)))
+                printf("device_local_copy counting read+write bytes: GPU %zu: %.2f GB/s\n", c,
+                       json_number_value(json_array_get(rw, c)));
         printf("(each copied byte is read once and written once; the matrix above counts it once, as "
-               "nvbandwidth does; read+write SUM %.2f GB/s)\n\n", r->local_rw_sum);
+               "nvbandwidth does; read+write SUM %.2f GB/s)\n\n", num_at(r, "read_write_sum"));
     }
-    for (int i = 0; i < r->nnotes; i++) printf("%s\n", r->notes[i]);
-    if (r->nnotes) printf("\n");
+    json_t *notes = json_object_get(r, "notes");
+    for (size_t i = 0; i < json_array_size(notes); i++) printf("%s\n", json_string_value(json_array_get(notes, i)));
+    if (json_array_size(notes)) printf("\n");
 }
 
-static void print_header(mgpu_backend *be, const char *line, const copy_args *a)
+static void print_header(json_t *h)
 {
+    json_t *o = json_object_get(h, "options"), *devs = json_object_get(h, "devices");
     printf("mgpulab %s copy (nvbandwidth method)\n", MGPU_VERSION);
-    printf("Backend: %s\n", line);
-    int n = 0;
-    mgpu_device_count(be, &n);
-    for (int d = 0; d < n; d++) {
-        mgpu_device_info info;
-        if (mgpu_device_info_get(be, d, &info) == MGPU_OK)
-            printf("Device %d: %s (%s)\n", d, info.name, info.pci_bus_id);
+    printf("Backend: %s\n", str_at(h, "backend_line"));
+    for (size_t d = 0; d < json_array_size(devs); d++) {
+        json_t *e = json_array_get(devs, d);
+        printf("Device %d: %s (%s)\n", (int)json_integer_value(json_object_get(e, "index")), str_at(e, "name"),
+               str_at(e, "pci_bus_id"));
     }
     char sz[32];
-    printf("\nBuffer size %s (%llu bytes), loop count %llu, %u samples, %s%s\n",
-           mgpu_format_size(a->opt.buffer_bytes, sz, sizeof sz), (unsigned long long)a->opt.buffer_bytes,
-           (unsigned long long)a->opt.loop_count, a->opt.samples, a->opt.use_mean ? "mean" : "median",
-           a->opt.skip_verify ? ", verification off" : "");
-    if (mgpu_backend_simulated(be) && !(a->set_buffer && a->set_loops && a->set_samples))
+    uint64_t bytes = (uint64_t)json_integer_value(json_object_get(o, "buffer_bytes"));
+    printf("\nBuffer size %s (%llu bytes), loop count %llu, %d samples, %s%s\n", mgpu_format_size(bytes, sz, sizeof sz),
+           (unsigned long long)bytes, (unsigned long long)json_integer_value(json_object_get(o, "loop_count")),
+           (int)json_integer_value(json_object_get(o, "samples")), str_at(o, "statistic"),
+           json_is_true(json_object_get(o, "verify")) ? "" : ", verification off");
+    if (json_is_true(json_object_get(h, "sim_defaults")))
         printf("NOTE: SIMULATED timings are modelled and deterministic, so options not given default to\n"
-               "      %llu MiB x %d copies x %d sample on sim (nvbandwidth's 512 MiB x 16 x 3 on GPUs).\n",
-               SIM_DEFAULT_BUFFER >> 20, SIM_DEFAULT_LOOPS, SIM_DEFAULT_SAMPLES);
-    else if (a->opt.buffer_bytes < MGPU_COPY_DEFAULT_BUFFER)
+               "      %d MiB x %d copies x %d sample on sim (nvbandwidth's 512 MiB x 16 x 3 on GPUs).\n",
+               SIM_DEFAULT_BUFFER_MIB, SIM_DEFAULT_LOOPS, SIM_DEFAULT_SAMPLES);
+    else if (bytes < MGPU_COPY_DEFAULT_BUFFER)
         printf("NOTE: the buffer is smaller than the default 512 MiB; peak bandwidth needs large buffers.\n");
     printf("\n");
 }
 
-/*--- JSON output ----------------------------------------------------------*/
+/*--- Running the job ---------------------------------------------------------*/
 
-static json_t *matrix_json(const mgpu_copy_matrix *m)
+typedef struct copy_out {
+    int json, failed, summary_seen;
+    json_t *doc;        /* --json: the header, then "testcases" */
+    json_t *header;     /* the "devices" message */
+    char error[1024];   /* the worker's own message, when the job failed */
+} copy_out;
+
+static void on_msg(void *ctx, const mgpu_rt_msg *m)
 {
-    json_t *rows = json_array();
-    for (int r = 0; r < m->rows; r++) {
-        json_t *row = json_array();
-        for (int c = 0; c < m->cols; c++)
-            json_array_append_new(row, m->have[r * m->cols + c] ? json_real(m->value[r * m->cols + c]) : json_null());
-        json_array_append_new(rows, row);
+    copy_out *co = ctx;
+    if (m->rank != 0) return;
+    if (strcmp(m->type, "devices") == 0 && !co->header) {
+        co->header = json_incref(m->body);
+        if (co->json) {
+            /* the header as --json has always printed it: version second */
+            co->doc = json_pack("{s:s, s:s}", "tool", "mgpulab copy", "version", MGPU_VERSION);
+            const char *k;
+            json_t *v;
+            json_object_foreach(m->body, k, v)
+                if (strcmp(k, "tool") && strcmp(k, "sim_defaults")) json_object_set(co->doc, k, v);
+            json_object_set_new(co->doc, "testcases", json_array());
+        } else {
+            print_header(m->body);
+        }
+    } else if (strcmp(m->type, "progress") == 0 && co->header && !co->json) {
+        printf("Running %s.\n", str_at(m->body, "testcase"));
+        fflush(stdout);
+    } else if (strcmp(m->type, "result") == 0 && co->header && str_at(m->body, "status") && str_at(m->body, "name")) {
+        if (strcmp(str_at(m->body, "status"), "error") == 0) {
+            co->failed++;
+            fprintf(stderr, "mgpulab copy: %s: %s\n", str_at(m->body, "name"), str_at(m->body, "error"));
+        }
+        if (co->doc) json_array_append(json_object_get(co->doc, "testcases"), m->body);
+        else print_result(m->body);
+        fflush(stdout);
+    } else if (strcmp(m->type, "summary") == 0) {
+        co->summary_seen = 1;
+    } else if (strcmp(m->type, "error") == 0 && !co->error[0]) {
+        const char *msg = str_at(m->body, "message");
+        snprintf(co->error, sizeof co->error, "%s", msg ? msg : "");
     }
-    return json_pack("{s:s, s:s, s:i, s:i, s:o, s:f}", "key", m->key, "title", m->title, "rows", m->rows,
-                     "cols", m->cols, "values", rows, "sum", m->sum);
 }
 
-static json_t *result_json(const mgpu_copy_result *r)
+static json_t *params_json(const copy_args *a)
 {
-    static const char *const status[] = {"passed", "waived", "error"};
-    json_t *o = json_pack("{s:s, s:s, s:s}", "name", r->tc->name, "status", status[r->status], "engine",
-                          mgpu_copy_engine_name(r->tc->engine));
-    if (r->status == MGPU_COPY_WAIVED) {
-        json_object_set_new(o, "waived_reason", json_string(r->reason));
-        return o;
-    }
-    if (r->status == MGPU_COPY_ERROR) {
-        json_object_set_new(o, "error", json_string(r->reason));
-        json_object_set_new(o, "error_code", json_string(mgpu_result_name(r->code)));
-        return o;
-    }
-    json_object_set_new(o, "unit", json_string(r->unit));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
-    json_t *mats = json_array();
-    for (int k = 0; k < r->nmat; k++) json_array_append_new(mats, matrix_json(&r->mat[k]));
-    json_object_set_new(o, "matrices", mats);
-    /* the testcase's headline SUM: the total matrix of a bidirectional pair */
-    json_object_set_new(o, "sum", json_real(r->mat[r->nmat - 1].sum));
-    if (r->tc->pattern == MGPU_PAT_LOCAL) {
-        json_t *rw = json_array();
-        for (int c = 0; c < r->mat[0].cols; c++)
-            json_array_append_new(rw, r->mat[0].have[c] ? json_real(2.0 * r->mat[0].value[c]) : json_null());
-        json_object_set_new(o, "read_write_gbs", rw);
-        json_object_set_new(o, "read_write_sum", json_real(r->local_rw_sum));
-        json_object_set_new(o, "read_write_convention",
-                            json_string("read_write_gbs and read_write_sum count every copied byte twice (read + write)"));
-    }
-    json_t *notes = json_array();
-    for (int i = 0; i < r->nnotes; i++) json_array_append_new(notes, json_string(r->notes[i]));
-    json_object_set_new(o, "notes", notes);
-    return o;
-}
-
-static json_t *header_json(mgpu_backend *be, const char *line, const copy_args *a)
-{
-    const mgpu_topo *t = mgpu_backend_topo(be);
-    json_t *devs = json_array();
-    int n = 0;
-    mgpu_device_count(be, &n);
-    for (int d = 0; d < n; d++) {
-        mgpu_device_info info;
-        if (mgpu_device_info_get(be, d, &info) == MGPU_OK)
-            json_array_append_new(devs, json_pack("{s:i, s:s, s:s}", "index", d, "name", info.name,
-                                                  "pci_bus_id", info.pci_bus_id));
-    }
-    json_t *opts = json_pack("{s:I, s:f, s:I, s:i, s:s, s:b}", "buffer_bytes", (json_int_t)a->opt.buffer_bytes,
-                             "buffer_mib", a->opt.buffer_bytes / 1048576.0, "loop_count",
-                             (json_int_t)a->opt.loop_count, "samples", (int)a->opt.samples, "statistic",
-                             a->opt.use_mean ? "mean" : "median", "verify", !a->opt.skip_verify);
-    return json_pack("{s:s, s:s, s:s, s:b, s:s?, s:s, s:s, s:o, s:o, s:o}", "tool", "mgpulab copy", "version",
-                     MGPU_VERSION, "backend", mgpu_backend_name(be), "simulated", mgpu_backend_simulated(be),
-                     "machine", t ? mgpu_topo_machine_name(t) : NULL, "backend_line", line, "unit_note",
-                     "GB/s = 1e9 bytes per second", "options", opts, "devices", devs, "testcases", json_array());
+    json_t *names = json_array();
+    for (int i = 0; i < a->nsel; i++) json_array_append_new(names, json_string(a->sel[i]->name));
+    json_t *p = json_pack("{s:o, s:b, s:b}", "testcase", a->nsel ? names : (json_decref(names), json_null()),
+                          "use_mean", a->opt.use_mean, "skip_verify", a->opt.skip_verify);
+    /* only what the user set: the worker picks the backend's defaults */
+    if (a->set_buffer) json_object_set_new(p, "size", json_integer((json_int_t)a->opt.buffer_bytes));
+    if (a->set_loops) json_object_set_new(p, "copies", json_integer((json_int_t)a->opt.loop_count));
+    if (a->set_samples) json_object_set_new(p, "samples", json_integer((json_int_t)a->opt.samples));
+    return p;
 }
 
 /*--- The command ------------------------------------------------------------*/
@@ -327,51 +311,37 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         list_cases();
         return 0;
     }
-    if (a.nsel == 0) { /* no selection: every testcase, as nvbandwidth runs them all */
-        int n = 0;
-        const mgpu_copy_case *c = mgpu_copy_cases(&n);
-        for (int i = 0; i < n && a.nsel < MAX_SELECTED; i++) a.sel[a.nsel++] = &c[i];
+    if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault)) {
+        mgpu_fail(MGPU_ERR_INVALID, "--machine and --fault describe a simulated machine; use them with "
+                                    "--backend sim (the cuda backend uses the real one)");
+        return mgpu_cli_error("copy");
     }
-    mgpu_backend *be = NULL;
-    if (mgpu_cli_open_backend(g, NULL, &be) != MGPU_OK) return mgpu_cli_error("copy");
-    if (mgpu_backend_simulated(be)) apply_sim_defaults(&a);
-    char line[512];
-    mgpu_cli_backend_line(be, line, sizeof line);
-    json_t *doc = a.json ? header_json(be, line, &a) : NULL;
-    if (!a.json) print_header(be, line, &a);
-
-    int failed = 0, ndev = 0;
-    mgpu_device_count(be, &ndev);
-    for (int i = 0; i < a.nsel; i++) {
-        mgpu_copy_result r;
-        if (!a.json && a.sel[i]->min_gpus <= ndev) {
-            printf("Running %s.\n", a.sel[i]->name);
-            fflush(stdout);
-        }
-        if (mgpu_copy_run(be, a.sel[i], &a.opt, &r) != MGPU_OK) {
-            mgpu_backend_close(be);
-            json_decref(doc);
-            return mgpu_cli_error("copy");
-        }
-        failed += r.status == MGPU_COPY_ERROR;
-        if (r.status == MGPU_COPY_ERROR) fprintf(stderr, "mgpulab copy: %s: %s\n", r.tc->name, r.reason);
-        if (doc) json_array_append_new(json_object_get(doc, "testcases"), result_json(&r));
-        else print_result(&r);
-        mgpu_copy_result_free(&r);
-    }
-    if (doc) {
-        json_object_set_new(doc, "failed", json_integer(failed));
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    /* One worker measures every device: this process never opens CUDA. */
+    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    copy_out co = {.json = a.json};
+    json_t *params = params_json(&a);
+    mgpu_rt_report rep;
+    mgpu_result r = mgpu_rt_run(&cfg, "copy", params, on_msg, &co, &rep);
+    json_decref(params);
+    if (r != MGPU_OK) {
+        rc = mgpu_cli_error("copy");
+    } else if (!rep.ok || !co.summary_seen) {
+        fprintf(stderr, "mgpulab copy: %s\n",
+                co.error[0] ? co.error : !rep.ok ? rep.reason : "the worker ended without its summary");
+        rc = 1;
+    } else if (co.doc) {
+        json_object_set_new(co.doc, "failed", json_integer(co.failed));
+        json_dumpf(co.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
-        json_decref(doc);
     } else {
-        if (mgpu_backend_simulated(be))
+        if (json_is_true(json_object_get(co.header, "simulated")))
             printf("SIMULATED: these figures come from the link model of %s, not from hardware.\n",
-                   mgpu_topo_machine_name(mgpu_backend_topo(be)));
-        if (failed) printf("%d testcase%s failed.\n", failed, failed == 1 ? "" : "s");
+                   str_at(co.header, "machine"));
+        if (co.failed) printf("%d testcase%s failed.\n", co.failed, co.failed == 1 ? "" : "s");
     }
-    mgpu_backend_close(be);
-    return failed ? 1 : 0;
+    json_decref(co.doc);
+    json_decref(co.header);
+    return rc ? rc : co.failed ? 1 : 0;
 }
 
 const mgpu_cmd mgpu_cmd_copy = {

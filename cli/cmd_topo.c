@@ -1,7 +1,7 @@
 /* cmd_topo.c - `mgpulab topo`: the `nvidia-smi topo -m` matrix and legend,
  * the peer-access matrix, the model's notes; or JSON, or NCCL topology XML. */
 #include "cmd.h"
-#include "mgpu/topo.h"
+#include "mgpu/rt.h"
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -37,40 +37,35 @@ typedef struct topo_args {
     const char *xml_file; /* NULL: stdout */
 } topo_args;
 
-/*--- Cells ---------------------------------------------------------------*/
+/* The document the "topo" job sends (engine/topo/topo_job.c) is all the
+ * printers below read: the coordinator never sees a device. */
 
-static void path_cell(mgpu_topo_path p, char *buf, size_t len)
+static const char *str_at(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
+
+/* Matrix indices (GPUs first, then NICs, as the job's "matrix" lists them)
+ * of one host's devices (host < 0: all). Caller frees. */
+static int *host_devices(json_t *doc, int host, int *ngpu, int *nnic)
 {
-    if (p.type == MGPU_PATH_X) snprintf(buf, len, "X");
-    else if (p.type == MGPU_PATH_NV) snprintf(buf, len, "NV%d", p.nvlinks);
-    else snprintf(buf, len, "%s", mgpu_path_type_name(p.type));
-}
-
-/* Devices of the matrix in nvidia-smi's order: GPUs, then NICs. */
-typedef struct topo_dev {
-    int is_nic, index; /* global index into the model's GPU or NIC list */
-} topo_dev;
-
-static mgpu_topo_path pair_path(const mgpu_topo *t, topo_dev a, topo_dev b)
-{
-    if (!a.is_nic && !b.is_nic) return mgpu_topo_gpu_path(t, a.index, b.index);
-    if (a.is_nic && b.is_nic) return mgpu_topo_nic_nic_path(t, a.index, b.index);
-    return a.is_nic ? mgpu_topo_gpu_nic_path(t, b.index, a.index) : mgpu_topo_gpu_nic_path(t, a.index, b.index);
-}
-
-/* The devices of one host (host < 0: all hosts). Caller frees. */
-static topo_dev *host_devices(const mgpu_topo *t, int host, int *ngpu, int *nnic)
-{
-    int ng = mgpu_topo_gpu_count(t), nn = mgpu_topo_nic_count(t);
-    topo_dev *d = malloc(((size_t)ng + (size_t)nn + 1) * sizeof *d);
+    json_t *gpus = json_object_get(doc, "gpus"), *nics = json_object_get(doc, "nics");
+    size_t ng = json_array_size(gpus), nn = json_array_size(nics);
+    int *d = malloc((ng + nn + 1) * sizeof *d);
     *ngpu = *nnic = 0;
     if (!d) return NULL;
     int k = 0;
-    for (int i = 0; i < ng; i++)
-        if (host < 0 || mgpu_topo_gpu_at(t, i)->host == host) d[k++] = (topo_dev){0, i}, (*ngpu)++;
-    for (int i = 0; i < nn; i++)
-        if (host < 0 || mgpu_topo_nic_at(t, i)->host == host) d[k++] = (topo_dev){1, i}, (*nnic)++;
+    for (size_t i = 0; i < ng; i++)
+        if (host < 0 || json_integer_value(json_object_get(json_array_get(gpus, i), "host")) == host)
+            d[k++] = (int)i, (*ngpu)++;
+    for (size_t i = 0; i < nn; i++)
+        if (host < 0 || json_integer_value(json_object_get(json_array_get(nics, i), "host")) == host)
+            d[k++] = (int)(ng + i), (*nnic)++;
     return d;
+}
+
+static const char *cell_at(json_t *doc, int r, int c)
+{
+    json_t *rows = json_object_get(json_object_get(doc, "matrix"), "rows");
+    const char *s = json_string_value(json_array_get(json_array_get(rows, (size_t)r), (size_t)c));
+    return s ? s : "?";
 }
 
 /*--- Text ----------------------------------------------------------------*/
@@ -88,52 +83,71 @@ static const char legend[] =
 
 /* One host's matrix, labelled with host-local GPU and NIC numbers as
  * nvidia-smi run on that host would. */
-static void print_matrix(FILE *f, const mgpu_topo *t, int host)
+static void print_matrix(FILE *f, json_t *doc, int host)
 {
     int ng, nn;
-    topo_dev *d = host_devices(t, host, &ng, &nn);
+    int *d = host_devices(doc, host, &ng, &nn);
     if (!d) {
         fprintf(f, "(out of memory printing the matrix)\n");
         return;
     }
-    int n = ng + nn;
-    for (int i = 0; i < n; i++) fprintf(f, "\t%s%d", d[i].is_nic ? "NIC" : "GPU", d[i].is_nic ? i - ng : i);
+    int n = ng + nn, ngall = (int)json_array_size(json_object_get(doc, "gpus"));
+    for (int i = 0; i < n; i++) fprintf(f, "\t%s%d", i >= ng ? "NIC" : "GPU", i >= ng ? i - ng : i);
     fprintf(f, "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n");
     for (int r = 0; r < n; r++) {
-        fprintf(f, "%s%d", d[r].is_nic ? "NIC" : "GPU", d[r].is_nic ? r - ng : r);
-        for (int c = 0; c < n; c++) {
-            char cell[16];
-            path_cell(pair_path(t, d[r], d[c]), cell, sizeof cell);
-            fprintf(f, r == c ? "\t %s " : "\t%s", cell);
-        }
-        if (!d[r].is_nic) {
-            const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, d[r].index);
-            char numa[16] = "N/A";
-            if (g->numa >= 0) snprintf(numa, sizeof numa, "%d", g->numa);
+        fprintf(f, "%s%d", r >= ng ? "NIC" : "GPU", r >= ng ? r - ng : r);
+        for (int c = 0; c < n; c++) fprintf(f, r == c ? "\t %s " : "\t%s", cell_at(doc, d[r], d[c]));
+        if (r < ng) {
+            json_t *g = json_array_get(json_object_get(doc, "gpus"), (size_t)d[r]);
+            json_t *numa = json_object_get(g, "numa");
+            const char *cpus = str_at(g, "cpulist");
+            char nb[16] = "N/A";
+            if (json_is_integer(numa)) snprintf(nb, sizeof nb, "%lld", (long long)json_integer_value(numa));
             /* GPU NUMA ID is set only where GPU memory is its own NUMA node
              * (Grace Hopper); no model here has that. */
-            fprintf(f, "\t%s\t%s\t\tN/A", g->cpulist[0] ? g->cpulist : "N/A", numa);
+            fprintf(f, "\t%s\t%s\t\tN/A", cpus && *cpus ? cpus : "N/A", nb);
         }
         fputc('\n', f);
     }
     fprintf(f, "\n%s", legend);
     if (nn) {
         fprintf(f, "\nNIC Legend:\n\n");
-        for (int i = 0; i < nn; i++) fprintf(f, "  NIC%d: %s\n", i, mgpu_topo_nic_at(t, d[ng + i].index)->name);
+        for (int i = 0; i < nn; i++) {
+            const char *name = str_at(json_array_get(json_object_get(doc, "nics"), (size_t)(d[ng + i] - ngall)), "name");
+            fprintf(f, "  NIC%d: %s\n", i, name ? name : "?");
+        }
     }
     free(d);
 }
 
-static const char *peer_word(int can) { return can > 0 ? "yes" : can == 0 ? "no" : "?"; }
+static const char *peer_word(json_t *v) { return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "?"; }
 
-static void print_peer(FILE *f, mgpu_backend *be, const mgpu_topo *t, int host, int detail)
+static void print_p2p(FILE *f, json_t *doc)
+{
+    json_t *list = json_object_get(doc, "p2p_attributes");
+    fprintf(f, "\nP2P attributes (cudaDeviceGetP2PAttribute):\n");
+    fprintf(f, "%-6s %-6s %-8s %-15s %-16s\n", "from", "to", "access", "native_atomics", "performance_rank");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *e = json_array_get(list, i);
+        int r = (int)json_integer_value(json_object_get(e, "from")), c = (int)json_integer_value(json_object_get(e, "to"));
+        const char *err = str_at(e, "error");
+        if (err) fprintf(f, "GPU%-3d GPU%-3d (not known: %s)\n", r, c, err);
+        else
+            fprintf(f, "GPU%-3d GPU%-3d %-8s %-15s %d\n", r, c, json_is_true(json_object_get(e, "access")) ? "yes" : "no",
+                    json_is_true(json_object_get(e, "native_atomics")) ? "yes" : "no",
+                    (int)json_integer_value(json_object_get(e, "performance_rank")));
+    }
+}
+
+static void print_peer(FILE *f, json_t *doc, int host, int detail)
 {
     int ng, nn;
-    topo_dev *d = host_devices(t, host, &ng, &nn);
+    int *d = host_devices(doc, host, &ng, &nn);
     if (!d || ng == 0) {
         free(d);
         return;
     }
+    json_t *peer = json_object_get(doc, "peer_access");
     fprintf(f, "\nPeer access (cudaDeviceCanAccessPeer: can the row GPU map the column GPU's memory):\n");
     for (int i = 0; i < ng; i++) fprintf(f, "\tGPU%d", i);
     fputc('\n', f);
@@ -141,146 +155,73 @@ static void print_peer(FILE *f, mgpu_backend *be, const mgpu_topo *t, int host, 
         fprintf(f, "GPU%d", r);
         for (int c = 0; c < ng; c++)
             if (r == c) fprintf(f, "\t X ");
-            else fprintf(f, "\t%s", peer_word(mgpu_topo_peer_access(t, d[r].index, d[c].index)));
+            else fprintf(f, "\t%s", peer_word(json_array_get(json_array_get(peer, (size_t)d[r]), (size_t)d[c])));
         fputc('\n', f);
     }
-    if (detail) {
-        /* The backend's own answer (CUDA's, or the sim model's) per pair. */
-        fprintf(f, "\nP2P attributes (cudaDeviceGetP2PAttribute):\n");
-        fprintf(f, "%-6s %-6s %-8s %-15s %-16s\n", "from", "to", "access", "native_atomics", "performance_rank");
-        int ndev = 0;
-        mgpu_device_count(be, &ndev);
-        for (int r = 0; r < ng; r++)
-            for (int c = 0; c < ng; c++) {
-                const mgpu_topo_gpu *a = mgpu_topo_gpu_at(t, d[r].index), *b = mgpu_topo_gpu_at(t, d[c].index);
-                if (r == c) continue;
-                mgpu_p2p_attr at;
-                if (a->dev >= ndev || b->dev >= ndev || mgpu_peer_attributes(be, a->dev, b->dev, &at) != MGPU_OK) {
-                    fprintf(f, "GPU%-3d GPU%-3d (not known: %s)\n", r, c,
-                            *mgpu_error_message() ? mgpu_error_message() : "device not on this backend");
-                    mgpu_error_clear();
-                    continue;
-                }
-                fprintf(f, "GPU%-3d GPU%-3d %-8s %-15s %d\n", r, c, at.access_supported ? "yes" : "no",
-                        at.native_atomic_supported ? "yes" : "no", at.performance_rank);
-            }
-    }
+    if (detail) print_p2p(f, doc);
     free(d);
 }
 
-static void print_text(FILE *f, mgpu_backend *be, const mgpu_topo *t, int peer_detail)
+static void print_text(FILE *f, json_t *doc, int peer_detail)
 {
-    int nh = mgpu_topo_host_count(t);
+    int nh = (int)json_integer_value(json_object_get(doc, "hosts"));
     for (int h = 0; h < nh; h++) {
         if (nh > 1) fprintf(f, "%s# host %d of %d\n", h ? "\n" : "", h, nh);
-        print_matrix(f, t, h);
-        /* Only host 0's GPUs are devices of this process's backend. */
-        print_peer(f, be, t, h, peer_detail && h == 0);
+        print_matrix(f, doc, h);
+        /* Only host 0's GPUs are devices of the worker's backend. */
+        print_peer(f, doc, h, peer_detail && h == 0);
     }
     if (nh > 1)
         fprintf(f, "\nGPUs on different hosts connect over NET (the network) through the NICs above; "
                    "peer access between hosts is never possible.\n");
-    const char *const *notes = mgpu_topo_notes(t);
-    if (notes && notes[0]) {
+    json_t *notes = json_object_get(doc, "notes");
+    if (json_array_size(notes)) {
         fprintf(f, "\nNotes:\n");
-        for (int i = 0; notes[i]; i++) fprintf(f, "  - %s\n", notes[i]);
+        for (size_t i = 0; i < json_array_size(notes); i++)
+            fprintf(f, "  - %s\n", json_string_value(json_array_get(notes, i)));
     }
 }
 
-/*--- JSON ----------------------------------------------------------------*/
+/*--- Running the job -------------------------------------------------------*/
 
-static json_t *json_numa(int numa) { return numa >= 0 ? json_integer(numa) : json_null(); }
+typedef struct topo_run {
+    json_t *doc;      /* rank 0's result */
+    char error[1024]; /* the worker's own message, when it failed */
+} topo_run;
 
-static json_t *json_peer(int can) { return can < 0 ? json_null() : json_boolean(can); }
-
-static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
+static void on_msg(void *ctx, const mgpu_rt_msg *m)
 {
-    json_t *o = json_object();
-    int sim = mgpu_backend_simulated(be);
-    json_object_set_new(o, "backend", json_string(mgpu_backend_name(be)));
-    json_object_set_new(o, "simulated", json_boolean(sim));
-    json_object_set_new(o, "machine", json_string(mgpu_topo_machine_name(t)));
-    if (sim) {
-        char line[512];
-        mgpu_cli_backend_line(be, line, sizeof line);
-        json_object_set_new(o, "banner", json_string(line));
-    }
-    json_object_set_new(o, "hosts", json_integer(mgpu_topo_host_count(t)));
+    topo_run *tr = ctx;
+    if (m->rank != 0) return;
+    if (strcmp(m->type, "result") == 0 && !tr->doc && json_is_object(m->body)) tr->doc = json_incref(m->body);
+    else if (strcmp(m->type, "error") == 0 && !tr->error[0])
+        snprintf(tr->error, sizeof tr->error, "%s", str_at(m->body, "message") ? str_at(m->body, "message") : "");
+}
 
-    json_t *gpus = json_array();
-    int ng = mgpu_topo_gpu_count(t), nn = mgpu_topo_nic_count(t);
-    for (int i = 0; i < ng; i++) {
-        const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, i);
-        json_t *j = json_object();
-        json_object_set_new(j, "index", json_integer(i));
-        json_object_set_new(j, "host", json_integer(g->host));
-        json_object_set_new(j, "dev", json_integer(g->dev));
-        json_object_set_new(j, "busid", json_string(g->busid));
-        json_object_set_new(j, "name", json_string(g->name));
-        json_object_set_new(j, "sm", json_integer(g->sm));
-        json_object_set_new(j, "numa", json_numa(g->numa));
-        json_object_set_new(j, "cpulist", g->cpulist[0] ? json_string(g->cpulist) : json_null());
-        json_object_set_new(j, "mem_bytes", json_integer((json_int_t)g->mem_bytes));
-        json_object_set_new(j, "pcie_gbs", json_real(g->pcie_gbs));
-        json_object_set_new(j, "nvlinks", json_integer(g->nvlinks_total));
-        json_object_set_new(j, "gdr", json_boolean(g->gdr));
-        json_array_append_new(gpus, j);
+/* One worker discovers the machine: the coordinator (this process) never
+ * creates a CUDA context. On failure prints the message, returns 1. */
+static int run_job(const mgpu_cli_globals *g, int peer, json_t **doc)
+{
+    *doc = NULL;
+    if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault)) {
+        mgpu_fail(MGPU_ERR_INVALID, "--machine and --fault describe a simulated machine; use them with "
+                                    "--backend sim (the cuda backend uses the real one)");
+        return mgpu_cli_error("topo");
     }
-    json_object_set_new(o, "gpus", gpus);
-
-    json_t *nics = json_array();
-    for (int i = 0; i < nn; i++) {
-        const mgpu_topo_nic *n = mgpu_topo_nic_at(t, i);
-        json_t *j = json_object();
-        json_object_set_new(j, "index", json_integer(i));
-        json_object_set_new(j, "host", json_integer(n->host));
-        json_object_set_new(j, "name", json_string(n->name));
-        json_object_set_new(j, "busid", json_string(n->busid));
-        json_object_set_new(j, "speed_gbps", json_real(n->speed_gbps));
-        json_object_set_new(j, "port", json_integer(n->port));
-        json_object_set_new(j, "numa", json_numa(n->numa));
-        json_object_set_new(j, "gdr", json_boolean(n->gdr));
-        json_array_append_new(nics, j);
+    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    json_t *params = json_pack("{s:b}", "peer", peer);
+    topo_run tr = {0};
+    mgpu_rt_report rep;
+    mgpu_result r = mgpu_rt_run(&cfg, "topo", params, on_msg, &tr, &rep);
+    json_decref(params);
+    if (r != MGPU_OK) return mgpu_cli_error("topo");
+    if (!rep.ok || !tr.doc) {
+        fprintf(stderr, "mgpulab topo: %s\n", tr.error[0] ? tr.error : rep.ok ? "the worker sent no topology" : rep.reason);
+        json_decref(tr.doc);
+        return 1;
     }
-    json_object_set_new(o, "nics", nics);
-
-    /* One matrix over every device of every host; across hosts the cell is
-     * NET. Labels use the global indices of "gpus" and "nics". */
-    int ngd, nnd;
-    topo_dev *d = host_devices(t, -1, &ngd, &nnd);
-    json_t *labels = json_array(), *rows = json_array();
-    for (int r = 0; d && r < ngd + nnd; r++) {
-        char lab[32];
-        snprintf(lab, sizeof lab, "%s%d", d[r].is_nic ? "NIC" : "GPU", d[r].index);
-        json_array_append_new(labels, json_string(lab));
-        json_t *row = json_array();
-        for (int c = 0; c < ngd + nnd; c++) {
-            char cell[16];
-            path_cell(pair_path(t, d[r], d[c]), cell, sizeof cell);
-            json_array_append_new(row, json_string(cell));
-        }
-        json_array_append_new(rows, row);
-    }
-    free(d);
-    json_t *m = json_object();
-    json_object_set_new(m, "labels", labels);
-    json_object_set_new(m, "rows", rows);
-    json_object_set_new(o, "matrix", m);
-
-    json_t *peer = json_array();
-    for (int a = 0; a < ng; a++) {
-        json_t *row = json_array();
-        for (int b = 0; b < ng; b++)
-            json_array_append_new(row, a == b ? json_null() : json_peer(mgpu_topo_peer_access(t, a, b)));
-        json_array_append_new(peer, row);
-    }
-    json_object_set_new(o, "peer_access", peer);
-
-    json_t *notes = json_array();
-    const char *const *nt = mgpu_topo_notes(t);
-    for (int i = 0; nt && nt[i]; i++) json_array_append_new(notes, json_string(nt[i]));
-    json_object_set_new(o, "notes", notes);
-    return o;
+    *doc = tr.doc;
+    return 0;
 }
 
 /*--- The command -----------------------------------------------------------*/
@@ -310,13 +251,13 @@ static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, topo_arg
     return 0;
 }
 
-static mgpu_result write_xml_file(const mgpu_topo *t, const char *path)
+static mgpu_result write_xml_file(const char *xml, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    mgpu_result r = mgpu_topo_write_xml(t, f);
-    if (fclose(f) != 0 && r == MGPU_OK) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    MGPU_CHECK(r);
+    size_t n = strlen(xml);
+    int bad = fwrite(xml, 1, n, f) != n;
+    if ((fclose(f) != 0 || bad)) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return MGPU_OK;
 }
 
@@ -325,50 +266,47 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     topo_args a;
     int rc = parse_args(argc, argv, g, &a);
     if (rc) return rc;
+    json_t *doc = NULL;
+    if ((rc = run_job(g, a.peer && !a.json && !a.xml, &doc))) return rc;
     /* The banner goes where it cannot corrupt machine-readable output. */
     FILE *banner = a.json ? NULL : (a.xml && !a.xml_file) ? stderr : stdout;
-    mgpu_backend *be = NULL;
-    if (mgpu_cli_open_backend(g, banner, &be) != MGPU_OK) return mgpu_cli_error("topo");
-
-    const mgpu_topo *t = mgpu_backend_topo(be);
-    mgpu_topo *owned = NULL;
-    if (!t) {
-        /* A backend that did not discover its machine at open: do it now. */
-        if (mgpu_topo_discover(be, "/", &owned) != MGPU_OK) {
-            rc = mgpu_cli_error("topo");
+    const char *line = str_at(doc, "banner"), *xml = str_at(doc, "xml");
+    if (banner) fprintf(banner, "# %s\n", line ? line : "?");
+    if (a.xml) {
+        if (!xml) {
+            fprintf(stderr, "mgpulab topo: the worker sent no topology XML\n");
+            rc = 1;
             goto out;
         }
-        t = owned;
-    }
-    if (a.xml) {
-        mgpu_result r = a.xml_file ? write_xml_file(t, a.xml_file) : mgpu_topo_write_xml(t, stdout);
-        if (r != MGPU_OK) {
+        if (a.xml_file && write_xml_file(xml, a.xml_file) != MGPU_OK) {
             rc = mgpu_cli_error("topo");
             goto out;
         }
         if (a.xml_file)
-            printf("wrote NCCL topology XML of %s%s to %s\n", mgpu_topo_simulated(t) ? "SIMULATED machine " : "",
-                   mgpu_topo_machine_name(t), a.xml_file);
+            printf("wrote NCCL topology XML of %s%s to %s\n",
+                   json_is_true(json_object_get(doc, "simulated")) ? "SIMULATED machine " : "", str_at(doc, "machine"),
+                   a.xml_file);
+        else
+            fputs(xml, stdout);
     } else if (a.json) {
-        json_t *j = topo_json(be, t);
-        if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-            json_decref(j);
+        /* exactly the job's document, less what other outputs use */
+        json_object_del(doc, "xml");
+        json_object_del(doc, "p2p_attributes");
+        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
             fprintf(stderr, "mgpulab topo: could not write the JSON output\n");
             rc = 1;
             goto out;
         }
         fputc('\n', stdout);
-        json_decref(j);
     } else {
-        print_text(stdout, be, t, a.peer);
+        print_text(stdout, doc, a.peer);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "mgpulab topo: writing the output failed\n");
         rc = 1;
     }
 out:
-    mgpu_topo_free(owned);
-    mgpu_backend_close(be);
+    json_decref(doc);
     return rc;
 }
 

@@ -7,6 +7,7 @@
 #include "comm/comm_backend.h"
 #include "mgpu/clock.h"
 #include "mgpu/collmodel.h"
+#include "mgpu/telemetry.h"
 #include "sim_algos.h"
 #include "sim_comm.h"
 
@@ -82,12 +83,24 @@ static mgpu_result stream_times(mgpu_stream *s, double *ns)
     return MGPU_OK;
 }
 
+/* The bandwidth pane's modelled load (mgpu/telemetry.h): this rank's GPU
+ * sends and receives the collective's bus bytes (nccl-tests' busbw) for its
+ * modelled time, over NVLink when the model's bottleneck path is NVLink,
+ * PCIe/network otherwise; shown for the call's wall time, at least 0.3 s. */
+static void publish_collective(sim_comm *sc, int rank, const mgpu_coll_prediction *p, uint64_t t0)
+{
+    if (!p->link || strcmp(p->link, "HBM") == 0 || !(p->busbw_gbs > 0)) return;
+    double secs = (double)(mgpu_now_ns() - t0) / 1e9, bps = p->busbw_gbs * 1e9;
+    mgpu_link_kind kind = strcmp(p->link, "NVLink") == 0 ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
+    mgpu_telemetry_publish(sc->gpu_of_rank[rank], kind, bps, bps, secs > 0.3 ? secs : 0.3);
+}
+
 /* One collective: arrival (all ranks post their stream time and call),
  * the data movement, then every stream ends at max(arrival) + model. */
 static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s)
 {
     char what[64];
-    uint64_t seq = ++sc->coll_seq;
+    uint64_t t0 = mgpu_now_ns(), seq = ++sc->coll_seq;
     snprintf(what, sizeof what, "%s #%llu", op_name(a->op), (unsigned long long)seq);
     sim_ctx x;
     sim_comm_ctx(c, sc, what, &x);
@@ -152,6 +165,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     MGPU_CHECK(sim_algo_run(&x, &call, staged));
     MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
     sc->last = p;
+    publish_collective(sc, c->rank, &p, t0);
     return MGPU_OK;
 }
 

@@ -3,6 +3,8 @@
  * sends and receives together, so cyclic exchanges cannot deadlock. */
 #include <stdlib.h>
 #include <string.h>
+#include "mgpu/clock.h"
+#include "mgpu/telemetry.h"
 #include "sim_comm.h"
 
 typedef struct queued {
@@ -48,11 +50,29 @@ static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
     return p.time_us * 1000.0;
 }
 
+/* The bandwidth pane's modelled load: a send is traffic out of this rank's
+ * GPU, a receive into it, at bytes / modelled time, over NVLink when the
+ * pair's path is NVLink, else PCIe/network; shown for the call's wall
+ * time, at least 0.3 s. */
+static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, double ns, uint64_t t0)
+{
+    if (!(ns > 0) || !f->bytes) return;
+    int g = sc->gpu_of_rank[me], peer = sc->gpu_of_rank[f->peer];
+    int ng = mgpu_topo_gpu_count(sc->topo);
+    int nv = g >= 0 && peer >= 0 && g < ng && peer < ng && mgpu_topo_gpu_path(sc->topo, g, peer).type == MGPU_PATH_NV;
+    mgpu_link_kind kind = nv ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
+    double bps = (double)f->bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
+    if (secs < 0.3) secs = 0.3;
+    if (f->kind == SIM_SEND) mgpu_telemetry_publish(g, kind, bps, 0, secs);
+    else mgpu_telemetry_publish(g, kind, 0, bps, secs);
+}
+
 /* Run the send/recv entries q[0..n) of one communicator together. A send's
  * message carries its stream's time; a receive ends at max(its own, the
  * sender's) + the transfer; a send ends at its own start + the transfer. */
 static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
 {
+    uint64_t wall0 = mgpu_now_ns();
     sim_xfer *f = calloc((size_t)n, sizeof *f);
     double *t0 = calloc((size_t)n, sizeof *t0);
     mgpu_result r = MGPU_OK;
@@ -91,8 +111,9 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
     for (int i = 0; i < n; i++) {
         double start = t0[i];
         if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > start) start = f[i].model_ns;
-        double end = start + (f[i].bytes ? p2p_ns(sc, c->rank, f[i].peer, f[i].bytes) : 0);
-        MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, end), r, out);
+        double ns = f[i].bytes ? p2p_ns(sc, c->rank, f[i].peer, f[i].bytes) : 0;
+        MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, start + ns), r, out);
+        publish_p2p(sc, c->rank, &f[i], ns, wall0);
     }
 out:
     free(f);

@@ -1,8 +1,8 @@
 /* coord.c - the coordinator (mgpu_rt_run): launch the ranks, serve their
- * connections in one poll() loop (hello, job, all-gather relay, messages),
- * watch heartbeats and process exits, and on the first failure abort the
- * others, gather their flight recorders and leave no process behind. It
- * never opens a device backend. */
+ * connections in one poll() loop (hello, job, all-gather relay, messages,
+ * captured output), watch heartbeats, process exits and the caller's cancel
+ * flag, and on the first failure abort the others, gather their flight
+ * recorders and leave no process behind. It never opens a device backend. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "mgpu/clock.h"
 #include "mgpu/log.h"
+#include "rt/capture.h"
 #include "rt/coord_setup.h"
 #include "rt/protocol.h"
 #include "rt/rt_internal.h"
@@ -25,6 +26,7 @@
 #define EOF_GRACE_S 0.5           /* wait this long for a dead worker's exit status */
 #define ABORT_WINDOW_S 2.0        /* flight dumps are collected this long after a failure */
 #define ABORT_WINDOW_LAUNCHER_S 1.5 /* mpirun/srun: less, their SIGTERM takes up to 0.4 s more */
+#define CANCEL_WINDOW_S 0.5       /* a cancelled run waits this long for the ranks to abort */
 
 typedef struct conn {
     int fd, rank;                 /* rank -1 until a good hello */
@@ -64,6 +66,8 @@ typedef struct coord {
     int failed, hung_rank, ndone;
     uint64_t ag_seq;              /* the all-gather being collected */
     int ag_count;
+    rt_pipe *pipes;               /* capture_output: every process's stdout and stderr */
+    int npipes;
 } coord;
 
 static double secs(uint64_t ns) { return (double)ns / 1e9; }
@@ -340,6 +344,17 @@ static void kill_all(coord *c)
     for (int i = 0; i < c->nprocs; i++) rt_proc_reap(&c->procs[i], 1);
 }
 
+/*--- Captured output ---------------------------------------------------*/
+
+static void on_line(void *ctx, int rank, const char *stream, const char *text, size_t len)
+{
+    coord *c = ctx;
+    json_t *line = rt_line_json(text, len);
+    if (rank >= c->size) rank = -1; /* a launcher's tag we cannot trust */
+    if (line) event(c, rank, "log", json_pack("{s:o, s:s}", "line", line, "stream", stream));
+}
+
+
 /*--- The loop ----------------------------------------------------------*/
 
 static void check_timers(coord *c, uint64_t now)
@@ -381,12 +396,21 @@ static int settled(coord *c)
     return 1;
 }
 
+static void check_cancel(coord *c, uint64_t now)
+{
+    if (!c->cfg->cancel || !*c->cfg->cancel || c->failed) return;
+    fail(c, -1, "cancelled by the user");
+    uint64_t soon = now + (uint64_t)(CANCEL_WINDOW_S * 1e9);
+    if (soon < c->abort_deadline) c->abort_deadline = soon;
+}
+
 static void run_loop(coord *c)
 {
-    struct pollfd *pf = calloc((size_t)(1 + MAX_PENDING + 4096 + c->nprocs), sizeof *pf);
+    struct pollfd *pf = calloc((size_t)(1 + MAX_PENDING + 4096 + c->nprocs + c->npipes), sizeof *pf);
     uint64_t done_deadline = 0;
     while (pf) {
         uint64_t now = mgpu_now_ns();
+        check_cancel(c, now);
         reap_all(c);
         check_timers(c, now);
         if (settled(c)) break;
@@ -402,6 +426,7 @@ static void run_loop(coord *c)
             pf[n++] = (struct pollfd){.fd = c->conns[i]->fd,
                                       .events = (short)(POLLIN | (c->conns[i]->out_len ? POLLOUT : 0))};
         int nc = c->nconns;
+        for (int i = 0; i < c->npipes; i++) pf[n++] = (struct pollfd){.fd = c->pipes[i].fd, .events = POLLIN};
         for (int i = 0; i < c->nprocs; i++)
             if (c->procs[i].pidfd >= 0 && !c->procs[i].exited)
                 pf[n++] = (struct pollfd){.fd = c->procs[i].pidfd, .events = POLLIN};
@@ -413,6 +438,8 @@ static void run_loop(coord *c)
             if (pf[1 + i].revents & POLLOUT) conn_flush(c->conns[i]);
             if (pf[1 + i].revents & (POLLIN | POLLHUP | POLLERR)) conn_read(c, i);
         }
+        for (int i = 0; i < c->npipes; i++)
+            if (pf[1 + nc + i].revents & (POLLIN | POLLHUP | POLLERR)) rt_pipe_read(&c->pipes[i], on_line, c);
         if (pf[0].revents & POLLIN) {
             for (;;) {
                 int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -509,12 +536,16 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     }
     rt_launch L = {.kind = cfg->launcher, .size = c->size, .self_exe = exe, .coord = c->lis.address,
                    .token = c->token, .extra_env = cfg->extra_env,
-                   .sim_gpus_per_host = c->local && hosts > 1 ? per_host : 0, .sim_hosts = hosts};
+                   .sim_gpus_per_host = c->local && hosts > 1 ? per_host : 0, .sim_hosts = hosts,
+                   .capture = cfg->capture_output};
     MGPU_CHECKGOTO(rt_launch_start(&L, &c->procs, &c->nprocs), res, out);
+    if (cfg->capture_output)
+        MGPU_CHECKGOTO(rt_pipes_take(c->procs, c->nprocs, cfg->launcher, &c->pipes, &c->npipes), res, out);
     report->ok = 1;
     run_loop(c);
     if (!c->failed && c->ndone < c->size) fail(c, -1, "the coordinator stopped before every rank finished");
     kill_all(c);
+    rt_pipes_drain(c->pipes, c->npipes, on_line, c);
     if (c->failed) analyse(c);
     report->ok = !c->failed;
 out:
@@ -528,6 +559,8 @@ out:
         free(c->ranks[r].ag);
         free(c->ranks[r].flight);
     }
+    for (int i = 0; i < c->npipes; i++) rt_pipe_close(&c->pipes[i], on_line, c);
+    free(c->pipes);
     free(c->ranks);
     json_decref(c->job);
     rt_listener_close(&c->lis);

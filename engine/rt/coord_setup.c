@@ -141,7 +141,7 @@ void rt_listener_close(rt_listener *l)
 
 /* GPUs the NVIDIA driver lists, narrowed by CUDA_VISIBLE_DEVICES; no CUDA
  * call, so the coordinator never creates a context. */
-static int driver_gpu_count(void)
+int rt_driver_gpu_count(void)
 {
     int n = 0;
     DIR *d = opendir("/proc/driver/nvidia/gpus");
@@ -167,7 +167,7 @@ mgpu_result rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_p
 {
     *hosts = *gpus_per_host = *total = 0;
     int sim = be->kind == MGPU_BACKEND_SIM ||
-              (be->kind == MGPU_BACKEND_AUTO && (be->machine || (!mgpu_build_has_cuda() || driver_gpu_count() == 0)));
+              (be->kind == MGPU_BACKEND_AUTO && (be->machine || (!mgpu_build_has_cuda() || rt_driver_gpu_count() == 0)));
     if (!sim) return MGPU_OK;
     mgpu_topo *t = NULL;
     MGPU_CHECK(mgpu_topo_open_machine(be->machine ? be->machine : "dgx-h100", &t));
@@ -186,6 +186,6 @@ int rt_default_ranks(mgpu_launcher kind, int sim_total)
         if (n > 0) return n;
     }
     if (sim_total > 0) return sim_total;
-    int n = driver_gpu_count();
+    int n = rt_driver_gpu_count();
     return n > 0 ? n : 1;
 }

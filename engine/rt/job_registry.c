@@ -5,11 +5,15 @@
 extern const mgpu_job_handler mgpu_job_selftest; /* rt/job_selftest.c: runtime tests */
 extern const mgpu_job_handler mgpu_job_bench;    /* bench/coll_job.c: mgpulab bench */
 extern const mgpu_job_handler mgpu_job_spmd;     /* lua/spmd_job.c: mgpulab spmd */
+extern const mgpu_job_handler mgpu_job_topo;     /* topo/topo_job.c: mgpulab topo, lab 1 */
+extern const mgpu_job_handler mgpu_job_copy;     /* bench/copy_job.c: mgpulab copy, lab 3 */
 
 static const mgpu_job_handler *const handlers[] = {
     &mgpu_job_selftest,
     &mgpu_job_bench,
     &mgpu_job_spmd,
+    &mgpu_job_topo,
+    &mgpu_job_copy,
     NULL,
 };
 

@@ -1,6 +1,6 @@
 /* job_selftest.c - the "selftest" job: small behaviours the runtime's tests
  * (and a user checking a cluster) run on every rank. params:
- *   {"action": "ok" | "error" | "crash" | "hang" | "sleep" | "allgather" | "world_allreduce",
+ *   {"action": "ok" | "error" | "crash" | "hang" | "sleep" | "print" | "allgather" | "world_allreduce",
  *    "rank": R,          the rank that misbehaves (default 0; -1 = every rank, for sleep)
  *    "seconds": S,       sleep: how long
  *    "signal": "SIGKILL" | "SIGSEGV" | "SIGABRT",   crash: which (default SIGKILL)
@@ -8,10 +8,13 @@
  *    "count": N, "iters": I, "at": A,                world_allreduce: f32 elements, iterations,
  *    "mismatch": "none" | "broadcast" | "count" | "skip" | "crash" | "hang"}
  *                                                    what rank R does at iteration A
+ * print: every rank writes "selftest: rank N on stdout" (printf, no flush)
+ * and "selftest: rank N on stderr" - output capture's test.
  * Ranks other than R in error/crash/hang wait in a bootstrap all-gather that
  * R never joins (after one they all join), so the test sees the coordinator
  * abort them while they wait. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,10 +226,15 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         if (culprit) sleep_s(t.seconds);
         return send_result(w, json_pack("{s:b, s:f}", "ok", 1, "slept", culprit ? t.seconds : 0.0));
     }
+    if (strcmp(t.action, "print") == 0) {
+        printf("selftest: rank %d on stdout\n", me); /* left to stdio's buffering, as a library would */
+        fprintf(stderr, "selftest: rank %d on stderr\n", me);
+        return send_result(w, json_pack("{s:b}", "ok", 1));
+    }
     if (strcmp(t.action, "allgather") == 0) return do_allgather(w, &t);
     if (strcmp(t.action, "world_allreduce") == 0) return do_world_allreduce(w, &t);
     return mgpu_fail(MGPU_ERR_INVALID,
-                     "selftest: action '%s' is not ok, error, crash, hang, sleep, allgather or world_allreduce",
+                     "selftest: action '%s' is not ok, error, crash, hang, sleep, print, allgather or world_allreduce",
                      t.action);
 }
 

@@ -187,6 +187,8 @@ static mgpu_result build_argv(const rt_launch *L, strvec *argv, char *prog, size
             sv_pushf(argv, "--bind-to") || sv_pushf(argv, "none"))
             goto oom;
         if (geteuid() == 0 && sv_pushf(argv, "--allow-run-as-root")) goto oom;
+        /* captured output: each line says which rank wrote it */
+        if (L->capture && sv_pushf(argv, "--tag-output")) goto oom;
         static const char *const exported[] = {"MGPU_COORD", "MGPU_TOKEN", "NCCL_NVLS_ENABLE", NULL};
         for (int i = 0; exported[i]; i++)
             if (sv_pushf(argv, "-x") || sv_pushf(argv, "%s", exported[i])) goto oom;
@@ -199,6 +201,7 @@ static mgpu_result build_argv(const rt_launch *L, strvec *argv, char *prog, size
         /* srun exports the whole environment by default (--export=ALL). */
         if (sv_pushf(argv, "-n") || sv_pushf(argv, "%d", L->size) || sv_pushf(argv, "--kill-on-bad-exit=1"))
             goto oom;
+        if (L->capture && sv_pushf(argv, "--label")) goto oom;
     }
     if (push_launcher_args(argv) || sv_pushf(argv, "%s", L->self_exe) || sv_pushf(argv, "worker")) goto oom;
     return MGPU_OK;
@@ -208,22 +211,45 @@ oom:
 
 /*--- Processes ---------------------------------------------------------*/
 
+static void close_pair(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    fds[0] = fds[1] = -1;
+}
+
 /* fork + exec with the child in its own process group, killed when the
- * coordinator dies, stdin from /dev/null (the shell owns the terminal).
+ * coordinator dies, stdin from /dev/null (the shell owns the terminal),
+ * stdout and stderr into pipes when captured.
  * A close-on-exec pipe carries exec's errno back, so a bad path is an error
  * here rather than a mysterious exit 127 later. */
-static mgpu_result spawn(const char *prog, char **argv, char **envp, rt_proc *p)
+static mgpu_result spawn(const char *prog, char **argv, char **envp, int capture, rt_proc *p)
 {
-    int errpipe[2];
-    if (pipe2(errpipe, O_CLOEXEC) < 0) return mgpu_fail(MGPU_ERR_IO, "pipe failed: %s", strerror(errno));
+    int errpipe[2], out[2] = {-1, -1}, err[2] = {-1, -1};
+    p->out_fd = p->err_fd = -1;
+    if (capture && (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)) {
+        int e = errno;
+        close_pair(out);
+        close_pair(err);
+        return mgpu_fail(MGPU_ERR_IO, "pipe failed: %s", strerror(e));
+    }
+    if (pipe2(errpipe, O_CLOEXEC) < 0) {
+        int e = errno;
+        close_pair(out);
+        close_pair(err);
+        return mgpu_fail(MGPU_ERR_IO, "pipe failed: %s", strerror(e));
+    }
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
+        int e = errno;
         close(errpipe[0]);
         close(errpipe[1]);
+        close_pair(out);
+        close_pair(err);
         if (devnull >= 0) close(devnull);
-        return mgpu_fail(MGPU_ERR_IO, "fork failed: %s", strerror(errno));
+        return mgpu_fail(MGPU_ERR_IO, "fork failed: %s", strerror(e));
     }
     if (pid == 0) {
         setpgid(0, 0);
@@ -235,6 +261,9 @@ static mgpu_result spawn(const char *prog, char **argv, char **envp, rt_proc *p)
         signal(SIGPIPE, SIG_DFL);
         signal(SIGCHLD, SIG_DFL);
         if (devnull >= 0) dup2(devnull, 0);
+        /* dup2 clears close-on-exec on 1 and 2 only: other workers' pipe
+         * ends never leak into this one (they would hold EOF back). */
+        if (capture && (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)) _exit(127);
         execve(prog, argv, envp);
         int e = errno;
         ssize_t w = write(errpipe[1], &e, sizeof e);
@@ -243,6 +272,14 @@ static mgpu_result spawn(const char *prog, char **argv, char **envp, rt_proc *p)
     }
     setpgid(pid, pid); /* also here: whichever runs first, the group exists */
     close(errpipe[1]);
+    if (capture) {
+        close(out[1]);
+        close(err[1]);
+        fcntl(out[0], F_SETFL, O_NONBLOCK);
+        fcntl(err[0], F_SETFL, O_NONBLOCK);
+        p->out_fd = out[0];
+        p->err_fd = err[0];
+    }
     if (devnull >= 0) close(devnull);
     int e = 0;
     ssize_t k;
@@ -257,6 +294,9 @@ static mgpu_result spawn(const char *prog, char **argv, char **envp, rt_proc *p)
         rt_proc_reap(p, 1);
         if (p->pidfd >= 0) close(p->pidfd);
         p->pidfd = -1;
+        int fds[2] = {p->out_fd, p->err_fd};
+        close_pair(fds);
+        p->out_fd = p->err_fd = -1;
         return mgpu_fail(MGPU_ERR_IO, "could not start %s: %s", prog, strerror(e));
     }
     return MGPU_OK;
@@ -285,8 +325,11 @@ int rt_proc_reap(rt_proc *p, int block)
 
 void rt_procs_free(rt_proc *procs, int n)
 {
-    for (int i = 0; procs && i < n; i++)
+    for (int i = 0; procs && i < n; i++) {
         if (procs[i].pidfd >= 0) close(procs[i].pidfd);
+        int fds[2] = {procs[i].out_fd, procs[i].err_fd};
+        close_pair(fds);
+    }
     free(procs);
 }
 
@@ -296,7 +339,7 @@ mgpu_result rt_launch_start(const rt_launch *L, rt_proc **procs_out, int *nprocs
     int n = local ? L->size : 1;
     rt_proc *procs = calloc((size_t)n, sizeof *procs);
     if (!procs) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory for %d processes", n);
-    for (int i = 0; i < n; i++) procs[i].pidfd = -1;
+    for (int i = 0; i < n; i++) procs[i].pidfd = procs[i].out_fd = procs[i].err_fd = -1;
     mgpu_result r = MGPU_OK;
     int started = 0;
     for (int i = 0; i < n && r == MGPU_OK; i++) {
@@ -305,7 +348,7 @@ mgpu_result rt_launch_start(const rt_launch *L, rt_proc **procs_out, int *nprocs
         r = build_env(L, local ? i : -1, &env);
         if (r == MGPU_OK) r = build_argv(L, &argv, prog, sizeof prog);
         procs[i].rank = local ? i : -1;
-        if (r == MGPU_OK) r = spawn(prog, argv.v, env.v, &procs[i]);
+        if (r == MGPU_OK) r = spawn(prog, argv.v, env.v, L->capture, &procs[i]);
         if (r == MGPU_OK) started++;
         sv_free(&env);
         sv_free(&argv);

@@ -13,6 +13,7 @@ typedef struct rt_proc {
     int rank;         /* the worker's rank, -1 for mpirun/srun */
     int exited;       /* reaped */
     int status;       /* waitpid status once exited */
+    int out_fd, err_fd; /* capture_output: read ends of its stdout/stderr pipes, else -1 */
 } rt_proc;
 
 typedef struct rt_launch {
@@ -24,10 +25,12 @@ typedef struct rt_launch {
     const char *const *extra_env;  /* cfg->extra_env */
     int sim_gpus_per_host;         /* > 0: give local ranks MGPU_SIM_HOST = rank / this */
     int sim_hosts;
+    int capture;                   /* stdout/stderr into pipes (mpirun/srun: tagged per rank) */
 } rt_launch;
 
 /* Start the processes: `size` workers (local, emulate) or one mpirun/srun.
- * *procs is allocated; on failure everything started is killed and reaped. */
+ * With L->capture each gets pipes for stdout and stderr (rt_proc out_fd,
+ * err_fd; the caller takes them). *procs is allocated; on failure everything started is killed and reaped. */
 mgpu_result rt_launch_start(const rt_launch *L, rt_proc **procs, int *nprocs);
 /* SIGKILL a process group (workers and anything they started). */
 void rt_proc_kill(rt_proc *p, int sig);

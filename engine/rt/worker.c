@@ -293,6 +293,10 @@ int mgpu_worker_main(int argc, char **argv)
     /* Under mpirun/srun our parent is their daemon: die with it. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
+    /* stdout may be a pipe the coordinator reads line by line (captured
+     * output): whole lines as they are written (NCCL's INFO lines too, which
+     * go through this FILE), and nothing lost in a buffer at _exit. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     mgpu_worker *w = calloc(1, sizeof *w);
     if (!w) return 1;
     w->fd = w->stop_pipe[0] = w->stop_pipe[1] = -1;

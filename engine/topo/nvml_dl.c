@@ -25,6 +25,7 @@ typedef nvml_return (*fn_link_state)(nvml_device, unsigned, int *);
 typedef nvml_return (*fn_link_pci)(nvml_device, unsigned, nvml_pci_info *);
 typedef nvml_return (*fn_link_cap)(nvml_device, unsigned, int, unsigned *);
 typedef nvml_return (*fn_fields)(nvml_device, int, nvml_field_value *);
+typedef nvml_return (*fn_pcie_tp)(nvml_device, int, unsigned *);
 
 static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -46,6 +47,7 @@ static struct nv_fns {
     fn_link_pci link_pci;
     fn_link_cap link_cap;   /* optional */
     fn_fields fields;
+    fn_pcie_tp pcie_tp;     /* optional: nvmlDeviceGetPcieThroughput (Maxwell and newer) */
 } nv;
 
 static const struct sym {
@@ -70,6 +72,7 @@ static const struct sym {
     SYM(link_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2", 0),
     SYM(link_cap, "nvmlDeviceGetNvLinkCapability", 0),
     SYM(fields, "nvmlDeviceGetFieldValues", 0),
+    SYM(pcie_tp, "nvmlDeviceGetPcieThroughput", 0),
 #undef SYM
 };
 
@@ -282,4 +285,12 @@ mgpu_result nvml_dl_field_values(nvml_device dev, int count, nvml_field_value *v
     NEED(fields, "nvmlDeviceGetFieldValues");
     if (count <= 0) return mgpu_fail(MGPU_ERR_INVALID, "nvml_dl_field_values: no fields asked");
     return result(nv.fields(dev, count, values), "nvmlDeviceGetFieldValues");
+}
+
+mgpu_result nvml_dl_pcie_throughput(nvml_device dev, int rx, unsigned *kb_per_s)
+{
+    NEED(pcie_tp, "nvmlDeviceGetPcieThroughput");
+    *kb_per_s = 0;
+    return result(nv.pcie_tp(dev, rx ? NVML_PCIE_UTIL_RX : NVML_PCIE_UTIL_TX, kb_per_s),
+                  "nvmlDeviceGetPcieThroughput");
 }

@@ -5,8 +5,8 @@
  * mgpulab uses are declared here (layouts as in NVIDIA's nvml.h, as nvtop
  * does) and resolved with dlsym. Every wrapper returns an mgpu_result; a
  * missing library or symbol is MGPU_ERR_UNSUPPORTED with a message that says
- * which, never a crash. Topology discovery uses it now; the bandwidth pane's
- * telemetry sampler reuses nvml_dl_field_values later. */
+ * which, never a crash. Topology discovery uses it, and the bandwidth pane's
+ * telemetry sampler (engine/trace/telemetry_nvml.c). */
 #ifndef MGPU_NVML_DL_H
 #define MGPU_NVML_DL_H
 #include <stdint.h>
@@ -80,6 +80,11 @@ enum {
     NVML_FIELD_PCIE_COUNT_TX_BYTES = 197,       /* bytes, cumulative */
     NVML_FIELD_PCIE_COUNT_RX_BYTES = 198,
 };
+/* scope_id of the NVLink fields that asks for the sum over all links */
+#define NVML_DL_ALL_LINKS 0xffffffffu
+
+/* nvmlPcieUtilCounter_t */
+enum { NVML_PCIE_UTIL_TX = 0, NVML_PCIE_UTIL_RX = 1 };
 
 #define NVML_DL_MAX_NVLINKS 18
 
@@ -114,6 +119,12 @@ mgpu_result nvml_dl_nvlink(nvml_device dev, unsigned link, int *active, char *re
 
 /* nvmlDeviceGetFieldValues: fills each entry's ret and value. */
 mgpu_result nvml_dl_field_values(nvml_device dev, int count, nvml_field_value *values);
+
+/* nvmlDeviceGetPcieThroughput: the GPU's PCIe TX (rx = 0) or RX (rx = 1)
+ * rate in KB/s, which NVML measures over a 20 ms window inside the call
+ * (so the call itself takes that long; the sampler prefers the cumulative
+ * NVML_FIELD_PCIE_COUNT_* byte counters where the driver has them). */
+mgpu_result nvml_dl_pcie_throughput(nvml_device dev, int rx, unsigned *kb_per_s);
 
 /* "0000:19:00.0" from NVML's "00000000:19:00.0", lower case. */
 void nvml_dl_normalize_busid(const char *in, char *out, unsigned len);

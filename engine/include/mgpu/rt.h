@@ -48,6 +48,19 @@ typedef struct mgpu_rt_config {
     double timeout_s;              /* a rank silent for this long is hung; 0 = default 60 */
     const char *self_exe;          /* path of mgpulab for the workers; NULL = /proc/self/exe */
     const char *const *extra_env;  /* "K=V" strings added to every worker, NULL-terminated or NULL */
+    /* The caller's cancel flag (the shell's cancel key), or NULL. Once
+     * *cancel is non-zero the run is aborted as for a failed rank (the
+     * ranks' communicators aborted, every process killed) within about a
+     * second: report->ok = 0, failed_rank -1, reason "cancelled by the user".
+     * Set it from another thread or a signal handler. */
+    volatile int *cancel;
+    /* 1: the workers' stdout and stderr (NCCL's INFO lines included) go to
+     * pipes the coordinator reads, and on_msg gets each line as a "log"
+     * message {line, stream: "stdout"|"stderr"} with the rank that wrote it
+     * (-1: the launcher itself, or a line mpirun/srun did not tag). Nothing
+     * a worker writes reaches the terminal. 0: workers inherit stdout and
+     * stderr. */
+    int capture_output;
 } mgpu_rt_config;
 
 typedef struct mgpu_rt_msg {

@@ -1,0 +1,203 @@
+/* topo_job.c - the worker job "topo": rank 0 discovers (cuda) or loads
+ * (sim) the machine where device calls are allowed, and sends it up as one
+ * document, so the coordinator never opens CUDA to draw a topology.
+ *
+ * params: {} or {"peer": true}
+ * Rank 0 sends one "result" whose body is the document `mgpulab topo --json`
+ * prints - backend, simulated, machine, banner, hosts, gpus[], nics[],
+ * matrix{labels, rows}, peer_access, notes - plus "xml" (NCCL's topology
+ * XML, what --xml writes) and, with "peer", "p2p_attributes": one
+ * {from, to, access, native_atomics, performance_rank} or {from, to, error}
+ * per ordered pair of host 0's GPUs (cudaDeviceGetP2PAttribute's answer).
+ * Other ranks have nothing to do. */
+#include "mgpu/rt.h"
+#include "mgpu/topo.h"
+#include "rt/job_common.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The matrix cell nvidia-smi prints for a path. */
+static void path_cell(mgpu_topo_path p, char *buf, size_t len)
+{
+    if (p.type == MGPU_PATH_X) snprintf(buf, len, "X");
+    else if (p.type == MGPU_PATH_NV) snprintf(buf, len, "NV%d", p.nvlinks);
+    else snprintf(buf, len, "%s", mgpu_path_type_name(p.type));
+}
+
+/* Matrix devices in nvidia-smi's order: every GPU, then every NIC. */
+static mgpu_topo_path dev_path(const mgpu_topo *t, int ng, int a, int b)
+{
+    int anic = a >= ng, bnic = b >= ng;
+    if (!anic && !bnic) return mgpu_topo_gpu_path(t, a, b);
+    if (anic && bnic) return mgpu_topo_nic_nic_path(t, a - ng, b - ng);
+    return anic ? mgpu_topo_gpu_nic_path(t, b, a - ng) : mgpu_topo_gpu_nic_path(t, a, b - ng);
+}
+
+static json_t *json_numa(int numa) { return numa >= 0 ? json_integer(numa) : json_null(); }
+static json_t *json_peer(int can) { return can < 0 ? json_null() : json_boolean(can); }
+
+static json_t *gpus_json(const mgpu_topo *t)
+{
+    json_t *gpus = json_array();
+    for (int i = 0; i < mgpu_topo_gpu_count(t); i++) {
+        const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, i);
+        json_t *j = json_object();
+        json_object_set_new(j, "index", json_integer(i));
+        json_object_set_new(j, "host", json_integer(g->host));
+        json_object_set_new(j, "dev", json_integer(g->dev));
+        json_object_set_new(j, "busid", json_string(g->busid));
+        json_object_set_new(j, "name", json_string(g->name));
+        json_object_set_new(j, "sm", json_integer(g->sm));
+        json_object_set_new(j, "numa", json_numa(g->numa));
+        json_object_set_new(j, "cpulist", g->cpulist[0] ? json_string(g->cpulist) : json_null());
+        json_object_set_new(j, "mem_bytes", json_integer((json_int_t)g->mem_bytes));
+        json_object_set_new(j, "pcie_gbs", json_real(g->pcie_gbs));
+        json_object_set_new(j, "nvlinks", json_integer(g->nvlinks_total));
+        json_object_set_new(j, "gdr", json_boolean(g->gdr));
+        json_array_append_new(gpus, j);
+    }
+    return gpus;
+}
+
+static json_t *nics_json(const mgpu_topo *t)
+{
+    json_t *nics = json_array();
+    for (int i = 0; i < mgpu_topo_nic_count(t); i++) {
+        const mgpu_topo_nic *n = mgpu_topo_nic_at(t, i);
+        json_t *j = json_object();
+        json_object_set_new(j, "index", json_integer(i));
+        json_object_set_new(j, "host", json_integer(n->host));
+        json_object_set_new(j, "name", json_string(n->name));
+        json_object_set_new(j, "busid", json_string(n->busid));
+        json_object_set_new(j, "speed_gbps", json_real(n->speed_gbps));
+        json_object_set_new(j, "port", json_integer(n->port));
+        json_object_set_new(j, "numa", json_numa(n->numa));
+        json_object_set_new(j, "gdr", json_boolean(n->gdr));
+        json_array_append_new(nics, j);
+    }
+    return nics;
+}
+
+/* One matrix over every device of every host; across hosts the cell is
+ * NET. Labels use the global indices of "gpus" and "nics". */
+static json_t *matrix_json(const mgpu_topo *t)
+{
+    int ng = mgpu_topo_gpu_count(t), n = ng + mgpu_topo_nic_count(t);
+    json_t *labels = json_array(), *rows = json_array();
+    for (int r = 0; r < n; r++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%s%d", r >= ng ? "NIC" : "GPU", r >= ng ? r - ng : r);
+        json_array_append_new(labels, json_string(lab));
+        json_t *row = json_array();
+        for (int c = 0; c < n; c++) {
+            char cell[16];
+            path_cell(dev_path(t, ng, r, c), cell, sizeof cell);
+            json_array_append_new(row, json_string(cell));
+        }
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:o, s:o}", "labels", labels, "rows", rows);
+}
+
+static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
+{
+    json_t *o = json_object();
+    int sim = mgpu_backend_simulated(be);
+    char line[512];
+    rt_backend_line(be, line, sizeof line);
+    json_object_set_new(o, "backend", json_string(mgpu_backend_name(be)));
+    json_object_set_new(o, "simulated", json_boolean(sim));
+    json_object_set_new(o, "machine", json_string(mgpu_topo_machine_name(t)));
+    /* The banner line `mgpulab topo` prints above the matrix. */
+    json_object_set_new(o, "banner", json_string(line));
+    json_object_set_new(o, "hosts", json_integer(mgpu_topo_host_count(t)));
+    json_object_set_new(o, "gpus", gpus_json(t));
+    json_object_set_new(o, "nics", nics_json(t));
+    json_object_set_new(o, "matrix", matrix_json(t));
+    int ng = mgpu_topo_gpu_count(t);
+    json_t *peer = json_array();
+    for (int a = 0; a < ng; a++) {
+        json_t *row = json_array();
+        for (int b = 0; b < ng; b++)
+            json_array_append_new(row, a == b ? json_null() : json_peer(mgpu_topo_peer_access(t, a, b)));
+        json_array_append_new(peer, row);
+    }
+    json_object_set_new(o, "peer_access", peer);
+    json_t *notes = json_array();
+    const char *const *nt = mgpu_topo_notes(t);
+    for (int i = 0; nt && nt[i]; i++) json_array_append_new(notes, json_string(nt[i]));
+    json_object_set_new(o, "notes", notes);
+    return o;
+}
+
+/* The backend's own P2P answer for every ordered pair of host 0's GPUs
+ * (only host 0's GPUs are devices of this process). */
+static json_t *p2p_json(mgpu_backend *be, const mgpu_topo *t)
+{
+    json_t *out = json_array();
+    int ng = mgpu_topo_gpu_count(t), ndev = 0, k = 0;
+    int *idx = malloc(((size_t)ng + 1) * sizeof *idx);
+    if (!idx) return out;
+    for (int i = 0; i < ng; i++)
+        if (mgpu_topo_gpu_at(t, i)->host == 0) idx[k++] = i;
+    mgpu_device_count(be, &ndev);
+    for (int r = 0; r < k; r++)
+        for (int c = 0; c < k; c++) {
+            if (r == c) continue;
+            const mgpu_topo_gpu *a = mgpu_topo_gpu_at(t, idx[r]), *b = mgpu_topo_gpu_at(t, idx[c]);
+            mgpu_p2p_attr at;
+            if (a->dev >= ndev || b->dev >= ndev || mgpu_peer_attributes(be, a->dev, b->dev, &at) != MGPU_OK) {
+                const char *why = *mgpu_error_message() ? mgpu_error_message() : "device not on this backend";
+                json_array_append_new(out, json_pack("{s:i, s:i, s:s}", "from", r, "to", c, "error", why));
+                mgpu_error_clear();
+                continue;
+            }
+            json_array_append_new(out, json_pack("{s:i, s:i, s:b, s:b, s:i}", "from", r, "to", c, "access",
+                                                 at.access_supported, "native_atomics", at.native_atomic_supported,
+                                                 "performance_rank", at.performance_rank));
+        }
+    free(idx);
+    return out;
+}
+
+static mgpu_result xml_text(const mgpu_topo *t, json_t **out)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return mgpu_fail(MGPU_ERR_NOMEM, "topo: no memory for the XML text");
+    mgpu_result r = mgpu_topo_write_xml(t, f);
+    fclose(f);
+    if (r == MGPU_OK && !(*out = json_stringn(buf, len)))
+        r = mgpu_fail(MGPU_ERR_INTERNAL, "topo: the topology XML is not valid UTF-8");
+    free(buf);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+static mgpu_result run(mgpu_worker *w, json_t *params)
+{
+    if (params && !json_is_object(params) && !json_is_null(params))
+        return mgpu_fail(MGPU_ERR_INVALID, "topo job: params must be an object");
+    if (mgpu_worker_rank(w) != 0) return MGPU_OK;
+    mgpu_backend *be = mgpu_worker_backend(w);
+    const mgpu_topo *t = mgpu_backend_topo(be);
+    mgpu_topo *owned = NULL;
+    if (!t) { /* a backend that did not discover its machine at open */
+        MGPU_CHECK(mgpu_topo_discover(be, "/", &owned));
+        t = owned;
+    }
+    json_t *doc = topo_json(be, t), *xml = NULL;
+    mgpu_result r = xml_text(t, &xml);
+    if (r == MGPU_OK) {
+        json_object_set_new(doc, "xml", xml);
+        if (json_is_true(json_object_get(params, "peer"))) json_object_set_new(doc, "p2p_attributes", p2p_json(be, t));
+        r = mgpu_worker_send(w, "result", doc);
+    }
+    json_decref(doc);
+    mgpu_topo_free(owned);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+const mgpu_job_handler mgpu_job_topo = {.type = "topo", .run = run};

@@ -1,0 +1,157 @@
+/* telemetry.c - the bandwidth pane's sampler (mgpu/telemetry.h): picks the
+ * source for the backend config without opening it (the coordinator never
+ * creates a CUDA context), owns the sim's shared-memory table and reads it,
+ * or hands over to NVML (telemetry_nvml.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "mgpu/clock.h"
+#include "mgpu/topo.h"
+#include "rt/coord_setup.h"
+#include "trace/telemetry_internal.h"
+#include "trace/telemetry_shm.h"
+
+typedef enum { SRC_NONE = 0, SRC_SIM, SRC_NVML } tel_src;
+
+struct mgpu_telemetry {
+    tel_src src;
+    char source[512];
+    int ngpus;
+    /* sim */
+    tel_table *table;
+    size_t table_bytes;
+    char shm_name[64];
+    char env[96];
+    char (*busid)[20];
+    /* cuda */
+    tel_nvml *nvml;
+};
+
+/* The same choice the workers' backend will make, without CUDA: sim when
+ * asked, or auto with a --machine, without the cuda build or without a GPU
+ * the driver lists (as the runtime decides, engine/rt/coord_setup.c). */
+static int wants_sim(const mgpu_backend_config *cfg)
+{
+    if (cfg->kind == MGPU_BACKEND_SIM) return 1;
+    if (cfg->kind == MGPU_BACKEND_CUDA) return 0;
+    return cfg->machine || !mgpu_build_has_cuda() || rt_driver_gpu_count() == 0;
+}
+
+static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
+{
+    mgpu_topo *topo = NULL;
+    MGPU_CHECK(mgpu_topo_open_machine(cfg->machine ? cfg->machine : "dgx-h100", &topo));
+    int n = mgpu_topo_gpu_count(topo);
+    if (n < 1 || n > TEL_MAX_GPUS) {
+        mgpu_topo_free(topo);
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "telemetry: the machine has %d GPUs (1..%d supported)", n, TEL_MAX_GPUS);
+    }
+    snprintf(t->source, sizeof t->source, "modelled (SIMULATED %s)", mgpu_topo_machine_name(topo));
+    t->busid = calloc((size_t)n, sizeof *t->busid);
+    for (int i = 0; t->busid && i < n; i++) snprintf(t->busid[i], sizeof t->busid[i], "%s", mgpu_topo_gpu_at(topo, i)->busid);
+    mgpu_topo_free(topo);
+    if (!t->busid) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory for the telemetry table");
+    unsigned char rnd[12];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        return mgpu_fail(MGPU_ERR_IO, "telemetry: getrandom failed");
+    int k = snprintf(t->shm_name, sizeof t->shm_name, "/mgpulab-tel-%d-", (int)getpid());
+    for (size_t i = 0; i < sizeof rnd; i++) k += snprintf(t->shm_name + k, sizeof t->shm_name - (size_t)k, "%02x", rnd[i]);
+    int fd = shm_open(t->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "telemetry: shm_open %s: %s", t->shm_name, strerror(errno));
+    t->table_bytes = tel_size((uint32_t)n);
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)t->table_bytes) == 0)
+        p = mmap(NULL, t->table_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(t->shm_name);
+        t->shm_name[0] = '\0';
+        return mgpu_fail(MGPU_ERR_IO, "telemetry: cannot map a %zu-byte table: %s", t->table_bytes, strerror(e));
+    }
+    t->table = p; /* zero-filled by ftruncate: every rate expired */
+    t->table->ngpus = (uint32_t)n;
+    t->table->version = TEL_VERSION;
+    atomic_thread_fence(memory_order_release);
+    t->table->magic = TEL_MAGIC;
+    t->ngpus = n;
+    t->src = SRC_SIM;
+    snprintf(t->env, sizeof t->env, "%s=%s", TEL_ENV, t->shm_name);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_telemetry_open(const mgpu_backend_config *cfg, mgpu_telemetry **out)
+{
+    if (!cfg || !out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_telemetry_open: no config or output");
+    *out = NULL;
+    mgpu_telemetry *t = calloc(1, sizeof *t);
+    if (!t) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory opening telemetry");
+    if (wants_sim(cfg)) {
+        mgpu_result r = open_sim(cfg, t);
+        if (r != MGPU_OK) {
+            mgpu_telemetry_close(t);
+            MGPU_CHECK(r);
+        }
+    } else if (tel_nvml_open(&t->nvml, &t->ngpus) == MGPU_OK) {
+        t->src = SRC_NVML;
+        snprintf(t->source, sizeof t->source, "NVML");
+    } else {
+        /* No driver is not an error: the pane says why it is empty. */
+        snprintf(t->source, sizeof t->source, "none: %s", mgpu_error_message());
+        mgpu_error_clear();
+    }
+    *out = t;
+    return MGPU_OK;
+}
+
+void mgpu_telemetry_close(mgpu_telemetry *t)
+{
+    if (!t) return;
+    if (t->table) munmap(t->table, t->table_bytes);
+    if (t->shm_name[0]) shm_unlink(t->shm_name);
+    tel_nvml_close(t->nvml);
+    free(t->busid);
+    free(t);
+}
+
+const char *mgpu_telemetry_source(const mgpu_telemetry *t) { return t ? t->source : "none"; }
+int mgpu_telemetry_gpus(const mgpu_telemetry *t) { return t ? t->ngpus : 0; }
+const char *mgpu_telemetry_env(const mgpu_telemetry *t) { return t && t->src == SRC_SIM ? t->env : NULL; }
+
+static double live_rate(tel_rate *r, uint64_t now)
+{
+    uint64_t until = atomic_load_explicit(&r->until_ns, memory_order_acquire);
+    if (until <= now) return 0;
+    uint64_t bits = atomic_load_explicit(&r->bps_bits, memory_order_relaxed);
+    double bps;
+    memcpy(&bps, &bits, sizeof bps);
+    return bps > 0 ? bps : 0;
+}
+
+mgpu_result mgpu_telemetry_sample(mgpu_telemetry *t, mgpu_link_sample *out, int max, int *n)
+{
+    if (!t || !n || (max > 0 && !out)) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_telemetry_sample: bad arguments");
+    *n = 0;
+    if (t->src == SRC_NVML) return tel_nvml_sample(t->nvml, out, max, n);
+    if (t->src != SRC_SIM) return MGPU_OK;
+    uint64_t now = mgpu_now_ns();
+    for (int g = 0; g < t->ngpus && g < max; g++) {
+        tel_gpu *tg = &t->table->gpu[g];
+        mgpu_link_sample *s = &out[g];
+        memset(s, 0, sizeof *s);
+        s->gpu = g;
+        snprintf(s->busid, sizeof s->busid, "%s", t->busid[g]);
+        s->nvlink_tx = live_rate(&tg->r[MGPU_LINK_NVLINK][0], now);
+        s->nvlink_rx = live_rate(&tg->r[MGPU_LINK_NVLINK][1], now);
+        s->pcie_tx = live_rate(&tg->r[MGPU_LINK_PCIE][0], now);
+        s->pcie_rx = live_rate(&tg->r[MGPU_LINK_PCIE][1], now);
+        s->has_nvlink = s->has_pcie = 1;
+        (*n)++;
+    }
+    return MGPU_OK;
+}
