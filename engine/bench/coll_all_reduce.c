@@ -27,6 +27,6 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 }
 
 const mgpu_collbench_coll mgpu_cb_all_reduce = {
-    .name = "all_reduce", .coll = MGPU_COLL_ALL_REDUCE, .reduces = 1, .rooted = 0, .inplace_checked = 1,
+    .name = "all_reduce", .coll = MGPU_COLL_ALL_REDUCE, .reduces = 1, .rooted = 0, .inplace_checked = 1, .periodic = 1,
     .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
 };

@@ -13,7 +13,7 @@
  * serves both backends and memory stays bounded for large sizes; 64 Ki
  * elements keep the chunk and its expected values in L2 while the host
  * generates and compares (the sim does that for every rank on a few cores). */
-#define CHUNK_ELEMS (1u << 16)
+#define CHUNK_ELEMS (16u * MGPU_CB_PERIOD) /* a multiple of the period: periodic expectations repeat per chunk */
 
 typedef struct sweep {
     mgpu_comm *c;
@@ -25,16 +25,28 @@ typedef struct sweep {
     mgpu_buffer *send, *recv, *stage, *scalar;
     mgpu_event *start, *end;
     double *expect;
+    uint32_t *expect_bits; /* f32 / i32 exact checks compare bit patterns (a loop that vectorises) */
     uint64_t seed;
+    /* w->send already holds input elements [0, send_valid) of the data
+     * seeded send_seed (inputs depend on the element, not the size, and
+     * nothing writes the send buffer, so the next size adds only the rest) */
+    uint64_t send_seed;
+    size_t send_valid;
 } sweep;
 
 /*--- Data in and out ---------------------------------------------------------*/
 
-/* Rank input elements [0, n) -> buf at byte offset off. */
-static mgpu_result write_input(sweep *w, const mgpu_cb_data *d, mgpu_buffer *buf, size_t off, size_t n)
+/* Rank input elements [from, n) -> buf, element 0 at byte offset off. */
+static mgpu_result write_input(sweep *w, const mgpu_cb_data *d, mgpu_buffer *buf, size_t off, size_t from, size_t n)
 {
     size_t ts = mgpu_dtype_size(d->dtype);
-    for (size_t first = 0; first < n; first += CHUNK_ELEMS) {
+    char *view = mgpu_buffer_host_view(buf);
+    if (view) { /* host-addressable (sim): write in place, no staging pass */
+        MGPU_CHECK(mgpu_stream_synchronize(w->s));
+        if (n > from) mgpu_cb_input_store(d, w->rank, from, n - from, view + off + from * ts);
+        return MGPU_OK;
+    }
+    for (size_t first = from; first < n; first += CHUNK_ELEMS) {
         size_t m = n - first < CHUNK_ELEMS ? n - first : CHUNK_ELEMS;
         mgpu_cb_input_store(d, w->rank, first, m, w->stage->ptr);
         MGPU_CHECK(mgpu_copy(w->s, buf, off + first * ts, w->stage, 0, m * ts, MGPU_COPY_CE));
@@ -43,16 +55,15 @@ static mgpu_result write_input(sweep *w, const mgpu_cb_data *d, mgpu_buffer *buf
     return MGPU_OK;
 }
 
-/* A value no correct result can hold (beyond the exact range), so output
- * the collective never wrote is always counted wrong. */
+/* A value no correct result can hold (far beyond the exact range), so
+ * output the collective never wrote is always counted wrong: the one whose
+ * bytes are all 0x7B (f32 1.3e36, bf16 1.3e36, f16 61280, i32 2071690107),
+ * so a fill of it is a memset where the backend can do one. */
 static double sentinel(mgpu_dtype t)
 {
-    switch (t) {
-    case MGPU_BF16: return 1024;
-    case MGPU_F16: return 8192;
-    case MGPU_F32: return 67108864.0;
-    default: return 2147483647.0;
-    }
+    unsigned char bytes[4] = {0x7B, 0x7B, 0x7B, 0x7B};
+    if (t == MGPU_I32) return (double)*(const int32_t *)(const void *)bytes;
+    return mgpu_elem_f32(bytes, t, 0);
 }
 
 /* Sentinel in elements [first, first+n) of buf. */
@@ -81,19 +92,36 @@ static mgpu_result check_output(sweep *w, const mgpu_cb_data *d, const mgpu_cb_c
     size_t ts = mgpu_dtype_size(d->dtype);
     double tol = tolerance(d);
     *wrong = 0;
+    const char *view = mgpu_buffer_host_view(buf);
+    if (view) MGPU_CHECK(mgpu_stream_synchronize(w->s));
     for (size_t first = 0; first < n; first += CHUNK_ELEMS) {
         size_t m = n - first < CHUNK_ELEMS ? n - first : CHUNK_ELEMS;
-        if (!w->coll->expected(d, w->rank, k, first, m, w->expect)) return MGPU_OK; /* undefined here */
-        MGPU_CHECK(mgpu_copy(w->s, w->stage, 0, buf, off + first * ts, m * ts, MGPU_COPY_CE));
-        MGPU_CHECK(mgpu_stream_synchronize(w->s));
+        /* chunks start at multiples of the period: periodic expectations are computed once */
+        int again = first > 0 && w->coll->periodic && d->op != MGPU_PROD;
+        if (!again && !w->coll->expected(d, w->rank, k, first, m, w->expect)) return MGPU_OK; /* undefined here */
         const void *h = w->stage->ptr;
+        if (view) h = view + off + first * ts; /* host-addressable (sim): read in place */
+        else {
+            MGPU_CHECK(mgpu_copy(w->s, w->stage, 0, buf, off + first * ts, m * ts, MGPU_COPY_CE));
+            MGPU_CHECK(mgpu_stream_synchronize(w->s));
+        }
         const double *e = w->expect;
         int64_t bad = 0;
-        if (d->dtype == MGPU_I32) {
-            for (size_t j = 0; j < m; j++) bad += (double)((const int32_t *)h)[j] != e[j];
-            *wrong += bad;
-        } else if (d->dtype == MGPU_F32 && tol == 0) { /* exact: a loop the compiler vectorises */
-            for (size_t j = 0; j < m; j++) bad += (double)((const float *)h)[j] != e[j];
+        if (d->dtype == MGPU_I32 || (d->dtype == MGPU_F32 && tol == 0)) {
+            /* Exact: equal values are equal bits (the expected values are
+             * integers, never -0 or NaN), and integer compares vectorise. */
+            uint32_t *eb = w->expect_bits;
+            if (!again) {
+                if (d->dtype == MGPU_I32)
+                    for (size_t j = 0; j < m; j++) eb[j] = (uint32_t)(int32_t)e[j];
+                else
+                    for (size_t j = 0; j < m; j++) {
+                        float f = (float)e[j];
+                        memcpy(&eb[j], &f, 4);
+                    }
+            }
+            const uint32_t *g = h;
+            for (size_t j = 0; j < m; j++) bad += g[j] != eb[j];
             *wrong += bad;
         } else {
             for (size_t j = 0; j < m; j++) {
@@ -105,13 +133,15 @@ static mgpu_result check_output(sweep *w, const mgpu_cb_data *d, const mgpu_cb_c
     return MGPU_OK;
 }
 
-/* The test hook: overwrite the first output element with the sentinel, so
- * a test can see a wrong value counted and the run fail. */
+/* The test hook: overwrite the first and the last output element with the
+ * sentinel, so a test can see wrong values counted (in the first chunk and
+ * in a later one, whose expected values may be reused) and the run fail. */
 static mgpu_result tamper(sweep *w, mgpu_buffer *buf, size_t off, size_t n, mgpu_dtype t)
 {
     if (w->o->tamper_rank != w->rank || n == 0) return MGPU_OK;
     mgpu_fill_spec spec = {.kind = MGPU_FILL_CONST, .value = sentinel(t)};
-    return mgpu_fill(w->s, buf, off, 1, t, &spec);
+    MGPU_CHECK(mgpu_fill(w->s, buf, off, 1, t, &spec));
+    return mgpu_fill(w->s, buf, off + (n - 1) * mgpu_dtype_size(t), 1, t, &spec);
 }
 
 /*--- Combining over ranks ---------------------------------------------------*/
@@ -169,7 +199,10 @@ static mgpu_result prepare(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts
 {
     if (!in_place) {
         MGPU_CHECK(clear(w, w->recv, 0, k->recv, d->dtype));
-        return write_input(w, d, w->send, cl->send_off, k->send);
+        size_t from = w->send_seed == d->seed ? w->send_valid : 0;
+        MGPU_CHECK(write_input(w, d, w->send, cl->send_off, from < k->send ? from : k->send, k->send));
+        if (from < k->send) w->send_seed = d->seed, w->send_valid = k->send;
+        return MGPU_OK;
     }
     /* In place the input overwrites its part of the output anyway: the
      * sentinel goes only around it. (Where an input element already equals
@@ -178,7 +211,7 @@ static mgpu_result prepare(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts
     size_t in_first = cl->send_off / ts, in_end = in_first + k->send;
     MGPU_CHECK(clear(w, w->recv, 0, in_first, d->dtype));
     if (recv_elems > in_end) MGPU_CHECK(clear(w, w->recv, in_end, recv_elems - in_end, d->dtype));
-    return write_input(w, d, w->recv, cl->send_off, k->send);
+    return write_input(w, d, w->recv, cl->send_off, 0, k->send);
 }
 
 static mgpu_result bench_half(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, int in_place,
@@ -285,7 +318,8 @@ mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_coll
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.start), res, out);
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.end), res, out);
     w.expect = malloc(sizeof(double) * CHUNK_ELEMS);
-    if (!w.expect) {
+    w.expect_bits = malloc(sizeof(uint32_t) * CHUNK_ELEMS);
+    if (!w.expect || !w.expect_bits) {
         res = mgpu_fail(MGPU_ERR_NOMEM, "bench: no host memory for the check");
         goto out;
     }
@@ -298,6 +332,7 @@ mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_coll
     }
 out:
     free(w.expect);
+    free(w.expect_bits);
     if (w.end) mgpu_event_destroy(w.end);
     if (w.start) mgpu_event_destroy(w.start);
     if (w.stage) mgpu_mem_free(w.stage);

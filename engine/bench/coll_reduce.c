@@ -26,6 +26,6 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 }
 
 const mgpu_collbench_coll mgpu_cb_reduce = {
-    .name = "reduce", .coll = MGPU_COLL_REDUCE, .reduces = 1, .rooted = 1, .inplace_checked = 1,
+    .name = "reduce", .coll = MGPU_COLL_REDUCE, .reduces = 1, .rooted = 1, .inplace_checked = 1, .periodic = 1,
     .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
 };

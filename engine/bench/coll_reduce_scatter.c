@@ -30,5 +30,5 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 
 const mgpu_collbench_coll mgpu_cb_reduce_scatter = {
     .name = "reduce_scatter", .coll = MGPU_COLL_REDUCE_SCATTER, .reduces = 1, .rooted = 0,
-    .inplace_checked = 1, .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
+    .inplace_checked = 1, .periodic = 1, .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
 };

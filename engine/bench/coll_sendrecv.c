@@ -37,6 +37,6 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 }
 
 const mgpu_collbench_coll mgpu_cb_sendrecv = {
-    .name = "sendrecv", .coll = MGPU_COLL_SEND, .reduces = 0, .rooted = 0, .inplace_checked = 0,
+    .name = "sendrecv", .coll = MGPU_COLL_SEND, .reduces = 0, .rooted = 0, .inplace_checked = 0, .periodic = 1,
     .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
 };

@@ -105,6 +105,10 @@ struct mgpu_dev_ops {
      * not opened from a handle. dev.c frees the struct on success.
      * mem_free must also accept opened buffers (and unmap them). */
     mgpu_result (*ipc_close)(mgpu_buffer *buf);
+    /* Optional: a host address through which the host may read and write a
+     * DEVICE buffer's bytes once its streams are synchronised; NULL when
+     * device memory is not host-addressable (cuda leaves this out). */
+    void *(*host_view)(mgpu_buffer *buf);
 };
 
 struct mgpu_backend {

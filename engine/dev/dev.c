@@ -186,6 +186,13 @@ void mgpu_mem_free(mgpu_buffer *buf)
     free(buf);
 }
 
+void *mgpu_buffer_host_view(mgpu_buffer *buf)
+{
+    if (!buf) return NULL;
+    if (buf->kind != MGPU_MEM_DEVICE) return buf->ptr;
+    return buf->be->ops->host_view ? buf->be->ops->host_view(buf) : NULL;
+}
+
 mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out)
 {
     memset(out, 0, sizeof *out);

@@ -175,6 +175,9 @@ static mgpu_result sim_pointer_attributes(mgpu_backend *be, const void *ptr, mgp
     return MGPU_OK;
 }
 
+/* The sim's device memory is host memory. */
+static void *sim_host_view(mgpu_buffer *buf) { return buf->ptr; }
+
 /*--- Virtual time ------------------------------------------------------*
  * A stream's clock is when its last operation ends. All handles of a
  * device's legacy default stream share one clock (there is one such stream
@@ -454,6 +457,13 @@ static void fill_const(void *base, mgpu_dtype dtype, size_t count, const mgpu_fi
     size_t ts = mgpu_dtype_size(dtype), first = count < BLOCK ? count : BLOCK;
     for (size_t i = 0; i < first; i++)
         mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
+    const unsigned char *b = base;
+    size_t same = 1;
+    while (same < ts && b[same] == b[0]) same++;
+    if (same == ts) { /* every byte alike: memset writes without reading first */
+        memset(base, b[0], count * ts);
+        return;
+    }
     for (size_t done = first; done < count; done += first) {
         size_t m = count - done < first ? count - done : first;
         memcpy((char *)base + done * ts, base, m * ts);
@@ -544,4 +554,5 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .ipc_export = sim_ipc_export,  /* sim_ipc.c */
     .ipc_open = sim_ipc_open,
     .ipc_close = sim_ipc_close,
+    .host_view = sim_host_view,
 };

@@ -128,9 +128,13 @@ grep -qE "^# Predicted by the model of dgx-h100 for 1048576 bytes on 8 ranks: .*
 
 # --- a wrong value is counted and fails the run ------------------------------
 MGPU_BENCH_TAMPER=1 "$bin" bench all_reduce "${sim[@]}" --ranks 2 -b 1K -e 1K >"$tmp/t.txt" 2>"$tmp/t.err"; rc=$?
-if [ $rc -eq 1 ] && grep -qE "^ +1024 +256 +float +sum +-1 .* +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +1$" "$tmp/t.txt" \
+if [ $rc -eq 1 ] && grep -qE "^ +1024 +256 +float +sum +-1 .* +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +2$" "$tmp/t.txt" \
    && grep -q "Out of bounds values : 2 FAILED" "$tmp/t.txt" && grep -q "wrong values" "$tmp/t.err"; then ok
 else bad "tampered run: rc=$rc"; cat "$tmp/t.txt" "$tmp/t.err"; fi
+# ... also past the first check chunk, where periodic expected values are reused
+MGPU_BENCH_TAMPER=1 "$bin" bench reduce_scatter "${sim[@]}" --ranks 2 -b 8M -e 8M >"$tmp/t2.txt" 2>&1; rc=$?
+if [ $rc -eq 1 ] && grep -qE "^ +8388608 +1048576 +float +sum +-1 .* +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +2$" "$tmp/t2.txt"; then ok
+else bad "tampered large run: rc=$rc"; cat "$tmp/t2.txt"; fi
 
 echo "bench.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

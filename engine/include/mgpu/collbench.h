@@ -61,6 +61,7 @@ typedef struct mgpu_collbench_coll {
     int reduces;               /* takes -o; other collectives print redop "none" */
     int rooted;                /* takes -r and prints it; others print root -1 */
     int inplace_checked;       /* 0: nccl-tests does not check in-place sendrecv (N/A) */
+    int periodic;              /* a rank's expected values repeat with MGPU_CB_PERIOD (not for prod) */
     void (*counts)(size_t count, int nranks, mgpu_cb_counts *out);
     double (*busbw_factor)(int nranks);
     /* Expected values of recv elements [first, first+n) on `rank` into out.

@@ -103,6 +103,13 @@ typedef struct mgpu_ptr_attr {
     void *host_ptr;      /* address usable on the host, NULL if none */
 } mgpu_ptr_attr;
 
+/* A host address through which the host may read and write buf's bytes
+ * after synchronising the streams that use it: host memory itself, or a
+ * device buffer on a backend whose device memory is host memory (sim).
+ * NULL on a GPU's device memory: copy through pinned memory instead. Bulk
+ * host-side data set-up and checking (the bench) use it to skip staging. */
+void *mgpu_buffer_host_view(mgpu_buffer *buf);
+
 /* UVA pointer attributes (cudaPointerGetAttributes), also for pointers into
  * the middle of a buffer. Unknown pointers give kind MGPU_MEM_UNKNOWN. */
 mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out);
