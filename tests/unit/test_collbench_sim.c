@@ -85,7 +85,7 @@ int main(void)
     o.tamper_rank = 0;
     rows x = {0};
     CHECK_OK(mgpu_collbench_sweep(be, c, &mgpu_cb_all_reduce, &o, collect, &x));
-    CHECKF(x.n == 1 && x.last.oop.wrong == 1 && x.last.ip.wrong == 1, "tampered: %lld %lld",
+    CHECKF(x.n == 1 && x.last.oop.wrong == 2 && x.last.ip.wrong == 2, "tampered (first and last element): %lld %lld",
            (long long)x.last.oop.wrong, (long long)x.last.ip.wrong);
     /* the modelled time does not depend on how many calls are averaged */
     o.tamper_rank = -1;
