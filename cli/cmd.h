@@ -46,5 +46,10 @@ extern const mgpu_cmd mgpu_cmd_copy;
 extern const mgpu_cmd mgpu_cmd_bench;
 extern const mgpu_cmd mgpu_cmd_spmd;
 extern const mgpu_cmd mgpu_cmd_worker;
+extern const mgpu_cmd mgpu_cmd_list;
+extern const mgpu_cmd mgpu_cmd_run;
+extern const mgpu_cmd mgpu_cmd_verify;
+extern const mgpu_cmd mgpu_cmd_reset;
+extern const mgpu_cmd mgpu_cmd_hint;
 
 #endif

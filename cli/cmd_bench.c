@@ -171,19 +171,6 @@ static unsigned long long host_available(void)
     return (unsigned long long)sysconf(_SC_AVPHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-static json_t *params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o)
-{
-    json_t *types = json_array(), *ops = json_array();
-    for (int i = 0; i < o->ndtypes; i++) json_array_append_new(types, json_string(mgpu_dtype_name(o->dtypes[i])));
-    for (int i = 0; i < o->nops; i++) json_array_append_new(ops, json_integer(o->ops[i]));
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:o, s:o}", "coll",
-                     coll->name, "min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
-                     "step_bytes", (json_int_t)o->step_bytes, "step_factor", (json_int_t)o->step_factor, "iters",
-                     o->iters, "warmup", o->warmup, "check", o->check, "root", o->root, "blocking", o->blocking,
-                     "average", o->average, "set_iters", o->set_iters, "set_warmup", o->set_warmup, "dtypes", types,
-                     "ops", ops);
-}
-
 /* The model's figure for the largest size (sim machine, or the named one). */
 static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll, const mgpu_collbench_options *o,
                              int ranks, json_t *doc)
@@ -254,9 +241,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (b.json) {
         b.rows = json_array();
         b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
-        json_object_set_new(b.doc, "options", params_json(coll, &o));
+        json_object_set_new(b.doc, "options", mgpu_collbench_params_json(coll, &o));
     }
-    json_t *params = params_json(coll, &o);
+    json_t *params = mgpu_collbench_params_json(coll, &o);
     mgpu_rt_report rep;
     memset(&rep, 0, sizeof rep);
     mgpu_result r = mgpu_rt_run(&cfg, "bench", params, on_msg, &b, &rep);

@@ -341,6 +341,11 @@ mgpu_lua *mgpu_lua_from_state(lua_State *L)
 }
 
 void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds) { sb->time_limit_s = seconds > 0 ? seconds : 0; }
+
+void mgpu_lua_restart_budget(mgpu_lua *sb)
+{
+    if (sb->deadline_ns && !sb->expired) sb->deadline_ns = mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9);
+}
 size_t mgpu_lua_mem_used(const mgpu_lua *sb) { return sb->used; }
 size_t mgpu_lua_mem_limit(const mgpu_lua *sb) { return sb->limit; }
 const char *mgpu_lua_error_message(const mgpu_lua *sb) { return sb->err_msg ? sb->err_msg : ""; }

@@ -85,6 +85,11 @@ const char *mgpu_lua_error_traceback(const mgpu_lua *sb);
 
 /* Change the time budget for the next top-level call (0 = none). */
 void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds);
+/* Start the running call's budget again from now. Host functions that
+ * block for long in the engine (a lab's 30 s benchmark on rank workers)
+ * call it when they return, so the budget measures the script's own time
+ * between such calls. No-op outside a call or without a budget. */
+void mgpu_lua_restart_budget(mgpu_lua *sb);
 size_t mgpu_lua_mem_used(const mgpu_lua *sb);
 size_t mgpu_lua_mem_limit(const mgpu_lua *sb);
 

@@ -1,0 +1,65 @@
+/* cmd_hint.c - `mgpulab hint LAB [--step N]`: the next hint of a step. */
+#include "cmd_lab.h"
+#include <string.h>
+
+static const char usage[] =
+    "usage: mgpulab hint LAB [--step N]\n"
+    "\n"
+    "The next hint for the first step of LAB you have not passed (or step N: its number\n"
+    "or id). Asking again shows the next hint, cycling through them; the hints taken are\n"
+    "counted in your progress.\n"
+    "\n"
+    "Exit status: 0, or 2 for an unknown lab or step.\n";
+
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    (void)g;
+    const char *name = NULL, *step_arg = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--step") == 0 || strcmp(argv[i], "-s") == 0) {
+            if (i + 1 >= argc) return mgpu_cli_usage_error("hint", "--step needs a value");
+            step_arg = argv[++i];
+        } else if (strncmp(argv[i], "--step=", 7) == 0) step_arg = argv[i] + 7;
+        else if (argv[i][0] == '-') return mgpu_cli_usage_error("hint", "unknown option '%s'", argv[i]);
+        else if (!name) name = argv[i];
+        else return mgpu_cli_usage_error("hint", "unexpected argument '%s'", argv[i]);
+    }
+    if (!name) return mgpu_cli_usage_error("hint", "which lab? give LAB");
+    mgpu_lab_catalog *cat = lab_cli_open("hint");
+    if (!cat) return 1;
+    int rc = 2, lab = lab_cli_find("hint", cat, name), step = -1;
+    if (lab < 0) goto out;
+    const mgpu_lab_info *l = mgpu_lab_get(cat, lab);
+    if (l->load_error) {
+        fprintf(stderr, "mgpulab hint: lab %s did not load:\n%s\n", l->id, l->load_error);
+        rc = 1;
+        goto out;
+    }
+    if (step_arg) {
+        if (lab_cli_step("hint", cat, lab, step_arg, &step)) goto out;
+    } else {
+        step = mgpu_lab_next_step(cat, lab);
+        if (step >= l->nsteps) {
+            printf("every step of lab %s is passed; `mgpulab hint %s --step N` shows a step's hints\n", l->id, name);
+            rc = 0;
+            goto out;
+        }
+    }
+    const mgpu_lab_step_info *s = &l->steps[step];
+    int k = s->hints_taken;
+    const char *h = mgpu_lab_hint(cat, lab, step);
+    if (!h) printf("Lab %d step %d/%d (%s) has no hints.\n", l->number, step + 1, l->nsteps, s->title);
+    else printf("Lab %d step %d/%d: %s\nhint %d of %d: %s\n", l->number, step + 1, l->nsteps, s->title,
+                k % s->nhints + 1, s->nhints, h);
+    rc = 0;
+out:
+    mgpu_lab_catalog_close(cat);
+    return rc;
+}
+
+const mgpu_cmd mgpu_cmd_hint = {
+    .name = "hint",
+    .summary = "the next hint for a lab's step",
+    .usage = usage,
+    .run = run,
+};

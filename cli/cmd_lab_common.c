@@ -1,0 +1,200 @@
+/* cmd_lab_common.c - the catalog, run environment and verdict printing that
+ * the headless lab commands share (cmd_lab.h). */
+#include "cmd_lab.h"
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+mgpu_lab_catalog *lab_cli_open(const char *cmd)
+{
+    char labs[PATH_MAX], checks[PATH_MAX], state[PATH_MAX];
+    mgpu_lab_catalog *cat = NULL;
+    if (mgpu_lab_default_dirs(labs, sizeof labs, checks, sizeof checks) != MGPU_OK ||
+        mgpu_lab_state_dir(state, sizeof state) != MGPU_OK ||
+        mgpu_lab_catalog_open(labs, checks, state, &cat) != MGPU_OK) {
+        mgpu_cli_error(cmd);
+        return NULL;
+    }
+    const char *w = mgpu_lab_catalog_warning(cat);
+    if (w) fprintf(stderr, "mgpulab %s: warning: %s\n", cmd, w);
+    return cat;
+}
+
+int lab_cli_find(const char *cmd, mgpu_lab_catalog *cat, const char *name)
+{
+    int i = mgpu_lab_find(cat, name);
+    if (i >= 0) return i;
+    char list[1024] = "";
+    size_t used = 0;
+    for (int k = 0; k < mgpu_lab_count(cat) && used < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", mgpu_lab_get(cat, k)->id);
+    mgpu_cli_usage_error(cmd, "no lab '%s'; the labs are: %s", name, used ? list : "(none found)");
+    return -1;
+}
+
+int lab_cli_step(const char *cmd, mgpu_lab_catalog *cat, int lab, const char *arg, int *step)
+{
+    const mgpu_lab_info *li = mgpu_lab_get(cat, lab);
+    *step = mgpu_lab_find_step(cat, lab, arg);
+    if (*step >= 0) return 0;
+    return mgpu_cli_usage_error(cmd, "--step '%s': lab %s has steps 1..%d (or their ids)", arg, li->id, li->nsteps);
+}
+
+/*--- Events -------------------------------------------------------------------*/
+
+static volatile int cancel_flag;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    cancel_flag = 1;
+}
+
+static void ev_log(void *ctx, int rank, const char *line)
+{
+    lab_cli_out *o = ctx;
+    if (o->json) {
+        json_array_append_new(o->logs, json_pack("{s:i, s:s}", "rank", rank, "text", line));
+        return;
+    }
+    /* one tag per line of a multi-line text */
+    for (const char *p = line; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        if (rank >= 0) printf("[rank %d] %.*s\n", rank, n, p);
+        else printf("[lab] %.*s\n", n, p);
+        p = nl ? nl + 1 : NULL;
+    }
+    fflush(stdout);
+}
+
+/* A cell as text: strings as they are, numbers short. */
+static void cell_text(json_t *v, char *buf, size_t len)
+{
+    if (json_is_string(v)) snprintf(buf, len, "%s", json_string_value(v));
+    else if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_number(v)) snprintf(buf, len, "%.4g", json_number_value(v));
+    else snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "-");
+}
+
+/* lab.table{title, columns, rows} as aligned text columns. */
+static void print_table(json_t *doc)
+{
+    enum { MAXC = 16, W = 48 };
+    const char *title = json_string_value(json_object_get(doc, "title"));
+    json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
+    size_t nc = json_array_size(cols) < MAXC ? json_array_size(cols) : MAXC;
+    int width[MAXC] = {0};
+    char buf[W + 1];
+    for (size_t r = 0; r <= json_array_size(rows); r++)
+        for (size_t c = 0; c < nc; c++) {
+            json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
+            cell_text(v, buf, sizeof buf);
+            if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
+        }
+    if (title) printf("  %s\n", title);
+    for (size_t r = 0; r <= json_array_size(rows); r++) {
+        printf(" ");
+        for (size_t c = 0; c < nc; c++) {
+            json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
+            cell_text(v, buf, sizeof buf);
+            printf(" %-*s", width[c], buf);
+        }
+        printf("\n");
+    }
+}
+
+static void ev_result(void *ctx, const char *kind, json_t *doc)
+{
+    lab_cli_out *o = ctx;
+    if (o->json) {
+        json_array_append_new(o->results, json_pack("{s:s, s:O}", "kind", kind, "doc", doc));
+        return;
+    }
+    if (strcmp(kind, "table") == 0) print_table(doc);
+    else if (strcmp(kind, "bench") == 0)
+        printf("[result] bench %s: %zu rows, average busbw %.2f GB/s\n",
+               json_string_value(json_object_get(doc, "collective")), json_array_size(json_object_get(doc, "rows")),
+               json_number_value(json_object_get(doc, "avg_bus_bw")));
+    else if (strcmp(kind, "copy") == 0)
+        printf("[result] copy: %zu testcase%s\n", json_array_size(json_object_get(doc, "testcases")),
+               json_array_size(json_object_get(doc, "testcases")) == 1 ? "" : "s");
+    else if (strcmp(kind, "topo") == 0)
+        printf("[result] topology of %s: %zu GPUs\n", json_string_value(json_object_get(doc, "machine")),
+               json_array_size(json_object_get(doc, "gpus")));
+    else if (strcmp(kind, "spmd") == 0)
+        printf("[result] spmd %s: %s\n", json_string_value(json_object_get(doc, "script")),
+               json_is_true(json_object_get(doc, "ok")) ? "every rank finished" : "failed");
+    fflush(stdout);
+}
+
+void lab_cli_env(const mgpu_cli_globals *g, lab_cli_out *out, mgpu_lab_env *env)
+{
+    memset(env, 0, sizeof *env);
+    env->backend = g->backend;
+    env->launcher = g->launcher;
+    env->ranks = g->ranks;
+    env->timeout_s = g->timeout_s;
+    env->cancel = &cancel_flag;
+    env->events.ctx = out;
+    env->events.log = ev_log;
+    env->events.result = ev_result;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+}
+
+void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
+{
+    /* only the sim is opened here: the coordinator never touches CUDA */
+    int sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    if (!sim) return;
+    mgpu_backend *be = NULL;
+    mgpu_backend_config bc = g->backend;
+    bc.kind = MGPU_BACKEND_SIM;
+    if (mgpu_backend_open(&bc, &be) != MGPU_OK) {
+        fprintf(f, "# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
+        mgpu_error_clear();
+        return;
+    }
+    char line[512];
+    mgpu_cli_backend_line(be, line, sizeof line);
+    fprintf(f, "# %s\n", line);
+    mgpu_backend_close(be);
+}
+
+/*--- Verdicts -------------------------------------------------------------------*/
+
+void lab_cli_print_verdict(const mgpu_lab_verdict *v)
+{
+    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED"};
+    printf("%s %s\n", word[v->state <= MGPU_STEP_CANCELLED ? v->state : 0], v->message);
+    if (v->saw[0]) printf("  saw: %s\n", v->saw);
+    if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
+    if (v->where[0]) printf("  where: %s\n", v->where);
+    if (v->traceback[0]) {
+        for (const char *p = v->traceback; *p;) {
+            const char *nl = strchr(p, '\n');
+            int n = nl ? (int)(nl - p) : (int)strlen(p);
+            printf("  %.*s\n", n, p);
+            p = nl ? nl + 1 : p + n;
+        }
+    }
+    fflush(stdout);
+}
+
+json_t *lab_cli_verdict_json(const mgpu_lab_info *lab, int step, const mgpu_lab_verdict *v, lab_cli_out *out)
+{
+    const mgpu_lab_step_info *s = lab->nsteps > step ? &lab->steps[step] : NULL;
+    json_t *o = json_pack("{s:s, s:i, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:s, s:f}", "lab", lab->id, "step",
+                          step + 1, "id", s ? s->id : NULL, "title", s ? s->title : NULL, "state",
+                          mgpu_step_state_name(v->state), "message", v->message, "saw", v->saw, "wanted", v->wanted,
+                          "where", v->where, "traceback", v->traceback, "seconds", v->seconds);
+    if (!o) o = json_pack("{s:s, s:i, s:s}", "lab", lab->id, "step", step + 1, "state", mgpu_step_state_name(v->state));
+    json_object_set_new(o, "measurements", v->measurements ? json_incref(v->measurements) : json_object());
+    if (out && out->logs) json_object_set(o, "logs", out->logs);
+    if (out && out->results) json_object_set(o, "results", out->results);
+    return o;
+}

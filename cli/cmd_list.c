@@ -1,0 +1,81 @@
+/* cmd_list.c - `mgpulab list`: the labs, their steps passed, what they run on. */
+#include "cmd_lab.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mgpulab list [--json]\n"
+    "\n"
+    "The labs found (labs/NN-name/lab.lua, or $MGPULAB_LABS), with the steps you have\n"
+    "passed and the backends each runs on. A lab that does not load is listed with its\n"
+    "error; the others are usable. Progress is read from $XDG_STATE_HOME/mgpulab\n"
+    "(default ~/.local/state/mgpulab).\n"
+    "\n"
+    "Options:\n"
+    "  --json   one JSON object: {labs: [{id, number, title, summary, backends, passed,\n"
+    "           steps: [{id, title, state, exercise, ...}], load_error}], progress_file}\n"
+    "\n"
+    "Exit status: 0, or 1 when no labs directory was found, 2 for bad options.\n";
+
+static json_t *lab_json(const mgpu_lab_info *l)
+{
+    json_t *steps = json_array();
+    for (int i = 0; i < l->nsteps; i++) {
+        const mgpu_lab_step_info *s = &l->steps[i];
+        json_t *qs = json_array();
+        for (int q = 0; q < s->nquestions; q++)
+            json_array_append_new(qs, json_pack("{s:s, s:s, s:s?}", "id", s->questions[q].id, "ask", s->questions[q].ask,
+                                                "answer", s->questions[q].answer));
+        json_array_append_new(steps, json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:s?, s:i, s:o, s:f, s:f, s:s?, s:b}", "id",
+                                               s->id, "title", s->title, "state", mgpu_step_state_name(s->state),
+                                               "exercise", s->exercise, "solution", s->solution, "text", s->text_path,
+                                               "hints", s->nhints, "questions", qs, "last_run", s->last_run, "seconds",
+                                               s->seconds, "message", s->last_message, "check", s->has_check));
+    }
+    return json_pack("{s:s, s:i, s:s, s:s?, s:s?, s:s, s:i, s:i, s:i, s:o, s:s?}", "id", l->id, "number", l->number,
+                     "title", l->title, "summary", l->summary, "backends", l->backends, "dir", l->dir, "ranks",
+                     l->ranks, "passed", l->passed, "nsteps", l->nsteps, "steps", steps, "load_error", l->load_error);
+}
+
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    int json = g->json;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) json = 1;
+        else return mgpu_cli_usage_error("list", "unexpected argument '%s'", argv[i]);
+    }
+    mgpu_lab_catalog *cat = lab_cli_open("list");
+    if (!cat) return 1;
+    int n = mgpu_lab_count(cat);
+    if (json) {
+        json_t *labs = json_array();
+        for (int i = 0; i < n; i++) json_array_append_new(labs, lab_json(mgpu_lab_get(cat, i)));
+        json_t *doc = json_pack("{s:s, s:o, s:s, s:s?}", "tool", "mgpulab list", "labs", labs, "progress_file",
+                                mgpu_lab_progress_path(cat), "warning", mgpu_lab_catalog_warning(cat));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+        json_decref(doc);
+    } else {
+        if (n == 0) printf("no labs found\n");
+        for (int i = 0; i < n; i++) {
+            const mgpu_lab_info *l = mgpu_lab_get(cat, i);
+            if (l->load_error) {
+                const char *nl = strchr(l->load_error, '\n');
+                printf("%2d  %-28s BROKEN  %.*s\n", l->number, l->id, nl ? (int)(nl - l->load_error) : (int)strlen(l->load_error),
+                       l->load_error);
+                continue;
+            }
+            printf("%2d  %-28s %d/%d  %s\n", l->number, l->title, l->passed, l->nsteps, l->summary ? l->summary : "");
+            if (l->backends) printf("    runs on: %s\n", l->backends);
+        }
+    }
+    mgpu_lab_catalog_close(cat);
+    return 0;
+}
+
+const mgpu_cmd mgpu_cmd_list = {
+    .name = "list",
+    .summary = "the labs and your progress",
+    .usage = usage,
+    .run = run,
+};

@@ -1,0 +1,171 @@
+/* cmd_run.c - `mgpulab run LAB [--step N]`: run a lab's steps headless and
+ * print each verdict (the same framework the shell uses). */
+#include "cmd_lab.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mgpulab run LAB [--step N] [--answer ID=VALUE ...] [--text] [--json]\n"
+    "\n"
+    "Run the steps of LAB (a number such as 2, an id such as 02-allreduce, or a name such\n"
+    "as allreduce), or only step N (its number or id): each step's run calls the engine on\n"
+    "rank workers, then its check judges the result. For each step this prints\n"
+    "\"== Lab 2 step 1/3: TITLE\", the run's log lines (\"[rank K] ...\", \"[lab] ...\"), then\n"
+    "the verdict: PASS, FAIL or ERROR with its message and, where the check gives them,\n"
+    "\"saw:\", \"wanted:\" and \"where:\" lines; a lab error adds the Lua traceback.\n"
+    "Exercises are the files in your workspace ($XDG_STATE_HOME/mgpulab/work/LAB/);\n"
+    "progress is saved after every step.\n"
+    "\n"
+    "Options:\n"
+    "  --step N, -s N        only this step (number from 1, or the step's id)\n"
+    "  --answer ID=VALUE     answer a step's question before running (repeatable); the\n"
+    "                        answer is saved and the check reads it\n"
+    "  --text                print each step's text (Markdown) before running it\n"
+    "  --json                one JSON object: {lab, steps: [{state, message, saw, wanted,\n"
+    "                        where, traceback, seconds, measurements, logs, results}], ok}\n"
+    "Global options that matter here: --backend, --machine, --fault, --launcher, --ranks\n"
+    "(override the lab's choice), --timeout. Ctrl-C cancels the running step.\n"
+    "\n"
+    "Examples:\n"
+    "  mgpulab run 2 --backend sim --machine dgx-h100\n"
+    "  mgpulab run topology --step 2 --answer link=NV18\n"
+    "\n"
+    "Exit status: 0 when every step ran (passed, or failed its check: your work is not\n"
+    "done yet), 1 when a step hit a lab error or was cancelled, 2 for bad arguments.\n";
+
+typedef struct run_args {
+    const char *lab, *step;
+    const char **answers;
+    int nanswers, text, json;
+} run_args;
+
+static int parse(int argc, char **argv, run_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *val = NULL;
+        int is_step = strcmp(s, "--step") == 0 || strcmp(s, "-s") == 0, is_ans = strcmp(s, "--answer") == 0;
+        if (strncmp(s, "--step=", 7) == 0) val = s + 7, is_step = 1;
+        else if (strncmp(s, "--answer=", 9) == 0) val = s + 9, is_ans = 1;
+        else if (is_step || is_ans) {
+            if (i + 1 >= argc) return mgpu_cli_usage_error("run", "%s needs a value", s);
+            val = argv[++i];
+        }
+        if (is_step) a->step = val;
+        else if (is_ans) {
+            const char *eq = strchr(val, '=');
+            if (!eq || eq == val) return mgpu_cli_usage_error("run", "--answer '%s': write ID=VALUE", val);
+            a->answers[a->nanswers++] = val;
+        } else if (strcmp(s, "--text") == 0) a->text = 1;
+        else if (strcmp(s, "--json") == 0 || strcmp(s, "-j") == 0) a->json = 1;
+        else if (s[0] == '-') return mgpu_cli_usage_error("run", "unknown option '%s'", s);
+        else if (!a->lab) a->lab = s;
+        else return mgpu_cli_usage_error("run", "unexpected argument '%s' (one LAB at a time; --step N for a step)", s);
+    }
+    if (!a->lab) return mgpu_cli_usage_error("run", "which lab? give LAB (`mgpulab list` shows them)");
+    return 0;
+}
+
+/* Save each --answer on its step: the given --step, else the step that asks it. */
+static int save_answers(mgpu_lab_catalog *cat, int lab, int only_step, const run_args *a)
+{
+    const mgpu_lab_info *l = mgpu_lab_get(cat, lab);
+    for (int i = 0; i < a->nanswers; i++) {
+        const char *eq = strchr(a->answers[i], '=');
+        char id[128];
+        snprintf(id, sizeof id, "%.*s", (int)(eq - a->answers[i]), a->answers[i]);
+        int step = only_step;
+        for (int s = 0; step < 0 && s < l->nsteps; s++)
+            for (int q = 0; q < l->steps[s].nquestions; q++)
+                if (strcmp(l->steps[s].questions[q].id, id) == 0) step = s;
+        if (step < 0) return mgpu_cli_usage_error("run", "--answer %s: no step of lab %s asks a question '%s'", a->answers[i], l->id, id);
+        if (mgpu_lab_answer(cat, lab, step, id, eq + 1) != MGPU_OK) {
+            if (mgpu_error_code() == MGPU_ERR_INVALID) return mgpu_cli_usage_error("run", "--answer: %s", mgpu_error_message());
+            return mgpu_cli_error("run");
+        }
+    }
+    return 0;
+}
+
+static void print_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) fputs(line, stdout);
+    if (f) fclose(f);
+    printf("\n");
+}
+
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    run_args a = {0};
+    a.answers = calloc((size_t)argc + 1, sizeof *a.answers);
+    if (!a.answers) return 1;
+    a.json = g->json;
+    int rc = parse(argc, argv, &a);
+    mgpu_lab_catalog *cat = rc ? NULL : lab_cli_open("run");
+    if (!cat) {
+        free(a.answers);
+        return rc ? rc : 1;
+    }
+    int lab = lab_cli_find("run", cat, a.lab), only = -1;
+    const mgpu_lab_info *l = lab >= 0 ? mgpu_lab_get(cat, lab) : NULL;
+    if (lab < 0) rc = 2;
+    else if (l->load_error) {
+        fprintf(stderr, "mgpulab run: lab %s did not load:\n%s\n", l->id, l->load_error);
+        rc = 1;
+    } else if (a.step && lab_cli_step("run", cat, lab, a.step, &only)) rc = 2;
+    else rc = save_answers(cat, lab, only, &a);
+    if (rc) goto out;
+
+    lab_cli_out out = {.json = a.json};
+    mgpu_lab_env env;
+    lab_cli_env(g, &out, &env);
+    if (!a.json) lab_cli_banner(g, stdout);
+    json_t *steps = json_array();
+    int first = only >= 0 ? only : 0, last = only >= 0 ? only : l->nsteps - 1;
+    for (int s = first; s <= last; s++) {
+        const mgpu_lab_step_info *si = &l->steps[s];
+        if (!a.json) {
+            printf("== Lab %d step %d/%d: %s\n", l->number, s + 1, l->nsteps, si->title);
+            if (a.text && si->text_path) print_text(si->text_path);
+            fflush(stdout);
+        } else {
+            out.logs = json_array();
+            out.results = json_array();
+        }
+        mgpu_lab_verdict v;
+        if (mgpu_lab_run_step(cat, lab, s, &env, &v) != MGPU_OK) {
+            mgpu_cli_error("run"); /* the progress could not be saved: say so, go on */
+            rc = 1;
+        }
+        if (a.json) json_array_append_new(steps, lab_cli_verdict_json(l, s, &v, &out));
+        else lab_cli_print_verdict(&v);
+        json_decref(out.logs);
+        json_decref(out.results);
+        out.logs = out.results = NULL;
+        if (v.state == MGPU_STEP_ERROR || v.state == MGPU_STEP_CANCELLED) rc = 1;
+        int cancelled = v.state == MGPU_STEP_CANCELLED;
+        mgpu_lab_verdict_clear(&v);
+        if (cancelled) break;
+    }
+    if (a.json) {
+        json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:b}", "tool", "mgpulab run", "lab", l->id, "title", l->title,
+                                "steps", steps, "ok", rc == 0);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+        json_decref(doc);
+    } else {
+        json_decref(steps);
+    }
+out:
+    mgpu_lab_catalog_close(cat);
+    free(a.answers);
+    return rc;
+}
+
+const mgpu_cmd mgpu_cmd_run = {
+    .name = "run",
+    .summary = "run a lab's steps and print the verdicts",
+    .usage = usage,
+    .run = run,
+};

@@ -1,0 +1,112 @@
+/* cmd_verify.c - `mgpulab verify [LAB ...]`: run every check, rustlings
+ * style: one row per step (lab, step, state, message). */
+#include "cmd_lab.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mgpulab verify [LAB ...] [--json]\n"
+    "\n"
+    "Run every step of the given labs (all labs when none is given) and print one row\n"
+    "per step: lab, step, state (passed, failed, error) and the check's message, then a\n"
+    "count. A lab that does not load is one \"error\" row. Progress is saved as with\n"
+    "`mgpulab run`. The run's log lines are not shown; `mgpulab run LAB --step N` shows\n"
+    "them for one step.\n"
+    "\n"
+    "Options:\n"
+    "  --json   {labs: [...], steps: [{lab, step, id, title, state, message, ...}],\n"
+    "           passed, total, ok}\n"
+    "\n"
+    "Exit status: 0 only when every check passed, 1 otherwise, 2 for an unknown lab or\n"
+    "bad options.\n";
+
+static void row(const char *lab, const char *step, const char *state, const char *msg)
+{
+    const char *nl = strchr(msg, '\n');
+    printf("%-22s %-22s %-9s %.*s\n", lab, step, state, nl ? (int)(nl - msg) : (int)strlen(msg), msg);
+    fflush(stdout);
+}
+
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    int json = g->json, nnames = 0;
+    const char **names = calloc((size_t)argc + 1, sizeof *names);
+    if (!names) return 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) json = 1;
+        else if (argv[i][0] == '-') {
+            free(names);
+            return mgpu_cli_usage_error("verify", "unknown option '%s'", argv[i]);
+        } else names[nnames++] = argv[i];
+    }
+    mgpu_lab_catalog *cat = lab_cli_open("verify");
+    if (!cat) {
+        free(names);
+        return 1;
+    }
+    int n = nnames ? nnames : mgpu_lab_count(cat), rc = 0;
+    int *labs = calloc((size_t)n + 1, sizeof *labs);
+    for (int i = 0; labs && i < n; i++) {
+        labs[i] = nnames ? lab_cli_find("verify", cat, names[i]) : i;
+        if (labs[i] < 0) rc = 2;
+    }
+    if (rc || !labs) goto out;
+    lab_cli_out out = {.json = 0};
+    mgpu_lab_env env;
+    lab_cli_env(g, &out, &env);
+    env.events.log = NULL;   /* a table, not the runs' chatter */
+    env.events.result = NULL;
+    if (!json) {
+        lab_cli_banner(g, stdout);
+        printf("%-22s %-22s %-9s %s\n", "LAB", "STEP", "STATE", "MESSAGE");
+    }
+    json_t *rows = json_array();
+    int passed = 0, total = 0, cancelled = 0;
+    for (int i = 0; i < n && !cancelled; i++) {
+        const mgpu_lab_info *l = mgpu_lab_get(cat, labs[i]);
+        if (l->load_error) {
+            total++;
+            if (json) json_array_append_new(rows, json_pack("{s:s, s:i, s:s, s:s}", "lab", l->id, "step", 0, "state",
+                                                            "error", "message", l->load_error));
+            else row(l->id, "(did not load)", "error", l->load_error);
+            continue;
+        }
+        for (int s = 0; s < l->nsteps && !cancelled; s++) {
+            mgpu_lab_verdict v;
+            if (mgpu_lab_run_step(cat, labs[i], s, &env, &v) != MGPU_OK) mgpu_cli_error("verify");
+            total++;
+            passed += v.state == MGPU_STEP_PASSED;
+            cancelled = v.state == MGPU_STEP_CANCELLED;
+            if (json) json_array_append_new(rows, lab_cli_verdict_json(l, s, &v, NULL));
+            else {
+                char step[64];
+                snprintf(step, sizeof step, "%d %s", s + 1, l->steps[s].id);
+                row(l->id, step, mgpu_step_state_name(v.state), v.message);
+            }
+            mgpu_lab_verdict_clear(&v);
+        }
+    }
+    rc = passed == total && !cancelled ? 0 : 1;
+    if (json) {
+        json_t *doc = json_pack("{s:s, s:o, s:i, s:i, s:b}", "tool", "mgpulab verify", "steps", rows, "passed",
+                                passed, "total", total, "ok", rc == 0);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+        json_decref(doc);
+    } else {
+        json_decref(rows);
+        printf("%d of %d steps passed%s\n", passed, total, cancelled ? " (cancelled)" : "");
+    }
+out:
+    free(labs);
+    free(names);
+    mgpu_lab_catalog_close(cat);
+    return rc;
+}
+
+const mgpu_cmd mgpu_cmd_verify = {
+    .name = "verify",
+    .summary = "run every check, one row per step",
+    .usage = usage,
+    .run = run,
+};

@@ -1,0 +1,176 @@
+/* lab.h - the lab framework: labs are Lua tables of steps (labs/NN-name/lab.lua,
+ * docs/lab-authoring.md), run sandboxed on the coordinator; a step's `run`
+ * calls the engine through rank workers (never CUDA in this process), its
+ * `check` judges with the shared library in checks/. The shell and the
+ * headless commands (list, run, verify, reset, hint) both go through this
+ * API: no lab logic lives in a UI.
+ *
+ * Threading: a catalog and everything reached from it belong to one thread
+ * at a time. The shell runs steps on a work thread and receives what
+ * happens through mgpu_lab_events (called on that work thread: copy what
+ * you keep, hand it to the UI thread yourself). Cancellation: set
+ * *env->cancel to 1 from any thread; the running step ends with
+ * MGPU_STEP_CANCELLED within about a second and its workers are gone. */
+#ifndef MGPU_LAB_H
+#define MGPU_LAB_H
+#include <jansson.h>
+#include "mgpu/dev.h"
+#include "mgpu/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*--- Where labs, checks and progress live -------------------------------*/
+
+/* labs/ and checks/ directories: $MGPULAB_LABS / $MGPULAB_CHECKS when set,
+ * else beside the executable (<exe dir>/../labs, for a build tree inside the
+ * repository), else <exe dir>/../share/mgpulab/labs. Fails with a message
+ * naming every place looked at. */
+mgpu_result mgpu_lab_default_dirs(char *labs_dir, size_t labs_len, char *checks_dir, size_t checks_len);
+
+/* $XDG_STATE_HOME/mgpulab (default ~/.local/state/mgpulab), created 0700. */
+mgpu_result mgpu_lab_state_dir(char *out, size_t len);
+
+/*--- The catalog: every lab found ---------------------------------------*/
+
+typedef enum mgpu_step_state {
+    MGPU_STEP_NEW = 0,    /* never run */
+    MGPU_STEP_PASSED,     /* check passed */
+    MGPU_STEP_FAILED,     /* check ran and said no (the learner's work is not done) */
+    MGPU_STEP_ERROR,      /* the lab or the run broke (traceback in the verdict) */
+    MGPU_STEP_CANCELLED,  /* cancelled by the user */
+} mgpu_step_state;
+const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled" */
+
+typedef struct mgpu_lab_question {
+    const char *id;       /* "link01" */
+    const char *ask;      /* the question, one line */
+    const char *answer;   /* the learner's saved answer, or NULL */
+} mgpu_lab_question;
+
+typedef struct mgpu_lab_step_info {
+    const char *id;           /* "sweep" */
+    const char *title;        /* "Sweep 8 B to 256 MiB" */
+    const char *text_path;    /* the step's Markdown file (absolute), or NULL */
+    const char *exercise;     /* the learner's copy (absolute path in the workspace), or NULL */
+    const char *exercise_src; /* the unsolved original in labs/ */
+    const char *solution;     /* the reference solution in labs/, or NULL */
+    int nhints;
+    const char *const *hints;
+    int nquestions;
+    const mgpu_lab_question *questions;
+    /* progress */
+    mgpu_step_state state;
+    double last_run;          /* unix time of the last run, 0 never */
+    double seconds;           /* how long the last run took */
+    const char *last_message; /* the last verdict's one-line message, or NULL */
+    /* added after the first cut of this header */
+    int has_run, has_check;   /* the step defines run / check (no check: a reading step) */
+    int attempts;             /* runs so far */
+    int hints_taken;          /* hints shown so far */
+} mgpu_lab_step_info;
+
+typedef struct mgpu_lab_info {
+    const char *id;           /* directory name: "02-allreduce" */
+    int number;               /* 2 */
+    const char *title;        /* "All-reduce baseline" */
+    const char *summary;      /* one line */
+    const char *dir;          /* absolute path */
+    const char *backends;     /* what the lab says it runs on, one line ("cuda (1..8 GPUs, emulated nodes for 2+ ranks) and sim") */
+    int nsteps;
+    const mgpu_lab_step_info *steps;
+    int passed;               /* steps passed */
+    const char *load_error;   /* non-NULL: the lab did not load (message and traceback); steps empty */
+    int ranks;                /* ranks the lab wants (its `ranks`, default 1) */
+    const char *workspace;    /* the learner's copies: <state>/work/NN-name (absolute) */
+} mgpu_lab_info;
+
+typedef struct mgpu_lab_catalog mgpu_lab_catalog;
+
+/* Load every labs/NN-name/lab.lua (sandboxed, text only) and the progress
+ * file. A broken lab is listed with its load_error; the others still load.
+ * A damaged progress file is moved aside (progress.json.damaged-<time>) and
+ * reported through mgpu_lab_catalog_warning. */
+mgpu_result mgpu_lab_catalog_open(const char *labs_dir, const char *checks_dir, const char *state_dir,
+                                  mgpu_lab_catalog **out);
+void mgpu_lab_catalog_close(mgpu_lab_catalog *cat);
+int mgpu_lab_count(const mgpu_lab_catalog *cat);
+const mgpu_lab_info *mgpu_lab_get(const mgpu_lab_catalog *cat, int index);
+/* "2", "02", "allreduce", "02-allreduce" -> index; -1 when none. */
+int mgpu_lab_find(const mgpu_lab_catalog *cat, const char *name);
+/* A warning from loading (damaged progress kept aside, ...), or NULL. */
+const char *mgpu_lab_catalog_warning(const mgpu_lab_catalog *cat);
+
+/*--- Running a step ------------------------------------------------------*/
+
+/* What happens while a step runs (every member may be NULL). */
+typedef struct mgpu_lab_events {
+    void *ctx;
+    /* a log line: rank >= 0 from a worker (NCCL INFO lines included), -1 from the lab */
+    void (*log)(void *ctx, int rank, const char *line);
+    /* 0..1 (or < 0 when unknown) and what is going on: "all_reduce 64 MiB" */
+    void (*progress)(void *ctx, double fraction, const char *what);
+    /* a result document: kind "bench" (rows as `mgpulab bench --json`), "copy"
+     * (as `mgpulab copy --json`), "topo" (as `mgpulab topo --json`), "spmd"
+     * (as `mgpulab spmd --json`), "table" (a lab's own {title, columns, rows}) */
+    void (*result)(void *ctx, const char *kind, json_t *doc);
+    /* a timeline span {rank, stream, name, kind, start_us, end_us} */
+    void (*span)(void *ctx, json_t *span);
+} mgpu_lab_events;
+
+typedef struct mgpu_lab_env {
+    mgpu_backend_config backend;  /* --backend/--machine/--fault */
+    const char *launcher;         /* NULL or "local" = the lab's choice (local, or emulate when it needs more
+                                     ranks than GPUs); "emulate", "mpirun", "srun" force one */
+    int ranks;                    /* 0 = the lab's choice (its `ranks`, or what a call asks) */
+    double timeout_s;             /* 0 = default */
+    volatile int *cancel;         /* set to 1 to cancel; may be NULL */
+    mgpu_lab_events events;
+    const char *const *extra_env; /* "K=V" strings for every worker (MGPU_TELEMETRY=...), NULL-terminated or NULL */
+} mgpu_lab_env;
+
+typedef struct mgpu_lab_verdict {
+    mgpu_step_state state;
+    char message[1024];       /* one paragraph: what was judged and the outcome */
+    char saw[256];            /* the number seen: "312.4 GB/s busbw at 256 MiB" */
+    char wanted[256];         /* the number wanted: ">= 360 GB/s (80 % of NV18 450 GB/s)" */
+    char where[256];          /* where to look: "results pane, 256 MiB row" */
+    char traceback[4096];     /* MGPU_STEP_ERROR: Lua's traceback */
+    double seconds;           /* wall time of run + check */
+    json_t *measurements;     /* key measurements the step recorded (owned; may be NULL) */
+} mgpu_lab_verdict;
+
+/* Run step `step` of lab `lab`: run, then check; save progress (state, time,
+ * measurements) atomically. A lab error is a verdict (MGPU_STEP_ERROR), not
+ * a failure of this call; the call fails only for bad arguments or when the
+ * progress could not be written. Free with mgpu_lab_verdict_clear. */
+mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
+                              mgpu_lab_verdict *out);
+void mgpu_lab_verdict_clear(mgpu_lab_verdict *v);
+
+/* Save the learner's answer to a question (checked at the next run). */
+mgpu_result mgpu_lab_answer(mgpu_lab_catalog *cat, int lab, int step, const char *question_id, const char *answer);
+
+/* The next hint for the step (cycles through them; counts hints taken in
+ * progress); NULL when the step has none. */
+const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step);
+
+/* Put the lab's exercise files back to the unsolved originals (the old copy
+ * is kept as FILE.bak) and forget its progress. */
+mgpu_result mgpu_lab_reset(mgpu_lab_catalog *cat, int lab);
+
+/* The first step not passed (nsteps when all passed). */
+int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab);
+
+/* Step `step` of `lab` by number ("1", 1-based as the headless commands
+ * show it) or id ("sweep"); -1 when none. */
+int mgpu_lab_find_step(const mgpu_lab_catalog *cat, int lab, const char *name);
+
+/* Where the progress file is (<state>/progress.json). */
+const char *mgpu_lab_progress_path(const mgpu_lab_catalog *cat);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,84 @@
+/* lab_internal.h - what the files of the lab framework share: the catalog's
+ * layout, one sandbox per lab, and the state of a step being run. */
+#ifndef MGPU_LAB_INTERNAL_H
+#define MGPU_LAB_INTERNAL_H
+#include <limits.h>
+#include "lab/progress.h"
+#include "lua/lua_sandbox.h"
+#include "mgpu/lab.h"
+
+#define LAB_MEM_LIMIT ((size_t)64 << 20)
+/* Lua time of loading a lab, and of a step's own Lua between engine calls
+ * (see run.c for why the budget restarts after each engine call). */
+#define LAB_LOAD_BUDGET_S 5.0
+#define LAB_STEP_BUDGET_S 10.0
+#define LAB_MAX_FILE ((size_t)4 << 20)
+
+typedef struct lab_run lab_run;
+
+typedef struct lab_entry {
+    mgpu_lab_info info;
+    mgpu_lab_step_info *steps;
+    mgpu_lab_question **questions; /* per step */
+    char **strings;                /* everything info points at, freed at close */
+    int nstrings, capstrings;
+    mgpu_lua *sb;                  /* the lab's sandbox, NULL when it did not load */
+    int lab_ref;                   /* registry ref of the lab table */
+    lab_run *run;                  /* the step running now, or NULL */
+    struct mgpu_lab_catalog *cat;
+} lab_entry;
+
+struct mgpu_lab_catalog {
+    char labs_dir[PATH_MAX], checks_dir[PATH_MAX], state_dir[PATH_MAX];
+    lab_entry *labs;
+    int nlabs;
+    lab_progress progress;
+    char warning[2048];
+    char *checks_text;             /* every checks/NAME.lua, read once: pairs of name\0text\0 */
+    size_t checks_len;
+};
+
+/* A step being run: what the `lab` object (engine/lua/lua_lab*.c) reaches. */
+struct lab_run {
+    mgpu_lab_catalog *cat;
+    lab_entry *lab;
+    int step;
+    const mgpu_lab_env *env;
+    json_t *measurements;          /* recorded during this run */
+    int cancelled;                 /* an engine call saw the cancel flag */
+    /* cached for the run: the backend decision and the topology document */
+    int backend_known, simulated, gpus;
+    char machine[128];
+    json_t *topo_doc;
+};
+
+/* Keep a copy of s in the entry (NULL stays NULL); NULL on OOM. */
+const char *lab_keep(lab_entry *e, const char *s);
+void lab_entry_free(lab_entry *e);
+
+/* Copy the info's progress fields (state, time, answers, ...) from the
+ * progress document; call after every change to it. */
+void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e);
+
+/* Load one lab's sandbox and table into e (e->info.dir/id set); a broken lab
+ * sets e->info.load_error and still returns MGPU_OK. */
+mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e);
+
+/* Workspace (workspace.c). */
+mgpu_result lab_workspace_prepare(lab_entry *e, int step);
+mgpu_result lab_copy_file(const char *src, const char *dst);
+/* Read a whole file (at most LAB_MAX_FILE bytes); *len set; NUL-terminated. */
+mgpu_result lab_read_file(const char *path, char **text, size_t *len);
+/* A relative path without "..", "." or empty components, not absolute. */
+int lab_safe_relpath(const char *p);
+/* Resolve `path` (relative: to the lab directory) and accept it only when it
+ * lies inside the lab directory or the lab's workspace. */
+mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len);
+
+/* The `lab` object (engine/lua/lua_lab.c): push a fresh one for this run. */
+void lab_push_object(lua_State *L, lab_run *run);
+/* Prepare the run's backend choice (lab.backend); engine/lua/lua_lab_jobs.c */
+mgpu_result lab_run_backend(lab_run *run);
+void lab_run_free(lab_run *run);
+
+#endif

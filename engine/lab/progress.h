@@ -1,0 +1,40 @@
+/* progress.h - the learner's progress file (<state>/progress.json): one
+ * JSON document, written atomically, a damaged one kept aside.
+ *
+ * Shape: {"version": 1, "labs": {"02-allreduce": {"steps": {"sweep": {
+ *   "state": "passed", "last_run": unix time, "seconds": s, "attempts": n,
+ *   "hints_taken": n, "answers": {id: text}, "measurements": {key: value},
+ *   "message": "..."}}}}}
+ * Keyed by the lab's directory name and the step's id, so renumbering
+ * steps in a lab does not move a learner's work to another step. */
+#ifndef MGPU_LAB_PROGRESS_H
+#define MGPU_LAB_PROGRESS_H
+#include <jansson.h>
+#include <limits.h>
+#include "mgpu/err.h"
+
+typedef struct lab_progress {
+    char path[PATH_MAX];
+    json_t *doc;
+    char warning[1024]; /* "" or what happened to a damaged file */
+} lab_progress;
+
+/* Read <state_dir>/progress.json. Missing: empty progress. Unparsable or of
+ * the wrong shape: renamed to progress.json.damaged-YYYYmmdd-HHMMSS, empty
+ * progress, and p->warning says so. Fails only when the damaged file cannot
+ * be moved aside (then nothing is overwritten later either). Temporary files
+ * left by a writer that was killed are removed. */
+mgpu_result lab_progress_load(lab_progress *p, const char *state_dir);
+/* Write the whole document atomically: a temporary file in the same
+ * directory, fsync, rename over progress.json, fsync the directory. */
+mgpu_result lab_progress_save(const lab_progress *p);
+void lab_progress_free(lab_progress *p);
+
+/* The step's object (borrowed), created when `create`; NULL when absent. */
+json_t *lab_progress_step(lab_progress *p, const char *lab, const char *step, int create);
+/* A member object of the step ("answers", "measurements"), created. */
+json_t *lab_progress_step_obj(lab_progress *p, const char *lab, const char *step, const char *member);
+/* Forget everything about a lab. */
+void lab_progress_forget_lab(lab_progress *p, const char *lab);
+
+#endif

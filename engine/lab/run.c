@@ -1,0 +1,205 @@
+/* run.c - running one step: run(lab), then check(lab, result), each through
+ * the sandbox's protected call; the verdict judged, progress saved.
+ *
+ * The time budget. The sandbox's budget is wall-clock (lua_sandbox.h), and a
+ * step's run may legitimately wait minutes for rank workers (a 256 MiB
+ * sweep, a watchdog exercise). Rather than one huge budget, which would let
+ * an endless loop in a lab hold the shell for minutes, every engine call of
+ * the `lab` object restarts the budget when it returns
+ * (mgpu_lua_restart_budget): LAB_STEP_BUDGET_S bounds the Lua time between
+ * two engine calls, while the engine calls are bounded by the runtime's own
+ * timeout and by cancellation. */
+#include "lab/lab_internal.h"
+#include "mgpu/clock.h"
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void copy_field(lua_State *L, int t, const char *k, char *dst, size_t len)
+{
+    lua_getfield(L, t, k);
+    const char *s = luaL_tolstring(L, -1, NULL);
+    if (!lua_isnil(L, -2)) snprintf(dst, len, "%s", s);
+    lua_pop(L, 2);
+}
+
+static int is_verdict(lua_State *L, int idx)
+{
+    if (!lua_istable(L, idx)) return 0;
+    lua_getfield(L, idx, "ok");
+    int t = lua_type(L, -1);
+    lua_pop(L, 1);
+    return t != LUA_TNIL;
+}
+
+/* One verdict table at idx: 1 passed, 0 failed, -1 malformed (message set). */
+static int one_verdict(lua_State *L, int idx, mgpu_lab_verdict *v)
+{
+    lua_getfield(L, idx, "ok");
+    int ty = lua_type(L, -1), ok = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (ty != LUA_TBOOLEAN) {
+        snprintf(v->message, sizeof v->message, "the check returned a verdict whose `ok` is a %s, not a boolean",
+                 lua_typename(L, ty));
+        return -1;
+    }
+    copy_field(L, idx, "msg", v->message, sizeof v->message);
+    copy_field(L, idx, "saw", v->saw, sizeof v->saw);
+    copy_field(L, idx, "wanted", v->wanted, sizeof v->wanted);
+    copy_field(L, idx, "where", v->where, sizeof v->where);
+    return ok;
+}
+
+/* The check's return value (top of stack) into v->state and texts. */
+static void judge(lua_State *L, mgpu_lab_verdict *v)
+{
+    int top = lua_gettop(L);
+    if (is_verdict(L, top)) {
+        int r = one_verdict(L, top, v);
+        v->state = r > 0 ? MGPU_STEP_PASSED : r == 0 ? MGPU_STEP_FAILED : MGPU_STEP_ERROR;
+        if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, r ? "check passed" : "check failed");
+        return;
+    }
+    if (!lua_istable(L, top) || luaL_len(L, top) < 1) {
+        v->state = MGPU_STEP_ERROR;
+        snprintf(v->message, sizeof v->message,
+                 "the check returned a %s; it must return a verdict {ok =, msg =, saw =, wanted =, where =} or a "
+                 "list of them", luaL_typename(L, top));
+        return;
+    }
+    /* a list: all must pass; the message names the failing ones, the
+     * saw/wanted/where of the first failure stand for the whole */
+    int n = (int)luaL_len(L, top), failed = 0;
+    size_t used = 0;
+    char msg[sizeof v->message] = "";
+    for (int i = 1; i <= n; i++) {
+        lua_geti(L, top, i);
+        mgpu_lab_verdict one;
+        memset(&one, 0, sizeof one);
+        int r = is_verdict(L, -1) ? one_verdict(L, lua_gettop(L), &one) : -1;
+        lua_pop(L, 1);
+        if (r < 0) {
+            v->state = MGPU_STEP_ERROR;
+            snprintf(v->message, sizeof v->message, "verdict %d of the check's list is not a verdict table%s%.900s", i,
+                     one.message[0] ? ": " : "", one.message);
+            return;
+        }
+        if (r == 0 && failed++ == 0) {
+            snprintf(v->saw, sizeof v->saw, "%s", one.saw);
+            snprintf(v->wanted, sizeof v->wanted, "%s", one.wanted);
+            snprintf(v->where, sizeof v->where, "%s", one.where);
+        }
+        if (r == 0 && used < sizeof msg)
+            used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", used ? "; " : "",
+                                     one.message[0] ? one.message : "(a check failed without a message)");
+    }
+    v->state = failed ? MGPU_STEP_FAILED : MGPU_STEP_PASSED;
+    if (failed)
+        snprintf(v->message, sizeof v->message, "%d of %d checks failed: %.960s", failed, n, msg);
+    else snprintf(v->message, sizeof v->message, "all %d checks passed", n);
+}
+
+/* A Lua error of run or check into the verdict. */
+static void lab_error(lab_run *run, mgpu_lua *sb, const char *phase, mgpu_lab_verdict *v)
+{
+    int cancelled = run->cancelled || (run->env && run->env->cancel && *run->env->cancel);
+    v->state = cancelled ? MGPU_STEP_CANCELLED : MGPU_STEP_ERROR;
+    if (cancelled) snprintf(v->message, sizeof v->message, "cancelled during %s", phase);
+    else snprintf(v->message, sizeof v->message, "lab error in %s: %s", phase, mgpu_lua_error_message(sb));
+    snprintf(v->traceback, sizeof v->traceback, "%s", mgpu_lua_error_traceback(sb));
+}
+
+/* Call step[field](lab, arg?) ; the result stays on the stack. */
+static mgpu_result call_step_fn(lab_entry *e, int step, const char *field, int with_result, lab_run *run)
+{
+    lua_State *L = mgpu_lua_state(e->sb);
+    int res_idx = lua_gettop(L); /* the run's result when with_result */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->lab_ref);
+    lua_getfield(L, -1, "steps");
+    lua_geti(L, -1, step + 1);
+    lua_getfield(L, -1, field);
+    lua_replace(L, -4);
+    lua_pop(L, 2);
+    lab_push_object(L, run);
+    if (with_result) lua_pushvalue(L, res_idx);
+    return mgpu_lua_pcall(e->sb, 1 + with_result, 1);
+}
+
+static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const mgpu_lab_verdict *v, double started)
+{
+    const mgpu_lab_step_info *s = &e->steps[step];
+    json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
+    json_object_set_new(p, "state", json_string(mgpu_step_state_name(v->state)));
+    json_object_set_new(p, "last_run", json_real(started));
+    json_object_set_new(p, "seconds", json_real(v->seconds));
+    json_object_set_new(p, "attempts", json_integer(s->attempts + 1));
+    json_t *msg = json_string(v->message);
+    json_object_set_new(p, "message", msg ? msg : json_string("(message not UTF-8)"));
+}
+
+mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
+                              mgpu_lab_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!cat || lab < 0 || lab >= cat->nlabs) return mgpu_fail(MGPU_ERR_INVALID, "no lab number %d", lab);
+    lab_entry *e = &cat->labs[lab];
+    if (e->info.load_error) {
+        out->state = MGPU_STEP_ERROR;
+        snprintf(out->message, sizeof out->message, "lab %s did not load", e->info.id);
+        snprintf(out->traceback, sizeof out->traceback, "%s", e->info.load_error);
+        return MGPU_OK;
+    }
+    if (step < 0 || step >= e->info.nsteps)
+        return mgpu_fail(MGPU_ERR_INVALID, "lab %s has steps 1..%d, not %d", e->info.id, e->info.nsteps, step + 1);
+    static const mgpu_lab_env no_env;
+    lab_run run = {.cat = cat, .lab = e, .step = step, .env = env ? env : &no_env};
+    run.measurements = json_object();
+    const mgpu_lab_step_info *s = &e->steps[step];
+    uint64_t t0 = mgpu_now_ns();
+    double started = (double)time(NULL);
+    lua_State *L = mgpu_lua_state(e->sb);
+    int top = lua_gettop(L);
+    e->run = &run;
+    if (lab_workspace_prepare(e, step) != MGPU_OK) {
+        out->state = MGPU_STEP_ERROR;
+        snprintf(out->message, sizeof out->message, "the exercise could not be copied: %s", mgpu_error_message());
+    } else if (s->has_run && call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
+        lab_error(&run, e->sb, "run", out);
+    } else {
+        if (!s->has_run) lua_pushnil(L);
+        if (!s->has_check) {
+            out->state = MGPU_STEP_PASSED;
+            snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");
+        } else if (call_step_fn(e, step, "check", 1, &run) != MGPU_OK) {
+            lab_error(&run, e->sb, "check", out);
+        } else {
+            judge(L, out);
+        }
+    }
+    if (out->state != MGPU_STEP_CANCELLED && env && env->cancel && *env->cancel) {
+        out->state = MGPU_STEP_CANCELLED;
+        snprintf(out->message, sizeof out->message, "cancelled");
+    }
+    lua_settop(L, top);
+    e->run = NULL;
+    /* a long step's garbage (decoded benchmark tables) goes now, not at
+     * some later step's expense */
+    lua_gc(L, LUA_GCCOLLECT);
+    out->seconds = (double)(mgpu_now_ns() - t0) / 1e9;
+    out->measurements = run.measurements;
+    run.measurements = NULL;
+    lab_run_free(&run);
+    save_progress(cat, e, step, out, started);
+    mgpu_result r = lab_progress_save(&cat->progress);
+    lab_sync_progress(cat, e);
+    return r;
+}
+
+void mgpu_lab_verdict_clear(mgpu_lab_verdict *v)
+{
+    if (!v) return;
+    json_decref(v->measurements);
+    v->measurements = NULL;
+}

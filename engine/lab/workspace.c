@@ -1,0 +1,138 @@
+/* workspace.c - the learner's copies of exercise files, reset, and which
+ * paths a lab may read (its own directory and its workspace, nothing else). */
+#include "lab/lab_internal.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int lab_safe_relpath(const char *p)
+{
+    if (!p || !*p || p[0] == '/') return 0;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
+        s += n + (e != NULL);
+    }
+    return 1;
+}
+
+mgpu_result lab_read_file(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return mgpu_fail(MGPU_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    char *buf = malloc(LAB_MAX_FILE + 1);
+    size_t n = buf ? fread(buf, 1, LAB_MAX_FILE + 1, f) : 0;
+    int err = ferror(f);
+    fclose(f);
+    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory reading %s", path);
+    if (err || n > LAB_MAX_FILE) {
+        free(buf);
+        return mgpu_fail(MGPU_ERR_IO, err ? "cannot read %s" : "%s is larger than 4 MiB", path);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    if (len) *len = n;
+    return MGPU_OK;
+}
+
+mgpu_result lab_copy_file(const char *src, const char *dst)
+{
+    char *text = NULL;
+    size_t n = 0;
+    MGPU_CHECK(lab_read_file(src, &text, &n));
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    mgpu_result r = MGPU_OK;
+    if (fd < 0) r = mgpu_fail(MGPU_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+    else {
+        size_t off = 0;
+        while (off < n && r == MGPU_OK) {
+            ssize_t w = write(fd, text + off, n - off);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+            else off += (size_t)w;
+        }
+        if (r == MGPU_OK && fsync(fd) != 0) r = mgpu_fail(MGPU_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
+        close(fd);
+        if (r == MGPU_OK && rename(tmp, dst) != 0)
+            r = mgpu_fail(MGPU_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
+        if (r != MGPU_OK) unlink(tmp);
+    }
+    free(text);
+    return r;
+}
+
+/* mkdir -p of the directories above `file` (inside the state dir). */
+static mgpu_result parent_dirs(const char *file)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", file);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            return mgpu_fail(MGPU_ERR_IO, "cannot create %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    return MGPU_OK;
+}
+
+mgpu_result lab_workspace_prepare(lab_entry *e, int step)
+{
+    const mgpu_lab_step_info *s = &e->steps[step];
+    if (!s->exercise || access(s->exercise, F_OK) == 0) return MGPU_OK;
+    MGPU_CHECK(parent_dirs(s->exercise));
+    MGPU_CHECK(lab_copy_file(s->exercise_src, s->exercise));
+    return MGPU_OK;
+}
+
+static int inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len)
+{
+    if (!path || !*path) return mgpu_fail(MGPU_ERR_INVALID, "an empty path");
+    char joined[PATH_MAX * 2], real[PATH_MAX], rlab[PATH_MAX], rwork[PATH_MAX];
+    if (path[0] == '/') snprintf(joined, sizeof joined, "%s", path);
+    else snprintf(joined, sizeof joined, "%s/%s", e->info.dir, path);
+    if (!realpath(joined, real))
+        return mgpu_fail(MGPU_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    /* compare real paths, so neither ../ nor a symbolic link leads out */
+    int ok = realpath(e->info.dir, rlab) && inside(real, rlab);
+    if (!ok && e->info.workspace && realpath(e->info.workspace, rwork)) ok = inside(real, rwork);
+    if (!ok)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s is outside the lab directory and the workspace; a lab may only read "
+                                           "its own files and the learner's exercise copies", path);
+    if (snprintf(out, len, "%s", real) >= (int)len) return mgpu_fail(MGPU_ERR_INVALID, "path too long: %s", path);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_lab_reset(mgpu_lab_catalog *cat, int lab)
+{
+    if (!cat || lab < 0 || lab >= cat->nlabs) return mgpu_fail(MGPU_ERR_INVALID, "no lab %d", lab);
+    lab_entry *e = &cat->labs[lab];
+    for (int i = 0; i < e->info.nsteps; i++) {
+        const mgpu_lab_step_info *s = &e->steps[i];
+        if (!s->exercise) continue;
+        if (access(s->exercise, F_OK) == 0) {
+            char bak[PATH_MAX + 8];
+            snprintf(bak, sizeof bak, "%s.bak", s->exercise);
+            if (rename(s->exercise, bak) != 0)
+                return mgpu_fail(MGPU_ERR_IO, "cannot keep %s as %s: %s", s->exercise, bak, strerror(errno));
+        }
+        MGPU_CHECK(lab_workspace_prepare(e, i));
+    }
+    lab_progress_forget_lab(&cat->progress, e->info.id);
+    MGPU_CHECK(lab_progress_save(&cat->progress));
+    lab_sync_progress(cat, e);
+    return MGPU_OK;
+}

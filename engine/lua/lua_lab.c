@@ -1,0 +1,198 @@
+/* lua_lab.c - the `lab` object a step's run and check receive: files of the
+ * lab and workspace, answers, recorded measurements, log/progress/table
+ * output. The calls that run rank workers are in lua_lab_jobs.c. */
+#include "lua/lua_lab.h"
+#include "lua/lua_mgpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+lab_run *lab_run_of(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
+
+void lab_check_cancel(lua_State *L, lab_run *run)
+{
+    if (run->cancelled || (run->env->cancel && *run->env->cancel)) {
+        run->cancelled = 1;
+        luaL_error(L, "cancelled by the user");
+    }
+}
+
+void lab_push_json(lua_State *L, json_t *j)
+{
+    luaL_checkstack(L, 4, "JSON nested too deeply");
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+        lua_createtable(L, 0, (int)json_object_size(j));
+        const char *k;
+        json_t *v;
+        json_object_foreach(j, k, v) {
+            lab_push_json(L, v);
+            lua_setfield(L, -2, k);
+        }
+        break;
+    }
+    case JSON_ARRAY: {
+        lua_createtable(L, (int)json_array_size(j), 0);
+        for (size_t i = 0; i < json_array_size(j); i++) {
+            lab_push_json(L, json_array_get(j, i));
+            lua_seti(L, -2, (lua_Integer)i + 1);
+        }
+        break;
+    }
+    case JSON_STRING: lua_pushlstring(L, json_string_value(j), json_string_length(j)); break;
+    case JSON_INTEGER: lua_pushinteger(L, (lua_Integer)json_integer_value(j)); break;
+    case JSON_REAL: lua_pushnumber(L, json_real_value(j)); break;
+    case JSON_TRUE: lua_pushboolean(L, 1); break;
+    case JSON_FALSE: lua_pushboolean(L, 0); break;
+    default: lua_pushnil(L); break;
+    }
+}
+
+/*--- Files -----------------------------------------------------------------*/
+
+static char *read_allowed(lua_State *L, lab_run *run, const char *path, size_t *len, char *real, size_t rlen)
+{
+    char *text = NULL;
+    if (lab_resolve_path(run->lab, path, real, rlen) != MGPU_OK || lab_read_file(real, &text, len) != MGPU_OK)
+        mgpu_lua_raise_engine(L, "lab.read");
+    return text;
+}
+
+static int l_read(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    char real[PATH_MAX];
+    size_t len = 0;
+    char *text = read_allowed(L, run, path, &len, real, sizeof real);
+    lua_pushlstring(L, text, len);
+    free(text);
+    return 1;
+}
+
+/* Compile the file as text in this sandbox and call it: an exercise that is
+ * a module (a function, a table of answers). Errors propagate with their
+ * traceback into the step's verdict. */
+static int l_load(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    char real[PATH_MAX], chunk[PATH_MAX + 2];
+    size_t len = 0;
+    char *text = read_allowed(L, run, path, &len, real, sizeof real);
+    /* the learner sees their own file name in errors, not the state dir */
+    const char *base = strrchr(real, '/');
+    snprintf(chunk, sizeof chunk, "@%s", base ? base + 1 : real);
+    int top = lua_gettop(L);
+    mgpu_result r = mgpu_lua_load(mgpu_lua_from_state(L), text, len, chunk);
+    free(text);
+    if (r != MGPU_OK) return luaL_error(L, "%s", mgpu_lua_error_message(mgpu_lua_from_state(L)));
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - top;
+}
+
+/*--- Answers and measurements ------------------------------------------------*/
+
+static int l_answer(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *id = luaL_checkstring(L, 1);
+    const mgpu_lab_step_info *s = &run->lab->steps[run->step];
+    for (int q = 0; q < s->nquestions; q++)
+        if (strcmp(s->questions[q].id, id) == 0) {
+            if (s->questions[q].answer) lua_pushstring(L, s->questions[q].answer);
+            else lua_pushnil(L);
+            return 1;
+        }
+    return luaL_error(L, "lab.answer: step %s has no question '%s'", s->id, id);
+}
+
+static int l_record(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *key = luaL_checkstring(L, 1);
+    int t = lua_type(L, 2);
+    if (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN)
+        return luaL_error(L, "lab.record: '%s' must be a number, string or boolean, not a %s", key, luaL_typename(L, 2));
+    json_t *v = NULL;
+    if (mgpu_lua_to_json(L, 2, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.record");
+    const mgpu_lab_step_info *s = &run->lab->steps[run->step];
+    json_t *m = lab_progress_step_obj(&run->cat->progress, run->lab->info.id, s->id, "measurements");
+    json_object_set(m, key, v);
+    json_object_set_new(run->measurements, key, v);
+    return 0;
+}
+
+static int l_measured(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *lab = luaL_checkstring(L, 1), *step = luaL_checkstring(L, 2), *key = luaL_checkstring(L, 3);
+    int li = mgpu_lab_find(run->cat, lab);
+    const char *labid = li >= 0 ? run->cat->labs[li].info.id : lab;
+    int si = li >= 0 ? mgpu_lab_find_step(run->cat, li, step) : -1;
+    const char *stepid = si >= 0 ? run->cat->labs[li].steps[si].id : step;
+    json_t *p = lab_progress_step(&run->cat->progress, labid, stepid, 0);
+    json_t *v = json_object_get(json_object_get(p, "measurements"), key);
+    if (v) lab_push_json(L, v);
+    else lua_pushnil(L);
+    return 1;
+}
+
+/*--- Output --------------------------------------------------------------------*/
+
+static int l_log(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *line = mgpu_lua_join_args(L, NULL);
+    if (run->env->events.log) run->env->events.log(run->env->events.ctx, -1, line);
+    return 0;
+}
+
+static int l_progress(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    double f = luaL_optnumber(L, 1, -1);
+    const char *what = luaL_optstring(L, 2, "");
+    lab_check_cancel(L, run);
+    if (run->env->events.progress) run->env->events.progress(run->env->events.ctx, f > 1 ? 1 : f, what);
+    return 0;
+}
+
+static int l_table(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "columns");
+    lua_getfield(L, 1, "rows");
+    if (!lua_istable(L, -2) || !lua_istable(L, -1))
+        return luaL_error(L, "lab.table: give {title =, columns = {...}, rows = {{...}, ...}}");
+    lua_pop(L, 2);
+    json_t *doc = NULL;
+    if (mgpu_lua_to_json(L, 1, &doc) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.table");
+    if (run->env->events.result) run->env->events.result(run->env->events.ctx, "table", doc);
+    json_decref(doc);
+    return 0;
+}
+
+void lab_push_object(lua_State *L, lab_run *run)
+{
+    static const luaL_Reg fns[] = {
+        {"read", l_read},         {"load", l_load},       {"answer", l_answer},   {"record", l_record},
+        {"measured", l_measured}, {"log", l_log},         {"progress", l_progress}, {"table", l_table},
+        {"bench", lab_l_bench},   {"spmd", lab_l_spmd},   {"topo", lab_l_topo},   {"topo_xml", lab_l_topo_xml},
+        {"copy", lab_l_copy},     {"peak", lab_l_peak},   {NULL, NULL},
+    };
+    lua_createtable(L, 0, 20);
+    lua_pushlightuserdata(L, run);
+    luaL_setfuncs(L, fns, 1);
+    const mgpu_lab_step_info *s = &run->lab->steps[run->step];
+    if (s->exercise) lua_pushstring(L, s->exercise);
+    else lua_pushnil(L);
+    lua_setfield(L, -2, "exercise");
+    lua_pushstring(L, run->lab->info.dir);
+    lua_setfield(L, -2, "dir");
+    lua_pushstring(L, s->id);
+    lua_setfield(L, -2, "step");
+    lab_push_backend(L, run);
+    lua_setfield(L, -2, "backend");
+}

@@ -1,0 +1,139 @@
+/* lua_lab_spmd.c - lab.spmd: a learner's or the lab's SPMD script on rank
+ * workers (the "spmd" job, docs/spmd.md); a failing script is a result the
+ * check judges (ok = false, the rank, the reason), not a lab error. */
+#include "lua/lua_lab.h"
+#include "lua/lua_mgpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ranks = {[0] = {logs = {...}, results = {...}, error = "...", traceback = "..."}, ...} */
+static void push_ranks(lua_State *L, lab_collect *c, int nranks)
+{
+    lua_createtable(L, 0, nranks);
+    for (int r = 0; r < nranks; r++) {
+        lua_createtable(L, 0, 4);
+        lua_newtable(L);
+        for (size_t i = 0, n = 0; i < json_array_size(c->logs); i++) {
+            json_t *e = json_array_get(c->logs, i);
+            if (json_integer_value(json_object_get(e, "rank")) != r) continue;
+            lua_pushstring(L, json_string_value(json_object_get(e, "text")));
+            lua_seti(L, -2, (lua_Integer)++n);
+        }
+        lua_setfield(L, -2, "logs");
+        lua_newtable(L);
+        for (size_t i = 0, n = 0; i < json_array_size(c->results); i++) {
+            json_t *e = json_array_get(c->results, i);
+            if (json_integer_value(json_object_get(e, "rank")) != r) continue;
+            lab_push_json(L, json_object_get(e, "row"));
+            lua_seti(L, -2, (lua_Integer)++n);
+        }
+        lua_setfield(L, -2, "results");
+        char k[16];
+        snprintf(k, sizeof k, "%d", r);
+        json_t *err = json_object_get(c->errors, k);
+        if (err) {
+            lua_pushstring(L, json_string_value(json_object_get(err, "message")));
+            lua_setfield(L, -2, "error");
+            lua_pushstring(L, json_string_value(json_object_get(err, "traceback")));
+            lua_setfield(L, -2, "traceback");
+        }
+        lua_seti(L, -2, r);
+    }
+}
+
+int lab_l_spmd(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    int opts = lua_istable(L, 2) ? 2 : 0;
+    char real[PATH_MAX], chunk[PATH_MAX + 2];
+    char *text = NULL;
+    size_t len = 0;
+    if (lab_resolve_path(run->lab, path, real, sizeof real) != MGPU_OK || lab_read_file(real, &text, &len) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "lab.spmd");
+    const char *base = strrchr(real, '/');
+    snprintf(chunk, sizeof chunk, "@%s", base ? base + 1 : real);
+    json_t *args = json_array();
+    if (opts) {
+        lua_getfield(L, opts, "args");
+        for (lua_Integer i = 1; lua_istable(L, -1) && i <= luaL_len(L, -1); i++) {
+            lua_geti(L, -1, i);
+            const char *a = lua_tostring(L, -1);
+            json_array_append_new(args, json_string(a ? a : ""));
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    json_t *params = json_pack("{s:s%, s:s, s:o}", "script", text, len, "chunkname", chunk, "args", args);
+    free(text);
+    if (!params) return luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
+    double timeout = 0;
+    if (opts) {
+        lua_getfield(L, opts, "timeout");
+        timeout = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
+        lua_pop(L, 1);
+        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(timeout));
+    }
+    if (lab_run_backend(run) != MGPU_OK) {
+        json_decref(params);
+        return mgpu_lua_raise_engine(L, "lab.spmd");
+    }
+    int ranks = lab_pick_ranks(run, lab_opt_int(L, opts, "ranks", 0));
+    const char *launcher = lab_pick_launcher(run, ranks, lab_opt_string(L, opts, "launcher"));
+    /* the fingerprint check is the workers' MGPU_FINGERPRINT (docs/spmd.md) */
+    int fp = 0;
+    if (opts) {
+        lua_getfield(L, opts, "fingerprint");
+        fp = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (fp) {
+            lua_getfield(L, opts, "env");
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+                lua_pushvalue(L, -1);
+                lua_setfield(L, opts, "env");
+            }
+            lua_pushstring(L, "1");
+            lua_setfield(L, -2, "MGPU_FINGERPRINT");
+            lua_pop(L, 1);
+        }
+    }
+    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .logs = json_array(), .errors = json_object()};
+    mgpu_rt_report rep;
+    lab_run_job(L, run, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
+    if (run->env->events.result) {
+        /* as `mgpulab spmd --json`: errors = [{rank, error}] */
+        json_t *errs = json_array();
+        for (int r = 0; r < ranks; r++) {
+            char k[16];
+            snprintf(k, sizeof k, "%d", r);
+            json_t *e = json_object_get(c.errors, k);
+            if (e) json_array_append_new(errs, json_pack("{s:i, s:O}", "rank", r, "error", e));
+        }
+        json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd", "script",
+                                path, "logs", c.logs, "results", c.results, "errors", errs, "ok", rep.ok,
+                                "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank), "reason",
+                                rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
+        if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
+        json_decref(doc);
+    }
+    lua_createtable(L, 0, 6);
+    lua_pushboolean(L, rep.ok);
+    lua_setfield(L, -2, "ok");
+    if (!rep.ok) {
+        lua_pushinteger(L, rep.failed_rank);
+        lua_setfield(L, -2, "failed_rank");
+    }
+    lua_pushstring(L, rep.reason);
+    lua_setfield(L, -2, "reason");
+    lua_pushstring(L, rep.analysis);
+    lua_setfield(L, -2, "analysis");
+    lua_pushnumber(L, rep.wall_s);
+    lua_setfield(L, -2, "wall_s");
+    push_ranks(L, &c, ranks);
+    lua_setfield(L, -2, "ranks");
+    lab_collect_free(&c);
+    return 1;
+}

@@ -1,0 +1,3 @@
+-- ranks.lua - each rank reports itself
+print("hello from " .. mgpu.rank)
+mgpu.result{ rank = mgpu.rank, world = mgpu.world }
