@@ -1,11 +1,17 @@
 /* main.c - mgpulab's entry point: global options, then one subcommand. */
 #include "cmd.h"
+#include "shell.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const mgpu_cmd *const commands[] = {
+    &mgpu_cmd_list,
+    &mgpu_cmd_run,
+    &mgpu_cmd_verify,
+    &mgpu_cmd_reset,
+    &mgpu_cmd_hint,
     &mgpu_cmd_topo,
     &mgpu_cmd_copy,
     &mgpu_cmd_bench,
@@ -116,11 +122,7 @@ int main(int argc, char **argv)
     char **args = argv + 1;
     int rc = take_globals(&n, args, &g);
     if (rc) return rc;
-    if (n == 0) {
-        /* The shell arrives with the shell issue; until then say what exists. */
-        print_help(stdout);
-        return 0;
-    }
+    if (n == 0) return mgpu_shell_run(&g);
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);
         return 0;

@@ -1,0 +1,174 @@
+/* app.h - the shell core's state, shared by its modules (main loop, layout,
+ * drawing, keys, dialogs, work thread, watch). The panes never see it: they
+ * get only pane.h's pane_context. */
+#ifndef MGPU_SHELL_APP_H
+#define MGPU_SHELL_APP_H
+#include <curses.h>
+#include <pthread.h>
+#include <signal.h>
+#include "cmd.h"
+#include "evq.h"
+#include "md.h"
+#include "pane.h"
+#include "snap.h"
+#include "mgpu/lab.h"
+#include "mgpu/telemetry.h"
+
+#define SHELL_MIN_W 80
+#define SHELL_MIN_H 24
+#define SHELL_MAX_PANES 8
+
+typedef struct rect { int y, x, h, w; } rect;
+
+typedef enum focus_area { FOCUS_LABS, FOCUS_STEPS, FOCUS_TEXT, FOCUS_PANE, FOCUS_COUNT } focus_area;
+
+typedef enum modal_kind {
+    MODAL_NONE,
+    MODAL_HELP,
+    MODAL_MESSAGE,  /* a title and text, any key closes */
+    MODAL_CONFIRM,  /* y/n; the action runs on y */
+    MODAL_PROMPT,   /* one line of input */
+} modal_kind;
+
+typedef enum confirm_action { CONFIRM_QUIT, CONFIRM_RESET } confirm_action;
+
+typedef struct modal {
+    modal_kind kind;
+    char title[128];
+    char *text;             /* owned */
+    confirm_action action;
+    /* prompt: answering question `question` of (lab, step) */
+    int lab, step, question;
+    char input[512];
+    int input_len;
+    int scroll;
+} modal;
+
+/* The work thread's run of one step. */
+typedef struct shell_work {
+    pthread_t thread;
+    int active;             /* started, not yet joined */
+    volatile int cancel;    /* the c key sets it; the lab framework polls it */
+    int lab, step;
+    double started;         /* monotonic seconds */
+    double fraction;        /* last progress, < 0 unknown */
+    char what[256];
+    mgpu_lab_env env;
+    const char *extra_env[2];
+    shell_evq *q;
+    mgpu_lab_catalog *cat;
+} shell_work;
+
+/* The last verdict, shown when its step is selected. */
+typedef struct shell_verdict {
+    int valid, lab, step;
+    mgpu_step_state state;
+    char message[1024], saw[256], wanted[256], where[256], traceback[4096];
+    double seconds;
+} shell_verdict;
+
+typedef struct shell_watch shell_watch;
+
+typedef struct shell_app {
+    const mgpu_cli_globals *g;
+    /* the session */
+    char backend_line[256];
+    int simulated;
+    char labs_dir[4096], checks_dir[4096], state_dir[4096];
+    char load_error[12288];   /* no labs / catalog failed: shown in the text area */
+    int loaded;              /* the catalog was opened (or failed) after the first frame */
+    mgpu_lab_catalog *cat;
+    shell_snap snap;
+    mgpu_telemetry *tel;
+    double last_sample;
+    shell_evq *q;
+    shell_work work;
+    pthread_t topo_thread;
+    int topo_active;
+    shell_watch *watch;
+    int rerun_pending;       /* watch fired while a step ran: run again after it */
+    int rerun_lab, rerun_step;
+    /* panes */
+    pane_context pctx;
+    int npanes;
+    void *pane_self[SHELL_MAX_PANES];
+    int pane_cur;
+    int pane_rows;           /* height of the pane area (+ / -) */
+    int pane_max;            /* z: the pane fills the main area */
+    WINDOW *pane_win;
+    int tab_x[SHELL_MAX_PANES], tab_w[SHELL_MAX_PANES]; /* pane titles on the frame, for clicks */
+    /* selection and view */
+    int lab_sel, lab_open;   /* selected row; the lab whose steps are shown (-1 none) */
+    int step_sel;
+    int lab_top, step_top;   /* first visible rows */
+    focus_area focus;
+    md_lines text;           /* the selected step's rendered text */
+    int text_lab, text_step, text_width; /* what `text` was rendered for */
+    int text_scroll;
+    shell_verdict verdict;
+    char status[512];        /* the status line when nothing runs */
+    modal modal;
+    /* layout (recomputed on every draw) */
+    int too_small;
+    rect r_top, r_labs, r_steps, r_text, r_verdict, r_pane, r_status;
+    int dirty;
+    int quit;
+    /* SIGWINCH is blocked except inside ppoll, so a resize can never slip
+     * in between reading the keys and going to sleep */
+    sigset_t poll_mask;
+} shell_app;
+
+/* shell_layout.c */
+void layout_compute(shell_app *a);
+
+/* shell_draw.c: one full frame (stdscr, the pane window, then any dialog) */
+void draw_frame(shell_app *a);
+void draw_box(const rect *r, const char *title, int focused);
+/* shell_draw_main.c */
+void draw_text(shell_app *a);
+void draw_verdict(shell_app *a);
+void draw_pane(shell_app *a);
+void ensure_text(shell_app *a);
+/* shell_dialog.c */
+void dialog_draw(shell_app *a);
+int dialog_key(shell_app *a, int ch); /* 1 when a dialog took the key */
+void dialog_message(shell_app *a, const char *title, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dialog_help(shell_app *a);
+void dialog_close(shell_app *a);
+/* shell_keys.c */
+void keys_handle(shell_app *a, int ch);
+void mouse_handle(shell_app *a);
+/* shell_actions.c */
+void act_open_lab(shell_app *a, int lab);
+void act_run(shell_app *a, int lab, int step);
+void act_cancel(shell_app *a);
+void act_edit(shell_app *a);
+void act_hint(shell_app *a);
+void act_answer(shell_app *a);
+void act_answer_next(shell_app *a); /* after a prompt was answered */
+void act_reset(shell_app *a);
+void act_quit(shell_app *a);
+void act_select_step(shell_app *a, int step);
+void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* shell_work.c */
+mgpu_result work_start(shell_app *a, int lab, int step);
+void work_join(shell_app *a);          /* after EV_STEP_DONE */
+void work_dispatch(shell_app *a, shell_event *ev); /* one event to the panes and the state */
+void work_refresh_snapshot(shell_app *a);
+/* shell_topo.c */
+void topo_probe_start(shell_app *a);
+void topo_probe_join(shell_app *a);
+/* shell_panes.c */
+void panes_create(shell_app *a);
+void panes_destroy(shell_app *a);
+void panes_telemetry(shell_app *a);
+int panes_dirty(shell_app *a);
+
+/* helpers */
+double shell_now(void); /* monotonic seconds */
+const snap_lab *app_lab(const shell_app *a, int lab);
+const snap_step *app_step(const shell_app *a, int lab, int step);
+int app_busy(const shell_app *a); /* a step is running */
+
+#endif

@@ -1,0 +1,197 @@
+/* pane_bandwidth.c - the bandwidth pane: per GPU, NVLink and PCIe TX/RX as
+ * sparklines over the last HIST telemetry samples with the current GB/s,
+ * and the source of the numbers (NVML, modelled on sim, or none and why). */
+#include <stdlib.h>
+#include <string.h>
+#include "chart.h"
+#include "pane.h"
+
+#define HIST 60          /* samples kept: ~6 s at 10 Hz */
+#define MAX_GPUS 64
+
+enum { NV_TX, NV_RX, PCIE_TX, PCIE_RX, NSERIES };
+
+typedef struct gpu_hist {
+    int gpu;
+    int has_nvlink, has_pcie;
+    double v[NSERIES][HIST];  /* bytes/s, oldest first */
+} gpu_hist;
+
+typedef struct bw_pane {
+    int color;
+    char source[160];
+    int ngpus;
+    int nsamples;             /* samples taken (saturates at HIST) */
+    int quiet;                /* consecutive all-zero samples */
+    gpu_hist gpus[MAX_GPUS];
+    int sy, content_h, page;
+    int dirty;
+} bw_pane;
+
+static void *bw_create(const pane_context *ctx)
+{
+    bw_pane *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->color = ctx && ctx->color;
+    if (p->color) chart_colors_init();
+    p->dirty = 1;
+    return p;
+}
+
+static void bw_destroy(void *self)
+{
+    free(self);
+}
+
+static void bw_on_telemetry(void *self, const mgpu_link_sample *s, int n, const char *source)
+{
+    bw_pane *p = self;
+    if (n > MAX_GPUS) n = MAX_GPUS;
+    if (n < 0) n = 0;
+    if (source && strcmp(source, p->source)) {
+        snprintf(p->source, sizeof p->source, "%s", source);
+        p->dirty = 1;
+    }
+    if (n != p->ngpus) { /* another machine: start over */
+        memset(p->gpus, 0, sizeof p->gpus);
+        p->ngpus = n;
+        p->nsamples = 0;
+        p->dirty = 1;
+    }
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        gpu_hist *g = &p->gpus[i];
+        double now[NSERIES] = {s[i].nvlink_tx, s[i].nvlink_rx, s[i].pcie_tx, s[i].pcie_rx};
+        g->gpu = s[i].gpu;
+        g->has_nvlink = s[i].has_nvlink;
+        g->has_pcie = s[i].has_pcie;
+        for (int k = 0; k < NSERIES; k++) {
+            memmove(&g->v[k][0], &g->v[k][1], (HIST - 1) * sizeof g->v[k][0]);
+            g->v[k][HIST - 1] = now[k] > 0 ? now[k] : 0;
+            any |= now[k] > 0;
+        }
+    }
+    if (p->nsamples < HIST) p->nsamples++;
+    /* an idle machine sends zeros: once the lines are flat, nothing changes */
+    p->quiet = any ? 0 : p->quiet + 1;
+    if (p->quiet <= HIST) p->dirty = 1;
+}
+
+static void bw_on_step_start(void *self)
+{
+    (void)self; /* live numbers: the history just rolls on */
+}
+
+/* "123.4" GB/s, or "  -  " for a number the source does not give */
+static void gbs(char *buf, size_t len, double bps, int has)
+{
+    if (!has) snprintf(buf, len, "%7s", "n/a");
+    else snprintf(buf, len, "%7.1f", bps / 1e9);
+}
+
+static void bw_draw(void *self, WINDOW *win, int focused)
+{
+    bw_pane *p = self;
+    int h = getmaxy(win), w = getmaxx(win);
+    (void)focused;
+    p->dirty = 0;
+    if (!strncmp(p->source, "none", 4)) {
+        chart_textf(win, 0, 0, 0, A_BOLD, "source: %s", p->source);
+        chart_text(win, 1, 0, 0, 0, "No live link counters here: the numbers need NVML (the NVIDIA driver)");
+        chart_text(win, 2, 0, 0, 0, "or the sim backend's modelled load. Results and timeline still work.");
+        return;
+    }
+    if (!p->ngpus || !p->nsamples) {
+        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that moves data (a bench or a copy) to see NVLink/PCIe traffic");
+        if (p->source[0]) chart_textf(win, 1, 0, 0, A_DIM, "source: %s", p->source);
+        return;
+    }
+    /* one scale per link kind over everything on screen, at least 1 GB/s */
+    double max_nv = 1e9, max_pcie = 1e9;
+    for (int i = 0; i < p->ngpus; i++)
+        for (int t = 0; t < HIST; t++) {
+            const gpu_hist *g = &p->gpus[i];
+            if (g->v[NV_TX][t] > max_nv) max_nv = g->v[NV_TX][t];
+            if (g->v[NV_RX][t] > max_nv) max_nv = g->v[NV_RX][t];
+            if (g->v[PCIE_TX][t] > max_pcie) max_pcie = g->v[PCIE_TX][t];
+            if (g->v[PCIE_RX][t] > max_pcie) max_pcie = g->v[PCIE_RX][t];
+        }
+    chart_textf(win, 0, 0, 0, A_BOLD, "source: %s", p->source[0] ? p->source : "?");
+    int top = 1;
+    if (h >= 5) {
+        chart_textf(win, 1, 0, 0, A_DIM, "GB/s now; lines: last %d samples, full = NVLink %.0f / PCIe %.0f GB/s", HIST,
+                    max_nv / 1e9, max_pcie / 1e9);
+        top = 2;
+    }
+    /* "GPU0  NVLink TX <spark> 123.4  RX <spark> 120.0" */
+    int label_w = 16, val_w = 8;
+    int spark = (w - label_w - 2 * val_w - 5) / 2;
+    if (spark > HIST) spark = HIST;
+    chart_view v = {win, top, h, p->sy, 0, 0};
+    attr_t nv_attr = chart_tone_attr(p->color, CHART_GOOD), pcie_attr = chart_tone_attr(p->color, CHART_INFO);
+    for (int i = 0; i < p->ngpus; i++) {
+        const gpu_hist *g = &p->gpus[i];
+        for (int kind = 0; kind < 2; kind++, chart_view_nl(&v)) {
+            int has = kind ? g->has_pcie : g->has_nvlink, tx = kind ? PCIE_TX : NV_TX, rx = tx + 1;
+            double max = kind ? max_pcie : max_nv;
+            attr_t a = kind ? pcie_attr : nv_attr;
+            char tv[16], rv[16];
+            gbs(tv, sizeof tv, g->v[tx][HIST - 1], has);
+            gbs(rv, sizeof rv, g->v[rx][HIST - 1], has);
+            if (!kind) chart_view_putf(&v, 0, A_BOLD, "GPU%d", g->gpu);
+            chart_view_put(&v, 6, a, kind ? "PCIe" : "NVLink");
+            if (spark < 4) { /* narrow: numbers only */
+                chart_view_putf(&v, 13, 0, "tx%s rx%s", tv, rv);
+                continue;
+            }
+            int col = label_w;
+            chart_view_put(&v, col - 3, 0, "TX");
+            int r = chart_view_row(&v);
+            int n = p->nsamples;
+            if (r >= 0 && has) chart_sparkline(win, r, col, spark, &g->v[tx][HIST - n], n, max, a);
+            else if (r >= 0) chart_text(win, r, col, spark, A_DIM, "(not reported)");
+            chart_view_put(&v, col + spark, 0, tv);
+            col += spark + val_w + 4;
+            chart_view_put(&v, col - 3, 0, "RX");
+            if (r >= 0 && has) chart_sparkline(win, r, col, spark, &g->v[rx][HIST - n], n, max, a);
+            chart_view_put(&v, col + spark, 0, rv);
+        }
+    }
+    p->content_h = v.line;
+    p->page = h - top;
+}
+
+static int bw_key(void *self, int ch)
+{
+    bw_pane *p = self;
+    switch (ch) {
+    case KEY_UP: p->sy--; break;
+    case KEY_DOWN: p->sy++; break;
+    case KEY_PPAGE: p->sy -= p->page; break;
+    case KEY_NPAGE: p->sy += p->page; break;
+    case KEY_HOME: p->sy = 0; break;
+    default: return 0;
+    }
+    if (p->sy > p->content_h - p->page) p->sy = p->content_h - p->page;
+    if (p->sy < 0) p->sy = 0;
+    p->dirty = 1;
+    return 1;
+}
+
+static int bw_dirty(void *self)
+{
+    return ((bw_pane *)self)->dirty;
+}
+
+const pane_class pane_bandwidth = {
+    .name = "bandwidth",
+    .title = "Bandwidth",
+    .hotkey = '2',
+    .create = bw_create,
+    .destroy = bw_destroy,
+    .on_telemetry = bw_on_telemetry,
+    .on_step_start = bw_on_step_start,
+    .draw = bw_draw,
+    .key = bw_key,
+    .dirty = bw_dirty,
+};

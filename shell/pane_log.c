@@ -1,0 +1,228 @@
+/* pane_log.c - the log pane: the run's log lines (rank-prefixed, newest at
+ * the bottom, the last MAX_LINES kept, scrollable) under a summary of the
+ * NCCL INFO lines among them (nccl_log.c): version, rings, trees, channels,
+ * transport per peer, algorithm/protocol per size. */
+#include <stdlib.h>
+#include <string.h>
+#include "chart.h"
+#include "nccl_log.h"
+#include "pane.h"
+
+#define MAX_LINES 4000
+#define SUMMARY_MAX 24   /* summary lines built per frame at most */
+
+typedef struct log_pane {
+    int color;
+    char *lines[MAX_LINES];  /* ring buffer */
+    int head, count;         /* oldest at head */
+    int sy;                  /* lines scrolled back from the newest (0 follows) */
+    int page;
+    int show_summary;
+    nccl_summary *nccl;
+    int dirty;
+} log_pane;
+
+static void *log_create(const pane_context *ctx)
+{
+    log_pane *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->nccl = malloc(sizeof *p->nccl);
+    if (!p->nccl) {
+        free(p);
+        return NULL;
+    }
+    nccl_summary_init(p->nccl);
+    p->color = ctx && ctx->color;
+    if (p->color) chart_colors_init();
+    p->show_summary = 1;
+    p->dirty = 1;
+    return p;
+}
+
+static void log_destroy(void *self)
+{
+    log_pane *p = self;
+    if (!p) return;
+    for (int i = 0; i < p->count; i++) free(p->lines[(p->head + i) % MAX_LINES]);
+    free(p->nccl);
+    free(p);
+}
+
+static void push_line(log_pane *p, char *s)
+{
+    if (!s) return;
+    if (p->count == MAX_LINES) { /* drop the oldest */
+        free(p->lines[p->head]);
+        p->lines[p->head] = s;
+        p->head = (p->head + 1) % MAX_LINES;
+    } else p->lines[(p->head + p->count++) % MAX_LINES] = s;
+    /* a reader scrolled back keeps looking at the same lines */
+    if (p->sy > 0 && p->sy < p->count - 1) p->sy++;
+    p->dirty = 1;
+}
+
+static void log_on_log(void *self, int rank, const char *line)
+{
+    log_pane *p = self;
+    if (!line) return;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+    char *s = malloc(n + 16);
+    if (!s) return;
+    if (rank >= 0) snprintf(s, n + 16, "[r%d] %.*s", rank, (int)n, line);
+    else snprintf(s, n + 16, "[lab] %.*s", (int)n, line);
+    nccl_summary_feed(p->nccl, line);
+    push_line(p, s);
+}
+
+static void log_on_step_start(void *self)
+{
+    log_pane *p = self;
+    /* the summary describes one run's communicators; the lines stay, marked */
+    nccl_summary_init(p->nccl);
+    if (p->count) push_line(p, strdup("---- step started ----"));
+    p->sy = 0;
+    p->dirty = 1;
+}
+
+/* The summary as lines into out[][], at most max; returns how many. */
+static int summary_lines(const nccl_summary *s, char out[][256], int max)
+{
+    int n = 0;
+    if (!s->nccl_lines) {
+        snprintf(out[n++], 256, "NCCL: no NCCL INFO lines in this run (the cuda backend prints them with NCCL_DEBUG=INFO)");
+        return n;
+    }
+    int len = snprintf(out[n], 256, "NCCL %s", s->version[0] ? s->version : "(version not printed)");
+    if (s->nranks) len += snprintf(out[n] + len, (size_t)(256 - len), "  %d ranks", s->nranks);
+    if (s->nnodes) len += snprintf(out[n] + len, (size_t)(256 - len), " on %d node%s", s->nnodes, s->nnodes == 1 ? "" : "s");
+    if (s->network[0]) len += snprintf(out[n] + len, (size_t)(256 - len), "  network %s", s->network);
+    if (s->gdr >= 0) snprintf(out[n] + len, (size_t)(256 - len), "  GPUDirect RDMA %s", s->gdr ? "on" : "OFF");
+    n++;
+    if (n < max && (s->nchannels || s->coll_channels >= 0)) {
+        len = snprintf(out[n], 256, "channels:");
+        if (s->nchannels) len += snprintf(out[n] + len, (size_t)(256 - len), " %d ring", s->nchannels);
+        if (s->coll_channels >= 0) len += snprintf(out[n] + len, (size_t)(256 - len), ", %d coll", s->coll_channels);
+        if (s->p2p_channels >= 0) len += snprintf(out[n] + len, (size_t)(256 - len), ", %d p2p", s->p2p_channels);
+        if (s->nvls_channels >= 0) len += snprintf(out[n] + len, (size_t)(256 - len), ", %d nvls", s->nvls_channels);
+        if (s->collnet_channels >= 0) snprintf(out[n] + len, (size_t)(256 - len), ", %d collnet", s->collnet_channels);
+        n++;
+    }
+    if (n < max && s->nlinks) {
+        const char *names[16];
+        int counts[16], k = nccl_summary_transports(s, names, counts, 16);
+        len = snprintf(out[n], 256, "transport:");
+        for (int i = 0; i < k && len < 240; i++)
+            len += snprintf(out[n] + len, (size_t)(256 - len), " %s x%d%s", names[i], counts[i], i + 1 < k ? "," : "");
+        n++;
+    }
+    for (int r = 0; r < s->nrings && n < max; r++) {
+        const nccl_ring *ring = &s->rings[r];
+        len = snprintf(out[n], 256, "ring %02d:", ring->channel);
+        for (int i = 0; i < ring->nranks && len < 240; i++)
+            len += snprintf(out[n] + len, (size_t)(256 - len), " %d", ring->order[i]);
+        n++;
+        if (r == 3 && s->nrings > 5 && n < max) { /* enough to see the pattern */
+            snprintf(out[n++], 256, "... %d more rings", s->nrings - 4);
+            break;
+        }
+    }
+    for (int c = 0; c < s->ntree_channels && c < 2 && n < max; c++) {
+        len = snprintf(out[n], 256, "tree %d (rank->parent):", c);
+        for (int r = 0; r < NCCL_LOG_MAX_RANKS && len < 240; r++)
+            if (s->tree_up[c][r] != -2) len += snprintf(out[n] + len, (size_t)(256 - len), " %d->%d", r, s->tree_up[c][r]);
+        n++;
+    }
+    if (n < max && s->nlinks) {
+        len = snprintf(out[n], 256, "peers:");
+        for (int i = 0; i < s->nlinks && len < 230; i++) {
+            const nccl_link *l = &s->links[i];
+            len += snprintf(out[n] + len, (size_t)(256 - len), " %d->%d %s%s (%d ch)%s", l->from, l->to, l->transport,
+                            l->gdr == 1 ? "/GDRDMA" : "", nccl_link_channel_count(l), i + 1 < s->nlinks ? "," : "");
+        }
+        n++;
+    }
+    if (n < max && s->ntuning) {
+        len = snprintf(out[n], 256, "algo/proto:");
+        for (int i = 0; i < s->ntuning && len < 230; i++) {
+            char sz[16];
+            const nccl_tuning *t = &s->tuning[i];
+            len += snprintf(out[n] + len, (size_t)(256 - len), " %s%s%s %s/%s%s", t->coll, t->coll[0] ? " " : "",
+                            chart_size((double)t->bytes, sz, sizeof sz), t->algo, t->proto, i + 1 < s->ntuning ? "," : "");
+        }
+        n++;
+    }
+    if (n < max && s->nwarn) snprintf(out[n++], 256, "NCCL WARN x%d: %s", s->nwarn, s->last_warn);
+    return n;
+}
+
+static void log_draw(void *self, WINDOW *win, int focused)
+{
+    log_pane *p = self;
+    int h = getmaxy(win), w = getmaxx(win);
+    (void)focused;
+    p->dirty = 0;
+    if (!p->count) {
+        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that runs ranks (a bench or an SPMD script) to see its log");
+        return;
+    }
+    int top = 0;
+    if (p->show_summary && h >= 6) {
+        char sum[SUMMARY_MAX][256];
+        int room = h / 2 - 1, n = summary_lines(p->nccl, sum, room < SUMMARY_MAX ? room : SUMMARY_MAX);
+        for (int i = 0; i < n; i++)
+            chart_text(win, i, 0, 0, i ? 0 : A_BOLD, sum[i]);
+        top = n;
+        mvwhline(win, top, 0, ACS_HLINE, w);
+        chart_text(win, top, 2, w - 4, A_DIM, " log  [s] summary  arrows/PgUp/PgDn scroll  End follows ");
+        top++;
+    }
+    p->page = h - top;
+    int last = p->count - 1 - p->sy;
+    for (int row = h - 1, i = last; row >= top && i >= 0; row--, i--) {
+        const char *s = p->lines[(p->head + i) % MAX_LINES];
+        attr_t a = strstr(s, "WARN") || strstr(s, "error") ? chart_tone_attr(p->color, CHART_BAD) : 0;
+        if (!strncmp(s, "----", 4)) a = A_DIM;
+        chart_text(win, row, 0, 0, a, s);
+    }
+    /* on the separator (or the top row): the reader is not following */
+    if (p->sy > 0 && w > 24) chart_textf(win, top > 0 ? top - 1 : 0, w - 22, 21, A_REVERSE, " %d newer lines v ", p->sy);
+}
+
+static int log_key(void *self, int ch)
+{
+    log_pane *p = self;
+    int page = p->page > 1 ? p->page - 1 : 1;
+    switch (ch) {
+    case 's': p->show_summary = !p->show_summary; break;
+    case KEY_UP: p->sy++; break;
+    case KEY_DOWN: p->sy--; break;
+    case KEY_PPAGE: p->sy += page; break;
+    case KEY_NPAGE: p->sy -= page; break;
+    case KEY_HOME: p->sy = p->count; break;
+    case KEY_END: p->sy = 0; break;
+    default: return 0;
+    }
+    if (p->sy > p->count - p->page) p->sy = p->count - p->page;
+    if (p->sy < 0) p->sy = 0;
+    p->dirty = 1;
+    return 1;
+}
+
+static int log_dirty(void *self)
+{
+    return ((log_pane *)self)->dirty;
+}
+
+const pane_class pane_log = {
+    .name = "log",
+    .title = "Log",
+    .hotkey = '5',
+    .create = log_create,
+    .destroy = log_destroy,
+    .on_log = log_on_log,
+    .on_step_start = log_on_step_start,
+    .draw = log_draw,
+    .key = log_key,
+    .dirty = log_dirty,
+};

@@ -1,0 +1,260 @@
+/* shell_actions.c - what the keys do: open a lab, run / cancel a step,
+ * edit the exercise, hints, answers, reset, quit. Everything that touches
+ * the catalog goes through mgpu/lab.h, and only while no step runs (the
+ * catalog belongs to the work thread then). */
+#include "app.h"
+#include "watch.h"
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const snap_lab *app_lab(const shell_app *a, int lab)
+{
+    return lab >= 0 && lab < a->snap.nlabs ? &a->snap.labs[lab] : NULL;
+}
+
+const snap_step *app_step(const shell_app *a, int lab, int step)
+{
+    const snap_lab *l = app_lab(a, lab);
+    return l && step >= 0 && step < l->nsteps ? &l->steps[step] : NULL;
+}
+
+void status_set(shell_app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+    a->dirty = 1;
+}
+
+/* The catalog is the work thread's while a step runs. */
+static int catalog_free(shell_app *a, const char *what)
+{
+    if (!a->cat) {
+        status_set(a, "no labs are loaded");
+        return 0;
+    }
+    if (app_busy(a)) {
+        status_set(a, "%s: wait for the running step to finish (c cancels it)", what);
+        return 0;
+    }
+    return 1;
+}
+
+static void watch_lab(shell_app *a)
+{
+    const snap_lab *l = app_lab(a, a->lab_open);
+    const char *paths[64];
+    int n = 0;
+    for (int k = 0; l && k < l->nsteps && n < 64; k++) paths[n++] = l->steps[k].exercise;
+    watch_set(a->watch, paths, n);
+}
+
+void act_open_lab(shell_app *a, int lab)
+{
+    const snap_lab *l = app_lab(a, lab);
+    if (!l) return;
+    a->lab_sel = lab;
+    if (a->lab_open != lab) {
+        a->lab_open = lab;
+        /* start at the first step not passed */
+        int k = 0;
+        while (k < l->nsteps && l->steps[k].state == MGPU_STEP_PASSED) k++;
+        a->step_sel = k < l->nsteps ? k : 0;
+        a->step_top = 0;
+        watch_lab(a);
+    }
+    a->focus = l->nsteps > 0 ? FOCUS_STEPS : FOCUS_LABS;
+    a->dirty = 1;
+}
+
+void act_select_step(shell_app *a, int step)
+{
+    const snap_lab *l = app_lab(a, a->lab_open);
+    if (!l || l->nsteps == 0) return;
+    if (step < 0) step = 0;
+    if (step >= l->nsteps) step = l->nsteps - 1;
+    a->step_sel = step;
+    a->dirty = 1;
+}
+
+void act_run(shell_app *a, int lab, int step)
+{
+    const snap_lab *l = app_lab(a, lab);
+    if (!l) return;
+    if (l->load_error) {
+        dialog_message(a, "This lab did not load", "%s", l->load_error);
+        return;
+    }
+    if (!app_step(a, lab, step)) {
+        status_set(a, "this lab has no steps");
+        return;
+    }
+    if (!catalog_free(a, "run")) return;
+    if (work_start(a, lab, step) != MGPU_OK) {
+        dialog_message(a, "The step could not start", "%s", mgpu_error_message());
+        return;
+    }
+    a->status[0] = 0;
+    a->dirty = 1;
+}
+
+void act_cancel(shell_app *a)
+{
+    if (!app_busy(a)) {
+        status_set(a, "nothing is running");
+        return;
+    }
+    a->work.cancel = 1;
+    status_set(a, "cancelling...");
+}
+
+/* $EDITOR (or vi) on the exercise: curses steps aside while it runs. */
+void act_edit(shell_app *a)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) {
+        status_set(a, "open a lab and select a step first");
+        return;
+    }
+    if (!st->exercise) {
+        status_set(a, "step \"%s\" has no exercise to edit", st->title ? st->title : st->id);
+        return;
+    }
+    struct stat sb;
+    if (stat(st->exercise, &sb) != 0) {
+        dialog_message(a, "No exercise file yet",
+                       "%s does not exist yet (%s).\nRun the step once (r): the lab copies its exercises into "
+                       "your workspace on first use.", st->exercise, strerror(errno));
+        return;
+    }
+    const char *ed = getenv("EDITOR");
+    if (!ed || !*ed) ed = "vi";
+    def_prog_mode();
+    endwin();
+    /* through sh so EDITOR may carry arguments ("code -w"); the path is
+     * passed as $1, never pasted into the command line */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "exec %s \"$1\"", ed);
+    const char *argv[] = {"sh", "-c", cmd, "sh", st->exercise, NULL};
+    pid_t pid;
+    /* the editor gets the signal mask the shell was started with */
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &a->poll_mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    int rc = posix_spawn(&pid, "/bin/sh", NULL, &attr, (char *const *)argv, environ);
+    posix_spawnattr_destroy(&attr);
+    int status = 0;
+    if (rc == 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+    refresh();
+    if (rc != 0)
+        dialog_message(a, "Editor", "cannot start %s: %s", ed, strerror(rc));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        status_set(a, "%s exited with status %d", ed, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    else
+        status_set(a, "back from %s; a saved change re-runs the check", ed);
+    a->dirty = 1;
+}
+
+void act_hint(shell_app *a)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) {
+        status_set(a, "open a lab and select a step first");
+        return;
+    }
+    if (!catalog_free(a, "hint")) return;
+    const char *h = mgpu_lab_hint(a->cat, a->lab_open, a->step_sel);
+    if (!h) dialog_message(a, "Hint", "This step has no hints.");
+    else dialog_message(a, "Hint", "%s", h);
+    work_refresh_snapshot(a);
+}
+
+static void prompt_question(shell_app *a, int q)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    int lab = a->lab_open, step = a->step_sel;
+    dialog_close(a);
+    modal *m = &a->modal;
+    m->kind = MODAL_PROMPT;
+    m->lab = lab;
+    m->step = step;
+    m->question = q;
+    snprintf(m->title, sizeof m->title, "Question %d/%d (Enter saves, Esc cancels)", q + 1, st->nquestions);
+    m->text = strdup(st->questions[q].ask ? st->questions[q].ask : st->questions[q].id);
+    snprintf(m->input, sizeof m->input, "%s", st->questions[q].answer ? st->questions[q].answer : "");
+    m->input_len = (int)strlen(m->input);
+}
+
+void act_answer(shell_app *a)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) {
+        status_set(a, "open a lab and select a step first");
+        return;
+    }
+    if (st->nquestions == 0) {
+        status_set(a, "this step asks no questions");
+        return;
+    }
+    if (!catalog_free(a, "answer")) return;
+    prompt_question(a, 0);
+}
+
+void act_answer_next(shell_app *a)
+{
+    modal *m = &a->modal;
+    const snap_step *st = app_step(a, m->lab, m->step);
+    if (!st || m->question >= st->nquestions || !catalog_free(a, "answer")) {
+        dialog_close(a);
+        return;
+    }
+    if (mgpu_lab_answer(a->cat, m->lab, m->step, st->questions[m->question].id, m->input) != MGPU_OK) {
+        dialog_message(a, "The answer was not saved", "%s", mgpu_error_message());
+        return;
+    }
+    int next = m->question + 1, nq = st->nquestions;
+    work_refresh_snapshot(a); /* st is stale from here on */
+    if (next < nq) {
+        prompt_question(a, next);
+    } else {
+        dialog_close(a);
+        status_set(a, "answers saved; r runs the check");
+    }
+}
+
+void act_reset(shell_app *a)
+{
+    const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
+    if (!l || !catalog_free(a, "reset")) return;
+    int lab = (int)(l - a->snap.labs);
+    if (mgpu_lab_reset(a->cat, lab) != MGPU_OK) {
+        dialog_message(a, "Reset failed", "%s", mgpu_error_message());
+        return;
+    }
+    char id[256];
+    snprintf(id, sizeof id, "%s", l->id);
+    work_refresh_snapshot(a);
+    watch_rebase(a->watch); /* the originals coming back are not a learner's save */
+    if (a->verdict.lab == lab) a->verdict.valid = 0;
+    status_set(a, "%s reset: exercises back to the originals (old copies kept as .bak), progress forgotten", id);
+}
+
+void act_quit(shell_app *a)
+{
+    if (app_busy(a)) a->work.cancel = 1; /* the loop's exit waits for the step to end */
+    a->quit = 1;
+}

@@ -1,0 +1,212 @@
+/* shell_dialog.c - modal boxes over the screen: help, messages (hints,
+ * warnings, errors), y/n confirmations and one-line prompts. The main loop
+ * keeps running under them (events still arrive); keys go to the dialog. */
+#include "app.h"
+#include "text.h"
+#include "theme.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+    "Lists and text\n"
+    "  Up/Down, j/k     move in the focused list, scroll the text or pane\n"
+    "  Left/Right       focus: labs, steps, text, pane\n"
+    "  Enter            open the selected lab / run the selected step\n"
+    "  Esc              back from the steps to the lab list\n"
+    "  PgUp/PgDn, Space scroll the step text\n"
+    "Steps\n"
+    "  r                run the selected step (run, then check)\n"
+    "  c                cancel the running step (the shell stays up)\n"
+    "  e                edit the step's exercise in $EDITOR (default vi);\n"
+    "                   saving it re-runs the check (watch mode)\n"
+    "  h                the next hint\n"
+    "  a                answer the step's questions\n"
+    "  x                reset the lab's exercises and progress (asks first)\n"
+    "Panes\n"
+    "  1-5              topology, bandwidth, results, timeline, log\n"
+    "  Tab              the next pane\n"
+    "  + / -            make the pane taller / shorter\n"
+    "  z                maximise the pane (again: back)\n"
+    "Mouse\n"
+    "  click a lab or step to select it, a pane's title to show it;\n"
+    "  the wheel scrolls what is under the pointer\n"
+    "Other\n"
+    "  ?                this help\n"
+    "  q                quit (asks when a step is running)\n";
+
+static void set_text(modal *m, const char *text)
+{
+    free(m->text);
+    m->text = strdup(text ? text : "");
+    m->scroll = 0;
+}
+
+void dialog_close(shell_app *a)
+{
+    free(a->modal.text);
+    memset(&a->modal, 0, sizeof a->modal);
+    a->dirty = 1;
+}
+
+void dialog_help(shell_app *a)
+{
+    dialog_close(a);
+    a->modal.kind = MODAL_HELP;
+    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (any other key closes)");
+    set_text(&a->modal, help_text);
+}
+
+void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    dialog_close(a);
+    a->modal.kind = MODAL_MESSAGE;
+    snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
+    set_text(&a->modal, buf);
+}
+
+void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    dialog_close(a);
+    a->modal.kind = MODAL_CONFIRM;
+    a->modal.action = act;
+    snprintf(a->modal.title, sizeof a->modal.title, "Confirm (y/n)");
+    set_text(&a->modal, buf);
+}
+
+/* Split the dialog text into rows of at most w columns. */
+static int wrap_rows(const char *s, int w, const char **starts, int *lens, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p && n < max) {
+        const char *nl = strchr(p, '\n');
+        int seg = nl ? (int)(nl - p) : (int)strlen(p);
+        do {
+            int k = text_fit(p, seg, w);
+            if (k <= 0 && seg > 0) k = 1;
+            /* break at the last space when the line goes on */
+            if (k < seg) {
+                int b = k;
+                while (b > 0 && p[b] != ' ') b--;
+                if (b > 0) k = b;
+            }
+            starts[n] = p;
+            lens[n] = k;
+            n++;
+            p += k;
+            seg -= k;
+            while (seg > 0 && *p == ' ') p++, seg--;
+        } while (seg > 0 && n < max);
+        if (nl) p = nl + 1;
+        else break;
+    }
+    return n;
+}
+
+void dialog_draw(shell_app *a)
+{
+    modal *m = &a->modal;
+    if (m->kind == MODAL_NONE) return;
+    int w = COLS - 8 < 78 ? COLS - 8 : 78;
+    if (w < 20) w = COLS;
+    enum { MAXR = 400 };
+    const char *starts[MAXR];
+    int lens[MAXR];
+    int n = wrap_rows(m->text ? m->text : "", w - 4, starts, lens, MAXR);
+    int extra = m->kind == MODAL_PROMPT ? 2 : (m->kind == MODAL_CONFIRM ? 2 : 0);
+    int h = n + extra + 2;
+    if (h > LINES - 2) h = LINES - 2;
+    if (h < 3) h = 3;
+    int rows = h - 2 - extra;
+    if (m->scroll > n - rows) m->scroll = n - rows;
+    if (m->scroll < 0) m->scroll = 0;
+    WINDOW *win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
+    if (!win) return;
+    wbkgd(win, theme_attr(TH_DIALOG));
+    werase(win);
+    box(win, 0, 0);
+    char title[160];
+    snprintf(title, sizeof title, " %s ", m->title);
+    text_put(win, 0, 2, title, w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+    for (int i = 0; i < rows && m->scroll + i < n; i++) {
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", lens[m->scroll + i], starts[m->scroll + i]);
+        text_put(win, 1 + i, 2, line, w - 4, theme_attr(TH_DIALOG));
+    }
+    if (n > rows) text_putf(win, h - 1, w - 16, 14, theme_attr(TH_DIALOG), " %d/%d ", m->scroll + rows, n);
+    if (m->kind == MODAL_CONFIRM) text_put(win, h - 2, 2, "y: yes    n / Esc: no", w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+    if (m->kind == MODAL_PROMPT) {
+        char in[600];
+        int room = w - 8;
+        const char *shown = m->input;
+        while (text_width(shown, -1) > room) shown++; /* keep the end of a long answer visible */
+        snprintf(in, sizeof in, "> %s_", shown);
+        text_put(win, h - 2, 2, in, w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+    }
+    wnoutrefresh(win);
+    delwin(win);
+}
+
+static void prompt_key(shell_app *a, int ch)
+{
+    modal *m = &a->modal;
+    if (ch == 27) {
+        dialog_close(a);
+        status_set(a, "answer not saved");
+    } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+        act_answer_next(a);
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        /* drop one UTF-8 character: continuation bytes are 10xxxxxx */
+        while (m->input_len > 0) {
+            unsigned char c = (unsigned char)m->input[--m->input_len];
+            if ((c & 0xC0) != 0x80) break;
+        }
+        m->input[m->input_len] = 0;
+    } else if (ch == 21) { /* ^U clears, as in a terminal */
+        m->input_len = 0;
+        m->input[0] = 0;
+    } else if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && m->input_len < (int)sizeof m->input - 1) {
+        m->input[m->input_len++] = (char)ch;
+        m->input[m->input_len] = 0;
+    }
+}
+
+int dialog_key(shell_app *a, int ch)
+{
+    modal *m = &a->modal;
+    if (m->kind == MODAL_NONE) return 0;
+    a->dirty = 1;
+    switch (m->kind) {
+    case MODAL_PROMPT: prompt_key(a, ch); break;
+    case MODAL_CONFIRM:
+        if (ch == 'y' || ch == 'Y') {
+            confirm_action act = m->action;
+            dialog_close(a);
+            if (act == CONFIRM_QUIT) act_quit(a);
+            else act_reset(a);
+        } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
+            dialog_close(a);
+        }
+        break;
+    default:
+        if (ch == KEY_DOWN || ch == 'j') m->scroll++;
+        else if (ch == KEY_UP || ch == 'k') m->scroll--;
+        else if (ch == KEY_NPAGE || ch == ' ') m->scroll += 10;
+        else if (ch == KEY_PPAGE) m->scroll -= 10;
+        else if (ch != KEY_RESIZE && ch != KEY_MOUSE) dialog_close(a);
+        break;
+    }
+    return 1;
+}

@@ -1,0 +1,302 @@
+/* shell_draw_main.c - the main area: the step text (rendered Markdown,
+ * scrollable), the verdict box and the active pane in its own window. */
+#include "app.h"
+#include "text.h"
+#include "theme.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*--- the text ---------------------------------------------------------------*/
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 8192, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+        if (n == cap) {
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* Append printf output to a growing Markdown buffer. */
+static void mdf(char **buf, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void mdf(char **buf, size_t *len, const char *fmt, ...)
+{
+    char tmp[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
+    char *b = realloc(*buf, *len + (size_t)n + 1);
+    if (!b) return;
+    memcpy(b + *len, tmp, (size_t)n + 1);
+    *buf = b;
+    *len += (size_t)n;
+}
+
+/* The Markdown for what is selected: a step's text file plus its
+ * questions, a lab's summary, or why there is nothing. */
+static char *compose(const shell_app *a, int lab, int step, size_t *len)
+{
+    char *md = NULL;
+    *len = 0;
+    if (!a->loaded) {
+        mdf(&md, len, "Loading the labs...\n");
+        return md;
+    }
+    if (a->load_error[0]) {
+        mdf(&md, len, "# No labs\n\n```\n%s\n```\n", a->load_error);
+        return md;
+    }
+    const snap_lab *l = app_lab(a, lab);
+    if (!l) return md;
+    if (l->load_error) {
+        mdf(&md, len, "# %s did not load\n\n```\n%s\n```\n", l->id, l->load_error);
+        return md;
+    }
+    const snap_step *st = app_step(a, lab, step);
+    if (!st) {
+        mdf(&md, len, "# %d. %s\n\n%s\n\n*Runs on:* %s\n\n", l->number, l->title ? l->title : l->id,
+            l->summary ? l->summary : "", l->backends ? l->backends : "every backend");
+        for (int k = 0; k < l->nsteps; k++)
+            mdf(&md, len, "%d. %s %s\n", k + 1, l->steps[k].title ? l->steps[k].title : l->steps[k].id,
+                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : "");
+        mdf(&md, len, "\nPress **Enter** to open the lab.\n");
+        return md;
+    }
+    size_t n = 0;
+    char *body = st->text_path ? read_file(st->text_path, &n) : NULL;
+    if (body) {
+        char *b = realloc(md, n + 1);
+        if (b) {
+            memcpy(b, body, n);
+            b[n] = 0;
+            md = b;
+            *len = n;
+        }
+        free(body);
+    } else {
+        mdf(&md, len, "# %s\n\n", st->title ? st->title : st->id);
+        if (st->text_path) mdf(&md, len, "*(cannot read %s)*\n", st->text_path);
+    }
+    if (st->exercise) mdf(&md, len, "\n\n---\n\n**Exercise:** `%s` (press **e** to edit; saving re-runs the check)\n", st->exercise);
+    if (st->nquestions > 0) {
+        mdf(&md, len, "\n\n## Questions (press a to answer)\n\n");
+        for (int q = 0; q < st->nquestions; q++)
+            mdf(&md, len, "- %s  \n  answer: %s\n", st->questions[q].ask ? st->questions[q].ask : st->questions[q].id,
+                st->questions[q].answer ? st->questions[q].answer : "*(none yet)*");
+    }
+    return md;
+}
+
+/* A step's text when its lab is open and selected, else the summary of
+ * the lab under the cursor. */
+static void text_target(const shell_app *a, int *lab, int *step)
+{
+    int open = a->lab_open >= 0 && a->lab_sel == a->lab_open;
+    *lab = open ? a->lab_open : a->lab_sel;
+    *step = open ? a->step_sel : -1;
+}
+
+void ensure_text(shell_app *a)
+{
+    int lab, step;
+    text_target(a, &lab, &step);
+    int width = a->r_text.w - 4;
+    if (width < 10) width = 10;
+    if (a->text_lab == lab && a->text_step == step && a->text_width == width && a->text.lines) return;
+    if (a->text_lab != lab || a->text_step != step) a->text_scroll = 0;
+    a->text_lab = lab;
+    a->text_step = step;
+    a->text_width = width;
+    size_t len = 0;
+    char *md = compose(a, lab, step, &len);
+    if (md_render(md ? md : "", len, width, &a->text) != MGPU_OK) status_set(a, "%s", mgpu_error_message());
+    free(md);
+}
+
+static attr_t style_attr(int s)
+{
+    attr_t at = A_NORMAL;
+    if (s & MD_S_HEADING) at = theme_attr(TH_HEADING);
+    else if (s & MD_S_CODE) at = theme_attr(TH_CODE);
+    else if (s & MD_S_LINK) at = theme_attr(TH_LINK);
+    else if (s & MD_S_STRONG) at = theme_attr(TH_STRONG);
+    else if (s & MD_S_EMPH) at = theme_attr(TH_EMPH);
+    if (s & MD_S_STRONG) at |= A_BOLD;
+    if (s & MD_S_EMPH) at |= A_UNDERLINE;
+    return at;
+}
+
+void draw_text(shell_app *a)
+{
+    const rect *r = &a->r_text;
+    if (r->h < 3) return;
+    ensure_text(a);
+    const snap_step *st = app_step(a, a->text_lab, a->text_step);
+    char title[256];
+    snprintf(title, sizeof title, "%s", st ? (st->title ? st->title : st->id) : "About");
+    int rows = r->h - 2;
+    int maxs = a->text.n - rows;
+    if (a->text_scroll > maxs) a->text_scroll = maxs;
+    if (a->text_scroll < 0) a->text_scroll = 0;
+    if (a->text.n > rows) {
+        char more[64];
+        snprintf(more, sizeof more, " %d-%d/%d ", a->text_scroll + 1,
+                 a->text_scroll + rows < a->text.n ? a->text_scroll + rows : a->text.n, a->text.n);
+        size_t tl = strlen(title);
+        snprintf(title + tl, sizeof title - tl, " %s", more);
+    }
+    draw_box(r, title, a->focus == FOCUS_TEXT);
+    for (int i = 0; i < rows && a->text_scroll + i < a->text.n; i++) {
+        const md_line *l = &a->text.lines[a->text_scroll + i];
+        int x = r->x + 2, room = r->w - 4;
+        for (int k = 0; k < l->nseg && room > 0; k++) {
+            int used = text_put(stdscr, r->y + 1 + i, x, l->segs[k].text, room, style_attr(l->segs[k].style));
+            x += used;
+            room -= used;
+        }
+    }
+}
+
+/*--- the verdict -------------------------------------------------------------*/
+
+static const char *state_label(mgpu_step_state s)
+{
+    switch (s) {
+    case MGPU_STEP_PASSED: return "PASS";
+    case MGPU_STEP_FAILED: return "FAIL";
+    case MGPU_STEP_ERROR: return "ERROR";
+    case MGPU_STEP_CANCELLED: return "CANCELLED";
+    default: return "NOT RUN";
+    }
+}
+
+static theme_role state_role(mgpu_step_state s)
+{
+    switch (s) {
+    case MGPU_STEP_PASSED: return TH_PASS;
+    case MGPU_STEP_FAILED: return TH_FAIL;
+    case MGPU_STEP_ERROR: return TH_ERROR;
+    case MGPU_STEP_CANCELLED: return TH_CANCELLED;
+    default: return TH_NORMAL;
+    }
+}
+
+/* Wrapped plain text into rows y.. of the box; returns rows used. */
+static int put_wrapped(const rect *r, int y, int maxy, const char *label, const char *s)
+{
+    int x0 = r->x + 2, w = r->w - 4, used = 0, lw = label ? (int)strlen(label) : 0;
+    if (label) text_put(stdscr, y, x0, label, w, A_BOLD);
+    const char *p = s;
+    while (*p && y + used < maxy) {
+        const char *nl = strchr(p, '\n');
+        int seglen = nl ? (int)(nl - p) : (int)strlen(p);
+        int k = text_fit(p, seglen, w - lw);
+        if (k <= 0 && seglen > 0) k = 1;
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", k, p);
+        text_put(stdscr, y + used, x0 + lw, line, w - lw, A_NORMAL);
+        used++;
+        p += k;
+        if (p == (nl ? nl : p + seglen) && nl) p++;
+    }
+    return used ? used : (label ? 1 : 0);
+}
+
+void draw_verdict(shell_app *a)
+{
+    const rect *r = &a->r_verdict;
+    if (r->h < 3) return;
+    int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel;
+    draw_box(r, running ? "Verdict (running...)" : "Verdict", 0);
+    int y = r->y + 1, maxy = r->y + r->h - 1;
+    const shell_verdict *v = &a->verdict;
+    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel) {
+        int x = r->x + 2;
+        x += text_put(stdscr, y, x, state_label(v->state), 12, theme_attr(state_role(v->state)) | A_BOLD);
+        text_putf(stdscr, y, x, r->w - (x - r->x) - 2, A_NORMAL, "  (%.1f s)", v->seconds);
+        y++;
+        y += put_wrapped(r, y, maxy - (v->saw[0] != 0) - (v->wanted[0] != 0) - (v->where[0] != 0), NULL, v->message);
+        if (v->saw[0] && y < maxy) y += put_wrapped(r, y, y + 1, "saw:    ", v->saw);
+        if (v->wanted[0] && y < maxy) y += put_wrapped(r, y, y + 1, "wanted: ", v->wanted);
+        if (v->where[0] && y < maxy) y += put_wrapped(r, y, y + 1, "where:  ", v->where);
+        if (v->state == MGPU_STEP_ERROR && v->traceback[0] && y < maxy) put_wrapped(r, y, maxy, NULL, v->traceback);
+        return;
+    }
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) return;
+    int x = r->x + 2;
+    x += text_put(stdscr, y, x, state_label(st->state), 12, theme_attr(state_role(st->state)) | A_BOLD);
+    if (st->last_run > 0) text_putf(stdscr, y, x, r->w - (x - r->x) - 2, A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    if (st->last_message) put_wrapped(r, y + 1, maxy, NULL, st->last_message);
+}
+
+/*--- the pane ---------------------------------------------------------------*/
+
+void draw_pane(shell_app *a)
+{
+    const rect *r = &a->r_pane;
+    if (r->h < 3 || r->w < 10) return;
+    draw_box(r, NULL, 0);
+    /* the titles of every pane on the top edge; the active one stands out.
+     * Where they do not all fit, the others shrink to their hotkey. */
+    int x = r->x + 2, full = 0;
+    for (int i = 0; i < a->npanes; i++) full += (int)strlen(shell_panes[i]->title) + 5;
+    int compact = full > r->w - 4;
+    for (int i = 0; i < a->npanes; i++) {
+        char t[64];
+        if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %d ", i + 1);
+        else snprintf(t, sizeof t, " %d %s ", i + 1, shell_panes[i]->title);
+        int tw = (int)strlen(t);
+        a->tab_x[i] = x;
+        a->tab_w[i] = 0;
+        if (x + tw > r->x + r->w - 2) continue;
+        attr_t at = theme_attr(TH_FRAME);
+        if (i == a->pane_cur) at = a->focus == FOCUS_PANE ? theme_attr(TH_SELECTED) | A_BOLD : A_BOLD | A_REVERSE;
+        text_put(stdscr, r->y, x, t, tw, at);
+        a->tab_w[i] = tw;
+        x += tw + 1;
+    }
+    wnoutrefresh(stdscr);
+    if (a->npanes == 0) {
+        text_put(stdscr, r->y + 1, r->x + 2, "no panes are built into this shell", r->w - 4, theme_attr(TH_DIM));
+        return;
+    }
+    int h = r->h - 2, w = r->w - 2;
+    if (a->pane_win) {
+        int cy, cx, ch, cw;
+        getbegyx(a->pane_win, cy, cx);
+        getmaxyx(a->pane_win, ch, cw);
+        if (cy != r->y + 1 || cx != r->x + 1 || ch != h || cw != w) {
+            delwin(a->pane_win);
+            a->pane_win = NULL;
+        }
+    }
+    if (!a->pane_win) a->pane_win = newwin(h, w, r->y + 1, r->x + 1);
+    if (!a->pane_win) return;
+    werase(a->pane_win);
+    const pane_class *pc = shell_panes[a->pane_cur];
+    if (pc->draw) pc->draw(a->pane_self[a->pane_cur], a->pane_win, a->focus == FOCUS_PANE);
+    wnoutrefresh(a->pane_win);
+}

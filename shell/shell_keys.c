@@ -1,0 +1,176 @@
+/* shell_keys.c - keys and mouse to actions: lists, focus, panes, steps. */
+#include "app.h"
+
+static int in_rect(const rect *r, int y, int x)
+{
+    return r->h > 0 && y >= r->y && y < r->y + r->h && x >= r->x && x < r->x + r->w;
+}
+
+static int pane_key(shell_app *a, int ch)
+{
+    if (a->npanes == 0) return 0;
+    const pane_class *pc = shell_panes[a->pane_cur];
+    return pc->key ? pc->key(a->pane_self[a->pane_cur], ch) : 0;
+}
+
+static void move_sel(shell_app *a, int delta)
+{
+    switch (a->focus) {
+    case FOCUS_LABS:
+        if (a->snap.nlabs == 0) return;
+        a->lab_sel += delta;
+        if (a->lab_sel < 0) a->lab_sel = 0;
+        if (a->lab_sel >= a->snap.nlabs) a->lab_sel = a->snap.nlabs - 1;
+        break;
+    case FOCUS_STEPS: act_select_step(a, a->step_sel + delta); break;
+    case FOCUS_TEXT: a->text_scroll += delta; break;
+    case FOCUS_PANE:
+        for (int i = 0; i < (delta < 0 ? -delta : delta); i++) pane_key(a, delta < 0 ? KEY_UP : KEY_DOWN);
+        break;
+    default: break;
+    }
+}
+
+static void show_pane(shell_app *a, int i)
+{
+    if (i < 0 || i >= a->npanes) return;
+    a->pane_cur = i;
+    a->dirty = 1;
+}
+
+static void focus_step(shell_app *a, int dir)
+{
+    int f = (int)a->focus;
+    for (int tries = 0; tries < FOCUS_COUNT; tries++) {
+        f = (f + dir + FOCUS_COUNT) % FOCUS_COUNT;
+        if (f == FOCUS_STEPS && a->lab_open < 0) continue;
+        if (f == FOCUS_TEXT && a->pane_max) continue;
+        break;
+    }
+    a->focus = (focus_area)f;
+}
+
+static void enter(shell_app *a)
+{
+    if (a->focus == FOCUS_LABS) act_open_lab(a, a->lab_sel);
+    else if (a->focus == FOCUS_STEPS) act_run(a, a->lab_open, a->step_sel);
+    else if (a->focus == FOCUS_PANE) pane_key(a, '\n');
+}
+
+void keys_handle(shell_app *a, int ch)
+{
+    a->dirty = 1;
+    if (ch == KEY_RESIZE) return; /* the next frame lays out for the new size */
+    if (ch == KEY_MOUSE) {
+        mouse_handle(a);
+        return;
+    }
+    if (dialog_key(a, ch)) return;
+    int text_page = a->r_text.h > 4 ? a->r_text.h - 3 : 1;
+    switch (ch) {
+    case 'q':
+        if (app_busy(a)) dialog_confirm(a, CONFIRM_QUIT, "A step is running. Cancel it and quit?");
+        else act_quit(a);
+        return;
+    case '?': dialog_help(a); return;
+    case '\t': show_pane(a, a->npanes ? (a->pane_cur + 1) % a->npanes : 0); return;
+    case KEY_BTAB: show_pane(a, a->npanes ? (a->pane_cur + a->npanes - 1) % a->npanes : 0); return;
+    case '+': case '=': a->pane_rows++; a->pane_max = 0; return;
+    case '-': case '_': a->pane_rows--; a->pane_max = 0; return;
+    case 'z':
+        a->pane_max = !a->pane_max;
+        if (a->pane_max && a->focus == FOCUS_TEXT) a->focus = FOCUS_PANE;
+        return;
+    case 'r':
+        if (a->lab_open < 0 || a->lab_sel != a->lab_open) act_open_lab(a, a->lab_sel);
+        else act_run(a, a->lab_open, a->step_sel);
+        return;
+    case 'c': act_cancel(a); return;
+    case 'e': act_edit(a); return;
+    case 'h': act_hint(a); return;
+    case 'a': act_answer(a); return;
+    case 'x': {
+        const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
+        if (!l) return;
+        dialog_confirm(a, CONFIRM_RESET,
+                       "Reset lab %s? Its exercise files go back to the originals (your copies are kept as "
+                       "FILE.bak) and its progress is forgotten.", l->id);
+        return;
+    }
+    case KEY_LEFT: focus_step(a, -1); return;
+    case KEY_RIGHT: focus_step(a, +1); return;
+    case '\n': case '\r': case KEY_ENTER: enter(a); return;
+    case 27:
+        if (a->focus != FOCUS_LABS) a->focus = FOCUS_LABS;
+        return;
+    case KEY_UP: case 'k': move_sel(a, -1); return;
+    case KEY_DOWN: case 'j': move_sel(a, +1); return;
+    case KEY_PPAGE:
+        if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
+        a->text_scroll -= text_page;
+        return;
+    case KEY_NPAGE: case ' ':
+        if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
+        a->text_scroll += text_page;
+        return;
+    case KEY_HOME:
+        if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
+        a->text_scroll = 0;
+        return;
+    case KEY_END:
+        if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
+        a->text_scroll = 1 << 20; /* clamped when drawn */
+        return;
+    default:
+        if (ch >= '1' && ch <= '9') {
+            show_pane(a, ch - '1');
+            return;
+        }
+        if (a->focus == FOCUS_PANE) pane_key(a, ch);
+        return;
+    }
+}
+
+/* The wheel scrolls the region under the pointer, a click selects. */
+void mouse_handle(shell_app *a)
+{
+    MEVENT me;
+    if (getmouse(&me) != OK || a->too_small || a->modal.kind != MODAL_NONE) return;
+    int wheel = 0;
+    if (me.bstate & BUTTON4_PRESSED) wheel = -1;
+#ifdef BUTTON5_PRESSED
+    else if (me.bstate & BUTTON5_PRESSED) wheel = +1;
+#endif
+    if (wheel) {
+        focus_area keep = a->focus;
+        if (in_rect(&a->r_labs, me.y, me.x)) a->focus = FOCUS_LABS;
+        else if (in_rect(&a->r_steps, me.y, me.x)) a->focus = FOCUS_STEPS;
+        else if (in_rect(&a->r_text, me.y, me.x)) a->focus = FOCUS_TEXT;
+        else if (in_rect(&a->r_pane, me.y, me.x)) a->focus = FOCUS_PANE;
+        else return;
+        move_sel(a, wheel * (a->focus == FOCUS_TEXT || a->focus == FOCUS_PANE ? 3 : 1));
+        a->focus = keep;
+        return;
+    }
+    if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) return;
+    if (in_rect(&a->r_labs, me.y, me.x)) {
+        int row = me.y - a->r_labs.y - 1 + a->lab_top;
+        if (row >= 0 && row < a->snap.nlabs && me.y > a->r_labs.y) act_open_lab(a, row);
+        else a->focus = FOCUS_LABS;
+    } else if (in_rect(&a->r_steps, me.y, me.x)) {
+        const snap_lab *l = app_lab(a, a->lab_open);
+        int row = me.y - a->r_steps.y - 1 + a->step_top;
+        if (l && row >= 0 && row < l->nsteps && me.y > a->r_steps.y) {
+            a->lab_sel = a->lab_open;
+            act_select_step(a, row);
+            a->focus = FOCUS_STEPS;
+        }
+    } else if (in_rect(&a->r_pane, me.y, me.x)) {
+        a->focus = FOCUS_PANE;
+        if (me.y == a->r_pane.y)
+            for (int i = 0; i < a->npanes; i++)
+                if (a->tab_w[i] > 0 && me.x >= a->tab_x[i] && me.x < a->tab_x[i] + a->tab_w[i]) show_pane(a, i);
+    } else if (in_rect(&a->r_text, me.y, me.x)) {
+        a->focus = FOCUS_TEXT;
+    }
+}

@@ -1,0 +1,200 @@
+/* shell_work.c - a step runs on a work thread (mgpu_lab_run_step); its
+ * callbacks copy what they get into the event queue, and the UI thread
+ * hands the events to the panes. */
+#include "app.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double shell_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int app_busy(const shell_app *a) { return a->work.active; }
+
+/*--- callbacks: work thread -----------------------------------------------*/
+
+static void on_log(void *ctx, int rank, const char *line)
+{
+    shell_work *w = ctx;
+    shell_event *ev = evq_new(EV_LOG);
+    if (!ev) return;
+    ev->rank = rank;
+    ev->text = strdup(line ? line : "");
+    evq_push(w->q, ev);
+}
+
+static void on_progress(void *ctx, double fraction, const char *what)
+{
+    shell_work *w = ctx;
+    shell_event *ev = evq_new(EV_PROGRESS);
+    if (!ev) return;
+    ev->fraction = fraction;
+    ev->text = strdup(what ? what : "");
+    evq_push(w->q, ev);
+}
+
+static void on_result(void *ctx, const char *kind, json_t *doc)
+{
+    shell_work *w = ctx;
+    shell_event *ev = evq_new(EV_RESULT);
+    if (!ev) return;
+    ev->kind = strdup(kind ? kind : "");
+    ev->doc = doc ? json_deep_copy(doc) : NULL;
+    evq_push(w->q, ev);
+}
+
+static void on_span(void *ctx, json_t *span)
+{
+    shell_work *w = ctx;
+    shell_event *ev = evq_new(EV_SPAN);
+    if (!ev) return;
+    ev->doc = span ? json_deep_copy(span) : NULL;
+    evq_push(w->q, ev);
+}
+
+static void *work_main(void *arg)
+{
+    shell_work *w = arg;
+    shell_event *done = evq_new(EV_STEP_DONE);
+    mgpu_lab_verdict *v = calloc(1, sizeof *v);
+    mgpu_result rc = (done && v) ? mgpu_lab_run_step(w->cat, w->lab, w->step, &w->env, v)
+                                 : mgpu_fail(MGPU_ERR_NOMEM, "out of memory starting the step");
+    if (!done) { /* nothing can tell the UI: it will see the thread end on quit */
+        if (v) mgpu_lab_verdict_clear(v);
+        free(v);
+        return NULL;
+    }
+    done->lab = w->lab;
+    done->step = w->step;
+    done->rc = rc;
+    if (rc == MGPU_OK) {
+        done->verdict = v;
+    } else {
+        /* the error message is thread-local: copy it for the UI thread */
+        done->text = strdup(mgpu_error_message());
+        if (v) mgpu_lab_verdict_clear(v);
+        free(v);
+    }
+    evq_push(w->q, done);
+    return NULL;
+}
+
+/*--- UI thread --------------------------------------------------------------*/
+
+mgpu_result work_start(shell_app *a, int lab, int step)
+{
+    shell_work *w = &a->work;
+    if (w->active) return mgpu_fail(MGPU_ERR_INVALID, "a step is already running (c cancels it)");
+    if (!a->cat) return mgpu_fail(MGPU_ERR_INVALID, "no labs are loaded");
+    memset(&w->env, 0, sizeof w->env);
+    w->env.backend = a->g->backend;
+    w->env.launcher = a->g->launcher;
+    w->env.ranks = a->g->ranks;
+    w->env.timeout_s = a->g->timeout_s;
+    w->cancel = 0;
+    w->env.cancel = &w->cancel;
+    w->extra_env[0] = a->tel ? mgpu_telemetry_env(a->tel) : NULL;
+    w->extra_env[1] = NULL;
+    w->env.extra_env = w->extra_env[0] ? w->extra_env : NULL;
+    w->env.events = (mgpu_lab_events){.ctx = w, .log = on_log, .progress = on_progress,
+                                      .result = on_result, .span = on_span};
+    w->q = a->q;
+    w->cat = a->cat;
+    w->lab = lab;
+    w->step = step;
+    w->fraction = -1;
+    w->what[0] = 0;
+    w->started = shell_now();
+    for (int i = 0; i < a->npanes; i++)
+        if (shell_panes[i]->on_step_start) shell_panes[i]->on_step_start(a->pane_self[i]);
+    if (pthread_create(&w->thread, NULL, work_main, w) != 0)
+        return mgpu_fail(MGPU_ERR_INTERNAL, "cannot start the work thread");
+    w->active = 1;
+    /* the first telemetry sample starts the interval; its rates are dropped */
+    a->last_sample = 0;
+    return MGPU_OK;
+}
+
+void work_join(shell_app *a)
+{
+    if (!a->work.active) return;
+    pthread_join(a->work.thread, NULL);
+    a->work.active = 0;
+}
+
+void work_refresh_snapshot(shell_app *a)
+{
+    if (!a->cat || a->work.active) return;
+    if (snap_take(a->cat, &a->snap) != MGPU_OK)
+        status_set(a, "%s", mgpu_error_message());
+    a->text_lab = -1; /* answers and states may change the text shown */
+}
+
+static void step_done(shell_app *a, shell_event *ev)
+{
+    work_join(a);
+    shell_verdict *sv = &a->verdict;
+    memset(sv, 0, sizeof *sv);
+    sv->valid = 1;
+    sv->lab = ev->lab;
+    sv->step = ev->step;
+    if (ev->rc != MGPU_OK) {
+        sv->state = MGPU_STEP_ERROR;
+        snprintf(sv->message, sizeof sv->message, "the step could not run: %s", ev->text ? ev->text : "?");
+    } else {
+        const mgpu_lab_verdict *v = ev->verdict;
+        sv->state = v->state;
+        snprintf(sv->message, sizeof sv->message, "%s", v->message);
+        snprintf(sv->saw, sizeof sv->saw, "%s", v->saw);
+        snprintf(sv->wanted, sizeof sv->wanted, "%s", v->wanted);
+        snprintf(sv->where, sizeof sv->where, "%s", v->where);
+        snprintf(sv->traceback, sizeof sv->traceback, "%s", v->traceback);
+        sv->seconds = v->seconds;
+    }
+    work_refresh_snapshot(a);
+    status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
+               mgpu_step_state_name(sv->state), sv->seconds);
+    if (a->rerun_pending) { /* a save arrived while it ran */
+        a->rerun_pending = 0;
+        act_run(a, a->rerun_lab, a->rerun_step);
+    }
+}
+
+void work_dispatch(shell_app *a, shell_event *ev)
+{
+    switch (ev->type) {
+    case EV_LOG:
+        for (int i = 0; i < a->npanes; i++)
+            if (shell_panes[i]->on_log) shell_panes[i]->on_log(a->pane_self[i], ev->rank, ev->text ? ev->text : "");
+        break;
+    case EV_PROGRESS:
+        a->work.fraction = ev->fraction;
+        snprintf(a->work.what, sizeof a->work.what, "%s", ev->text ? ev->text : "");
+        break;
+    case EV_RESULT:
+        if (!ev->doc) break;
+        for (int i = 0; i < a->npanes; i++)
+            if (shell_panes[i]->on_result) shell_panes[i]->on_result(a->pane_self[i], ev->kind, ev->doc);
+        break;
+    case EV_SPAN:
+        if (!ev->doc) break;
+        for (int i = 0; i < a->npanes; i++)
+            if (shell_panes[i]->on_span) shell_panes[i]->on_span(a->pane_self[i], ev->doc);
+        break;
+    case EV_STEP_DONE: step_done(a, ev); break;
+    case EV_TOPO_DONE:
+        topo_probe_join(a);
+        if (ev->rc != MGPU_OK) status_set(a, "topology: %s", ev->text ? ev->text : "?");
+        else if (ev->text) {
+            snprintf(a->backend_line, sizeof a->backend_line, "%s", ev->text);
+            a->simulated = ev->simulated;
+            a->pctx.simulated = ev->simulated;
+        }
+        break;
+    }
+    a->dirty = 1;
+}

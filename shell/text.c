@@ -1,0 +1,86 @@
+/* text.c - UTF-8 widths and clipped drawing for curses windows. */
+#include "text.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+/* One character: its byte length and columns (invalid bytes count as one
+ * byte, one column, so broken input never stalls the loop). */
+static int next_char(const char *s, int len, int *cols)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    wchar_t wc;
+    size_t n = mbrtowc(&wc, s, (size_t)len, &st);
+    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+        *cols = 1;
+        return 1;
+    }
+    int w = wcwidth(wc);
+    *cols = w < 0 ? 1 : w;
+    return (int)n;
+}
+
+int text_width(const char *s, int len)
+{
+    if (len < 0) len = (int)strlen(s);
+    int cols = 0;
+    for (int i = 0; i < len;) {
+        int c;
+        i += next_char(s + i, len - i, &c);
+        cols += c;
+    }
+    return cols;
+}
+
+int text_fit(const char *s, int len, int cols)
+{
+    if (len < 0) len = (int)strlen(s);
+    int used = 0, i = 0;
+    while (i < len) {
+        int c, n = next_char(s + i, len - i, &c);
+        if (used + c > cols) break;
+        used += c;
+        i += n;
+    }
+    return i;
+}
+
+int text_put(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
+{
+    if (!s || cols <= 0) return 0;
+    int len = (int)strlen(s), used = 0;
+    wattr_set(w, attr, PAIR_NUMBER(attr), NULL);
+    wmove(w, y, x);
+    for (int i = 0; i < len;) {
+        int c, n = next_char(s + i, len - i, &c);
+        if (used + c > cols) break;
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            waddch(w, ' ');
+        else
+            waddnstr(w, s + i, n);
+        used += c;
+        i += n;
+    }
+    wattr_set(w, A_NORMAL, 0, NULL);
+    return used;
+}
+
+void text_put_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
+{
+    int used = text_put(w, y, x, s ? s : "", cols, attr);
+    wattr_set(w, attr, PAIR_NUMBER(attr), NULL);
+    for (; used < cols; used++) mvwaddch(w, y, x + used, ' ');
+    wattr_set(w, A_NORMAL, 0, NULL);
+}
+
+int text_putf(WINDOW *w, int y, int x, int cols, attr_t attr, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return text_put(w, y, x, buf, cols, attr);
+}

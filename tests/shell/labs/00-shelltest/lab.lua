@@ -1,0 +1,56 @@
+-- A small lab for the shell's tests (tests/shell/*.sh): a reading step, a
+-- question, a quick benchmark, an exercise and a long benchmark to cancel.
+return {
+  title    = "Shell test lab",
+  summary  = "Steps that exercise the shell: read, answer, bench, edit, cancel",
+  backends = "sim and cuda",
+  ranks    = 2,
+  steps = {
+    {
+      id = "read", title = "Read this",
+      text = "steps/01-read.md",
+    },
+    {
+      id = "answer", title = "Answer a question",
+      text = "steps/02-answer.md",
+      hints = { "The sky on a clear day.", "It starts with b." },
+      questions = { { id = "colour", ask = "What colour is the sky on a clear day?" } },
+      check = function(lab)
+        local a = lab.answer("colour") or ""
+        return { ok = a:lower() == "blue", msg = "the answer to the colour question",
+                 saw = a, wanted = "blue", where = "press a to answer" }
+      end,
+    },
+    {
+      id = "bench", title = "A quick all-reduce",
+      text = "steps/03-bench.md",
+      run = function(lab)
+        return lab.bench("all_reduce", { b = "8", e = "64K", f = 4, n = 2, w = 1 })
+      end,
+      check = function(lab, res)
+        return { ok = res ~= nil, msg = "the benchmark ran", saw = res and "a result" or "nothing",
+                 wanted = "a result", where = "results pane" }
+      end,
+    },
+    {
+      id = "exercise", title = "Edit the exercise",
+      text = "steps/04-exercise.md",
+      exercise = "answer.lua",
+      check = function(lab)
+        local v = lab.load(lab.exercise)
+        return { ok = v == 42, msg = "the exercise returns the answer",
+                 saw = tostring(v), wanted = "42", where = lab.exercise }
+      end,
+    },
+    {
+      id = "long", title = "A long benchmark",
+      text = "steps/05-long.md",
+      run = function(lab)
+        return lab.bench("all_reduce", { b = "8", e = "8", n = 1000000, w = 1 })
+      end,
+      check = function(lab, res)
+        return { ok = true, msg = "the long benchmark finished" }
+      end,
+    },
+  },
+}

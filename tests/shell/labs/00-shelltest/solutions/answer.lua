@@ -1,0 +1,2 @@
+-- return the answer to everything
+return 42
