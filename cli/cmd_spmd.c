@@ -1,8 +1,10 @@
 /* cmd_spmd.c - `mgpulab spmd FILE.lua`: run a learner's Lua script on every
  * rank (the "spmd" job, engine/lua/spmd_job.c) and print what the ranks
  * say, each line tagged with its rank; on failure, which rank failed, why,
- * the script's traceback and the flight recorder's analysis. */
+ * the script's traceback and the flight recorder's analysis; with --trace,
+ * the ranks' timeline spans as a Chrome trace. */
 #include "cmd.h"
+#include "mgpu/chrome_trace.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"
 #include <errno.h>
@@ -29,11 +31,15 @@ static const char usage[] =
     "  ARGS                  strings for the script, in mgpu.args\n"
     "Global options that matter here: --ranks N (default 2 on sim, one per GPU on cuda),\n"
     "--launcher, --backend, --machine, --fault, --timeout (a collective that waits longer\n"
-    "is aborted by the watchdog), --json.\n"
+    "is aborted by the watchdog), --json, --trace FILE (record every rank's copies, fills,\n"
+    "collectives, waits and mgpu.span regions per stream with device events and write them\n"
+    "as a Chrome trace: open it in Perfetto or chrome://tracing; written also when a rank\n"
+    "fails, to show where it stood).\n"
     "\n"
     "Examples:\n"
     "  mgpulab spmd examples/spmd/allreduce.lua --backend sim --ranks 4\n"
     "  mgpulab spmd examples/spmd/mismatch.lua --backend sim --ranks 4 --timeout 3\n"
+    "  mgpulab spmd examples/spmd/events.lua --backend sim --trace events.json\n"
     "\n"
     "Exit status: 0 when every rank finished its script, 1 when one failed (error, timeout,\n"
     "crash), 2 for bad options or an unreadable file.\n";
@@ -125,6 +131,8 @@ typedef struct spmd_run {
     int nranks;
     json_t *doc;        /* --json: everything collected */
     json_t **lua_err;   /* per rank: the spmd_error body */
+    mgpu_chrome_trace *trace; /* --trace: the spans so far */
+    long bad_spans;     /* span messages that were not spans */
 } spmd_run;
 
 static void print_tagged(FILE *f, int rank, const char *text)
@@ -159,6 +167,8 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         printf("[rank %d] result %s\n", m->rank, text ? text : "?");
         fflush(stdout);
         free(text);
+    } else if (strcmp(m->type, "span") == 0) {
+        if (r->trace && mgpu_chrome_trace_add(r->trace, m->rank, m->body) != MGPU_OK) r->bad_spans++;
     } else if (strcmp(m->type, "spmd_error") == 0 && m->rank >= 0 && m->rank < r->nranks) {
         json_decref(r->lua_err[m->rank]);
         r->lua_err[m->rank] = json_incref(m->body);
@@ -206,6 +216,29 @@ static void print_failure(spmd_run *r, const mgpu_rt_report *rep)
     if (rep->analysis[0]) fprintf(stderr, "flight recorder: %s\n", rep->analysis);
 }
 
+/* --trace: write what the ranks sent, also after a failure (the spans show
+ * where each rank stood). 1 when written or not asked for; a write error
+ * is printed and fails the command. */
+static int write_trace(const mgpu_cli_globals *g, const spmd_args *a, spmd_run *r, const mgpu_rt_report *rep)
+{
+    if (!r->trace) return 1;
+    static const char *const kinds[] = {"auto", "cuda", "sim"};
+    json_t *other = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "tool", "mgpulab spmd", "script", a->file, "backend",
+                              kinds[g->backend.kind <= MGPU_BACKEND_SIM ? g->backend.kind : 0], "machine",
+                              g->backend.machine ? g->backend.machine : "", "ok", rep->ok, "time_base",
+                              "per rank: microseconds from an event on the rank's default stream when its "
+                              "script started (modelled time on sim)");
+    if (other && r->bad_spans) json_object_set_new(other, "malformed_spans", json_integer(r->bad_spans));
+    mgpu_result res = mgpu_chrome_trace_write(r->trace, g->trace, other);
+    json_decref(other);
+    if (res != MGPU_OK) {
+        fprintf(stderr, "mgpulab spmd: %s\n", mgpu_error_message());
+        return 0;
+    }
+    if (!rep->ok && !r->json) fprintf(stderr, "mgpulab spmd: trace of the failed run written to %s\n", g->trace);
+    return 1;
+}
+
 /*--- The command --------------------------------------------------------------*/
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
@@ -242,6 +275,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     json_t *params = json_pack("{s:s%, s:s, s:o}", "script", script, len, "chunkname", chunk, "args", jargs);
     if (a.time_limit_s > 0) json_object_set_new(params, "time_limit_s", json_real(a.time_limit_s));
     if (a.mem_limit) json_object_set_new(params, "mem_limit", json_integer((json_int_t)a.mem_limit));
+    if (g->trace) json_object_set_new(params, "spans", json_true());
     free(script);
     if (!params) {
         free(a.args);
@@ -251,6 +285,12 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
 
     spmd_run r = {.json = g->json, .nranks = cfg.ranks > 0 ? cfg.ranks : 4096};
     r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
+    if (g->trace && mgpu_chrome_trace_create(&r.trace) != MGPU_OK) {
+        free(r.lua_err);
+        json_decref(params);
+        free(a.args);
+        return mgpu_cli_error("spmd");
+    }
     if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "tool", "mgpulab spmd", "script", a.file, "logs",
                                   "results", "errors");
     if (!r.json) {
@@ -273,8 +313,10 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         for (int k = 0; r.lua_err && k < r.nranks; k++) json_decref(r.lua_err[k]);
         free(r.lua_err);
         json_decref(r.doc);
+        mgpu_chrome_trace_free(r.trace);
         return mgpu_cli_error("spmd");
     }
+    int trace_ok = write_trace(g, &a, &r, &rep);
     if (r.json) {
         for (int k = 0; k < r.nranks; k++)
             if (r.lua_err[k])
@@ -285,9 +327,15 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         json_object_set_new(r.doc, "reason", json_string(rep.reason));
         json_object_set_new(r.doc, "analysis", json_string(rep.analysis));
         json_object_set_new(r.doc, "wall_s", json_real(rep.wall_s));
+        if (r.trace)
+            json_object_set_new(r.doc, "trace", json_pack("{s:s, s:I, s:b}", "file", g->trace, "spans",
+                                                          (json_int_t)mgpu_chrome_trace_count(r.trace), "written",
+                                                          trace_ok));
         json_dumpf(r.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
     } else if (rep.ok) {
+        if (r.trace && trace_ok)
+            printf("# trace: %s (%zu spans; open it in Perfetto)\n", g->trace, mgpu_chrome_trace_count(r.trace));
         printf("# every rank finished (%.2f s)\n", rep.wall_s);
     } else {
         fflush(stdout);
@@ -296,7 +344,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     for (int k = 0; k < r.nranks; k++) json_decref(r.lua_err[k]);
     free(r.lua_err);
     json_decref(r.doc);
-    return rep.ok ? 0 : 1;
+    mgpu_chrome_trace_free(r.trace);
+    return rep.ok && trace_ok ? 0 : 1;
 }
 
 const mgpu_cmd mgpu_cmd_spmd = {

@@ -68,6 +68,9 @@ int lab_l_spmd(lua_State *L)
     json_t *params = json_pack("{s:s%, s:s, s:o}", "script", text, len, "chunkname", chunk, "args", args);
     free(text);
     if (!params) return luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
+    /* the shell's timeline pane shows where the ranks' work ran; without a
+     * span listener (headless verify) the events are not worth their cost */
+    if (run->env->events.span) json_object_set_new(params, "spans", json_true());
     double timeout = 0;
     if (opts) {
         lua_getfield(L, opts, "timeout");

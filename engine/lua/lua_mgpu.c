@@ -21,6 +21,85 @@ lm_ctx *lm_ctx_get(lua_State *L)
     return c;
 }
 
+/* The context without raising (finalizers run while the state closes,
+ * perhaps after the context's own). */
+static lm_ctx *ctx_peek(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+    lm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return c;
+}
+
+/*--- Timeline spans ----------------------------------------------------------*/
+
+#define FLUSH_EVERY_NS 100000000ull /* the timeline pane fills in while a script runs */
+
+const char *lm_size_label(size_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) v /= 1024.0, u++;
+    snprintf(buf, len, v == (double)(long long)v ? "%.0f %s" : "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name)
+{
+    lm_ctx *c = ctx_peek(L);
+    int token = 0;
+    if (c && c->spans) mgpu_spans_begin(c->spans, s, kind, name, &token);
+    return token;
+}
+
+void lm_span_end(lua_State *L, int token, mgpu_result r)
+{
+    lm_ctx *c = ctx_peek(L);
+    if (!c || !c->spans) return;
+    if (r != MGPU_OK) {
+        /* no flush here: the caller is about to raise with the engine's
+         * message, which a flush could replace */
+        mgpu_spans_cancel(c->spans, token);
+        return;
+    }
+    mgpu_spans_end(c->spans, token);
+    /* send what finished now and then, and before the pending cap drops
+     * spans (on sim every span finishes when it is queued); not on every
+     * call near the cap, where a busy GPU would make each call scan them */
+    uint64_t now = mgpu_now_ns(), since = now - c->last_flush_ns;
+    if (since >= FLUSH_EVERY_NS ||
+        (since >= FLUSH_EVERY_NS / 100 && mgpu_spans_pending(c->spans) >= MGPU_SPANS_MAX_PENDING / 2)) {
+        c->last_flush_ns = now;
+        /* a timing problem must not fail the learner's operation: the
+         * span is lost and counted, the work goes on */
+        if (mgpu_spans_flush(c->spans, c->span_cb, c->span_cb_ctx) != MGPU_OK) mgpu_error_clear();
+    }
+}
+
+void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name)
+{
+    lm_ctx *c = ctx_peek(L);
+    if (c && c->spans && mgpu_spans_name_stream(c->spans, s, name) != MGPU_OK) mgpu_error_clear();
+}
+
+/* mgpu.span(name, fn [, stream]) -> fn's results: the learner's own region
+ * on the stream (default: the default stream), from the work queued before
+ * fn to the work fn queued there; shown as a kernel span. */
+static int l_span(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    mgpu_stream *s = lm_opt_stream(L, 3);
+    lua_settop(L, 2);
+    int token = lm_span_begin(L, s, MGPU_SPAN_KERNEL, name);
+    int st = lua_pcall(L, 0, LUA_MULTRET, 0);
+    /* on an error the span still ends: what fn queued before it will run */
+    lm_span_end(L, token, MGPU_OK);
+    if (st != LUA_OK) return lua_error(L);
+    return lua_gettop(L) - 1;
+}
+
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta)
 {
     luaL_newmetatable(L, name);
@@ -109,6 +188,8 @@ static lm_stream *check_stream(lua_State *L, int idx)
 static int l_stream_gc(lua_State *L)
 {
     lm_stream *s = luaL_checkudata(L, 1, LM_STREAM);
+    lm_ctx *c = ctx_peek(L);
+    if (s->s && s->owned && c && c->spans) mgpu_spans_forget_stream(c->spans, s->s);
     if (s->s && s->owned) mgpu_stream_destroy(s->s);
     s->s = NULL;
     return 0;
@@ -136,7 +217,10 @@ static int l_stream_wait(lua_State *L)
 {
     lm_stream *s = check_stream(L, 1);
     lm_event *e = check_event(L, 2);
-    if (mgpu_stream_wait_event(s->s, e->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:wait");
+    int token = lm_span_begin(L, s->s, MGPU_SPAN_WAIT, "wait event");
+    mgpu_result r = mgpu_stream_wait_event(s->s, e->e);
+    lm_span_end(L, token, r);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:wait");
     return 0;
 }
 
@@ -201,7 +285,11 @@ static int l_event_record(lua_State *L)
 static int l_event_wait(lua_State *L)
 {
     lm_event *e = check_event(L, 1);
-    if (mgpu_stream_wait_event(lm_opt_stream(L, 2), e->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:wait");
+    mgpu_stream *s = lm_opt_stream(L, 2);
+    int token = lm_span_begin(L, s, MGPU_SPAN_WAIT, "wait event");
+    mgpu_result r = mgpu_stream_wait_event(s, e->e);
+    lm_span_end(L, token, r);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "event:wait");
     return 0;
 }
 
@@ -299,9 +387,21 @@ static int l_copy(lua_State *L)
         return luaL_error(L, "mgpu.copy: %I elements from offset %I of %I and to offset %I of %I do not fit", n,
                           soff, (lua_Integer)src->t.count, doff, (lua_Integer)dst->t.count);
     size_t esz = mgpu_dtype_size(src->t.dtype);
-    if (mgpu_copy(s, dst->t.buf, dst->t.offset + (size_t)doff * esz, src->t.buf, src->t.offset + (size_t)soff * esz,
-                  (size_t)n * esz, how) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "mgpu.copy");
+    int token = 0;
+    if (lm_ctx_get(L)->spans) {
+        char name[48], size[24];
+        int sd = src->t.buf->kind == MGPU_MEM_DEVICE, dd = dst->t.buf->kind == MGPU_MEM_DEVICE;
+        const char *dir = sd && dd && src->t.buf->device != dst->t.buf->device ? "P2P"
+                          : sd ? (dd ? "D2D" : "D2H")
+                               : (dd ? "H2D" : "H2H");
+        snprintf(name, sizeof name, "copy %s %s %s", mgpu_copy_engine_name(how), dir,
+                 lm_size_label((size_t)n * esz, size, sizeof size));
+        token = lm_span_begin(L, s, MGPU_SPAN_COPY, name);
+    }
+    mgpu_result r = mgpu_copy(s, dst->t.buf, dst->t.offset + (size_t)doff * esz, src->t.buf,
+                              src->t.offset + (size_t)soff * esz, (size_t)n * esz, how);
+    lm_span_end(L, token, r);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.copy");
     return 0;
 }
 
@@ -364,6 +464,8 @@ static int l_result(lua_State *L)
 static int l_ctx_gc(lua_State *L)
 {
     lm_ctx *c = lua_touserdata(L, 1);
+    mgpu_spans_destroy(c->spans); /* its zero was recorded on c->stream */
+    c->spans = NULL;
     if (c->stage) mgpu_mem_free(c->stage);
     if (c->stream) mgpu_stream_destroy(c->stream);
     c->stage = NULL;
@@ -400,7 +502,8 @@ static int open_protected(lua_State *L)
     static const luaL_Reg fns[] = {
         {"stream", l_stream_new},   {"event", l_event_new},   {"copy", l_copy},
         {"synchronize", l_synchronize}, {"time", l_time},     {"log", l_log},
-        {"result", l_result},       {"default_stream", l_default_stream}, {NULL, NULL},
+        {"result", l_result},       {"default_stream", l_default_stream}, {"span", l_span},
+        {NULL, NULL},
     };
     luaL_newlib(L, fns);
     lua_pushinteger(L, c->host.rank);
@@ -442,5 +545,29 @@ mgpu_result mgpu_lua_open_rank_api(mgpu_lua *sb, const mgpu_lua_rank_host *host,
     lua_pushcfunction(L, open_protected);
     lua_pushlightuserdata(L, &a);
     MGPU_CHECK(mgpu_lua_pcall(sb, 1, 0));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx)
+{
+    lm_ctx *c = sb ? ctx_peek(mgpu_lua_state(sb)) : NULL;
+    if (!c) return mgpu_fail(MGPU_ERR_INVALID, "spans: open the rank API first");
+    if (c->spans) return MGPU_OK;
+    MGPU_CHECK(mgpu_spans_create(c->host.be, c->stream, "default", 0, &c->spans));
+    c->span_cb = cb;
+    c->span_cb_ctx = ctx;
+    c->last_flush_ns = mgpu_now_ns();
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped)
+{
+    lm_ctx *c = sb ? ctx_peek(mgpu_lua_state(sb)) : NULL;
+    if (dropped) *dropped = c ? mgpu_spans_dropped(c->spans) : 0;
+    if (!c || !c->spans) return MGPU_OK;
+    mgpu_result r = wait ? mgpu_spans_drain(c->spans, c->span_cb, c->span_cb_ctx)
+                         : mgpu_spans_flush(c->spans, c->span_cb, c->span_cb_ctx);
+    if (dropped) *dropped = mgpu_spans_dropped(c->spans);
+    MGPU_CHECK(r);
     return MGPU_OK;
 }

@@ -5,9 +5,12 @@
  * for all_reduce/all_gather/broadcast/reduce, the receive tensor's for
  * reduce_scatter, and send:count()/size for alltoall. */
 #include "lua/lua_mgpu_internal.h"
+#include <stdio.h>
 #include <string.h>
 
 #define WORLD_KEY "mgpu.world"
+
+static void name_comm_stream(lua_State *L, mgpu_comm *c);
 
 static lm_comm *check_comm(lua_State *L, int idx)
 {
@@ -88,6 +91,7 @@ static int l_comm_backend(lua_State *L)
 static int l_comm_stream(lua_State *L)
 {
     lm_comm *c = check_comm(L, 1);
+    name_comm_stream(L, c->c);
     lm_push_borrowed_stream(L, mgpu_comm_stream(c->c), "comm", 1);
     return 1;
 }
@@ -202,8 +206,66 @@ static int send_recv(lua_State *L, const char *fn, lm_tensor **send, lm_tensor *
     return 3;
 }
 
-static int finish(lua_State *L, mgpu_result r, const char *fn)
+/*--- Timeline spans of collectives --------------------------------------------*/
+
+#define NO_SIZE ((size_t)-1)
+
+static void name_comm_stream(lua_State *L, mgpu_comm *c)
 {
+    char name[24];
+    const char *n = mgpu_comm_name(c);
+    if (!n || strcmp(n, "world") == 0) snprintf(name, sizeof name, "comm");
+    else snprintf(name, sizeof name, "comm %s", n);
+    lm_span_name_stream(L, mgpu_comm_stream(c), name);
+}
+
+/* Inside mgpu.group the calls only queue: NCCL launches them all at the
+ * group's end. So a group gets one span per stream it touched, begun at
+ * its first call there and ended after the group (l_group). */
+static void group_add(lua_State *L, lm_ctx *ctx, mgpu_stream *s, const char *op)
+{
+    int known = 0;
+    for (int i = 0; i < ctx->group_n; i++) known |= ctx->group[i].s == s;
+    if (!known && ctx->group_n < LM_GROUP_STREAMS) {
+        ctx->group[ctx->group_n].s = s;
+        ctx->group[ctx->group_n++].token = lm_span_begin(L, s, MGPU_SPAN_COLLECTIVE, "group");
+    }
+    size_t used = strlen(ctx->group_ops);
+    if (!strstr(ctx->group_ops, op) && used + strlen(op) + 2 < sizeof ctx->group_ops)
+        snprintf(ctx->group_ops + used, sizeof ctx->group_ops - used, "%s%s", used ? "+" : "", op);
+}
+
+static void group_close(lua_State *L, lm_ctx *ctx, mgpu_result r)
+{
+    char name[48];
+    snprintf(name, sizeof name, "group %s", ctx->group_ops);
+    for (int i = 0; i < ctx->group_n; i++) {
+        if (ctx->spans) mgpu_spans_rename(ctx->spans, ctx->group[i].token, name);
+        lm_span_end(L, ctx->group[i].token, r);
+    }
+    ctx->group_n = 0;
+    ctx->group_ops[0] = '\0';
+}
+
+/* The span of one collective or send/recv on s ("all_reduce 4 MiB"). */
+static int coll_begin(lua_State *L, mgpu_comm *c, mgpu_stream *s, const char *op, size_t bytes)
+{
+    lm_ctx *ctx = lm_ctx_get(L);
+    if (!ctx->spans) return 0;
+    if (s == mgpu_comm_stream(c)) name_comm_stream(L, c);
+    if (ctx->group_depth > 0) {
+        group_add(L, ctx, s, op);
+        return 0;
+    }
+    char name[48], size[24];
+    if (bytes == NO_SIZE) snprintf(name, sizeof name, "%s", op);
+    else snprintf(name, sizeof name, "%s %s", op, lm_size_label(bytes, size, sizeof size));
+    return lm_span_begin(L, s, MGPU_SPAN_COLLECTIVE, name);
+}
+
+static int finish(lua_State *L, int token, mgpu_result r, const char *fn)
+{
+    lm_span_end(L, token, r);
     if (r != MGPU_OK) return mgpu_lua_raise_engine(L, fn);
     return 0;
 }
@@ -219,7 +281,8 @@ static int l_all_reduce(lua_State *L)
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:all_reduce: send has %I elements, recv %I; they must match",
                           (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    return finish(L, mgpu_all_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.stream), "comm:all_reduce");
+    int tok = coll_begin(L, c->c, o.stream, "all_reduce", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_all_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.stream), "comm:all_reduce");
 }
 
 static int l_all_gather(lua_State *L)
@@ -232,7 +295,8 @@ static int l_all_gather(lua_State *L)
     if (r->t.count != s->t.count * n)
         return luaL_error(L, "comm:all_gather: recv needs size x send = %I elements, has %I",
                           (lua_Integer)(s->t.count * n), (lua_Integer)r->t.count);
-    return finish(L, mgpu_all_gather(c->c, T(s), T(r), s->t.count, s->t.dtype, o.stream), "comm:all_gather");
+    int tok = coll_begin(L, c->c, o.stream, "all_gather", mgpu_tensor_bytes(&r->t));
+    return finish(L, tok, mgpu_all_gather(c->c, T(s), T(r), s->t.count, s->t.dtype, o.stream), "comm:all_gather");
 }
 
 static int l_reduce_scatter(lua_State *L)
@@ -245,7 +309,8 @@ static int l_reduce_scatter(lua_State *L)
     if (s->t.count != r->t.count * n)
         return luaL_error(L, "comm:reduce_scatter: send needs size x recv = %I elements, has %I",
                           (lua_Integer)(r->t.count * n), (lua_Integer)s->t.count);
-    return finish(L, mgpu_reduce_scatter(c->c, T(s), T(r), r->t.count, s->t.dtype, o.op, o.stream),
+    int tok = coll_begin(L, c->c, o.stream, "reduce_scatter", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_reduce_scatter(c->c, T(s), T(r), r->t.count, s->t.dtype, o.op, o.stream),
                   "comm:reduce_scatter");
 }
 
@@ -259,7 +324,8 @@ static int l_broadcast(lua_State *L)
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:broadcast: send has %I elements, recv %I; they must match",
                           (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    return finish(L, mgpu_broadcast(c->c, T(s), T(r), s->t.count, s->t.dtype, o.root, o.stream), "comm:broadcast");
+    int tok = coll_begin(L, c->c, o.stream, "broadcast", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_broadcast(c->c, T(s), T(r), s->t.count, s->t.dtype, o.root, o.stream), "comm:broadcast");
 }
 
 static int l_reduce(lua_State *L)
@@ -272,7 +338,8 @@ static int l_reduce(lua_State *L)
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:reduce: send has %I elements, recv %I; they must match", (lua_Integer)s->t.count,
                           (lua_Integer)r->t.count);
-    return finish(L, mgpu_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.root, o.stream), "comm:reduce");
+    int tok = coll_begin(L, c->c, o.stream, "reduce", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.root, o.stream), "comm:reduce");
 }
 
 static int l_alltoall(lua_State *L)
@@ -285,7 +352,8 @@ static int l_alltoall(lua_State *L)
     if (s->t.count % n || r->t.count != s->t.count)
         return luaL_error(L, "comm:alltoall: send and recv need the same count, a multiple of the size %d "
                              "(send %I, recv %I)", (int)n, (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    return finish(L, mgpu_alltoall(c->c, T(s), T(r), s->t.count / n, s->t.dtype, o.stream), "comm:alltoall");
+    int tok = coll_begin(L, c->c, o.stream, "alltoall", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_alltoall(c->c, T(s), T(r), s->t.count / n, s->t.dtype, o.stream), "comm:alltoall");
 }
 
 /* comm:send(t, peer [, stream]) and comm:recv(t, peer [, stream]) */
@@ -297,8 +365,9 @@ static int p2p(lua_State *L, int is_send)
     coll_opts o;
     parse_opts(L, 3, fn, &o);
     if (!o.have_root) return luaL_error(L, "%s(t, peer [, stream]) needs the peer's rank", fn);
-    if (is_send) return finish(L, mgpu_send(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
-    return finish(L, mgpu_recv(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
+    int tok = coll_begin(L, c->c, o.stream, is_send ? "send" : "recv", mgpu_tensor_bytes(&t->t));
+    if (is_send) return finish(L, tok, mgpu_send(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
+    return finish(L, tok, mgpu_recv(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
 }
 
 static int l_send(lua_State *L) { return p2p(L, 1); }
@@ -309,7 +378,8 @@ static int l_barrier(lua_State *L)
     lm_comm *c = check_comm(L, 1);
     coll_opts o;
     parse_opts(L, 2, "comm:barrier", &o);
-    return finish(L, mgpu_barrier(c->c, o.stream), "comm:barrier");
+    int tok = coll_begin(L, c->c, o.stream, "barrier", NO_SIZE);
+    return finish(L, tok, mgpu_barrier(c->c, o.stream), "comm:barrier");
 }
 
 /* mgpu.group(fn, ...): fn's collectives and send/recv form one group
@@ -317,9 +387,13 @@ static int l_barrier(lua_State *L)
 static int l_group(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
+    lm_ctx *ctx = lm_ctx_get(L);
     if (mgpu_group_start() != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.group");
+    ctx->group_depth++;
     int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
     mgpu_result r = mgpu_group_end();
+    /* nested groups are one NCCL group: the outermost ends the spans */
+    if (--ctx->group_depth == 0) group_close(L, ctx, st == LUA_OK ? r : MGPU_ERR_INVALID);
     if (st != LUA_OK) return lua_error(L); /* the function's error first: it is the cause */
     if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.group");
     return 0;

@@ -4,6 +4,7 @@
 #define MGPU_LUA_MGPU_INTERNAL_H
 #include <lauxlib.h>
 #include "lua/lua_mgpu.h"
+#include "mgpu/spans.h"
 #include "mgpu/tensor.h"
 
 #define LM_TENSOR "mgpu.tensor"
@@ -14,10 +15,22 @@
 /* Per state: the host's view of this rank, and its default stream (where
  * everything without an explicit stream runs, collectives included, so
  * a script that never names a stream is ordered like one CUDA stream). */
+/* The streams one mgpu.group touched, each with its group span. */
+#define LM_GROUP_STREAMS 8
+
 typedef struct lm_ctx {
     mgpu_lua_rank_host host;
     mgpu_stream *stream;
     mgpu_buffer *stage;   /* small pinned buffer for :get/:set */
+    /* timeline spans, NULL when off (the default: events cost time) */
+    mgpu_spans *spans;
+    mgpu_span_cb span_cb;
+    void *span_cb_ctx;
+    uint64_t last_flush_ns;
+    int group_depth;      /* inside mgpu.group: one span per stream for the group */
+    int group_n;
+    struct { mgpu_stream *s; int token; } group[LM_GROUP_STREAMS];
+    char group_ops[40];
 } lm_ctx;
 
 typedef struct lm_tensor {
@@ -54,6 +67,24 @@ int lm_is_stream(lua_State *L, int idx);
 void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx);
 /* Make a class metatable with methods and metamethods; leaves it popped. */
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
+
+/* Timeline spans (lua_mgpu.c). A span around one operation: token 0 when
+ * spans are off or the span was dropped. lm_span_end ends it when r is
+ * MGPU_OK (else forgets it) and sends what has completed every ~100 ms. */
+int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name);
+void lm_span_end(lua_State *L, int token, mgpu_result r);
+void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
+/* "4 MiB", "1.5 KiB", "12 B" */
+const char *lm_size_label(size_t bytes, char *buf, size_t len);
+
+/* Turn spans on for a state with the rank API (spmd_job.c): the zero is
+ * recorded on the default stream now; finished spans go to cb. The state
+ * owns the recorder (freed with it). */
+mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx);
+/* Send the finished spans (wait = 1: wait for every ended span first; use
+ * 0 after a failure, when waiting might hang); *dropped gets the spans lost
+ * so far. A no-op when spans are off. */
+mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */

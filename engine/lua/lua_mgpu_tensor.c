@@ -4,6 +4,7 @@
  * that stream ordered before them, as a CUDA program would. */
 #include "lua/lua_mgpu_internal.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -105,7 +106,15 @@ static int l_fill(lua_State *L)
         spec.value = luaL_optnumber(L, -2, 0);
         s = lm_opt_stream(L, lua_gettop(L));
     }
-    if (mgpu_tensor_fill(s, &t->t, &spec) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:fill");
+    int token = 0;
+    if (lm_ctx_get(L)->spans) {
+        char name[40], size[24];
+        snprintf(name, sizeof name, "fill %s", lm_size_label(mgpu_tensor_bytes(&t->t), size, sizeof size));
+        token = lm_span_begin(L, s, MGPU_SPAN_KERNEL, name);
+    }
+    mgpu_result r = mgpu_tensor_fill(s, &t->t, &spec);
+    lm_span_end(L, token, r);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:fill");
     lua_settop(L, 1);
     return 1; /* chainable: mgpu.tensor(n):fill{...} */
 }

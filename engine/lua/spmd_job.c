@@ -3,12 +3,16 @@
  *
  * params: {"script": source text, "chunkname": "@FILE.lua", "args": [strings],
  *          "time_limit_s": seconds (default: the run's timeout),
- *          "mem_limit": bytes (default 256 MiB)}
+ *          "mem_limit": bytes (default 256 MiB),
+ *          "spans": true to record timeline spans (default off: events cost time)}
  * Sends "log" {text} for print()/mgpu.log(), "result" rows for
  * mgpu.result{...} and for each table the script returns ({"value": v} for
  * other returned values), and on a Lua error "spmd_error" {message,
- * traceback, code} before failing the job with the error's message. */
-#include "lua/lua_mgpu.h"
+ * traceback, code} before failing the job with the error's message. With
+ * spans, "span" {rank, stream, stream_id, name, kind, start_us, end_us}
+ * for each finished span (every ~100 ms while the script runs, the rest
+ * after it; protocol.h). */
+#include "lua/lua_mgpu_internal.h"
 #include "mgpu/rt.h"
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,31 @@ static mgpu_result send_result(void *ctx, json_t *row)
 {
     MGPU_CHECK(mgpu_worker_send(ctx, "result", row));
     return MGPU_OK;
+}
+
+/* One finished span to the coordinator. A lost span must not fail the
+ * script, like a lost log line. */
+static void send_span(void *ctx, const mgpu_span *s)
+{
+    mgpu_worker *w = ctx;
+    json_t *body = json_pack("{s:i, s:s, s:i, s:s, s:s, s:f, s:f}", "rank", mgpu_worker_rank(w), "stream",
+                             s->stream_name, "stream_id", s->stream, "name", s->name, "kind",
+                             mgpu_span_kind_name(s->kind), "start_us", s->start_us, "end_us", s->end_us);
+    if (body) mgpu_worker_send(w, "span", body);
+    json_decref(body);
+}
+
+/* The spans not sent yet: after a clean run wait for them; after a failure
+ * take only what finished (waiting on a stream stuck behind an aborted
+ * collective could hang). Says how many were lost, if any. */
+static void flush_spans(mgpu_worker *w, mgpu_lua *sb, int ok)
+{
+    long dropped = 0;
+    if (mgpu_lua_flush_spans(sb, ok, &dropped) != MGPU_OK)
+        mgpu_worker_log(w, "timeline: some spans were lost: %s", mgpu_error_message());
+    if (dropped > 0)
+        mgpu_worker_log(w, "timeline: %ld span%s dropped (more than %d waiting, or an event failed)", dropped,
+                        dropped == 1 ? "" : "s", MGPU_SPANS_MAX_PENDING);
 }
 
 static mgpu_result world(void *ctx, mgpu_comm **out)
@@ -109,13 +138,16 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         .log = send_log,
         .result = send_result,
     };
+    int spans = json_is_true(json_object_get(params, "spans"));
     mgpu_lua *sb = NULL;
     mgpu_result r = MGPU_OK;
     MGPU_CHECKGOTO(mgpu_lua_open(&cfg, &sb), r, out);
     MGPU_CHECKGOTO(mgpu_lua_open_rank_api(sb, &host, args, (int)nargs), r, out);
     MGPU_CHECKGOTO(mgpu_lua_open_comm_api(sb), r, out);
+    if (spans) MGPU_CHECKGOTO(mgpu_lua_enable_spans(sb, send_span, w), r, out);
     r = mgpu_lua_load(sb, script, script_len, chunk && *chunk ? chunk : "=script");
     if (r == MGPU_OK) r = mgpu_lua_pcall(sb, 0, LUA_MULTRET);
+    if (spans) flush_spans(w, sb, r == MGPU_OK); /* before the error: the spans show where it stood */
     if (r != MGPU_OK) {
         r = report_lua_error(w, sb, r);
         goto out;

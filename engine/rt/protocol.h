@@ -46,6 +46,16 @@
  *   error      body {message, trail, code}   the job failed; exit 1 follows
  *   done       body {}                  the job finished; exit 0 follows
  *   and jobs send e.g. result, span, progress with their own bodies.
+ *   span       body {rank, stream, stream_id, name, kind, start_us, end_us}
+ *              one timeline span (the spmd job with params "spans": true;
+ *              mgpu/spans.h): stream is the stream's name on that rank
+ *              ("default", "comm", "s1", "s2@gpu1"), stream_id a small
+ *              integer for it (0 = the default stream); kind is "kernel",
+ *              "copy", "collective" or "wait"; times in microseconds from
+ *              the rank's zero (an event on its default stream when the
+ *              script started). Ranks' zeros are not aligned with each
+ *              other. Sent in batches while the script runs (every ~100 ms)
+ *              and after it, in begin order per batch.
  *
  * Coordinator -> worker
  *   job        {job, params, backend {kind, machine, fault}, timeout_s}
