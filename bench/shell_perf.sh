@@ -4,6 +4,7 @@
 # (first frame < 150 ms after start; idle < 1 % of one core).
 #
 #   bench/shell_perf.sh [PATH/TO/mgpulab] [IDLE_SECONDS]    (default build/mgpulab, 30)
+#   MGPU_PERF_ARGS='--backend cuda' bench/shell_perf.sh ...   (default: --backend sim --machine dgx-h100)
 #
 # The first frame is measured twice: by the shell itself (MGPU_SHELL_PERF=FILE:
 # milliseconds from process start, from /proc, to the first doupdate) and from
@@ -23,7 +24,7 @@ labs=${MGPULAB_LABS:-$SRC/labs}
 
 t0=$(date +%s%N)
 tmux -L "$sock" new-session -d -s perf -x 120 -y 40 \
-    "exec env XDG_STATE_HOME=$tmp/state MGPULAB_LABS=$labs MGPU_SHELL_PERF=$tmp/perf TERM=tmux-256color $BIN --backend sim --machine dgx-h100"
+    "exec env XDG_STATE_HOME=$tmp/state MGPULAB_LABS=$labs MGPU_SHELL_PERF=$tmp/perf TERM=tmux-256color $BIN ${MGPU_PERF_ARGS:---backend sim --machine dgx-h100}"
 t1=
 for _ in $(seq 1 2000); do
     if tmux -L "$sock" capture-pane -p -t perf 2>/dev/null | head -1 | grep -q 'mgpulab .*SIMULATED'; then
