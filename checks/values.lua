@@ -1,0 +1,355 @@
+-- checks/values.lua - checks on numbers and values: bandwidth, close,
+-- equals, identical, all. Every check returns a verdict
+--   {ok = bool, msg = "...", saw = "...", wanted = "...", where = "..."}
+-- (docs/lab-authoring.md) and never raises on bad input: a nil, a string
+-- where a number belongs, a NaN or a missing table gives a failed verdict
+-- that says what was wrong with the input.
+
+local M = {}
+
+-- helpers (local: each check file is loaded on its own) ------------------
+
+local function verdict(ok, msg, saw, wanted, where)
+  return { ok = ok and true or false, msg = msg or "", saw = saw or "",
+           wanted = wanted or "", where = where or "" }
+end
+
+local function isnum(x)
+  return type(x) == "number" and x == x and x ~= math.huge and x ~= -math.huge
+end
+
+-- A number from a number or a numeric string ("450", " 3.5 GB/s" is not one).
+local function tonum(x)
+  if type(x) == "number" then return x end
+  if type(x) == "string" then return tonumber((x:gsub("^%s+", ""):gsub("%s+$", ""))) end
+  return nil
+end
+
+-- 374.39, 0.00138, 1.2e+09 -> short, readable, no exponent for everyday sizes
+local function fmt(x, unit)
+  local s
+  if type(x) ~= "number" then s = tostring(x)
+  elseif x ~= x then s = "NaN"
+  elseif math.type(x) == "integer" then s = string.format("%d", x)
+  elseif x == math.floor(x) and math.abs(x) < 1e15 then s = string.format("%.0f", x)
+  elseif math.abs(x) >= 1 then s = string.format("%.2f", x)
+  elseif x == 0 then s = "0"
+  else s = string.format("%.3g", x) end
+  if unit and unit ~= "" then s = s .. " " .. unit end
+  return s
+end
+
+-- A value shown to a learner: strings quoted, tables summarised.
+-- A percentage: 83.2, 100, 8.89 -> "83.2", "100", "8.9"
+local function pctf(x)
+  if x == math.floor(x) then return string.format("%.0f", x) end
+  return string.format("%.1f", x)
+end
+
+local function show(v)
+  if v == nil then return "nothing (nil)" end
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "number" then return fmt(v) end
+  if type(v) == "table" then
+    local n = 0
+    for _ in pairs(v) do n = n + 1 end
+    return "a table of " .. n .. " entries"
+  end
+  return tostring(v)
+end
+
+local function arg_table(a, name)
+  if type(a) ~= "table" then
+    return nil, verdict(false, name .. ": the check got " .. show(a) .. " instead of a table of arguments",
+                        show(a), "a table such as " .. name .. "{value = ..., ...}", "the lab's check function")
+  end
+  return a
+end
+
+local function label(a, default)
+  if type(a.what) == "string" and a.what ~= "" then return a.what end
+  return default
+end
+
+local function where(a, default)
+  if type(a.where) == "string" and a.where ~= "" then return a.where end
+  return default or "results pane"
+end
+
+local function trim_lower(s)
+  return (s:gsub("^%s+", ""):gsub("%s+$", "")):lower()
+end
+
+-- checks.bandwidth -------------------------------------------------------
+
+-- {value =, peak =, fraction = 0.8, what =, where =, unit = "GB/s", peak_what =}
+-- passes when value >= fraction x peak.
+function M.bandwidth(a)
+  local a_, bad = arg_table(a, "checks.bandwidth"); if not a_ then return bad end
+  local what, unit = label(a, "bandwidth"), (type(a.unit) == "string" and a.unit) or "GB/s"
+  local w = where(a)
+  local value, peak = tonum(a.value), tonum(a.peak)
+  local fraction = a.fraction == nil and 0.8 or tonum(a.fraction)
+  if not isnum(fraction) or fraction <= 0 or fraction > 100 then
+    return verdict(false, what .. ": the fraction of peak to reach is " .. show(a.fraction) ..
+                   ", not a number in (0, 100]", show(a.fraction), "a fraction such as 0.8", w)
+  end
+  local peak_name = (type(a.peak_what) == "string" and a.peak_what ~= "") and (" of " .. a.peak_what) or ""
+  if not isnum(peak) or peak <= 0 then
+    return verdict(false, what .. ": no usable peak" .. peak_name .. " to compare with (got " .. show(a.peak) .. ")",
+                   show(a.value), "a peak > 0 " .. unit, w)
+  end
+  local need = fraction * peak
+  local wanted = string.format(">= %s (%s %% of %s%s)", fmt(need, unit), pctf(fraction * 100), fmt(peak, unit), peak_name)
+  if not isnum(value) then
+    return verdict(false, what .. ": no measured value (got " .. show(a.value) .. ")", show(a.value), wanted, w)
+  end
+  if value < 0 then
+    return verdict(false, what .. ": a negative bandwidth (" .. fmt(value, unit) .. ") is not a measurement",
+                   fmt(value, unit), wanted, w)
+  end
+  local pct = value / peak * 100
+  local saw = string.format("%s (%s %% of peak)", fmt(value, unit), pctf(pct))
+  if value >= need then
+    return verdict(true, string.format("%s: %s reaches %s %% of the %s peak%s (wanted at least %s %%)",
+                   what, fmt(value, unit), pctf(pct), fmt(peak, unit), peak_name, pctf(fraction * 100)), saw, wanted, w)
+  end
+  return verdict(false, string.format("%s: %s is only %s %% of the %s peak%s; wanted at least %s %% (%s)",
+                 what, fmt(value, unit), pctf(pct), fmt(peak, unit), peak_name, pctf(fraction * 100), fmt(need, unit)),
+                 saw, wanted, w)
+end
+
+-- checks.close -----------------------------------------------------------
+
+-- {value =, expected =, rtol = 1e-6, atol = 0, what =, where =, unit =, labels =}
+-- passes when |value - expected| <= atol + rtol x |expected|. value and
+-- expected may both be lists of numbers (same length): every element must
+-- be close; the verdict names the worst one (labels[i] names element i).
+function M.close(a)
+  local a_, bad = arg_table(a, "checks.close"); if not a_ then return bad end
+  local what, w = label(a, "value"), where(a)
+  local unit = type(a.unit) == "string" and a.unit or nil
+  local rtol = a.rtol == nil and 1e-6 or tonum(a.rtol)
+  local atol = a.atol == nil and 0 or tonum(a.atol)
+  if not isnum(rtol) or rtol < 0 or not isnum(atol) or atol < 0 then
+    return verdict(false, what .. ": tolerances must be numbers >= 0 (rtol " .. show(a.rtol) .. ", atol " .. show(a.atol) .. ")",
+                   show(a.value), "valid tolerances", w)
+  end
+  local function tol_text(e)
+    local parts = {}
+    if rtol > 0 then parts[#parts + 1] = fmt(rtol * 100) .. " %" end
+    if atol > 0 then parts[#parts + 1] = fmt(atol, unit) end
+    return fmt(e, unit) .. (#parts > 0 and (" +/- " .. table.concat(parts, " + ")) or " exactly")
+  end
+  local function one(v, e)
+    local vn, en = tonum(v), tonum(e)
+    if not isnum(en) then return false, math.huge, "no expected number (" .. show(e) .. ")" end
+    if not isnum(vn) then return false, math.huge, "no number (" .. show(v) .. ")" end
+    local err = math.abs(vn - en)
+    return err <= atol + rtol * math.abs(en), err
+  end
+  if type(a.expected) == "table" then
+    local ve, ee = a.value, a.expected
+    if type(ve) ~= "table" then
+      return verdict(false, what .. ": expected a list of " .. #ee .. " numbers, got " .. show(ve),
+                     show(ve), #ee .. " numbers", w)
+    end
+    if #ee == 0 then
+      return verdict(false, what .. ": nothing to compare (the expected list is empty)", show(ve), "at least one value", w)
+    end
+    if #ve ~= #ee then
+      return verdict(false, string.format("%s: %d values, but %d were expected", what, #ve, #ee),
+                     #ve .. " values", #ee .. " values", w)
+    end
+    local nbad, worst, worst_i, worst_why = 0, -1, nil, nil
+    for i = 1, #ee do
+      local ok, err, why = one(ve[i], ee[i])
+      if not ok then
+        nbad = nbad + 1
+        if nbad == 1 or err > worst then worst, worst_i, worst_why = err, i, why end
+      elseif nbad == 0 and err > worst then
+        worst, worst_i = err, i
+      end
+    end
+    local name = function(i) return (type(a.labels) == "table" and a.labels[i]) and tostring(a.labels[i]) or ("#" .. i) end
+    local i = worst_i or 1
+    local saw = string.format("%s at %s", worst_why or fmt(tonum(ve[i]), unit), name(i))
+    local wanted = tol_text(tonum(ee[i]) or 0) .. " at " .. name(i)
+    if nbad == 0 then
+      return verdict(true, string.format("%s: all %d values match (largest difference %s, at %s)",
+                     what, #ee, fmt(worst, unit), name(i)), saw, wanted, w)
+    end
+    return verdict(false, string.format("%s: %d of %d values are off; the worst is %s where %s was expected%s",
+                   what, nbad, #ee, name(i), fmt(tonum(ee[i]), unit),
+                   worst_why and (": " .. worst_why) or (", got " .. fmt(tonum(ve[i]), unit))), saw, wanted, w)
+  end
+  if a.value == nil and type(a.missing) == "string" then
+    local en = tonum(a.expected)
+    return verdict(false, what .. ": no value yet - " .. a.missing, "nothing (nil)",
+                   isnum(en) and tol_text(en) or "a number", w)
+  end
+  local ok, err, why = one(a.value, a.expected)
+  local en = tonum(a.expected)
+  local saw = why and show(a.value) or fmt(tonum(a.value), unit)
+  local wanted = isnum(en) and tol_text(en) or ("a number (the lab gave " .. show(a.expected) .. ")")
+  if why then return verdict(false, what .. ": " .. why, saw, wanted, w) end
+  if ok then
+    return verdict(true, string.format("%s: %s matches %s", what, fmt(tonum(a.value), unit), tol_text(en)), saw, wanted, w)
+  end
+  return verdict(false, string.format("%s: %s is off by %s from %s", what, fmt(tonum(a.value), unit), fmt(err, unit),
+                 tol_text(en)), saw, wanted, w)
+end
+
+-- checks.equals ----------------------------------------------------------
+
+local function same(v, e)
+  if type(v) == "string" and type(e) == "string" then return trim_lower(v) == trim_lower(e) end
+  if type(v) == "number" or type(e) == "number" then
+    local vn, en = tonum(v), tonum(e)
+    return vn ~= nil and en ~= nil and vn == en
+  end
+  if type(v) == "boolean" and type(e) == "string" then return trim_lower(e) == tostring(v) end
+  if type(e) == "boolean" and type(v) == "string" then
+    local s = trim_lower(v)
+    if e then return s == "true" or s == "yes" or s == "y" end
+    return s == "false" or s == "no" or s == "n"
+  end
+  return v == e
+end
+
+-- {value =, expected =, what =, where =}: value == expected. Strings are
+-- compared trimmed and case-insensitive; a number and a numeric string by
+-- value; a boolean and "yes"/"no". `expected` may be a list {any = {...}}
+-- of acceptable values.
+function M.equals(a)
+  local a_, bad = arg_table(a, "checks.equals"); if not a_ then return bad end
+  local what, w = label(a, "value"), where(a)
+  local choices
+  if type(a.expected) == "table" and type(a.expected.any) == "table" then
+    choices = a.expected.any
+    if #choices == 0 then
+      return verdict(false, what .. ": the lab gave no acceptable value", show(a.value), "(nothing)", w)
+    end
+  end
+  local wanted
+  if choices then
+    local t = {}
+    for i, c in ipairs(choices) do t[i] = show(c) end
+    wanted = "one of " .. table.concat(t, ", ")
+  elseif type(a.expected) == "boolean" then
+    wanted = a.expected and "yes" or "no"
+  else
+    wanted = show(a.expected)
+  end
+  if a.expected == nil then
+    return verdict(false, what .. ": the lab could not work out the expected value", show(a.value), "(unknown)", w)
+  end
+  if a.value == nil then
+    return verdict(false, what .. ": no value yet" .. (a.missing and (" - " .. a.missing) or ""), "nothing (nil)", wanted, w)
+  end
+  local ok = false
+  for _, c in ipairs(choices or { a.expected }) do
+    if same(a.value, c) then ok = true break end
+  end
+  if ok then return verdict(true, what .. ": " .. show(a.value) .. " is right", show(a.value), wanted, w) end
+  return verdict(false, what .. ": " .. show(a.value) .. " is not " .. wanted, show(a.value), wanted, w)
+end
+
+-- checks.identical -------------------------------------------------------
+
+local function deep_equal(x, y, depth)
+  if x == y then return true end
+  if type(x) ~= "table" or type(y) ~= "table" or depth > 20 then return false end
+  for k, v in pairs(x) do if not deep_equal(v, y[k], depth + 1) then return false end end
+  for k in pairs(y) do if x[k] == nil then return false end end
+  return true
+end
+
+-- {values = {[rank] = v, ...}, ranks = N (optional: every rank 0..N-1 must
+-- be there), what =, where =}: every rank has the same value.
+function M.identical(a)
+  local a_, bad = arg_table(a, "checks.identical"); if not a_ then return bad end
+  local what, w = label(a, "value"), where(a, "results pane, one row per rank")
+  if type(a.values) ~= "table" then
+    return verdict(false, what .. ": no values from the ranks (got " .. show(a.values) .. ")", show(a.values),
+                   "one value per rank", w)
+  end
+  local keys = {}
+  for k in pairs(a.values) do keys[#keys + 1] = k end
+  table.sort(keys, function(x, y)
+    if type(x) == type(y) and (type(x) == "number" or type(x) == "string") then return x < y end
+    return type(x) < type(y)
+  end)
+  local n = tonum(a.ranks)
+  if n then
+    local missing = {}
+    for r = 0, math.floor(n) - 1 do if a.values[r] == nil then missing[#missing + 1] = tostring(r) end end
+    if #missing > 0 then
+      return verdict(false, string.format("%s: %d of %d ranks gave no value (rank %s)", what, #missing, math.floor(n),
+                     table.concat(missing, ", ")), #keys .. " values", math.floor(n) .. " equal values", w)
+    end
+  end
+  if #keys == 0 then
+    return verdict(false, what .. ": no rank gave a value", "0 values", "one value per rank", w)
+  end
+  if #keys == 1 and not n then
+    return verdict(false, what .. ": only one value, nothing to compare it with", "1 value", "2 or more ranks", w)
+  end
+  -- group the keys by value; the largest group is "the" value
+  local groups = {}
+  for _, k in ipairs(keys) do
+    local v, placed = a.values[k], false
+    for _, g in ipairs(groups) do
+      if deep_equal(g.value, v, 0) then g.keys[#g.keys + 1] = tostring(k); placed = true break end
+    end
+    if not placed then groups[#groups + 1] = { value = v, keys = { tostring(k) } } end
+  end
+  table.sort(groups, function(x, y) return #x.keys > #y.keys end)
+  if #groups == 1 then
+    return verdict(true, string.format("%s: all %d ranks agree (%s)", what, #keys, show(groups[1].value)),
+                   show(groups[1].value) .. " on every rank", "the same value on every rank", w)
+  end
+  local parts = {}
+  for i, g in ipairs(groups) do
+    if i > 4 then parts[#parts + 1] = "..." break end
+    parts[#parts + 1] = string.format("rank %s: %s", table.concat(g.keys, ","), show(g.value))
+  end
+  return verdict(false, string.format("%s: the ranks disagree - %d different values (%s)", what, #groups,
+                 table.concat(parts, "; ")), table.concat(parts, "; "), "the same value on every rank", w)
+end
+
+-- checks.all -------------------------------------------------------------
+
+-- {v1, v2, ...} (or checks.all(v1, v2, ...)): one verdict that passes when
+-- every verdict passed; saw/wanted/where come from the first failure.
+function M.all(a, ...)
+  local list
+  if select("#", ...) > 0 then list = { a, ... }
+  elseif type(a) == "table" and a.ok == nil then list = a
+  else list = { a } end
+  local n = 0
+  for k in pairs(list) do if type(k) == "number" and k > n then n = k end end
+  if n == 0 then
+    return verdict(false, "checks.all: no verdicts to combine", "0 verdicts", "at least one verdict", "the lab's check function")
+  end
+  local failed, fmsgs, pmsgs = {}, {}, {}
+  for i = 1, n do
+    local v = list[i]
+    if type(v) ~= "table" or type(v.ok) ~= "boolean" then
+      v = verdict(false, "verdict " .. i .. " is " .. show(v) .. ", not a verdict", show(v), "a verdict table", "the lab's check function")
+    end
+    if v.ok then pmsgs[#pmsgs + 1] = tostring(v.msg or "")
+    else failed[#failed + 1] = v; fmsgs[#fmsgs + 1] = tostring(v.msg or "") end
+  end
+  local function cut(s) return #s > 900 and (s:sub(1, 897) .. "...") or s end
+  if #failed == 0 then
+    local last = list[n]
+    return verdict(true, cut(string.format("all %d checks passed: %s", n, table.concat(pmsgs, "; "))),
+                   last.saw, last.wanted, last.where)
+  end
+  local f = failed[1]
+  return verdict(false, cut(string.format("%d of %d checks failed: %s", #failed, n, table.concat(fmsgs, "; "))),
+                 f.saw, f.wanted, f.where)
+end
+
+return M

@@ -1,0 +1,264 @@
+-- labs/01-topology/lab.lua - the note's practice 1 (nvidia-smi topo -m):
+-- read your machine's topology and answer questions about it; the answers
+-- are computed from what lab.topo() discovered, never hard-coded.
+
+-- Path types from closest to farthest (nvidia-smi's legend).
+local RANK = { X = 0, PIX = 1, PXB = 2, PHB = 3, NODE = 4, SYS = 5, NET = 6 }
+local function path_rank(p)
+  if type(p) ~= "string" then return 99 end
+  if p:match("^NV%d+") then return 0.5 end
+  return RANK[p] or 99
+end
+
+local function gpus(topo) return (topo and topo.gpus) or {} end
+local function nics(topo) return (topo and topo.nics) or {} end
+
+-- The matrix cell between two labels' indices (0-based: GPUs first, then NICs).
+local function cell(topo, i, j)
+  local rows = topo and topo.matrix and topo.matrix.rows
+  return rows and rows[i + 1] and rows[i + 1][j + 1] or nil
+end
+
+local function gpu_gpu(topo, a, b) return cell(topo, a, b) end
+local function gpu_nic(topo, g, n) return cell(topo, g, #gpus(topo) + n) end
+
+-- "0-55,112-167" -> 112
+local function count_cpus(list)
+  if type(list) ~= "string" then return nil end
+  local n = 0
+  for part in list:gmatch("[^,]+") do
+    local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if a then n = n + (tonumber(b) - tonumber(a) + 1)
+    elseif part:match("^%s*%d+%s*$") then n = n + 1
+    elseif part:match("%.%.%.") then return nil end
+  end
+  return n
+end
+
+-- The GPU0-GPU1 link, or nil with one GPU (or GPU1 on another host).
+local function link01(topo)
+  local g = gpus(topo)
+  if #g < 2 or g[1].host ~= g[2].host then return nil end
+  return gpu_gpu(topo, 0, 1)
+end
+
+-- GPUs in GPU0's NVLink domain, GPU0 included.
+local function nvdomain(topo)
+  local g, n = gpus(topo), 1
+  for j = 1, #g - 1 do
+    local l = gpu_gpu(topo, 0, j)
+    if type(l) == "string" and l:match("^NV%d+") then n = n + 1 end
+  end
+  return n
+end
+
+-- The closest NIC path type of GPU g on its host (nil without a NIC).
+local function best_nic_path(topo, g)
+  local best
+  for n = 0, #nics(topo) - 1 do
+    local p = gpu_nic(topo, g, n)
+    if p and (not best or path_rank(p) < path_rank(best)) then best = p end
+  end
+  return best
+end
+
+local function host_nics(topo, host)
+  local n = 0
+  for _, nic in ipairs(nics(topo)) do if (nic.host or 0) == host then n = n + 1 end end
+  return n
+end
+
+local function f2(x) return type(x) == "number" and string.format("%.1f", x) or tostring(x) end
+
+local function matrix_table(lab, topo)
+  local g = gpus(topo)
+  local cols = { "" }
+  local labels = (topo.matrix and topo.matrix.labels) or {}
+  for _, l in ipairs(labels) do cols[#cols + 1] = l end
+  local rows = {}
+  for i, l in ipairs(labels) do
+    local r = { l }
+    for j = 1, #labels do r[#r + 1] = tostring(cell(topo, i - 1, j - 1) or "") end
+    rows[#rows + 1] = r
+  end
+  lab.table{ title = "topo -m: " .. (topo.banner or "this machine"), columns = cols, rows = rows }
+  return #g
+end
+
+return {
+  title    = "Topology",
+  summary  = "nvidia-smi topo -m for your machine: links, NUMA, CPUs, PCIe, NICs, peer access, NCCL XML",
+  backends = "cuda (1..N GPUs; the questions adapt to one GPU) and sim (any preset or NCCL XML)",
+  ranks    = 1,
+  steps = {
+    {
+      id = "matrix", title = "The link matrix",
+      text = "steps/01-matrix.md",
+      hints = {
+        "The cell in row GPU0, column GPU1 of the matrix (topology pane 1 or the results table).",
+        "NV# means # bonded NVLinks; lab.peak says per-link x links: NVLink 4 is 25 GB/s per link per direction.",
+        "With one GPU: link01 = none, nvdomain = 1, and peak01 is GPU0's PCIe link (the 'pcie' column of step 2).",
+      },
+      questions = {
+        { id = "link01",   ask = "Which link joins GPU0 and GPU1 (NV18, PIX, NODE, SYS, ...; none with one GPU)?" },
+        { id = "nvdomain", ask = "How many GPUs share GPU0's NVLink domain, GPU0 included (1 without NVLink)?" },
+        { id = "peak01",   ask = "The nominal one-direction peak of that link in GB/s (one GPU: its PCIe link)?" },
+      },
+      run = function(lab)
+        local topo = lab.topo()
+        matrix_table(lab, topo)
+        local l = link01(topo)
+        local p, src = lab.peak(l or "PCIe")
+        lab.log(string.format("GPU0-GPU1: %s; peak %s GB/s (%s)", tostring(l or "none (one GPU)"), f2(p), tostring(src)))
+        lab.record("link", l or "none")
+        if p then lab.record("peak_gbs", p) end
+        lab.record("gpus", #gpus(topo))
+        return { topo = topo, link = l, peak = p, src = src }
+      end,
+      check = function(lab, r)
+        return {
+          checks.equals{ value = lab.answer("link01"), expected = r.link or "none", what = "link GPU0-GPU1",
+                         where = "topology pane (1): row GPU0, column GPU1", missing = "press a to answer" },
+          checks.equals{ value = lab.answer("nvdomain"), expected = nvdomain(r.topo), what = "GPUs in GPU0's NVLink domain",
+                         where = "topology pane (1): the NV# cells of row GPU0, plus GPU0", missing = "press a to answer" },
+          checks.close{ value = lab.answer("peak01"), expected = r.peak, rtol = 0.05, unit = "GB/s",
+                        what = "peak of " .. tostring(r.link or "GPU0's PCIe link"), missing = "press a to answer",
+                        where = "log pane (5): " .. tostring(r.src) },
+        }
+      end,
+    },
+    {
+      id = "affinity", title = "NUMA, CPU affinity, PCIe and NICs",
+      text = "steps/02-affinity.md",
+      exercise = "nearest_nic.lua",
+      hints = {
+        "The NIC columns come after the GPU columns in topo.matrix.rows: NIC n of GPU g is rows[g + 1][#topo.gpus + n + 1].",
+        "Closest first: PIX, PXB, PHB, NODE, SYS (then NET). Keep the NIC with the closest path.",
+        "numa0 and cpus0 are in the GPU table: count the CPUs in '0-55,112-167' as 56 + 56.",
+      },
+      questions = {
+        { id = "numa0", ask = "Which NUMA node is GPU0 attached to?" },
+        { id = "cpus0", ask = "How many logical CPUs are in GPU0's CPU affinity list?" },
+        { id = "nics",  ask = "How many NICs (network ports) does this host have?" },
+      },
+      run = function(lab)
+        local topo = lab.topo()
+        local rows = {}
+        for _, g in ipairs(gpus(topo)) do
+          rows[#rows + 1] = { "GPU" .. g.index, g.busid, g.name, g.numa, g.cpulist, f2(g.pcie_gbs), g.nvlinks,
+                              best_nic_path(topo, g.index) or "-" }
+        end
+        lab.table{ title = "GPUs", columns = { "gpu", "PCI bus id", "name", "NUMA", "CPU affinity", "PCIe GB/s", "NVLinks", "closest NIC path" },
+                   rows = rows }
+        local nrows = {}
+        for _, n in ipairs(nics(topo)) do
+          nrows[#nrows + 1] = { "NIC" .. n.index, n.name, n.busid, n.numa, f2(n.speed_gbps) .. " Gbit/s", n.gdr and "yes" or "no" }
+        end
+        lab.table{ title = "NICs", columns = { "nic", "name", "PCI bus id", "NUMA", "speed", "GPUDirect RDMA" }, rows = nrows }
+        local ok, fn = pcall(lab.load, lab.exercise)
+        return { topo = topo, ok = ok, fn = fn }
+      end,
+      check = function(lab, r)
+        local topo, g0 = r.topo, gpus(r.topo)[1]
+        local v = {
+          checks.equals{ value = lab.answer("numa0"), expected = g0 and g0.numa, what = "GPU0's NUMA node",
+                         where = "results pane (3), table GPUs, column NUMA", missing = "press a to answer" },
+          checks.equals{ value = lab.answer("cpus0"), expected = g0 and count_cpus(g0.cpulist), what = "CPUs local to GPU0",
+                         where = "results pane (3), table GPUs, column CPU affinity", missing = "press a to answer" },
+          checks.equals{ value = lab.answer("nics"), expected = host_nics(topo, g0 and g0.host or 0), what = "NICs on this host",
+                         where = "results pane (3), table NICs", missing = "press a to answer" },
+        }
+        -- the exercise: nearest_nic(topo, g) for every GPU
+        if not r.ok or type(r.fn) ~= "function" then
+          v[#v + 1] = { ok = false, msg = "nearest_nic.lua must return a function(topo, gpu): " .. tostring(r.ok and type(r.fn) or r.fn),
+                        saw = "no function", wanted = "return function(topo, g) ... end", where = "your nearest_nic.lua" }
+          return v
+        end
+        local rows = {}
+        for _, g in ipairs(gpus(topo)) do
+          local want = best_nic_path(topo, g.index)
+          local fine, nic, path = pcall(r.fn, topo, g.index)
+          if not fine then
+            v[#v + 1] = { ok = false, msg = "nearest_nic.lua raised an error for GPU" .. g.index .. ": " .. tostring(nic),
+                          saw = "an error", wanted = "a NIC index and its path", where = "your nearest_nic.lua" }
+            break
+          end
+          local real = (math.type(nic) == "integer" or (type(nic) == "number" and nic == math.floor(nic)))
+                       and gpu_nic(topo, g.index, math.tointeger(nic)) or nil
+          rows[#rows + 1] = { "GPU" .. g.index, tostring(nic), tostring(path), tostring(real), tostring(want or "none") }
+          if want == nil then
+            v[#v + 1] = checks.equals{ value = nic == nil and "none" or nic, expected = "none",
+                                       what = "GPU" .. g.index .. "'s nearest NIC (this host has none)", where = "your nearest_nic.lua" }
+          else
+            v[#v + 1] = checks.equals{ value = real, expected = want, what = "path from GPU" .. g.index .. " to the NIC you chose (" .. tostring(nic) .. ")",
+                                       missing = "nearest_nic.lua returned no NIC index for GPU" .. g.index, where = "topology pane (1): row GPU" .. g.index .. ", NIC columns" }
+            v[#v + 1] = checks.equals{ value = path, expected = want, what = "the path type nearest_nic.lua returned for GPU" .. g.index,
+                                       missing = "nearest_nic.lua returned no path type", where = "topology pane (1): row GPU" .. g.index .. ", NIC columns" }
+          end
+        end
+        lab.table{ title = "nearest_nic.lua", columns = { "gpu", "your NIC", "your path", "its real path", "closest path" }, rows = rows }
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "peer", title = "Peer access",
+      text = "steps/03-peer.md",
+      hints = { "The peer-access matrix is below the link matrix in the topology pane; count the 'no' cells off the diagonal.",
+                "Ordered pairs: GPU0 -> GPU1 and GPU1 -> GPU0 count twice. With one GPU the answer is 0." },
+      questions = { { id = "nopeer", ask = "How many ordered GPU pairs of this host (i -> j, i != j) have NO peer access?" } },
+      run = function(lab)
+        local topo = lab.topo()
+        local g = gpus(topo)
+        local cols, rows, none = { "" }, {}, 0
+        for j = 1, #g do cols[#cols + 1] = "GPU" .. (j - 1) end
+        for i = 1, #g do
+          local r = { "GPU" .. (i - 1) }
+          for j = 1, #g do
+            local v = topo.peer_access and topo.peer_access[i] and topo.peer_access[i][j]
+            if i == j then r[#r + 1] = "X"
+            else
+              r[#r + 1] = v and "yes" or "no"
+              if not v and g[i].host == g[1].host and g[j].host == g[1].host then none = none + 1 end
+            end
+          end
+          rows[#rows + 1] = r
+        end
+        lab.table{ title = "peer access (cudaDeviceCanAccessPeer)", columns = cols, rows = rows }
+        lab.record("no_peer_pairs", none)
+        return { none = none, topo = topo }
+      end,
+      check = function(lab, r)
+        return checks.equals{ value = lab.answer("nopeer"), expected = r.none, what = "ordered GPU pairs without peer access",
+                              where = "results pane (3), table 'peer access'", missing = "press a to answer" }
+      end,
+    },
+    {
+      id = "xml", title = "Export the topology as NCCL XML",
+      text = "steps/04-xml.md",
+      run = function(lab)
+        local topo, xml = lab.topo(), lab.topo_xml()
+        local found = {}
+        for attrs in tostring(xml):gmatch("<gpu%s([^>]*)>") do found[#found + 1] = { op = "gpu", attrs = attrs } end
+        lab.log(string.format("NCCL topology XML: %d bytes, %d <gpu> elements", #tostring(xml), #found))
+        return { topo = topo, xml = tostring(xml), found = found }
+      end,
+      check = function(lab, r)
+        local v = {
+          checks.equals{ value = r.xml:match("^%s*<system version=\"1\">") and "yes"
+                           or r.xml:match("^%s*<mgpulab%-cluster version=\"1\">") and "yes" or "no",
+                         expected = "yes", what = "the XML starts with NCCL's <system version=\"1\">",
+                         where = "the exported text (mgpulab topo --xml)" },
+          checks.count{ events = r.found, op = "gpu", expected = #gpus(r.topo), what = "<gpu> elements in the XML",
+                        where = "the exported text vs the topology pane (1)" },
+        }
+        for _, g in ipairs(gpus(r.topo)) do
+          local bus = tostring(g.busid or "?"):lower()
+          v[#v + 1] = checks.equals{ value = r.xml:lower():find("busid=\"" .. bus .. "\"", 1, true) and "present" or "missing",
+                                     expected = "present", what = "GPU" .. g.index .. "'s PCI bus id " .. bus .. " in the XML",
+                                     where = "the exported text" }
+        end
+        return checks.all(v)
+      end,
+    },
+  },
+}

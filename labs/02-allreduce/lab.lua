@@ -1,0 +1,334 @@
+-- labs/02-allreduce/lab.lua - the note's practice 2: an nccl-tests sweep,
+-- algbw vs busbw, the peak of your links, LL vs Simple.
+
+local MiB = 1024 * 1024
+
+-- One rank per GPU of this host, as nccl-tests under `mpirun -np N`; at
+-- least 2 (on one GPU the framework runs them as emulated nodes). --ranks
+-- overrides. (The topology is discovered once per run and cached.)
+local function nranks(lab)
+  local topo, n = lab.topo(), 0
+  local host = topo.gpus and topo.gpus[1] and topo.gpus[1].host or 0
+  for _, g in ipairs(topo.gpus or {}) do if g.host == host then n = n + 1 end end
+  if n == 0 then n = math.tointeger(lab.backend.gpus) or 1 end
+  return math.max(2, n)
+end
+
+local function size_name(b)
+  if b >= 1024 * MiB then return string.format("%g GiB", b / (1024 * MiB)) end
+  if b >= MiB then return string.format("%g MiB", b / MiB) end
+  if b >= 1024 then return string.format("%g KiB", b / 1024) end
+  return string.format("%d B", b)
+end
+
+local function f2(x) return type(x) == "number" and string.format("%.2f", x) or "-" end
+
+-- The bench's rows that were measured (out-of-place half).
+local function rows_of(r)
+  local out = {}
+  for _, row in ipairs((r and r.rows) or {}) do
+    if type(row.out_of_place) == "table" then out[#out + 1] = row end
+  end
+  return out
+end
+
+local function bench_table(lab, title, r)
+  local rows = {}
+  for _, row in ipairs(rows_of(r)) do
+    local o = row.out_of_place
+    rows[#rows + 1] = { size_name(row.size), row.count, f2(o.time), f2(o.alg_bw), f2(o.bus_bw),
+                        o.nwrong == nil and "N/A" or tostring(o.nwrong) }
+  end
+  lab.table{ title = title, columns = { "size", "count", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong" },
+             rows = rows }
+end
+
+-- The row of the largest size, and the best busbw among rows >= min_size.
+local function largest(r)
+  local best
+  for _, row in ipairs(rows_of(r)) do
+    if not best or row.size > best.size then best = row end
+  end
+  return best
+end
+
+-- The link between GPU a and b (0-based) in the topology matrix.
+local function link(topo, a, b)
+  local rows = topo and topo.matrix and topo.matrix.rows
+  local row = rows and rows[a + 1]
+  return row and row[b + 1] or nil
+end
+
+local function peer_ok(topo, a, b)
+  local pa = topo and topo.peer_access
+  local row = pa and pa[a + 1]
+  if row == nil then return nil end
+  return row[b + 1]
+end
+
+-- The link to compare with: the GPU0-GPU1 link lab 1 recorded, else the
+-- one the topology shows now.
+local function design_link(lab, topo)
+  local rec = lab.measured("01-topology", "matrix", "link")
+  if type(rec) == "string" and rec ~= "" and rec ~= "none" then return rec, "GPU0-GPU1, recorded in lab 1" end
+  if #(topo.gpus or {}) >= 2 then
+    local l = link(topo, 0, 1)
+    if l then return l, "GPU0-GPU1 in the topology" end
+  end
+  return "PCIe", "GPU0's PCIe link"
+end
+
+-- Reasons a ring all-reduce falls short of the GPU0-GPU1 link's peak, read
+-- from the backend and the topology (docs/topology-model.md).
+local function explain(lab, topo, n)
+  local why = {}
+  local b = lab.backend
+  if b.emulated then
+    why[#why + 1] = "emulated nodes: " .. (b.why or "the ranks share GPUs") ..
+      " - every byte crosses a TCP socket through host memory, so NVLink's or PCIe's peak does not apply"
+  end
+  local g = #(topo.gpus or {})
+  if g >= 2 and not b.emulated then
+    -- the ring 0 -> 1 -> ... -> n-1 -> 0 (on the GPUs the ranks use)
+    local m = math.min(n, g)
+    local slow, slow_peak
+    for i = 0, m - 1 do
+      local j = (i + 1) % m
+      local l = link(topo, i, j)
+      if l then
+        local p = lab.peak(l)
+        if p and (not slow_peak or p < slow_peak) then slow, slow_peak = string.format("GPU%d-GPU%d %s", i, j, l), p end
+      end
+      if peer_ok(topo, i, j) == false then
+        why[#why + 1] = string.format("no peer access GPU%d -> GPU%d (path %s): NCCL cannot use P2P there and stages "
+          .. "the data through host memory (SHM) - the note's 'topology mismatch' pitfall", i, j, tostring(l))
+      end
+    end
+    if slow then
+      why[#why + 1] = string.format("the slowest hop of the ring is %s at %.1f GB/s: a ring runs at the speed of its "
+        .. "slowest link", slow, slow_peak)
+    end
+    local l = link(topo, 0, 1) or ""
+    if not l:match("^NV") then
+      why[#why + 1] = "GPU0-GPU1 is " .. l .. ", a PCIe path - no NVLink between them (nvidia-smi topo -m shows the same)"
+    end
+  end
+  for _, note in ipairs(topo.notes or {}) do why[#why + 1] = "topology note: " .. tostring(note) end
+  if b.simulated then why[#why + 1] = "SIMULATED machine " .. tostring(b.machine) .. ": the numbers are the link model's" end
+  return why
+end
+
+return {
+  title    = "All-reduce baseline",
+  summary  = "An nccl-tests sweep 8 B - 256 MiB, algbw vs busbw, your links' peak, LL vs Simple",
+  backends = "cuda (one rank per GPU; 2 ranks as emulated nodes on one GPU) and sim (any preset, faults too)",
+  ranks    = 2,
+  steps = {
+    {
+      id = "sweep", title = "Sweep 8 B to 256 MiB",
+      text = "steps/01-sweep.md",
+      hints = { "The results pane (3) shows every row; the last one is 256 MiB.",
+                "Answer busbw256 with the busbw column of the 256 MiB row, in GB/s (two decimals are plenty)." },
+      questions = { { id = "busbw256", ask = "busbw at 256 MiB in GB/s (results pane, last row)?" } },
+      run = function(lab)
+        lab.progress(0, "all_reduce 8 B - 256 MiB")
+        local r = lab.bench("all_reduce", { b = 8, e = "256M", f = 2, ranks = nranks(lab) })
+        bench_table(lab, string.format("all_reduce, %d ranks", r.ranks or 0), r)
+        local big = largest(r)
+        if big then
+          lab.record("busbw_256M", big.out_of_place.bus_bw)
+          lab.record("algbw_256M", big.out_of_place.alg_bw)
+        end
+        lab.record("ranks", r.ranks or 0)
+        if type(r.avg_bus_bw) == "number" then lab.record("avg_busbw", r.avg_bus_bw) end
+        return r
+      end,
+      check = function(lab, r)
+        local rows = rows_of(r)
+        local big = largest(r)
+        local wrong = 0
+        for _, row in ipairs(rows) do
+          wrong = wrong + (tonumber(row.out_of_place.nwrong) or 0) + (tonumber(row.in_place and row.in_place.nwrong) or 0)
+        end
+        return {
+          checks.equals{ value = #rows, expected = 26, what = "sizes measured (8 B, 16 B, ... 256 MiB)",
+                         where = "results pane (3)" },
+          checks.equals{ value = wrong, expected = 0, what = "wrong elements (#wrong, all rows)",
+                         where = "results pane (3), column #wrong" },
+          checks.close{ value = lab.answer("busbw256"), expected = big and big.out_of_place.bus_bw, rtol = 0.01, missing = "press a to answer",
+                        unit = "GB/s", what = "your reading of busbw at 256 MiB", where = "results pane (3), last row" },
+        }
+      end,
+    },
+    {
+      id = "busbw", title = "Exercise: bus bandwidth from algorithm bandwidth",
+      text = "steps/02-busbw.md",
+      exercise = "busbw.lua",
+      hints = {
+        "all_reduce: every rank sends and receives 2(n-1)/n of the buffer (reduce-scatter, then all-gather).",
+        "all_gather: each rank receives the n-1 blocks it does not have: (n-1)/n of the whole buffer.",
+        "broadcast: the ring passes the whole buffer once: factor 1.",
+      },
+      run = function(lab)
+        local n = nranks(lab)
+        local out = {}
+        for i, coll in ipairs({ "all_reduce", "all_gather", "broadcast" }) do
+          lab.progress((i - 1) / 3, coll)
+          out[coll] = lab.bench(coll, { b = "1K", e = "16M", f = 8, ranks = n })
+        end
+        return out
+      end,
+      check = function(lab, out)
+        local ok, mod = pcall(lab.load, lab.exercise)
+        if not ok or type(mod) ~= "function" then
+          return { ok = false, msg = "busbw.lua must return a function(coll, algbw, n): " .. tostring(ok and type(mod) or mod),
+                   saw = ok and ("a " .. type(mod)) or "an error", wanted = "return function(coll, algbw, n) ... end",
+                   where = "your busbw.lua" }
+        end
+        local verdicts, rows = {}, {}
+        for _, coll in ipairs({ "all_reduce", "all_gather", "broadcast" }) do
+          local r = out[coll]
+          local n = r.ranks
+          local mine, theirs, labels = {}, {}, {}
+          for _, row in ipairs(rows_of(r)) do
+            local o = row.out_of_place
+            local fine, v = pcall(mod, coll, o.alg_bw, n)
+            if not fine then
+              return { ok = false, msg = "busbw.lua raised an error for " .. coll .. ": " .. tostring(v),
+                       saw = "an error", wanted = "a number", where = "your busbw.lua" }
+            end
+            mine[#mine + 1], theirs[#theirs + 1] = v, o.bus_bw
+            labels[#labels + 1] = coll .. " " .. size_name(row.size)
+            rows[#rows + 1] = { coll, size_name(row.size), n, f2(o.alg_bw), f2(o.bus_bw), type(v) == "number" and f2(v) or tostring(v) }
+          end
+          verdicts[#verdicts + 1] = checks.close{ value = mine, expected = theirs, rtol = 1e-3, labels = labels,
+            unit = "GB/s", what = string.format("your busbw for %s on %d ranks", coll, n),
+            where = "results pane (3): table 'busbw: yours vs the bench'" }
+        end
+        lab.table{ title = "busbw: yours vs the bench", columns = { "collective", "size", "n", "algbw", "bench busbw", "your busbw" },
+                   rows = rows }
+        return checks.all(verdicts)
+      end,
+    },
+    {
+      id = "peak", title = "How close to the peak of your links?",
+      text = "steps/03-peak.md",
+      hints = {
+        "The bar is the note's: 80 % of the link's peak at the large sizes.",
+        "If the check fails, its message lists the causes found in the topology: read it against the topology pane (1).",
+        "Try the sim with --fault nvlink-down or --machine pcie-4gpu to see the check fail for a reason you know.",
+      },
+      run = function(lab)
+        local n = nranks(lab)
+        local topo = lab.topo()
+        lab.progress(0.1, "all_reduce 64 MiB - 256 MiB")
+        local r = lab.bench("all_reduce", { b = "64M", e = "256M", f = 2, ranks = n })
+        bench_table(lab, "all_reduce at the large sizes", r)
+        local res = { r = r, topo = topo, n = r.ranks or n }
+        if lab.backend.emulated or (lab.backend.gpus or 0) < res.n then
+          -- The ranks talk over sockets: the link to compare with is the
+          -- socket itself, measured by a plain send/recv between two ranks.
+          lab.progress(0.6, "sendrecv 256 MiB over the same transport")
+          local s = lab.bench("sendrecv", { b = "256M", e = "256M", ranks = 2 })
+          local row = largest(s)
+          res.peak = row and row.out_of_place.bus_bw
+          if lab.backend.emulated then
+            res.peak_what = "the socket transport (sendrecv measured between two emulated nodes)"
+            res.link = "NET/Socket"
+          else
+            res.peak_what = "sendrecv between two ranks sharing GPU 0 (measured)"
+            res.link = "shared GPU"
+          end
+        else
+          local l, from = design_link(lab, topo)
+          res.link = l
+          local p, src = lab.peak(l)
+          res.peak, res.peak_what = p, l .. " (" .. from .. ")"
+          lab.log(string.format("peak of %s: %s GB/s - %s", l, tostring(p), tostring(src)))
+        end
+        if res.peak then lab.record("peak_gbs", res.peak) end
+        lab.record("link", res.link)
+        local big = largest(r)
+        if big then lab.record("busbw_256M", big.out_of_place.bus_bw) end
+        return res
+      end,
+      check = function(lab, res)
+        local big = largest(res.r)
+        local v = checks.bandwidth{ value = big and big.out_of_place.bus_bw, peak = res.peak, fraction = 0.8,
+          peak_what = res.peak_what, what = "all_reduce busbw at " .. (big and size_name(big.size) or "256 MiB"),
+          where = "results pane (3), last row; topology pane (1)" }
+        if not v.ok then
+          local why = explain(lab, res.topo, res.n)
+          if #why > 0 then v.msg = v.msg .. ". Why, from your topology: " .. table.concat(why, "; ") .. "." end
+        end
+        return v
+      end,
+    },
+    {
+      id = "protocols", title = "LL vs Simple: small and large messages",
+      text = "steps/04-protocols.md",
+      hints = { "Compare the time column at 4 KiB and the busbw column at 64 MiB in the table 'LL vs Simple'.",
+                "Answer with the protocol's name: LL or Simple." },
+      questions = {
+        { id = "small", ask = "Which protocol is faster at 4 KiB: LL or Simple?" },
+        { id = "large", ask = "Which protocol is faster at 64 MiB: LL or Simple?" },
+      },
+      run = function(lab)
+        local n, res = nranks(lab), {}
+        local k = 0
+        for _, proto in ipairs({ "LL", "Simple" }) do
+          for _, sz in ipairs({ "4K", "64M" }) do
+            lab.progress(k / 4, "NCCL_PROTO=" .. proto .. " at " .. sz); k = k + 1
+            local o = { b = sz, e = sz, ranks = n, env = { NCCL_PROTO = proto } }
+            -- LL at 64 MiB over sockets takes seconds per call: fewer calls on a real machine
+            if not lab.backend.simulated then o.n, o.w = 5, 1 end
+            local r = lab.bench("all_reduce", o)
+            res[proto .. "@" .. sz] = largest(r)
+          end
+        end
+        local rows = {}
+        for _, sz in ipairs({ "4K", "64M" }) do
+          local ll, si = res["LL@" .. sz], res["Simple@" .. sz]
+          local function c(x, f) return x and f2(x.out_of_place[f]) or "-" end
+          rows[#rows + 1] = { sz, c(ll, "time"), c(si, "time"), c(ll, "bus_bw"), c(si, "bus_bw") }
+        end
+        lab.table{ title = "LL vs Simple", columns = { "size", "LL time (us)", "Simple time (us)", "LL busbw", "Simple busbw" },
+                   rows = rows }
+        return res
+      end,
+      check = function(lab, res)
+        local function bw(key) local r = res[key]; return r and r.out_of_place.alg_bw end
+        local function faster(a, b) -- protocol name with the higher algbw (= shorter time)
+          local x, y = bw(a), bw(b)
+          if not x or not y then return nil end
+          return x >= y and a:match("^[^@]+") or b:match("^[^@]+")
+        end
+        local small
+        if lab.backend.emulated then
+          -- Over NCCL's socket transport a 4 KiB call costs milliseconds of
+          -- socket latency: the protocol's microseconds disappear in it.
+          local ll, si = res["LL@4K"], res["Simple@4K"]
+          small = checks.close{ value = ll and ll.out_of_place.time, expected = si and si.out_of_place.time, rtol = 0.2,
+            unit = "us", what = "LL's time at 4 KiB over sockets (emulated nodes: socket latency hides the protocol, "
+              .. "so LL and Simple should be within 20 %)", where = "results pane (3), table 'LL vs Simple', 4K row" }
+        else
+          small = checks.bandwidth{ value = bw("LL@4K"), peak = bw("Simple@4K"), fraction = 1,
+            what = "LL's algbw at 4 KiB", peak_what = "Simple at 4 KiB (LL should win small messages)",
+            where = "results pane (3), table 'LL vs Simple', 4K row" }
+        end
+        local small_answer = faster("LL@4K", "Simple@4K")
+        if lab.backend.emulated then small_answer = { any = { "LL", "Simple" } } end
+        return {
+          small,
+          checks.bandwidth{ value = bw("Simple@64M"), peak = bw("LL@64M"), fraction = 1,
+            what = "Simple's algbw at 64 MiB", peak_what = "LL at 64 MiB (Simple should win large messages)",
+            where = "results pane (3), table 'LL vs Simple', 64M row" },
+          checks.equals{ value = lab.answer("small"), expected = small_answer,
+            what = "the faster protocol at 4 KiB (your measurement)", where = "results pane (3), 4K row", missing = "press a to answer" },
+          checks.equals{ value = lab.answer("large"), expected = faster("LL@64M", "Simple@64M"),
+            what = "the faster protocol at 64 MiB (your measurement)", where = "results pane (3), 64M row", missing = "press a to answer" },
+        }
+      end,
+    },
+  },
+}
