@@ -27,7 +27,7 @@ tmux -L "$sock" new-session -d -s perf -x 120 -y 40 \
     "exec env XDG_STATE_HOME=$tmp/state MGPULAB_LABS=$labs MGPU_SHELL_PERF=$tmp/perf TERM=tmux-256color $BIN ${MGPU_PERF_ARGS:---backend sim --machine dgx-h100}"
 t1=
 for _ in $(seq 1 2000); do
-    if tmux -L "$sock" capture-pane -p -t perf 2>/dev/null | head -1 | grep -q 'mgpulab .*SIMULATED'; then
+    if tmux -L "$sock" capture-pane -p -t perf 2>/dev/null | head -1 | grep -q '^ mgpulab '; then
         t1=$(date +%s%N)
         break
     fi
