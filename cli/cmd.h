@@ -35,11 +35,6 @@ int mgpu_cli_error(const char *cmd);
 int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when argv has --help / -h; prints the command's usage to stdout. */
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv);
-/* Open the backend the globals ask for; on sim, print the SIMULATED banner
- * (machine name, why) to `banner` unless it is NULL. */
-mgpu_result mgpu_cli_open_backend(const mgpu_cli_globals *g, FILE *banner, mgpu_backend **out);
-/* "SIMULATED machine dgx-h100" / "cuda: 1 GPU (NVIDIA H200)" - one line. */
-void mgpu_cli_backend_line(mgpu_backend *be, char *buf, size_t len);
 
 extern const mgpu_cmd mgpu_cmd_topo;
 extern const mgpu_cmd mgpu_cmd_copy;

@@ -160,7 +160,7 @@ void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
         return;
     }
     char line[512];
-    mgpu_cli_backend_line(be, line, sizeof line);
+    mgpu_backend_describe(be, line, sizeof line);
     fprintf(f, "# %s\n", line);
     mgpu_backend_close(be);
 }

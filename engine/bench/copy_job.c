@@ -27,7 +27,6 @@
 #include "mgpu/copybench.h"
 #include "mgpu/rt.h"
 #include "mgpu/topo.h"
-#include "rt/job_common.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -94,7 +93,7 @@ static json_t *header_json(mgpu_backend *be, const mgpu_copy_options *o, int sim
 {
     const mgpu_topo *t = mgpu_backend_topo(be);
     char line[512];
-    rt_backend_line(be, line, sizeof line);
+    mgpu_backend_describe(be, line, sizeof line);
     json_t *devs = json_array();
     int n = 0;
     mgpu_device_count(be, &n);

@@ -12,7 +12,6 @@
  * Other ranks have nothing to do. */
 #include "mgpu/rt.h"
 #include "mgpu/topo.h"
-#include "rt/job_common.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -104,7 +103,7 @@ static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
     json_t *o = json_object();
     int sim = mgpu_backend_simulated(be);
     char line[512];
-    rt_backend_line(be, line, sizeof line);
+    mgpu_backend_describe(be, line, sizeof line);
     json_object_set_new(o, "backend", json_string(mgpu_backend_name(be)));
     json_object_set_new(o, "simulated", json_boolean(sim));
     json_object_set_new(o, "machine", json_string(mgpu_topo_machine_name(t)));

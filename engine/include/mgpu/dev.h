@@ -44,6 +44,9 @@ void mgpu_backend_close(mgpu_backend *be);
 const char *mgpu_backend_name(const mgpu_backend *be);    /* "cuda" or "sim" */
 int mgpu_backend_simulated(const mgpu_backend *be);       /* 1 for sim */
 const char *mgpu_backend_reason(const mgpu_backend *be);  /* why this backend was chosen */
+/* One line for banners: "SIMULATED machine dgx-h100 (sim backend requested)"
+ * or "cuda: 8 GPUs (NVIDIA H200)". */
+void mgpu_backend_describe(mgpu_backend *be, char *buf, size_t len);
 /* The machine: discovered (cuda) or modelled (sim). Owned by the backend. */
 const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be);
 /* 1 when the build contains the cuda backend. */
