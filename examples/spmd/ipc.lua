@@ -37,7 +37,10 @@ if not exporter then
   mgpu.log(string.format("opened rank 0's buffer: memory of GPU %d mapped at %s; checksum %s",
                          i.device, i.address, seen == sum and "matches" or "DIFFERS"))
   assert(seen == sum, "the opened memory does not hold what rank 0 wrote")
-  if mgpu.rank == 1 then y:fill{kind = "const", value = 3} end   -- written here, seen on rank 0
+end
+comm:barrier()                            -- every importer has read before rank 1 writes
+if mgpu.rank == 1 then
+  y:fill{kind = "const", value = 3}       -- written here, seen on rank 0
   mgpu.synchronize()
 end
 comm:barrier()
