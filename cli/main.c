@@ -25,7 +25,8 @@ static void print_help(FILE *f)
     fprintf(f,
             "usage: mgpulab [GLOBAL OPTIONS] COMMAND [ARGS]\n"
             "\n"
-            "An interactive lab for multi-GPU programming. Commands:\n");
+            "An interactive lab for multi-GPU programming. With no command it opens\n"
+            "the shell (labs, live panes, exercises). Commands:\n");
     for (int i = 0; commands[i]; i++) fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f,
             "\n"
