@@ -117,7 +117,7 @@ static void on_saved(shell_app *a, const int *changed, int n)
 static void poll_once(shell_app *a)
 {
     int timeout = -1; /* idle: sleep until a key, an event or a save */
-    if (app_busy(a)) timeout = 100; /* telemetry at 10 Hz and the elapsed time */
+    if (app_busy(a)) timeout = mgpu_telemetry_interval_ms(a->tel); /* telemetry (10-20 Hz) and the elapsed time */
     int wt = watch_timeout_ms(a->watch);
     if (wt >= 0 && (timeout < 0 || wt < timeout)) timeout = wt;
     struct pollfd fds[3] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = evq_fd(a->q), .events = POLLIN},

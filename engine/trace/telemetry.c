@@ -121,6 +121,11 @@ void mgpu_telemetry_close(mgpu_telemetry *t)
 
 const char *mgpu_telemetry_source(const mgpu_telemetry *t) { return t ? t->source : "none"; }
 int mgpu_telemetry_gpus(const mgpu_telemetry *t) { return t ? t->ngpus : 0; }
+int mgpu_telemetry_interval_ms(const mgpu_telemetry *t)
+{
+    if (t && t->src == SRC_NVML && t->ngpus <= 4 && tel_nvml_pcie_wraps(t->nvml)) return 50;
+    return 100;
+}
 const char *mgpu_telemetry_env(const mgpu_telemetry *t) { return t && t->src == SRC_SIM ? t->env : NULL; }
 
 static double live_rate(tel_rate *r, uint64_t now)

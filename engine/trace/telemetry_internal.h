@@ -13,5 +13,7 @@ void tel_nvml_close(tel_nvml *t);
 /* Rates since the previous call (the first call only sets the baseline and
  * reports 0). */
 mgpu_result tel_nvml_sample(tel_nvml *t, mgpu_link_sample *out, int max, int *n);
+/* 1 once a sample showed a 32-bit PCIe byte counter. */
+int tel_nvml_pcie_wraps(const tel_nvml *t);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct tel_dev {
     unsigned long long prev[F_COUNT]; /* counters at the previous sample */
     int have_prev[F_COUNT];
     int pcie_fallback;                /* no PCIe counters: nvmlDeviceGetPcieThroughput */
+    int pcie32;                       /* its PCIe byte counters are 32 bits wide */
 } tel_dev;
 
 struct tel_nvml {
@@ -109,6 +110,7 @@ static double rate(tel_dev *d, int k, const nvml_field_value *f, double scale, d
     *have = 1;
     int bits;
     unsigned long long v = counter(f, &bits), delta = v - d->prev[k];
+    if (bits == 32 && (k == F_PCIE_TX || k == F_PCIE_RX)) d->pcie32 = 1;
     if (bits == 32) delta &= 0xffffffffull;
     double bps = 0;
     if (d->have_prev[k] && dt > 0 && (bits == 32 || v >= d->prev[k])) bps = (double)delta * scale / dt;
@@ -153,4 +155,11 @@ mgpu_result tel_nvml_sample(tel_nvml *t, mgpu_link_sample *out, int max, int *n)
     }
     *n = k;
     return MGPU_OK;
+}
+
+int tel_nvml_pcie_wraps(const tel_nvml *t)
+{
+    for (int i = 0; t && i < t->n; i++)
+        if (t->d[i].pcie32) return 1;
+    return 0;
 }

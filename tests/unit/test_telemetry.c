@@ -57,6 +57,8 @@ static void test_table(void)
     CHECKF(strstr(mgpu_telemetry_source(t), "modelled (SIMULATED dgx-h100)") != NULL, "source '%s'",
            mgpu_telemetry_source(t));
     CHECK(mgpu_telemetry_gpus(t) == 8);
+    CHECK(mgpu_telemetry_interval_ms(t) == 100); /* modelled rates do not wrap */
+    CHECK(mgpu_telemetry_interval_ms(NULL) == 100);
     const char *env = mgpu_telemetry_env(t);
     CHECKF(env && strncmp(env, "MGPU_TELEMETRY=/", 16) == 0, "env '%s'", env ? env : "(null)");
     mgpu_link_sample s[16];

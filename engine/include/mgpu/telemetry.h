@@ -46,6 +46,12 @@ const char *mgpu_telemetry_source(const mgpu_telemetry *t);
 int mgpu_telemetry_gpus(const mgpu_telemetry *t);
 /* Rates since the previous call, one per GPU, into out[0..max); *n = count. */
 mgpu_result mgpu_telemetry_sample(mgpu_telemetry *t, mgpu_link_sample *out, int max, int *n);
+/* How often to sample while work runs, in ms: 100 (10 Hz), or 50 when the
+ * driver's PCIe byte counters are 32-bit and there are at most 4 GPUs - such
+ * a counter wraps every 4 GiB, so at 10 Hz any rate above 43 GB/s (a full
+ * PCIe Gen5 copy) would read low; at 20 Hz the bound is 86 GB/s. Beyond 4
+ * GPUs the NVML cost (0.2-0.6 ms per GPU per sample) keeps it at 10 Hz. */
+int mgpu_telemetry_interval_ms(const mgpu_telemetry *t);
 /* "MGPU_TELEMETRY=..." for the workers of a run (sim), or NULL. */
 const char *mgpu_telemetry_env(const mgpu_telemetry *t);
 
