@@ -1,6 +1,7 @@
 /* topo_sysfs.c - one host's topology tree from sysfs (PCIe path, NUMA, CPU
  * affinity, NICs), shaped as NCCL's ncclTopoGetXmlFromSys builds it. */
 #include "topo/topo_sysfs.h"
+#include "topo/topo_sysfs_internal.h"
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
@@ -26,8 +27,7 @@ void mgpu_disc_note(mgpu_disc_notes *notes, const char *fmt, ...)
 
 /* snprintf for paths: a path longer than PATH_MAX becomes "" (it cannot
  * exist), never a truncated path to some other file. */
-static void pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t len, const char *fmt, ...)
+void sysfs_pathf(char *out, size_t len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -37,10 +37,10 @@ static void pathf(char *out, size_t len, const char *fmt, ...)
 }
 
 /* Read the first line of dir/name into buf (newline stripped). 0 if absent. */
-static int read_line(const char *dir, const char *name, char *buf, size_t len)
+int sysfs_read_line(const char *dir, const char *name, char *buf, size_t len)
 {
     char path[PATH_MAX];
-    pathf(path, sizeof path, "%s/%s", dir, name);
+    sysfs_pathf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     int ok = fgets(buf, (int)len, f) != NULL;
@@ -50,16 +50,16 @@ static int read_line(const char *dir, const char *name, char *buf, size_t len)
     return 1;
 }
 
-static int exists(const char *root, const char *rel)
+int sysfs_exists(const char *root, const char *rel)
 {
     char path[PATH_MAX];
     struct stat st;
-    pathf(path, sizeof path, "%s%s", root, rel);
+    sysfs_pathf(path, sizeof path, "%s%s", root, rel);
     return stat(path, &st) == 0;
 }
 
 /* "BBBB:BB:DD.F", as NCCL's checkBDFFormat. */
-static int is_bdf(const char *s)
+int sysfs_is_bdf(const char *s)
 {
     if (strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return 0;
     for (int i = 0; i < 12; i++)
@@ -68,7 +68,7 @@ static int is_bdf(const char *s)
 }
 
 /* Split an absolute path into components (in place); returns the count. */
-static int split_path(char *p, char **comps, int max)
+int sysfs_split_path(char *p, char **comps, int max)
 {
     int n = 0;
     for (char *tok = strtok(p, "/"); tok && n < max; tok = strtok(NULL, "/")) comps[n++] = tok;
@@ -96,14 +96,14 @@ static mgpu_xml_node *find_kv(mgpu_xml_node *n, const char *name, const char *ke
     return NULL;
 }
 
-static mgpu_xml_node *child_named(mgpu_xml_node *n, const char *name)
+mgpu_xml_node *sysfs_child_named(mgpu_xml_node *n, const char *name)
 {
     for (int i = 0; i < n->nchildren; i++)
         if (strcmp(n->children[i]->name, name) == 0) return n->children[i];
     return NULL;
 }
 
-static mgpu_result add_child(mgpu_xml_node *parent, const char *name, mgpu_xml_node **out)
+mgpu_result sysfs_add_child(mgpu_xml_node *parent, const char *name, mgpu_xml_node **out)
 {
     *out = mgpu_xml_add_child(parent, name);
     if (!*out) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the topology tree");
@@ -151,7 +151,7 @@ static void cpu_model(const char *root, char *vendor, size_t vlen, int *family, 
     char path[PATH_MAX], line[256];
     vendor[0] = '\0';
     *family = *model = -1;
-    pathf(path, sizeof path, "%s/proc/cpuinfo", root);
+    sysfs_pathf(path, sizeof path, "%s/proc/cpuinfo", root);
     FILE *f = fopen(path, "r");
     if (!f) return;
     while (fgets(line, sizeof line, f)) {
@@ -181,7 +181,7 @@ static void cpu_model(const char *root, char *vendor, size_t vlen, int *family, 
 static int single_numa_node(const char *root)
 {
     char dir[PATH_MAX];
-    pathf(dir, sizeof dir, "%s/sys/devices/system/node", root);
+    sysfs_pathf(dir, sizeof dir, "%s/sys/devices/system/node", root);
     DIR *d = opendir(dir);
     if (!d) return -1;
     int found = -1, count = 0;
@@ -200,7 +200,7 @@ static int single_numa_node(const char *root)
 
 /* The <cpu> of NUMA node `numa` (-1 unknown), created on first use.
  * Affinity: the node's cpumap, else the device's local_cpus, else NVML's. */
-static mgpu_result get_cpu(const char *root, mgpu_xml_node *system, int numa, const char *devdir,
+mgpu_result sysfs_get_cpu(const char *root, mgpu_xml_node *system, int numa, const char *devdir,
                            const char *affinity_hint, mgpu_disc_notes *notes, mgpu_xml_node **out)
 {
     char numastr[16];
@@ -214,15 +214,15 @@ static mgpu_result get_cpu(const char *root, mgpu_xml_node *system, int numa, co
         }
     }
     mgpu_xml_node *cpu;
-    MGPU_CHECK(add_child(system, "cpu", &cpu));
+    MGPU_CHECK(sysfs_add_child(system, "cpu", &cpu));
     MGPU_CHECK(mgpu_xml_set(cpu, "numaid", numastr));
     char mask[1024] = "";
     if (numa >= 0) {
         char dir[PATH_MAX];
-        pathf(dir, sizeof dir, "%s/sys/devices/system/node/node%d", root, numa);
-        read_line(dir, "cpumap", mask, sizeof mask);
+        sysfs_pathf(dir, sizeof dir, "%s/sys/devices/system/node/node%d", root, numa);
+        sysfs_read_line(dir, "cpumap", mask, sizeof mask);
     }
-    if (!mask[0] && devdir) read_line(devdir, "local_cpus", mask, sizeof mask);
+    if (!mask[0] && devdir) sysfs_read_line(devdir, "local_cpus", mask, sizeof mask);
     if (!mask[0] && affinity_hint && affinity_hint[0]) snprintf(mask, sizeof mask, "%s", affinity_hint);
     if (strlen(mask) >= MGPU_XML_VALUE_LEN) {
         mgpu_disc_note(notes, "the CPU mask of NUMA node %d is longer than NCCL's %d-character attribute limit; "
@@ -245,17 +245,6 @@ static mgpu_result get_cpu(const char *root, mgpu_xml_node *system, int numa, co
 
 /*--- PCI devices ---------------------------------------------------------------*/
 
-/* The topmost <pci> of each device chain and the root complex it hangs
- * from ("pci0000:15"), so devices sharing one can be grouped under a host
- * bridge afterwards (what makes nvidia-smi say PHB rather than NODE). */
-#define MAX_TOPS 512
-typedef struct top_list {
-    int n;
-    struct {
-        mgpu_xml_node *node;
-        char rc[32];
-    } e[MAX_TOPS];
-} top_list;
 
 /* Fill a new <pci> from its sysfs directory; the link is the slower of the
  * device's own and its upstream port's (NCCL reads max_link_* of both). */
@@ -264,19 +253,19 @@ static mgpu_result fill_pci(mgpu_xml_node *pci, const char *dir, const char *por
     static const char *const ids[] = {"class", "vendor", "device", "subsystem_vendor", "subsystem_device"};
     char v[128];
     for (int i = 0; i < 5; i++) {
-        if (read_line(dir, ids[i], v, sizeof v)) MGPU_CHECK(mgpu_xml_set(pci, ids[i], v));
+        if (sysfs_read_line(dir, ids[i], v, sizeof v)) MGPU_CHECK(mgpu_xml_set(pci, ids[i], v));
         else if (i == 0 && default_class) MGPU_CHECK(mgpu_xml_set(pci, "class", default_class));
     }
     char dev_speed[64] = "", port_speed[64] = "";
-    read_line(dir, "max_link_speed", dev_speed, sizeof dev_speed);
-    if (portdir) read_line(portdir, "max_link_speed", port_speed, sizeof port_speed);
+    sysfs_read_line(dir, "max_link_speed", dev_speed, sizeof dev_speed);
+    if (portdir) sysfs_read_line(portdir, "max_link_speed", port_speed, sizeof port_speed);
     float ds = 0, ps = 0;
     int have_d = sscanf(dev_speed, "%f GT/s", &ds) == 1, have_p = sscanf(port_speed, "%f GT/s", &ps) == 1;
     const char *speed = have_d && have_p ? (ps < ds ? port_speed : dev_speed) : have_d ? dev_speed : have_p ? port_speed : "";
     if (*speed) MGPU_CHECK(mgpu_xml_set(pci, "link_speed", speed));
     char w[32];
-    int dw = read_line(dir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
-    int pw = portdir && read_line(portdir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
+    int dw = sysfs_read_line(dir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
+    int pw = portdir && sysfs_read_line(portdir, "max_link_width", w, sizeof w) ? atoi(w) : 0;
     int width = dw && pw ? (dw < pw ? dw : pw) : dw ? dw : pw;
     /* Unknown links are left out rather than written empty as NCCL does:
      * an empty number is malformed to the model's reader. */
@@ -288,7 +277,7 @@ static mgpu_result fill_pci(mgpu_xml_node *pci, const char *dir, const char *por
  * to a <cpu>. As NCCL does, the chain steps two directories at a time: a
  * switch's downstream port and upstream port become one <pci> (the upstream
  * one), and a CPU root port is not a node. *numa_out: the node sysfs gives. */
-static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list *tops, const char *busid,
+mgpu_result sysfs_attach_pci(const char *root, mgpu_xml_node *system, top_list *tops, const char *busid,
                               const char *default_class, int numa_hint, const char *affinity_hint,
                               const char *what, mgpu_disc_notes *notes, mgpu_xml_node **out)
 {
@@ -298,32 +287,32 @@ static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list 
         return MGPU_OK;
     }
     char link[PATH_MAX], real[PATH_MAX];
-    pathf(link, sizeof link, "%s/sys/bus/pci/devices/%s", root, busid);
+    sysfs_pathf(link, sizeof link, "%s/sys/bus/pci/devices/%s", root, busid);
     mgpu_xml_node *cpu, *pci;
     if (!realpath(link, real)) {
         /* A container or VM without this device in sysfs: place it under the
          * CPU CUDA/NVML name, or an unknown one, and say so. */
         mgpu_disc_note(notes, "%s %s is not in sysfs (%s): its PCIe path and NUMA node are unknown", what,
                        busid, link);
-        MGPU_CHECK(get_cpu(root, system, numa_hint, NULL, affinity_hint, notes, &cpu));
-        MGPU_CHECK(add_child(cpu, "pci", &pci));
+        MGPU_CHECK(sysfs_get_cpu(root, system, numa_hint, NULL, affinity_hint, notes, &cpu));
+        MGPU_CHECK(sysfs_add_child(cpu, "pci", &pci));
         MGPU_CHECK(mgpu_xml_set(pci, "busid", busid));
         if (default_class) MGPU_CHECK(mgpu_xml_set(pci, "class", default_class));
         *out = pci;
         return MGPU_OK;
     }
     char *comps[128];
-    int n = split_path(real, comps, 128);
+    int n = sysfs_split_path(real, comps, 128);
     int kept[64], nk = 0, i = n - 1;
     kept[nk++] = i;
-    while (nk < 64 && i >= 2 && is_bdf(comps[i - 1]) && is_bdf(comps[i - 2])) {
+    while (nk < 64 && i >= 2 && sysfs_is_bdf(comps[i - 1]) && sysfs_is_bdf(comps[i - 2])) {
         i -= 2;
         kept[nk++] = i;
     }
     char topdir[PATH_MAX], numastr[32] = "";
     join_path(comps, kept[nk - 1], topdir, sizeof topdir);
     int numa = -1;
-    if (read_line(topdir, "numa_node", numastr, sizeof numastr)) numa = atoi(numastr);
+    if (sysfs_read_line(topdir, "numa_node", numastr, sizeof numastr)) numa = atoi(numastr);
     if (numa < 0) {
         int only = numa_hint >= 0 ? -1 : single_numa_node(root);
         if (numa_hint >= 0) numa = numa_hint;
@@ -335,7 +324,7 @@ static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list 
                        : only >= 0    ? "; the machine has one NUMA node, so it is that one"
                                       : "; NUMA affinity unknown");
     }
-    MGPU_CHECK(get_cpu(root, system, numa, topdir, affinity_hint, notes, &cpu));
+    MGPU_CHECK(sysfs_get_cpu(root, system, numa, topdir, affinity_hint, notes, &cpu));
     mgpu_xml_node *parent = cpu;
     for (int k = nk - 1; k >= 0; k--) {
         const char *id = comps[kept[k]];
@@ -347,13 +336,13 @@ static mgpu_result attach_pci(const char *root, mgpu_xml_node *system, top_list 
             char dir[PATH_MAX], portdir[PATH_MAX];
             join_path(comps, kept[k], dir, sizeof dir);
             join_path(comps, kept[k] - 1, portdir, sizeof portdir);
-            MGPU_CHECK(add_child(parent, "pci", &node));
+            MGPU_CHECK(sysfs_add_child(parent, "pci", &node));
             MGPU_CHECK(mgpu_xml_set(node, "busid", idl));
-            MGPU_CHECK(fill_pci(node, dir, kept[k] >= 1 && is_bdf(comps[kept[k] - 1]) ? portdir : NULL,
+            MGPU_CHECK(fill_pci(node, dir, kept[k] >= 1 && sysfs_is_bdf(comps[kept[k] - 1]) ? portdir : NULL,
                                 k == 0 ? default_class : NULL));
             if (k == nk - 1 && tops->n < MAX_TOPS) {
                 int rc = kept[k] - 1;
-                while (rc >= 0 && is_bdf(comps[rc])) rc--;
+                while (rc >= 0 && sysfs_is_bdf(comps[rc])) rc--;
                 if (rc >= 0 && strncmp(comps[rc], "pci", 3) == 0) {
                     tops->e[tops->n].node = node;
                     snprintf(tops->e[tops->n].rc, sizeof tops->e[0].rc, "%s", comps[rc]);
@@ -373,154 +362,23 @@ static mgpu_result add_gpu(const char *root, mgpu_xml_node *system, top_list *to
                            mgpu_disc_notes *notes)
 {
     mgpu_xml_node *pci, *gpu;
-    MGPU_CHECK(attach_pci(root, system, tops, g->busid, "0x03", g->numa_hint, g->affinity_hint, "GPU", notes, &pci));
-    MGPU_CHECK(add_child(pci, "gpu", &gpu));
+    MGPU_CHECK(sysfs_attach_pci(root, system, tops, g->busid, "0x03", g->numa_hint, g->affinity_hint, "GPU", notes, &pci));
+    MGPU_CHECK(sysfs_add_child(pci, "gpu", &gpu));
     MGPU_CHECK(mgpu_xml_setf(gpu, "dev", "%d", g->dev));
     if (g->sm > 0) MGPU_CHECK(mgpu_xml_setf(gpu, "sm", "%d", g->sm));
     MGPU_CHECK(mgpu_xml_setf(gpu, "rank", "%d", g->dev));
     MGPU_CHECK(mgpu_xml_setf(gpu, "gdr", "%d", gdr));
     for (int l = 0; l < g->nlinks; l++) {
         mgpu_xml_node *nvl;
-        MGPU_CHECK(add_child(gpu, "nvlink", &nvl));
+        MGPU_CHECK(sysfs_add_child(gpu, "nvlink", &nvl));
         MGPU_CHECK(mgpu_xml_set(nvl, "target", g->links[l].target));
         MGPU_CHECK(mgpu_xml_setf(nvl, "count", "%d", g->links[l].count));
         char dir[PATH_MAX], cls[64];
-        pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%s", root, g->links[l].target);
+        sysfs_pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%s", root, g->links[l].target);
         /* A far end the host cannot see is an NVSwitch (NCCL assumes the same). */
-        MGPU_CHECK(mgpu_xml_set(nvl, "tclass", read_line(dir, "class", cls, sizeof cls) ? cls : "0x068000"));
+        MGPU_CHECK(mgpu_xml_set(nvl, "tclass", sysfs_read_line(dir, "class", cls, sizeof cls) ? cls : "0x068000"));
     }
     return MGPU_OK;
-}
-
-/*--- NICs ----------------------------------------------------------------------*/
-
-static int name_filter(const struct dirent *d) { return d->d_name[0] != '.'; }
-
-/* The PCI id of a class device's "device" link: the device itself, or its
- * parent for virtio-style children ("0000:00:03.0/virtio0"). */
-static int device_busid(const char *classdir, char *busid, size_t len)
-{
-    char link[PATH_MAX], real[PATH_MAX];
-    pathf(link, sizeof link, "%s/device", classdir);
-    if (!realpath(link, real)) return 0;
-    char *comps[128];
-    int n = split_path(real, comps, 128);
-    for (int i = n - 1; i >= 0 && i >= n - 2; i--)
-        if (is_bdf(comps[i])) {
-            snprintf(busid, len, "%s", comps[i]);
-            return 1;
-        }
-    return 0;
-}
-
-static mgpu_result add_net(const char *root, mgpu_xml_node *system, top_list *tops, const char *name, const char *busid,
-                           double speed_mbps, int port, const char *guid, const char *maxconn, int gdr,
-                           int dev, mgpu_disc_notes *notes)
-{
-    mgpu_xml_node *parent;
-    if (busid[0]) {
-        MGPU_CHECK(attach_pci(root, system, tops, busid, "0x02", -1, NULL, "NIC", notes, &parent));
-    } else {
-        parent = child_named(system, "cpu");
-        if (!parent) MGPU_CHECK(get_cpu(root, system, -1, NULL, NULL, notes, &parent));
-    }
-    mgpu_xml_node *nic = child_named(parent, "nic"), *net;
-    if (!nic) MGPU_CHECK(add_child(parent, "nic", &nic));
-    MGPU_CHECK(add_child(nic, "net", &net));
-    MGPU_CHECK(mgpu_xml_set(net, "name", name));
-    MGPU_CHECK(mgpu_xml_setf(net, "dev", "%d", dev));
-    MGPU_CHECK(mgpu_xml_setf(net, "speed", "%.0f", speed_mbps));
-    MGPU_CHECK(mgpu_xml_setf(net, "port", "%d", port));
-    MGPU_CHECK(mgpu_xml_set(net, "latency", "0.000000"));
-    MGPU_CHECK(mgpu_xml_set(net, "guid", guid));
-    MGPU_CHECK(mgpu_xml_set(net, "maxconn", maxconn));
-    MGPU_CHECK(mgpu_xml_setf(net, "gdr", "%d", gdr));
-    return MGPU_OK;
-}
-
-/* InfiniBand / RoCE devices: one <net> per device, from its first active
- * port (the first port when none is active, with a note). */
-static mgpu_result add_ib_nics(const char *root, mgpu_xml_node *system, top_list *tops, int gdr, int *count,
-                               mgpu_disc_notes *notes)
-{
-    char dir[PATH_MAX];
-    pathf(dir, sizeof dir, "%s/sys/class/infiniband", root);
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, name_filter, alphasort);
-    mgpu_result res = MGPU_OK;
-    for (int i = 0; i < n; i++) {
-        if (res != MGPU_OK) {
-            free(names[i]);
-            continue;
-        }
-        char devdir[PATH_MAX], busid[20] = "", portsdir[PATH_MAX];
-        pathf(devdir, sizeof devdir, "%s/%s", dir, names[i]->d_name);
-        device_busid(devdir, busid, sizeof busid);
-        pathf(portsdir, sizeof portsdir, "%s/ports", devdir);
-        struct dirent **ports = NULL;
-        int np = scandir(portsdir, &ports, name_filter, alphasort);
-        int port = 1, active = 0;
-        double gbps = 0;
-        for (int p = 0; p < np; p++) {
-            char pdir[PATH_MAX], state[64] = "", rate[64] = "";
-            pathf(pdir, sizeof pdir, "%s/%s", portsdir, ports[p]->d_name);
-            read_line(pdir, "state", state, sizeof state);
-            int up = strstr(state, "ACTIVE") != NULL;
-            if ((up && !active) || p == 0) {
-                port = atoi(ports[p]->d_name);
-                active = up;
-                gbps = read_line(pdir, "rate", rate, sizeof rate) ? atof(rate) : 0;
-            }
-        }
-        for (int p = 0; p < np; p++) free(ports[p]);
-        free(ports);
-        if (!active)
-            mgpu_disc_note(notes, "NIC %s has no active port (shown with port %d's rate)", names[i]->d_name, port);
-        char raw[64] = "", guid[40] = "0x0";
-        if (read_line(devdir, "node_guid", raw, sizeof raw)) {
-            char hex[32];
-            int h = 0;
-            for (char *c = raw; *c && h < 16; c++)
-                if (isxdigit((unsigned char)*c)) hex[h++] = *c;
-            hex[h] = '\0';
-            snprintf(guid, sizeof guid, "0x%s", hex);
-        }
-        res = add_net(root, system, tops, names[i]->d_name, busid, gbps * 1000.0, port, guid, "131072", gdr,
-                      *count, notes);
-        if (res == MGPU_OK) (*count)++;
-        free(names[i]);
-    }
-    free(names);
-    return res;
-}
-
-/* Without RDMA devices: physical Ethernet ports (those with a device link;
- * lo, bridges and veths have none), as NCCL's socket transport would use. */
-static mgpu_result add_eth_nics(const char *root, mgpu_xml_node *system, top_list *tops, int *count, mgpu_disc_notes *notes)
-{
-    char dir[PATH_MAX];
-    pathf(dir, sizeof dir, "%s/sys/class/net", root);
-    struct dirent **names = NULL;
-    int n = scandir(dir, &names, name_filter, alphasort);
-    mgpu_result res = MGPU_OK;
-    for (int i = 0; i < n; i++) {
-        char ndir[PATH_MAX], busid[20] = "", speed[32] = "";
-        pathf(ndir, sizeof ndir, "%s/%s", dir, names[i]->d_name);
-        if (res == MGPU_OK && exists(ndir, "/device")) {
-            device_busid(ndir, busid, sizeof busid);
-            long mbps = read_line(ndir, "speed", speed, sizeof speed) ? atol(speed) : -1;
-            if (mbps <= 0) {
-                mgpu_disc_note(notes, "Ethernet NIC %s reports no link speed (down, or hidden by a virtual NIC)",
-                               names[i]->d_name);
-                mbps = 0;
-            }
-            res = add_net(root, system, tops, names[i]->d_name, busid, (double)mbps, 0, "0x0", "65536", 0, *count, notes);
-            if (res == MGPU_OK) (*count)++;
-        }
-        free(names[i]);
-    }
-    free(names);
-    return res;
 }
 
 /*--- Host bridges ---------------------------------------------------------------*/
@@ -530,7 +388,7 @@ static mgpu_result add_eth_nics(const char *root, mgpu_xml_node *system, top_lis
 static mgpu_result move_node(mgpu_xml_node *node, mgpu_xml_node *to)
 {
     mgpu_xml_node *from = node->parent, *slot;
-    MGPU_CHECK(add_child(to, "pci", &slot));
+    MGPU_CHECK(sysfs_add_child(to, "pci", &slot));
     to->children[to->nchildren - 1] = node;
     mgpu_xml_free(slot);
     int k = 0;
@@ -559,14 +417,14 @@ static mgpu_result group_host_bridges(const char *root, top_list *tops)
         unsigned dom = 0, bus = 0;
         if (sscanf(tops->e[i].rc, "pci%x:%x", &dom, &bus) != 2) continue;
         mgpu_xml_node *hb;
-        MGPU_CHECK(add_child(cpu, "pci", &hb));
+        MGPU_CHECK(sysfs_add_child(cpu, "pci", &hb));
         MGPU_CHECK(mgpu_xml_setf(hb, "busid", "%04x:%02x:00.0", dom, bus));
         MGPU_CHECK(mgpu_xml_set(hb, "class", "0x060000"));
         char dir[PATH_MAX], v[64];
-        pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%04x:%02x:00.0", root, dom, bus);
-        if (read_line(dir, "class", v, sizeof v) && strncmp(v, "0x0600", 6) == 0) {
-            if (read_line(dir, "vendor", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "vendor", v));
-            if (read_line(dir, "device", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "device", v));
+        sysfs_pathf(dir, sizeof dir, "%s/sys/bus/pci/devices/%04x:%02x:00.0", root, dom, bus);
+        if (sysfs_read_line(dir, "class", v, sizeof v) && strncmp(v, "0x0600", 6) == 0) {
+            if (sysfs_read_line(dir, "vendor", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "vendor", v));
+            if (sysfs_read_line(dir, "device", v, sizeof v)) MGPU_CHECK(mgpu_xml_set(hb, "device", v));
         }
         for (int j = i; j < tops->n; j++)
             if (strcmp(tops->e[j].rc, tops->e[i].rc) == 0 && tops->e[j].node->parent == cpu)
@@ -598,7 +456,7 @@ mgpu_result mgpu_sysfs_build_host(const char *root, const mgpu_disc_gpu *gpus, i
         return mgpu_fail(MGPU_ERR_INVALID, "sysfs root '%.60s...' is longer than %d characters", root, PATH_MAX / 2);
     /* "/" would make "//sys/..."; harmless, but keep paths clean. */
     char r[PATH_MAX];
-    pathf(r, sizeof r, "%s", root);
+    sysfs_pathf(r, sizeof r, "%s", root);
     size_t rl = strlen(r);
     while (rl > 0 && r[rl - 1] == '/') r[--rl] = '\0';
 
@@ -609,7 +467,7 @@ mgpu_result mgpu_sysfs_build_host(const char *root, const mgpu_disc_gpu *gpus, i
     MGPU_CHECKGOTO(mgpu_xml_set(system, "version", "1"), res, fail);
 
     char sysdir[PATH_MAX];
-    pathf(sysdir, sizeof sysdir, "%s/sys/bus/pci/devices", r);
+    sysfs_pathf(sysdir, sizeof sysdir, "%s/sys/bus/pci/devices", r);
     struct stat st;
     if (stat(sysdir, &st) != 0)
         mgpu_disc_note(notes, "%s is missing (a container without /sys?): PCIe paths, NUMA nodes and NICs are unknown",
@@ -620,12 +478,12 @@ mgpu_result mgpu_sysfs_build_host(const char *root, const mgpu_disc_gpu *gpus, i
         res = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory building the topology tree");
         goto fail;
     }
-    int gdr = exists(r, "/sys/module/nvidia_peermem") || exists(r, "/sys/module/nv_peer_mem");
+    int gdr = sysfs_exists(r, "/sys/module/nvidia_peermem") || sysfs_exists(r, "/sys/module/nv_peer_mem");
     for (int i = 0; i < ngpus; i++) MGPU_CHECKGOTO(add_gpu(r, system, tops, &gpus[i], gdr, notes), res, fail);
 
     int nics = 0;
-    MGPU_CHECKGOTO(add_ib_nics(r, system, tops, gdr, &nics, notes), res, fail);
-    if (nics == 0) MGPU_CHECKGOTO(add_eth_nics(r, system, tops, &nics, notes), res, fail);
+    MGPU_CHECKGOTO(sysfs_add_ib_nics(r, system, tops, gdr, &nics, notes), res, fail);
+    if (nics == 0) MGPU_CHECKGOTO(sysfs_add_eth_nics(r, system, tops, &nics, notes), res, fail);
     MGPU_CHECKGOTO(group_host_bridges(r, tops), res, fail);
     free(tops);
     tops = NULL;
