@@ -194,3 +194,24 @@ attr_t chart_tone_attr(int color, chart_tone t)
     if (t < 0 || t >= CHART_NTONES) return 0;
     return color ? (attr_t)COLOR_PAIR(CHART_PAIR_BASE + t) : mono[t];
 }
+
+int chart_view_scroll_key(int ch, int *sy, int *sx, int content_h, int page, int max_sx)
+{
+    int step = page > 1 ? page - 1 : 1;
+    switch (ch) {
+    case KEY_UP: (*sy)--; break;
+    case KEY_DOWN: (*sy)++; break;
+    case KEY_PPAGE: *sy -= step; break;
+    case KEY_NPAGE: *sy += step; break;
+    case KEY_HOME: *sy = *sx = 0; break;
+    case KEY_END: *sy = content_h - page; break;
+    case KEY_LEFT: *sx -= 8; break;
+    case KEY_RIGHT: *sx += 8; break;
+    default: return 0;
+    }
+    if (*sy > content_h - page) *sy = content_h - page;
+    if (*sy < 0) *sy = 0;
+    if (*sx > max_sx) *sx = max_sx;
+    if (*sx < 0) *sx = 0;
+    return 1;
+}

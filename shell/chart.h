@@ -47,6 +47,10 @@ void chart_view_ch(chart_view *v, int col, chtype c);   /* one (ACS) character *
 void chart_view_nl(chart_view *v);
 /* The window row of the current line, or -1 when it is scrolled away. */
 int chart_view_row(const chart_view *v);
+/* The scrolling keys of a view that scrolls both ways (arrows, PgUp/PgDn by
+ * a page less one line, Home, End, Left/Right by 8 columns), clamped to the
+ * content height and to max_sx columns. 1 when ch was one of them. */
+int chart_view_scroll_key(int ch, int *sy, int *sx, int content_h, int page, int max_sx);
 
 /* Tones the panes colour things by. With colours allowed (pane_context.color)
  * they are colour pairs CHART_PAIR_BASE.. (set up by chart_colors_init);

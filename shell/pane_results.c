@@ -374,26 +374,14 @@ static void results_draw(void *self, WINDOW *win, int focused)
 static int results_key(void *self, int ch)
 {
     results_pane *p = self;
-    int page = p->page > 1 ? p->page - 1 : 1;
     switch (ch) {
     case 'c': case 't': p->chart = ch == 'c' ? !p->chart : 0; p->sy = 0; break;
     case 'a': p->algbw = !p->algbw; break;
     case '[': if (p->cur > 0) p->cur--, p->sy = p->sx = 0; break;
     case ']': if (p->cur + 1 < p->ndocs) p->cur++, p->sy = p->sx = 0; break;
-    case KEY_UP: p->sy--; break;
-    case KEY_DOWN: p->sy++; break;
-    case KEY_PPAGE: p->sy -= page; break;
-    case KEY_NPAGE: p->sy += page; break;
-    case KEY_HOME: p->sy = p->sx = 0; break;
-    case KEY_END: p->sy = p->content_h - p->page; break;
-    case KEY_LEFT: p->sx -= 8; break;
-    case KEY_RIGHT: p->sx += 8; break;
-    default: return 0;
+    default:
+        if (!chart_view_scroll_key(ch, &p->sy, &p->sx, p->content_h, p->page, 120)) return 0;
     }
-    if (p->sy > p->content_h - p->page) p->sy = p->content_h - p->page;
-    if (p->sy < 0) p->sy = 0;
-    if (p->sx > 120) p->sx = 120;
-    if (p->sx < 0) p->sx = 0;
     p->dirty = 1;
     return 1;
 }

@@ -202,23 +202,8 @@ static void topo_draw(void *self, WINDOW *win, int focused)
 static int topo_key(void *self, int ch)
 {
     topo_pane *p = self;
-    int page = p->page > 1 ? p->page - 1 : 1;
-    switch (ch) {
-    case 'g': p->show_graph = !p->show_graph; p->sy = p->sx = 0; break;
-    case KEY_UP: p->sy--; break;
-    case KEY_DOWN: p->sy++; break;
-    case KEY_PPAGE: p->sy -= page; break;
-    case KEY_NPAGE: p->sy += page; break;
-    case KEY_HOME: p->sy = p->sx = 0; break;
-    case KEY_END: p->sy = p->content_h - p->page; break;
-    case KEY_LEFT: p->sx -= 8; break;
-    case KEY_RIGHT: p->sx += 8; break;
-    default: return 0;
-    }
-    if (p->sy > p->content_h - p->page) p->sy = p->content_h - p->page;
-    if (p->sy < 0) p->sy = 0;
-    if (p->sx > p->content_w - 20) p->sx = p->content_w - 20;
-    if (p->sx < 0) p->sx = 0;
+    if (ch == 'g') p->show_graph = !p->show_graph, p->sy = p->sx = 0;
+    else if (!chart_view_scroll_key(ch, &p->sy, &p->sx, p->content_h, p->page, p->content_w - 20)) return 0;
     p->dirty = 1;
     return 1;
 }
