@@ -90,6 +90,10 @@ typedef struct mgpu_buffer {
     void *ptr;           /* a UVA address (device) or host address */
     size_t bytes;
     void *impl;          /* backend's own bookkeeping */
+    int phantom;         /* 1: shape-only (timing) memory: its bytes count against the
+                          * device's memory, but nothing stands behind ptr; ops and
+                          * collectives on it take modelled time and move no data,
+                          * and reading its values is an error */
 } mgpu_buffer;
 
 /* Allocate `bytes` of `kind` memory (device ignored for host kinds). Device
