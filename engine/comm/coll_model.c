@@ -284,9 +284,13 @@ static double p2p_time(const shape *sh, mgpu_coll op, double bytes, int n, doubl
     return lat + t;
 }
 
-mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
-                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun,
-                                    mgpu_coll_prediction *out)
+/* What one launch of a collective costs when it moves nothing (one rank in
+ * place): the host enqueues a kernel that returns at once. */
+#define ONE_RANK_LAUNCH_US 1.0
+
+mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                   const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
+                                   mgpu_coll_prediction *out)
 {
     if (!t || !out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: topology and output are required");
     if (nranks < 1) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: %d ranks; need at least 1", nranks);
@@ -300,11 +304,13 @@ mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t byt
     out->proto = MGPU_PROTO_SIMPLE;
 
     if (nranks == 1) {
-        /* NCCL on one rank copies send to recv on the GPU (out of place). */
-        out->latency_us = 1.0;
-        out->bus_gbs = sh.hbm;
-        out->time_us = op == MGPU_COLL_BARRIER ? 1.0 : 1.0 + b / (1000.0 * sh.hbm);
-        out->link = "HBM";
+        /* NCCL on one rank copies send to recv on the GPU (out of place);
+         * in place the data is already where it belongs: a no-op. */
+        int nothing = in_place || op == MGPU_COLL_BARRIER;
+        out->latency_us = ONE_RANK_LAUNCH_US;
+        out->bus_gbs = nothing ? 0.0 : sh.hbm;
+        out->time_us = ONE_RANK_LAUNCH_US + (nothing ? 0.0 : b / (1000.0 * sh.hbm));
+        out->link = nothing ? "none" : "HBM";
     } else if (op == MGPU_COLL_ALLTOALL || op == MGPU_COLL_SEND || op == MGPU_COLL_RECV) {
         out->algo = MGPU_ALGO_P2P;
         out->time_us = p2p_time(&sh, op, b, nranks, &out->latency_us, &out->bus_gbs);
@@ -332,7 +338,7 @@ mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t byt
         if (best < 0) {
             /* The forced pair does not apply here (e.g. tree for all_gather):
              * NCCL falls back to what it can run, so do we. */
-            return mgpu_coll_predict_tuned(t, op, bytes, nranks, gpu_of_rank, NULL, out);
+            return mgpu_coll_predict_call(t, op, bytes, nranks, gpu_of_rank, NULL, in_place, out);
         }
         out->time_us = best;
         out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
@@ -341,6 +347,14 @@ mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t byt
     out->proto_name = mgpu_coll_proto_name(out->proto);
     out->algbw_gbs = out->time_us > 0 ? (double)bytes / (out->time_us * 1000.0) : 0;
     out->busbw_gbs = out->algbw_gbs * mgpu_coll_busbw_factor(op, nranks);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                                    mgpu_coll_prediction *out)
+{
+    MGPU_CHECK(mgpu_coll_predict_call(t, op, bytes, nranks, gpu_of_rank, tun, 0, out));
     return MGPU_OK;
 }
 

@@ -159,7 +159,9 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     if (a->op == MGPU_COLL_ALL_GATHER || a->op == MGPU_COLL_REDUCE_SCATTER || a->op == MGPU_COLL_ALLTOALL)
         bytes *= (size_t)c->size;
     mgpu_coll_prediction p;
-    MGPU_CHECK(mgpu_coll_predict_tuned(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, &p));
+    /* in place: this rank's output overwrites its own input (a no-op on one rank) */
+    int in_place = a->send && a->send == a->recv && a->send_off == a->recv_off;
+    MGPU_CHECK(mgpu_coll_predict_call(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, in_place, &p));
 
     call.algo = p.algo;
     MGPU_CHECK(sim_algo_run(&x, &call, staged));

@@ -3,6 +3,7 @@
  * choice by size, nccl-tests' bus factors, multi-node and PCIe machines
  * slower, forced algorithms, and 4096 ranks priced in well under 100 ms. */
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "mgpu/clock.h"
@@ -43,6 +44,27 @@ int main(void)
     CHECK(fabs(mgpu_coll_busbw_factor(MGPU_COLL_ALLTOALL, 4) - 0.75) < 1e-12);
     CHECK(mgpu_coll_busbw_factor(MGPU_COLL_BROADCAST, 8) == 1.0);
     CHECK(mgpu_coll_busbw_factor(MGPU_COLL_SEND, 2) == 1.0);
+
+    /* One rank: out of place NCCL copies send to receive through HBM (the
+     * H200 measured 2115-2123 GB/s at 1 GiB); in place it has nothing to do
+     * and the call costs its launch, not a 1 GiB copy. */
+    mgpu_topo *h200 = NULL;
+    CHECK_OK(mgpu_topo_preset("dgx-h200", &h200));
+    if (h200) {
+        mgpu_coll_prediction oop, ip;
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 1, NULL, NULL, 0, &oop));
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 1, NULL, NULL, 1, &ip));
+        printf("# dgx-h200 1 rank all_reduce 1 GiB: out of place %.1f us (%.0f GB/s), in place %.2f us\n",
+               oop.time_us, oop.algbw_gbs, ip.time_us);
+        CHECKF(fabs(oop.algbw_gbs - 2115.0) / 2115.0 < 0.15, "1-rank copy %.0f GB/s not within 15%% of 2115",
+               oop.algbw_gbs);
+        CHECKF(ip.time_us < 10.0, "1-rank in-place all_reduce priced %.1f us: a no-op in NCCL", ip.time_us);
+        CHECK(strcmp(ip.link, "none") == 0);
+        /* With two ranks in place still moves data. */
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 2, NULL, NULL, 1, &ip));
+        CHECK(ip.time_us > 1000.0);
+        mgpu_topo_free(h200);
+    }
 
     /* Two nodes over NDR: slower than NVLink alone; PCIe slower still. */
     mgpu_coll_prediction two_p, pcie_p;

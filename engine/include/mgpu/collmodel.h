@@ -59,6 +59,13 @@ mgpu_result mgpu_coll_predict_tuned(const mgpu_topo *t, mgpu_coll op, size_t byt
                                     mgpu_coll_prediction *out);
 mgpu_result mgpu_coll_predict(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
                               const int *gpu_of_rank, mgpu_coll_prediction *out);
+/* The same for one call that knows where its output goes: in_place = 1 when
+ * the rank's output overwrites its own input (send and receive at the same
+ * place). On one rank NCCL then has nothing to move and only launches; out
+ * of place it copies send to receive on the GPU. More ranks price alike. */
+mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                   const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
+                                   mgpu_coll_prediction *out);
 
 /* nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather,
  * reduce_scatter, alltoall (n-1)/n; broadcast, reduce, send/recv 1. */
