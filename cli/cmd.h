@@ -46,5 +46,6 @@ extern const mgpu_cmd mgpu_cmd_run;
 extern const mgpu_cmd mgpu_cmd_verify;
 extern const mgpu_cmd mgpu_cmd_reset;
 extern const mgpu_cmd mgpu_cmd_hint;
+extern const mgpu_cmd mgpu_cmd_validate;
 
 #endif

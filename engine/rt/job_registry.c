@@ -7,6 +7,7 @@ extern const mgpu_job_handler mgpu_job_bench;    /* bench/coll_job.c: mgpulab be
 extern const mgpu_job_handler mgpu_job_spmd;     /* lua/spmd_job.c: mgpulab spmd */
 extern const mgpu_job_handler mgpu_job_topo;     /* topo/topo_job.c: mgpulab topo, lab 1 */
 extern const mgpu_job_handler mgpu_job_copy;     /* bench/copy_job.c: mgpulab copy, lab 3 */
+extern const mgpu_job_handler mgpu_job_validate_ranks; /* bench/validate_job.c: mgpulab validate */
 
 static const mgpu_job_handler *const handlers[] = {
     &mgpu_job_selftest,
@@ -14,6 +15,7 @@ static const mgpu_job_handler *const handlers[] = {
     &mgpu_job_spmd,
     &mgpu_job_topo,
     &mgpu_job_copy,
+    &mgpu_job_validate_ranks,
     NULL,
 };
 

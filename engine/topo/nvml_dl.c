@@ -26,6 +26,9 @@ typedef nvml_return (*fn_link_pci)(nvml_device, unsigned, nvml_pci_info *);
 typedef nvml_return (*fn_link_cap)(nvml_device, unsigned, int, unsigned *);
 typedef nvml_return (*fn_fields)(nvml_device, int, nvml_field_value *);
 typedef nvml_return (*fn_pcie_tp)(nvml_device, int, unsigned *);
+typedef nvml_return (*fn_clock)(nvml_device, int, unsigned *);
+typedef nvml_return (*fn_ecc)(nvml_device, int, int, unsigned long long *);
+typedef nvml_return (*fn_ull)(nvml_device, unsigned long long *);
 
 static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -48,6 +51,10 @@ static struct nv_fns {
     fn_link_cap link_cap;   /* optional */
     fn_fields fields;
     fn_pcie_tp pcie_tp;     /* optional: nvmlDeviceGetPcieThroughput (Maxwell and newer) */
+    fn_uint facts[NVML_FACT_COUNT]; /* optional: nvml_uint_fact, in its order */
+    fn_clock clock, max_clock;
+    fn_ecc ecc;
+    fn_ull reasons, reasons_old;
 } nv;
 
 static const struct sym {
@@ -73,6 +80,18 @@ static const struct sym {
     SYM(link_cap, "nvmlDeviceGetNvLinkCapability", 0),
     SYM(fields, "nvmlDeviceGetFieldValues", 0),
     SYM(pcie_tp, "nvmlDeviceGetPcieThroughput", 0),
+    SYM(facts[NVML_FACT_PCIE_GEN_CURRENT], "nvmlDeviceGetCurrPcieLinkGeneration", 0),
+    SYM(facts[NVML_FACT_PCIE_GEN_MAX], "nvmlDeviceGetMaxPcieLinkGeneration", 0),
+    SYM(facts[NVML_FACT_PCIE_GEN_GPU_MAX], "nvmlDeviceGetGpuMaxPcieLinkGeneration", 0),
+    SYM(facts[NVML_FACT_PCIE_WIDTH_CURRENT], "nvmlDeviceGetCurrPcieLinkWidth", 0),
+    SYM(facts[NVML_FACT_PCIE_WIDTH_MAX], "nvmlDeviceGetMaxPcieLinkWidth", 0),
+    SYM(facts[NVML_FACT_POWER_MW], "nvmlDeviceGetPowerUsage", 0),
+    SYM(facts[NVML_FACT_POWER_LIMIT_MW], "nvmlDeviceGetEnforcedPowerLimit", 0),
+    SYM(clock, "nvmlDeviceGetClockInfo", 0),
+    SYM(max_clock, "nvmlDeviceGetMaxClockInfo", 0),
+    SYM(ecc, "nvmlDeviceGetTotalEccErrors", 0),
+    SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons", 0),
+    SYM(reasons_old, "nvmlDeviceGetCurrentClocksThrottleReasons", 0),
 #undef SYM
 };
 
@@ -293,4 +312,43 @@ mgpu_result nvml_dl_pcie_throughput(nvml_device dev, int rx, unsigned *kb_per_s)
     *kb_per_s = 0;
     return result(nv.pcie_tp(dev, rx ? NVML_PCIE_UTIL_RX : NVML_PCIE_UTIL_TX, kb_per_s),
                   "nvmlDeviceGetPcieThroughput");
+}
+
+mgpu_result nvml_dl_uint_fact(nvml_device dev, nvml_uint_fact which, unsigned *out)
+{
+    static const char *const what[NVML_FACT_COUNT] = {
+        "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkGeneration",
+        "nvmlDeviceGetGpuMaxPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetMaxPcieLinkWidth",
+        "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit"};
+    if ((unsigned)which >= NVML_FACT_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "nvml_dl_uint_fact: unknown fact %d", which);
+    NEED(facts[which], what[which]);
+    *out = 0;
+    return result(nv.facts[which](dev, out), what[which]);
+}
+
+mgpu_result nvml_dl_clock(nvml_device dev, int type, int max, unsigned *mhz)
+{
+    *mhz = 0;
+    if (max) {
+        NEED(max_clock, "nvmlDeviceGetMaxClockInfo");
+        return result(nv.max_clock(dev, type, mhz), "nvmlDeviceGetMaxClockInfo");
+    }
+    NEED(clock, "nvmlDeviceGetClockInfo");
+    return result(nv.clock(dev, type, mhz), "nvmlDeviceGetClockInfo");
+}
+
+mgpu_result nvml_dl_ecc(nvml_device dev, int uncorrected, int aggregate, unsigned long long *count)
+{
+    NEED(ecc, "nvmlDeviceGetTotalEccErrors");
+    *count = 0;
+    /* nvmlMemoryErrorType_t: 0 corrected, 1 uncorrected; nvmlEccCounterType_t: 0 volatile, 1 aggregate */
+    return result(nv.ecc(dev, uncorrected ? 1 : 0, aggregate ? 1 : 0, count), "nvmlDeviceGetTotalEccErrors");
+}
+
+mgpu_result nvml_dl_throttle_reasons(nvml_device dev, unsigned long long *bits)
+{
+    *bits = 0;
+    if (nv.lib && nv.reasons) return result(nv.reasons(dev, bits), "nvmlDeviceGetCurrentClocksEventReasons");
+    NEED(reasons_old, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    return result(nv.reasons_old(dev, bits), "nvmlDeviceGetCurrentClocksThrottleReasons");
 }

@@ -76,6 +76,8 @@ typedef struct nvml_field_value {
 enum {
     NVML_FIELD_NVLINK_THROUGHPUT_DATA_TX = 138, /* KiB, cumulative, all links when scope is UINT_MAX */
     NVML_FIELD_NVLINK_THROUGHPUT_DATA_RX = 139,
+    NVML_FIELD_NVLINK_LINK_COUNT = 91,          /* NVLinks the GPU has */
+    NVML_FIELD_NVLINK_GET_SPEED = 164,          /* per link (scope = link): MB/s of the link */
     NVML_FIELD_NVLINK_GET_STATE = 165,
     NVML_FIELD_PCIE_COUNT_TX_BYTES = 197,       /* bytes, cumulative */
     NVML_FIELD_PCIE_COUNT_RX_BYTES = 198,
@@ -125,6 +127,30 @@ mgpu_result nvml_dl_field_values(nvml_device dev, int count, nvml_field_value *v
  * (so the call itself takes that long; the sampler prefers the cumulative
  * NVML_FIELD_PCIE_COUNT_* byte counters where the driver has them). */
 mgpu_result nvml_dl_pcie_throughput(nvml_device dev, int rx, unsigned *kb_per_s);
+
+/* Single-number facts nvidia-smi -q prints (each an optional entry point). */
+typedef enum nvml_uint_fact {
+    NVML_FACT_PCIE_GEN_CURRENT = 0, /* nvmlDeviceGetCurrPcieLinkGeneration */
+    NVML_FACT_PCIE_GEN_MAX,         /* nvmlDeviceGetMaxPcieLinkGeneration: the link (GPU and slot) */
+    NVML_FACT_PCIE_GEN_GPU_MAX,     /* nvmlDeviceGetGpuMaxPcieLinkGeneration: the GPU alone */
+    NVML_FACT_PCIE_WIDTH_CURRENT,   /* nvmlDeviceGetCurrPcieLinkWidth */
+    NVML_FACT_PCIE_WIDTH_MAX,       /* nvmlDeviceGetMaxPcieLinkWidth */
+    NVML_FACT_POWER_MW,             /* nvmlDeviceGetPowerUsage, milliwatts */
+    NVML_FACT_POWER_LIMIT_MW,       /* nvmlDeviceGetEnforcedPowerLimit, milliwatts */
+    NVML_FACT_COUNT
+} nvml_uint_fact;
+mgpu_result nvml_dl_uint_fact(nvml_device dev, nvml_uint_fact which, unsigned *out);
+
+/* nvmlClockType_t */
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+/* nvmlDeviceGetClockInfo (max = 0) or nvmlDeviceGetMaxClockInfo (max = 1), MHz. */
+mgpu_result nvml_dl_clock(nvml_device dev, int type, int max, unsigned *mhz);
+/* nvmlDeviceGetTotalEccErrors: corrected or uncorrected, volatile (since the
+ * driver loaded) or aggregate (the GPU's lifetime). */
+mgpu_result nvml_dl_ecc(nvml_device dev, int uncorrected, int aggregate, unsigned long long *count);
+/* nvmlDeviceGetCurrentClocksEventReasons (or the older ...ThrottleReasons):
+ * the nvmlClocksEventReason bits. */
+mgpu_result nvml_dl_throttle_reasons(nvml_device dev, unsigned long long *bits);
 
 /* "0000:19:00.0" from NVML's "00000000:19:00.0", lower case. */
 void nvml_dl_normalize_busid(const char *in, char *out, unsigned len);

@@ -2,15 +2,17 @@
  * (sim) the machine where device calls are allowed, and sends it up as one
  * document, so the coordinator never opens CUDA to draw a topology.
  *
- * params: {} or {"peer": true}
+ * params: {} or {"peer": true} and/or {"facts": true}
  * Rank 0 sends one "result" whose body is the document `mgpulab topo --json`
  * prints - backend, simulated, machine, banner, hosts, gpus[], nics[],
  * matrix{labels, rows}, peer_access, notes - plus "xml" (NCCL's topology
  * XML, what --xml writes) and, with "peer", "p2p_attributes": one
  * {from, to, access, native_atomics, performance_rank} or {from, to, error}
  * per ordered pair of host 0's GPUs (cudaDeviceGetP2PAttribute's answer).
- * Other ranks have nothing to do. */
+ * With "facts", "facts": each host-0 GPU's health facts (mgpu/facts.h:
+ * NVML on cuda, the model on sim). Other ranks have nothing to do. */
 #include "mgpu/rt.h"
+#include "mgpu/facts.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,12 @@ static json_t *gpus_json(const mgpu_topo *t)
         json_object_set_new(j, "cpulist", g->cpulist[0] ? json_string(g->cpulist) : json_null());
         json_object_set_new(j, "mem_bytes", json_integer((json_int_t)g->mem_bytes));
         json_object_set_new(j, "pcie_gbs", json_real(g->pcie_gbs));
+        /* the PCIe link the topology records (sysfs max_link_*, as NCCL reads it) */
+        const mgpu_xml_node *pci = g->node && g->node->parent ? g->node->parent : NULL;
+        int gen = pci ? mgpu_pcie_gen_of_speed(mgpu_xml_get(pci, "link_speed")) : 0;
+        const char *width = pci ? mgpu_xml_get(pci, "link_width") : NULL;
+        json_object_set_new(j, "pcie_gen", gen ? json_integer(gen) : json_null());
+        json_object_set_new(j, "pcie_width", width && atoi(width) > 0 ? json_integer(atoi(width)) : json_null());
         json_object_set_new(j, "nvlinks", json_integer(g->nvlinks_total));
         json_object_set_new(j, "gdr", json_boolean(g->gdr));
         json_array_append_new(gpus, j);
@@ -191,6 +199,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     if (r == MGPU_OK) {
         json_object_set_new(doc, "xml", xml);
         if (json_is_true(json_object_get(params, "peer"))) json_object_set_new(doc, "p2p_attributes", p2p_json(be, t));
+        if (json_is_true(json_object_get(params, "facts"))) json_object_set_new(doc, "facts", mgpu_gpu_facts_json(be, t));
         r = mgpu_worker_send(w, "result", doc);
     }
     json_decref(doc);

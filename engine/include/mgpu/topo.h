@@ -181,6 +181,7 @@ typedef struct mgpu_gpu_model {
     double hbm_gbs;        /* spec peak */
     double nvlink_gbs;     /* per link per direction */
     int nvlinks;
+    int pcie_gen, pcie_width; /* the GPU's own PCIe maximum: 5 and 16 for an H100 SXM */
 } mgpu_gpu_model;
 const mgpu_gpu_model *mgpu_gpu_model_by_pci(unsigned pci_device);
 const mgpu_gpu_model *mgpu_gpu_model_by_name(const char *name);

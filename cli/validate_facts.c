@@ -1,0 +1,155 @@
+/* validate_facts.c - the per-GPU facts of `nvidia-smi -q` and `nvidia-smi
+ * nvlink -s` (mgpu/facts.h): a link down, a PCIe link trained below the
+ * GPU's maximum, uncorrected ECC errors and hardware clock slowdowns are
+ * anomalies; the rest is shown, and "not reported" where NVML is silent. */
+#include "validate.h"
+#include <string.h>
+
+static int num(json_t *o, const char *k, double *v)
+{
+    json_t *x = json_object_get(o, k);
+    if (!json_is_number(x)) return 0;
+    *v = json_number_value(x);
+    return 1;
+}
+
+static void nvlink_row(vreport *r, int i, json_t *nl)
+{
+    double links, up;
+    if (!json_is_object(nl) || !num(nl, "links", &links) || !num(nl, "up", &up)) {
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "GPU%d NVLinks", i);
+        VSET(c, measured, "not reported");
+        VSET(c, expected, "-");
+        return;
+    }
+    if (links == 0) {
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "GPU%d NVLinks", i);
+        VSET(c, measured, "none");
+        VSET(c, expected, "-");
+        VSET(c, cause, "this GPU has no NVLink: peers are reached over PCIe");
+        return;
+    }
+    json_t *per = json_object_get(nl, "per_link");
+    char down[200] = "";
+    double speed = 0;
+    int ndown = 0;
+    for (size_t k = 0; k < json_array_size(per); k++) {
+        json_t *l = json_array_get(per, k);
+        const char *st = json_string_value(json_object_get(l, "state"));
+        double sp;
+        if (num(l, "speed_mbps", &sp) && sp > speed) speed = sp;
+        if (!st || strcmp(st, "down") != 0) continue;
+        if (ndown++ < 18)
+            snprintf(down + strlen(down), sizeof down - strlen(down), "%s%d", ndown > 1 ? "," : "", (int)k);
+    }
+    vcheck *c = vreport_add(r, "nvml", ndown ? V_ANOMALY : V_OK, "GPU%d NVLinks", i);
+    VSET(c, measured, "%d of %d up", (int)up, (int)links);
+    VSET(c, expected, "%d of %d up", (int)links, (int)links);
+    if (ndown) {
+        VSET(c, cause, "GPU%d NVLink%s %s %s down: traffic to its peers falls back to fewer links or PCIe", i,
+             ndown == 1 ? "" : "s", down, ndown == 1 ? "is" : "are");
+        VSET(c, next, "nvidia-smi nvlink -s -i %d; nvidia-smi nvlink -e -i %d (error counters); dmesg | grep -i "
+             "xid; a GPU reset (nvidia-smi -r -i %d) when idle", i, i, i);
+    } else if (speed > 0) {
+        VSET(c, cause, "%.0f MB/s per link", speed);
+    }
+}
+
+static void pcie_row(vreport *r, int i, json_t *p, int nvml)
+{
+    double gen = 0, gmax = 0, ggpu = 0, w = 0, wmax = 0, wgpu = 0;
+    if (!json_is_object(p) || !num(p, "gen", &gen) || !num(p, "width", &w)) {
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "GPU%d PCIe (current)", i);
+        VSET(c, measured, "not reported");
+        VSET(c, expected, "-");
+        return;
+    }
+    int have_max = num(p, "gen_max", &gmax) && num(p, "width_max", &wmax);
+    int have_gpu = num(p, "gen_gpu_max", &ggpu);
+    if (!num(p, "width_gpu_max", &wgpu)) wgpu = have_max ? wmax : w;
+    /* Only NVML's answer is judged here: the model's is the topology's own
+     * link, which the topology check judges already. */
+    int low = nvml && have_max && ((have_gpu && gmax < ggpu) || wmax < wgpu);
+    vcheck *c = vreport_add(r, "nvml", low ? V_ANOMALY : V_INFO, "GPU%d PCIe (current)", i);
+    VSET(c, measured, "Gen%d x%d", (int)gen, (int)w);
+    if (have_max) VSET(c, expected, "max Gen%d x%d", (int)(have_gpu ? ggpu : gmax), (int)wgpu);
+    else VSET(c, expected, "max not reported");
+    if (low) {
+        VSET(c, cause, "GPU%d's PCIe link can reach only Gen%d x%d where the GPU supports Gen%d x%d: the slot, a riser "
+             "or the BIOS limits it", i, (int)gmax, (int)wmax, (int)ggpu, (int)wgpu);
+        VSET(c, next, "nvidia-smi -q -i %d | grep -A8 'GPU Link Info'; sudo lspci -vv | grep -E 'LnkCap|LnkSta'", i);
+    } else if (have_max && (gen < gmax || w < wmax)) {
+        VSET(c, cause, "below its maximum Gen%d x%d right now: GPUs lower the link speed when idle to save power; "
+             "under load it should read the maximum", (int)gmax, (int)wmax);
+    }
+}
+
+static void health_row(vreport *r, int i, json_t *f)
+{
+    json_t *ecc = json_object_get(f, "ecc"), *clk = json_object_get(f, "clocks"), *pw = json_object_get(f, "power");
+    json_t *thr = json_object_get(f, "throttle");
+    double unc = 0, cor = 0, sm = 0, smmax = 0, draw = 0, limit = 0;
+    int have_unc = num(ecc, "uncorrected_volatile", &unc), have_cor = num(ecc, "corrected_volatile", &cor);
+    int have_clk = num(clk, "sm_mhz", &sm) && num(clk, "sm_max_mhz", &smmax);
+    int have_pw = num(pw, "draw_w", &draw) && num(pw, "limit_w", &limit);
+    char slow[160] = "", other[160] = "";
+    for (size_t k = 0; k < json_array_size(thr); k++) {
+        const char *why = json_string_value(json_array_get(thr, k));
+        if (!why) continue;
+        int bad = strstr(why, "hw_") == why || strstr(why, "thermal") != NULL;
+        char *dst = bad ? slow : other;
+        snprintf(dst + strlen(dst), 160 - strlen(dst), "%s%s", *dst ? "," : "", why);
+    }
+    int anomaly = (have_unc && unc > 0) || slow[0];
+    vcheck *c = vreport_add(r, "nvml", anomaly ? V_ANOMALY : V_INFO, "GPU%d ECC, clocks, power", i);
+    if (have_unc) VSET(c, measured, "ECC unc %.0f cor %.0f", unc, have_cor ? cor : 0);
+    else VSET(c, measured, "ECC not reported");
+    VSET(c, expected, "0 uncorrected, no HW slowdown");
+    char clocks[96] = "clocks not reported", power[96] = "power not reported";
+    if (have_clk) snprintf(clocks, sizeof clocks, "SM clock %.0f of %.0f MHz", sm, smmax);
+    if (have_pw) snprintf(power, sizeof power, "power %.0f of %.0f W", draw, limit);
+    const char *why = json_string_value(json_object_get(f, "why"));
+    if (anomaly) {
+        VSET(c, cause, "%s%s%s%s; %s, %s", have_unc && unc > 0 ? "uncorrected ECC errors since the driver loaded "
+             "(the GPU may need a reset or row remapping)" : "", have_unc && unc > 0 && slow[0] ? "; " : "",
+             slow[0] ? "clocks held down by " : "", slow, clocks, power);
+        VSET(c, next, "nvidia-smi -q -i %d -d ECC,PERFORMANCE,TEMPERATURE,POWER; nvidia-smi -q -i %d -d "
+             "ROW_REMAPPER; dmesg | grep -i xid", i, i);
+    } else {
+        VSET(c, cause, "%s, %s%s%s; XID errors: not reported by NVML (dmesg | grep -i xid)%s%s", clocks, power,
+             other[0] ? ", clock reasons " : "", other, why ? "; " : "", why ? why : "");
+    }
+}
+
+void validate_facts(vreport *r, json_t *doc)
+{
+    json_t *facts = json_object_get(doc, "facts");
+    int modelled = 0;
+    for (size_t k = 0; k < json_array_size(facts); k++) {
+        json_t *f = json_array_get(facts, k);
+        int i = (int)json_integer_value(json_object_get(f, "gpu"));
+        const char *src = json_string_value(json_object_get(f, "source"));
+        if (src && strcmp(src, "none") == 0) {
+            vcheck *c = vreport_add(r, "nvml", V_INFO, "GPU%d facts", i);
+            VSET(c, measured, "not reported");
+            VSET(c, expected, "-");
+            VSET(c, cause, "%s", json_string_value(json_object_get(f, "why")) ? json_string_value(json_object_get(f, "why")) : "no source");
+            continue;
+        }
+        nvlink_row(r, i, json_object_get(f, "nvlink"));
+        if (src && strcmp(src, "model") == 0) {
+            /* the model's PCIe link is the topology's (checked there); it has no ECC, clocks or power */
+            modelled++;
+            continue;
+        }
+        pcie_row(r, i, json_object_get(f, "pcie"), src && strcmp(src, "nvml") == 0);
+        health_row(r, i, f);
+    }
+    if (modelled) {
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "ECC, XID, clocks, power");
+        VSET(c, measured, "not reported");
+        VSET(c, expected, "-");
+        VSET(c, cause, "simulated machine: the model has NVLink state and PCIe links (above), not ECC, XID, "
+             "clocks or power");
+    }
+}

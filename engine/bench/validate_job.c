@@ -1,0 +1,143 @@
+/* validate_job.c - the worker job "validate_ranks": every rank measures
+ * itself, so `mgpulab validate` can name a rank that holds the others back
+ * from measured per-rank times (not from any fault list).
+ *
+ * Each rank, on the world communicator's stream, `iters` times: a unit of
+ * device work (a local copy of work_bytes) between events e0 and e1, then an
+ * all_reduce of coll_bytes between e1 and e2. A rank that is slow (a
+ * throttled GPU, a busy host, the sim's straggler fault) shows a longer work
+ * time and a shorter collective time - it arrives last, so it waits least -
+ * while its peers' collective times grow by what they waited for it. Then
+ * `iters` pinned host-to-device copies time the rank's PCIe link.
+ *
+ * params: {work_bytes, coll_bytes, iters} (all optional)
+ * Every rank sends one "rank" message:
+ *   {rank, dev, host, work_us, coll_us, local_copy_gbs, h2d_gbs}
+ * (medians over the iterations; GB/s = 1e9 B/s, a local copy counted once). */
+#include "mgpu/rt.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_WORK (64ull << 20)
+#define DEFAULT_COLL (1ull << 20)
+#define DEFAULT_ITERS 8
+#define MAX_ITERS 200
+
+typedef struct rank_bufs {
+    mgpu_buffer *a, *b, *coll, *pinned;
+    mgpu_event *ev[3 * MAX_ITERS + 2];
+    int nev;
+} rank_bufs;
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static mgpu_result read_size(json_t *p, const char *key, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    json_t *v = json_object_get(p, key);
+    *out = dflt;
+    if (!v || json_is_null(v)) return MGPU_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)lo || json_integer_value(v) > (json_int_t)hi)
+        return mgpu_fail(MGPU_ERR_INVALID, "validate_ranks job: %s must be an integer in %llu..%llu", key,
+                         (unsigned long long)lo, (unsigned long long)hi);
+    *out = (uint64_t)json_integer_value(v);
+    return MGPU_OK;
+}
+
+static void free_bufs(rank_bufs *b)
+{
+    for (int i = 0; i < b->nev; i++) mgpu_event_destroy(b->ev[i]);
+    mgpu_mem_free(b->a);
+    mgpu_mem_free(b->b);
+    mgpu_mem_free(b->coll);
+    mgpu_mem_free(b->pinned);
+}
+
+static mgpu_result measure(mgpu_worker *w, rank_bufs *b, uint64_t work, uint64_t coll, int iters, json_t **out)
+{
+    mgpu_backend *be = mgpu_worker_backend(w);
+    int dev = mgpu_worker_device(w);
+    mgpu_comm *c;
+    MGPU_CHECK(mgpu_worker_world(w, &c));
+    mgpu_stream *s = mgpu_comm_stream(c);
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, dev, work, &b->a));
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, dev, work, &b->b));
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, dev, coll, &b->coll));
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_PINNED, dev, work, &b->pinned));
+    for (int i = 0; i < 3 * iters + 2; i++) {
+        MGPU_CHECK(mgpu_event_create(be, dev, MGPU_EVENT_TIMING, &b->ev[i]));
+        b->nev++;
+    }
+    mgpu_fill_spec zero = {MGPU_FILL_CONST, 0, 0.0};
+    MGPU_CHECK(mgpu_fill(s, b->a, 0, work / 4, MGPU_F32, &zero));
+    MGPU_CHECK(mgpu_fill(s, b->coll, 0, coll / 4, MGPU_F32, &zero));
+    memset(b->pinned->ptr, 0, work);
+    /* warm-up: the first collective sets up connections */
+    MGPU_CHECK(mgpu_copy(s, b->b, 0, b->a, 0, work, MGPU_COPY_CE));
+    MGPU_CHECK(mgpu_all_reduce(c, b->coll, 0, b->coll, 0, coll / 4, MGPU_F32, MGPU_SUM, s));
+    MGPU_CHECK(mgpu_stream_synchronize(s));
+
+    for (int i = 0; i < iters; i++) {
+        MGPU_CHECK(mgpu_event_record(b->ev[3 * i], s));
+        MGPU_CHECK(mgpu_copy(s, b->b, 0, b->a, 0, work, MGPU_COPY_CE));
+        MGPU_CHECK(mgpu_event_record(b->ev[3 * i + 1], s));
+        MGPU_CHECK(mgpu_all_reduce(c, b->coll, 0, b->coll, 0, coll / 4, MGPU_F32, MGPU_SUM, s));
+        MGPU_CHECK(mgpu_event_record(b->ev[3 * i + 2], s));
+    }
+    mgpu_event *h0 = b->ev[3 * iters], *h1 = b->ev[3 * iters + 1];
+    MGPU_CHECK(mgpu_event_record(h0, s));
+    for (int i = 0; i < iters; i++) MGPU_CHECK(mgpu_copy(s, b->a, 0, b->pinned, 0, work, MGPU_COPY_CE));
+    MGPU_CHECK(mgpu_event_record(h1, s));
+    MGPU_CHECK(mgpu_stream_synchronize(s));
+
+    double wt[MAX_ITERS], ct[MAX_ITERS], ms;
+    for (int i = 0; i < iters; i++) {
+        MGPU_CHECK(mgpu_event_elapsed_ms(b->ev[3 * i], b->ev[3 * i + 1], &ms));
+        wt[i] = ms * 1000.0;
+        MGPU_CHECK(mgpu_event_elapsed_ms(b->ev[3 * i + 1], b->ev[3 * i + 2], &ms));
+        ct[i] = ms * 1000.0;
+    }
+    MGPU_CHECK(mgpu_event_elapsed_ms(h0, h1, &ms));
+    double work_us = median(wt, iters), coll_us = median(ct, iters);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    *out = json_pack("{s:i, s:i, s:s, s:f, s:f, s:f, s:f}", "rank", mgpu_worker_rank(w), "dev", dev, "host", host,
+                     "work_us", work_us, "coll_us", coll_us, "local_copy_gbs",
+                     work_us > 0 ? (double)work / (work_us * 1000.0) : 0.0, "h2d_gbs",
+                     ms > 0 ? (double)work * iters / (ms * 1e6) : 0.0);
+    return MGPU_OK;
+}
+
+static mgpu_result run(mgpu_worker *w, json_t *params)
+{
+    if (params && !json_is_object(params) && !json_is_null(params))
+        return mgpu_fail(MGPU_ERR_INVALID, "validate_ranks job: params must be an object");
+    uint64_t work, coll, iters;
+    MGPU_CHECK(read_size(params, "work_bytes", DEFAULT_WORK, 16, 1ull << 34, &work));
+    MGPU_CHECK(read_size(params, "coll_bytes", DEFAULT_COLL, 4, 1ull << 32, &coll));
+    MGPU_CHECK(read_size(params, "iters", DEFAULT_ITERS, 1, MAX_ITERS, &iters));
+    work &= ~15ull;
+    coll &= ~3ull;
+    rank_bufs b;
+    memset(&b, 0, sizeof b);
+    json_t *doc = NULL;
+    mgpu_result r = measure(w, &b, work, coll, (int)iters, &doc);
+    free_bufs(&b);
+    MGPU_CHECK(r);
+    r = mgpu_worker_send(w, "rank", doc);
+    json_decref(doc);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+const mgpu_job_handler mgpu_job_validate_ranks = {.type = "validate_ranks", .run = run};

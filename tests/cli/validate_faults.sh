@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# validate_faults.sh - every sim fault is caught by `mgpulab validate` from
+# what it measures and discovers, with the thing at fault named: a down
+# NVLink (the GPU and its links), P2P disabled, GPUDirect RDMA off, a
+# straggler (the rank), a PCIe link at Gen3 x8 in an XML (the GPU), and a
+# machine that is not the expected one. Exit status 1 on every one.
+set -u
+bin=$1
+tmp=$(mktemp -d /tmp/mgpu-validate-faults.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0; pass=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+# anomaly SECTION CHECK-PREFIX: one ANOMALY whose check starts so, from the JSON report.
+anomaly() { python3 - "$tmp/v.json" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [c for c in d["checks"] if c["status"] == "ANOMALY" and c["section"] == sys.argv[2]
+        and c["check"].startswith(sys.argv[3])]
+for c in hits:
+    assert c.get("cause") and c.get("next"), c   # explained, with what to check next
+    print(c["check"], "|", c["measured"], "|", c["expected"], "|", c["cause"])
+sys.exit(0 if hits else 1)
+PY
+}
+run() { "$bin" validate --backend sim --quick --json "$@" >"$tmp/v.json" 2>"$tmp/err.txt"; }
+
+run --machine dgx-h100 --fault nvlink-down:3; rc=$?
+check "nvlink-down exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "nvlink-down names GPU3's links" 'anomaly nvml "GPU3 NVLinks" | grep -q "0 of 18 up.*NVLinks 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 are down"'
+check "nvlink-down: the GPU0-GPU3 path is degraded" 'anomaly topology "GPU0-GPU3 path" | grep -q "| NV18 |"'
+check "nvlink-down: GPU0-GPU1 is fine" '! anomaly topology "GPU0-GPU1 path" >/dev/null'
+check "nvlink-down: peer copies to GPU3 below the model" 'anomaly copy "device_to_device_memcpy_read_ce GPU0->GPU3" >/dev/null'
+check "nvlink-down: all_reduce busbw below the model" 'anomaly collective "all_reduce 4 MiB out of place busbw" >/dev/null'
+
+run --machine pcie-4gpu --fault p2p-disabled; rc=$?
+check "p2p-disabled exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "p2p-disabled: peer access anomaly" 'anomaly topology "peer access" | grep -q "disabled on 6 of 6 pairs"'
+
+run --machine dgx-h100 --fault no-gdr; rc=$?
+check "no-gdr exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "no-gdr: GPUDirect RDMA anomaly naming NICs" 'anomaly topology "GPUDirect RDMA" | grep -q "mlx5_0"'
+
+run --machine pcie-4gpu --fault straggler:1; rc=$?
+check "straggler exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "straggler: rank 1 named" 'anomaly ranks "rank 1" | grep -q "rank 1 (host .*, GPU 1) is a straggler"'
+check "straggler: no other rank named" '! anomaly ranks "rank 0" >/dev/null && ! anomaly ranks "rank 2" >/dev/null'
+
+# An XML whose third GPU sits on a PCIe Gen3 x8 link.
+"$bin" topo --backend sim --machine pcie-4gpu --xml "$tmp/p4.xml" >/dev/null
+python3 - "$tmp/p4.xml" <<'PY'
+import re, sys
+p = sys.argv[1]; s = open(p).read()
+gpu = [m.start() for m in re.finditer(r'<pci busid="[^"]*" class="0x030200"', s)][2]
+end = s.index(">", gpu)
+tag = s[gpu:end].replace('link_speed="16.0 GT/s PCIe"', 'link_speed="8.0 GT/s PCIe"').replace('link_width="16"', 'link_width="8"')
+open(p, "w").write(s[:gpu] + tag + s[end:])
+PY
+run --machine "$tmp/p4.xml"; rc=$?
+check "Gen3 x8 exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "Gen3 x8: GPU2 named with its link" 'anomaly topology "GPU2 PCIe link" | grep -q "Gen3 x8 | Gen4 x16 | GPU2 (0000:"'
+check "Gen3 x8: only GPU2" '! anomaly topology "GPU0 PCIe link" >/dev/null && ! anomaly topology "GPU3 PCIe link" >/dev/null'
+
+# Not the machine it should be.
+run --machine pcie-4gpu --expect dgx-h100; rc=$?
+check "--expect another machine exits 1" '[ $rc -eq 1 ]'
+check "--expect: GPU count" 'anomaly topology "GPU count" | grep -q "| 4 | 8 (dgx-h100)"'
+
+echo "validate_faults: $pass passed, $fail failed"
+[ $fail -eq 0 ]
