@@ -47,5 +47,6 @@ extern const mgpu_cmd mgpu_cmd_verify;
 extern const mgpu_cmd mgpu_cmd_reset;
 extern const mgpu_cmd mgpu_cmd_hint;
 extern const mgpu_cmd mgpu_cmd_validate;
+extern const mgpu_cmd mgpu_cmd_report;
 
 #endif

@@ -1,0 +1,277 @@
+/* cmd_report.c - `mgpulab report`: a learner's progress and measurements
+ * (per lab and step: state, attempts, hints, time, the measured numbers) as
+ * Markdown, JSON or one self-contained HTML page; --export writes the JSON
+ * with the learner's name, host and machine for an instructor to collect;
+ * --class DIR aggregates such files (report_class.c). */
+#include "cmd.h"
+#include "cmd_lab.h"
+#include "report.h"
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: mgpulab report [--format markdown|json|html] [--export FILE] [--name NAME] [--id ID]\n"
+    "       mgpulab report --class DIR [--format markdown|csv|json|html]\n"
+    "\n"
+    "A learner's progress and key measurements: for every lab and step its state,\n"
+    "attempts, hints taken, time of the last run and the numbers the step measured.\n"
+    "--export FILE writes it as JSON with the learner's name and id, the host and the\n"
+    "machine, for an instructor to collect (answers and solutions are never in it).\n"
+    "--class DIR reads every exported *.json in DIR and prints one table per lab and\n"
+    "step: how many passed, attempts, hints, the median time, and who is stuck where;\n"
+    "a damaged or foreign file is reported and skipped.\n"
+    "\n"
+    "Options:\n"
+    "  --format F     markdown (default), json, html (one page, no external files), and\n"
+    "                 with --class also csv (the global --json means --format json)\n"
+    "  --export FILE  write the exported JSON to FILE (atomic: a temporary file renamed)\n"
+    "  --name NAME    the learner's name in the export (default: the login's full name)\n"
+    "  --id ID        the learner's id (default: the login name)\n"
+    "  --class DIR    aggregate the exported files in DIR\n"
+    "\n"
+    "Examples:\n"
+    "  mgpulab report\n"
+    "  mgpulab report --format html > progress.html\n"
+    "  mgpulab report --export ~/ada.json --name 'Ada Lovelace'\n"
+    "  mgpulab report --class ./collected --format csv\n"
+    "\n"
+    "Exit status: 0 on success, 1 when progress or files cannot be read or written, 2 for\n"
+    "bad options.\n";
+
+/*--- HTML helpers (report_class.c uses them too) ----------------------------*/
+
+void report_html_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+void report_html_begin(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
+    report_html_text(f, title);
+    fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+          "margin-bottom:1.5em}th,td{border:1px solid #bbb;padding:.3em .6em;text-align:left;vertical-align:top}"
+          "th{background:#eee}.passed{color:#1a7f37}.failed,.error{color:#c62828}.new{color:#777}</style>\n"
+          "</head><body>\n", f);
+}
+
+void report_html_end(FILE *f) { fputs("</body></html>\n", f); }
+
+/*--- Building the document -------------------------------------------------*/
+
+static void learner_defaults(const char **name, const char **id, char *nbuf, size_t nlen, char *ibuf, size_t ilen)
+{
+    struct passwd *pw = getpwuid(getuid());
+    if (!*id) {
+        const char *u = getenv("USER");
+        snprintf(ibuf, ilen, "%s", u && *u ? u : pw ? pw->pw_name : "unknown");
+        *id = ibuf;
+    }
+    if (!*name) {
+        const char *g = pw && pw->pw_gecos ? pw->pw_gecos : "";
+        size_t n = strcspn(g, ",");
+        if (n) snprintf(nbuf, nlen, "%.*s", (int)n, g);
+        else snprintf(nbuf, nlen, "%s", *id);
+        *name = nbuf;
+    }
+}
+
+static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const char *name, const char *id)
+{
+    json_error_t jerr;
+    json_t *prog = json_load_file(mgpu_lab_progress_path(cat), 0, &jerr); /* for the measurements */
+    json_t *labs = json_array();
+    for (int l = 0; l < mgpu_lab_count(cat); l++) {
+        const mgpu_lab_info *lab = mgpu_lab_get(cat, l);
+        json_t *steps = json_array();
+        json_t *plab = json_object_get(json_object_get(json_object_get(prog, "labs"), lab->id), "steps");
+        for (int s = 0; s < lab->nsteps; s++) {
+            const mgpu_lab_step_info *st = &lab->steps[s];
+            json_t *m = json_object_get(json_object_get(plab, st->id), "measurements");
+            json_array_append_new(
+                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:s?, s:O}", "id", st->id, "title", st->title,
+                                 "state", mgpu_step_state_name(st->state), "attempts", st->attempts, "hints_taken",
+                                 st->hints_taken, "seconds", st->seconds, "last_run", st->last_run, "message",
+                                 st->last_message, "measurements", json_is_object(m) ? m : json_object()));
+        }
+        json_array_append_new(labs, json_pack("{s:s, s:s, s:o}", "id", lab->id, "title", lab->title, "steps", steps));
+    }
+    json_decref(prog);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const char *backend = g->backend.kind == MGPU_BACKEND_SIM ? "sim" : g->backend.kind == MGPU_BACKEND_CUDA ? "cuda" : "auto";
+    return json_pack("{s:s, s:i, s:I, s:{s:s, s:s}, s:s, s:s, s:s, s:o}", "format", REPORT_FORMAT, "version",
+                     REPORT_VERSION, "created", (json_int_t)time(NULL), "learner", "name", name, "id", id, "host",
+                     host, "backend", backend, "machine", g->backend.machine ? g->backend.machine : "default", "labs",
+                     labs);
+}
+
+/*--- Printing one learner ----------------------------------------------------*/
+
+static void measurements_text(json_t *m, char *buf, size_t len)
+{
+    const char *k;
+    json_t *v;
+    size_t used = 0;
+    buf[0] = '\0';
+    json_object_foreach(m, k, v) {
+        char val[64];
+        if (json_is_number(v)) snprintf(val, sizeof val, "%.4g", json_number_value(v));
+        else if (json_is_string(v)) snprintf(val, sizeof val, "%s", json_string_value(v));
+        else snprintf(val, sizeof val, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "?");
+        int n = snprintf(buf + used, len - used, "%s%s=%s", used ? ", " : "", k, val);
+        if (n < 0 || (size_t)n >= len - used) break;
+        used += (size_t)n;
+    }
+}
+
+static void print_markdown(json_t *doc, FILE *f)
+{
+    json_t *who = json_object_get(doc, "learner");
+    fprintf(f, "# mgpulab progress: %s (%s)\n\n", json_string_value(json_object_get(who, "name")),
+            json_string_value(json_object_get(who, "id")));
+    fprintf(f, "host %s, backend %s, machine %s\n", json_string_value(json_object_get(doc, "host")),
+            json_string_value(json_object_get(doc, "backend")), json_string_value(json_object_get(doc, "machine")));
+    size_t i;
+    json_t *lab;
+    json_array_foreach(json_object_get(doc, "labs"), i, lab) {
+        fprintf(f, "\n## %s %s\n\n| step | state | attempts | hints | last run (s) | measurements |\n"
+                   "|---|---|---|---|---|---|\n", json_string_value(json_object_get(lab, "id")),
+                json_string_value(json_object_get(lab, "title")));
+        size_t k;
+        json_t *st;
+        json_array_foreach(json_object_get(lab, "steps"), k, st) {
+            char meas[512];
+            measurements_text(json_object_get(st, "measurements"), meas, sizeof meas);
+            fprintf(f, "| %zu %s | %s | %d | %d | %.1f | %s |\n", k + 1, json_string_value(json_object_get(st, "title")),
+                    json_string_value(json_object_get(st, "state")), (int)json_integer_value(json_object_get(st, "attempts")),
+                    (int)json_integer_value(json_object_get(st, "hints_taken")),
+                    json_number_value(json_object_get(st, "seconds")), meas);
+        }
+    }
+}
+
+static void print_html(json_t *doc, FILE *f)
+{
+    json_t *who = json_object_get(doc, "learner");
+    report_html_begin(f, "mgpulab progress");
+    fputs("<h1>mgpulab progress: ", f);
+    report_html_text(f, json_string_value(json_object_get(who, "name")));
+    fputs("</h1>\n<p>host ", f);
+    report_html_text(f, json_string_value(json_object_get(doc, "host")));
+    fputs(", machine ", f);
+    report_html_text(f, json_string_value(json_object_get(doc, "machine")));
+    fputs("</p>\n", f);
+    size_t i;
+    json_t *lab;
+    json_array_foreach(json_object_get(doc, "labs"), i, lab) {
+        fputs("<h2>", f);
+        report_html_text(f, json_string_value(json_object_get(lab, "id")));
+        fputs(" ", f);
+        report_html_text(f, json_string_value(json_object_get(lab, "title")));
+        fputs("</h2>\n<table><tr><th>step</th><th>state</th><th>attempts</th><th>hints</th><th>last run (s)</th>"
+              "<th>measurements</th></tr>\n", f);
+        size_t k;
+        json_t *st;
+        json_array_foreach(json_object_get(lab, "steps"), k, st) {
+            char meas[512];
+            const char *state = json_string_value(json_object_get(st, "state"));
+            measurements_text(json_object_get(st, "measurements"), meas, sizeof meas);
+            fprintf(f, "<tr><td>%zu ", k + 1);
+            report_html_text(f, json_string_value(json_object_get(st, "title")));
+            fputs("</td><td class=\"", f);
+            report_html_text(f, state);
+            fputs("\">", f);
+            report_html_text(f, state);
+            fprintf(f, "</td><td>%d</td><td>%d</td><td>%.1f</td><td>", (int)json_integer_value(json_object_get(st, "attempts")),
+                    (int)json_integer_value(json_object_get(st, "hints_taken")),
+                    json_number_value(json_object_get(st, "seconds")));
+            report_html_text(f, meas);
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    report_html_end(f);
+}
+
+/* Write atomically: a temporary file beside FILE, then rename. */
+static int export_doc(json_t *doc, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "mgpulab report: --export: path too long\n");
+        return 1;
+    }
+    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || rename(tmp, path) != 0) {
+        fprintf(stderr, "mgpulab report: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    printf("wrote the progress of %s to %s\n",
+           json_string_value(json_object_get(json_object_get(doc, "learner"), "name")), path);
+    return 0;
+}
+
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    const char *format = g->json ? "json" : NULL, *export = NULL, *name = NULL, *id = NULL, *class_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char **dst = strcmp(s, "--format") == 0 ? &format : strcmp(s, "--export") == 0 ? &export
+                         : strcmp(s, "--name") == 0 ? &name : strcmp(s, "--id") == 0 ? &id
+                         : strcmp(s, "--class") == 0 ? &class_dir : NULL;
+        if (!dst) return mgpu_cli_usage_error("report", s[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", s);
+        if (i + 1 >= argc || !*argv[i + 1]) return mgpu_cli_usage_error("report", "%s needs a value", s);
+        *dst = argv[++i];
+    }
+    if (!format) format = "markdown";
+    int class_fmt = strcmp(format, "csv") == 0;
+    if (strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "html") && !(class_fmt && class_dir))
+        return mgpu_cli_usage_error("report", "--format '%s': use markdown, json or html%s", format,
+                                    class_dir ? " or csv" : " (csv is for --class)");
+    if (class_dir) {
+        if (export || name || id) return mgpu_cli_usage_error("report", "--class aggregates files; --export, --name "
+                                                                        "and --id are for one learner's report");
+        return report_class(class_dir, format, stdout);
+    }
+    mgpu_lab_catalog *cat = lab_cli_open("report");
+    if (!cat) return 1;
+    char nbuf[256], ibuf[128];
+    learner_defaults(&name, &id, nbuf, sizeof nbuf, ibuf, sizeof ibuf);
+    json_t *doc = build_doc(g, cat, name, id);
+    mgpu_lab_catalog_close(cat);
+    int rc = 0;
+    if (!doc) {
+        fprintf(stderr, "mgpulab report: out of memory building the report\n");
+        return 1;
+    }
+    if (export) rc = export_doc(doc, export);
+    else if (strcmp(format, "json") == 0) {
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+    } else if (strcmp(format, "html") == 0) print_html(doc, stdout);
+    else print_markdown(doc, stdout);
+    json_decref(doc);
+    if (fflush(stdout) != 0) rc = 1;
+    return rc;
+}
+
+const mgpu_cmd mgpu_cmd_report = {
+    .name = "report",
+    .summary = "a learner's progress and measurements; --class DIR for an instructor",
+    .usage = usage,
+    .run = run,
+};

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# report.sh - `mgpulab report`: one learner's progress (Markdown, JSON, a
+# self-contained HTML page), --export for the instructor (learner, host,
+# machine; no answers), and --class over tests/data/class: the exact
+# aggregate of its four learners, a damaged and a foreign file skipped with
+# a reason, CSV/JSON/HTML, and usage errors.
+set -u
+bin=$1
+src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+tmp=$(mktemp -d /tmp/mgpu-report-cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state MGPULAB_LABS=$src/labs
+fail=0; pass=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+# Progress to report: lab 0 run once (steps 1 and 4 pass, 2 and 3 wait for the learner).
+"$bin" run 0 --backend sim --machine single-gpu --json >/dev/null 2>&1
+"$bin" hint 0 >/dev/null 2>&1
+
+out=$("$bin" report 2>&1); rc=$?
+check "report exits 0 (rc=$rc)" '[ $rc -eq 0 ]'
+check "Markdown: the lab's table" 'grep -q "^## 00-welcome Welcome" <<<"$out" && grep -q "^| step | state | attempts | hints |" <<<"$out"'
+check "Markdown: step 1 passed after one attempt" 'grep -qE "^\| 1 .* \| passed \| 1 \| [0-9]+ \|" <<<"$out"'
+"$bin" report --format json >"$tmp/r.json"; rc=$?
+check "JSON: the step states, attempts and hints as the progress file has them" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+lab = [l for l in d[\"labs\"] if l[\"id\"] == \"00-welcome\"][0]
+s = {x[\"id\"]: x for x in lab[\"steps\"]}
+first = lab[\"steps\"][0]
+assert first[\"state\"] == \"passed\" and first[\"attempts\"] == 1, first
+assert sum(x[\"hints_taken\"] for x in lab[\"steps\"]) == 1, lab
+assert d[\"format\"] == \"mgpulab-report\"
+" "$tmp/r.json"'
+"$bin" report --format html >"$tmp/r.html"; rc=$?
+check "HTML: one page, no external resource" '[ $rc -eq 0 ] && grep -q "^<!DOCTYPE html>" "$tmp/r.html" && grep -q "</html>" "$tmp/r.html" && ! grep -qiE "(src|href)=" "$tmp/r.html"'
+check "HTML: escaped text" '! grep -q "<script" "$tmp/r.html"'
+
+# The export an instructor collects.
+"$bin" report --export "$tmp/ada.json" --name "Ada <Lovelace>" --id ada >"$tmp/o" 2>&1; rc=$?
+check "--export exits 0 and says where" '[ $rc -eq 0 ] && grep -q "ada.json" "$tmp/o"'
+check "export: learner, host, machine, no answers" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"learner\"] == {\"name\": \"Ada <Lovelace>\", \"id\": \"ada\"}, d[\"learner\"]
+assert d[\"host\"] and d[\"machine\"] and d[\"labs\"]
+assert \"answers\" not in json.dumps(d)
+" "$tmp/ada.json"'
+check "no temporary file left" '[ -z "$(ls "$tmp" | grep tmp-)" ]'
+
+# The class: four learners, one damaged upload, one foreign file.
+out=$("$bin" report --class "$src/tests/data/class" 2>"$tmp/err"); rc=$?
+check "--class exits 0 despite the bad files (rc=$rc)" '[ $rc -eq 0 ]'
+check "--class: 4 learners" 'grep -q "^# mgpulab class: 4 learners" <<<"$out"'
+check "--class: damaged file skipped with where it broke" 'grep -q "skipped .*damaged.json: damaged: line" "$tmp/err" && grep -q "^- damaged.json: damaged" <<<"$out"'
+check "--class: foreign file skipped" 'grep -q "skipped .*foreign.json: foreign: not an mgpulab report" "$tmp/err"'
+check "--class: who is stuck where" 'grep -qE "^\| Hands-on: every rank says who it is \| 3/4 \| 6 \| 2 \| 10.5 \| Grace Hopper \|$" <<<"$out"'
+check "--class: the bus-bandwidth exercise" 'grep -qE "^\| Exercise: bus bandwidth from algorithm bandwidth \| 2/4 \| 5 \| 2 \| 10.0 \| Alan Turing \|$" <<<"$out"'
+csv=$("$bin" report --class "$src/tests/data/class" --format csv 2>/dev/null)
+check "CSV header and a row" 'grep -q "^lab,step,title,learners,passed,attempts,hints,median_seconds,stuck$" <<<"$csv" && grep -q "^\"02-allreduce\",\"peak\",\"How close to the peak of your links?\",4,1,4,2,11.5,\"Linus Torvalds\"$" <<<"$csv"'
+"$bin" report --class "$src/tests/data/class" --json >"$tmp/c.json" 2>/dev/null
+check "JSON: learners, skipped, steps" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"learners\"] == [\"Ada Lovelace\", \"Alan Turing\", \"Grace Hopper\", \"Linus Torvalds\"], d[\"learners\"]
+assert sorted(s[\"file\"] for s in d[\"skipped\"]) == [\"damaged.json\", \"foreign.json\"]
+assert len(d[\"steps\"]) == 8 and d[\"steps\"][0][\"passed\"] == 4
+" "$tmp/c.json"'
+"$bin" report --class "$src/tests/data/class" --format html >"$tmp/c.html" 2>/dev/null
+check "HTML class page" 'grep -q "<h1>mgpulab class: 4 learners</h1>" "$tmp/c.html" && ! grep -qiE "(src|href)=" "$tmp/c.html"'
+mkdir "$tmp/empty"
+"$bin" report --class "$tmp/empty" >/dev/null 2>"$tmp/err"; rc=$?
+check "an empty class directory exits 1 saying so" '[ $rc -eq 1 ] && grep -q "no exported report" "$tmp/err"'
+
+# Usage errors.
+"$bin" report --format pdf >/dev/null 2>&1; rc=$?
+check "bad --format exits 2" '[ $rc -eq 2 ]'
+"$bin" report --format csv >/dev/null 2>&1; rc=$?
+check "csv without --class exits 2" '[ $rc -eq 2 ]'
+"$bin" report --class "$tmp/empty" --export x.json >/dev/null 2>&1; rc=$?
+check "--class with --export exits 2" '[ $rc -eq 2 ]'
+
+echo "report: $pass passed, $fail failed"
+[ $fail -eq 0 ]
