@@ -13,7 +13,7 @@ mgpu_lab_catalog *lab_cli_open(const char *cmd)
     mgpu_lab_catalog *cat = NULL;
     if (mgpu_lab_default_dirs(labs, sizeof labs, checks, sizeof checks) != MGPU_OK ||
         mgpu_lab_state_dir(state, sizeof state) != MGPU_OK ||
-        mgpu_lab_catalog_open(labs, checks, state, &cat) != MGPU_OK) {
+        mgpu_lab_catalog_open_class(labs, checks, state, &cat) != MGPU_OK) {
         mgpu_cli_error(cmd);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "cmd_lab.h"
 #include "report.h"
+#include "mgpu/classcfg.h"
 #include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@ static const char usage[] =
     "A learner's progress and key measurements: for every lab and step its state,\n"
     "attempts, hints taken, time of the last run and the numbers the step measured.\n"
     "--export FILE writes it as JSON with the learner's name and id, the host and the\n"
-    "machine, for an instructor to collect (answers and solutions are never in it).\n"
+    "machine, for an instructor to collect (the learner's solutions only when the class\n"
+    "configuration says \"export_solutions\": true).\n"
     "--class DIR reads every exported *.json in DIR and prints one table per lab and\n"
     "step: how many passed, attempts, hints, the median time, and who is stuck where;\n"
     "a damaged or foreign file is reported and skipped.\n"
@@ -89,7 +91,20 @@ static void learner_defaults(const char **name, const char **id, char *nbuf, siz
     }
 }
 
-static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const char *name, const char *id)
+/* A learner's exercise file as a JSON string; NULL when unreadable. */
+static json_t *json_load_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return json_stringn(buf, n); /* NULL when not UTF-8 */
+}
+
+/* Solutions go into the export only when the class configuration asks. */
+static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const char *name, const char *id,
+                         int solutions)
 {
     json_error_t jerr;
     json_t *prog = json_load_file(mgpu_lab_progress_path(cat), 0, &jerr); /* for the measurements */
@@ -101,11 +116,13 @@ static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const
         for (int s = 0; s < lab->nsteps; s++) {
             const mgpu_lab_step_info *st = &lab->steps[s];
             json_t *m = json_object_get(json_object_get(plab, st->id), "measurements");
+            json_t *sol = solutions && st->exercise ? json_load_text(st->exercise) : NULL;
             json_array_append_new(
                 steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:s?, s:O}", "id", st->id, "title", st->title,
                                  "state", mgpu_step_state_name(st->state), "attempts", st->attempts, "hints_taken",
                                  st->hints_taken, "seconds", st->seconds, "last_run", st->last_run, "message",
                                  st->last_message, "measurements", json_is_object(m) ? m : json_object()));
+            if (sol) json_object_set_new(json_array_get(steps, json_array_size(steps) - 1), "solution", sol);
         }
         json_array_append_new(labs, json_pack("{s:s, s:s, s:o}", "id", lab->id, "title", lab->title, "steps", steps));
     }
@@ -251,7 +268,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (!cat) return 1;
     char nbuf[256], ibuf[128];
     learner_defaults(&name, &id, nbuf, sizeof nbuf, ibuf, sizeof ibuf);
-    json_t *doc = build_doc(g, cat, name, id);
+    const mgpu_class_config *cc = NULL;
+    if (mgpu_class_config_active(&cc) != MGPU_OK) mgpu_error_clear();
+    json_t *doc = build_doc(g, cat, name, id, export && cc && cc->export_solutions);
     mgpu_lab_catalog_close(cat);
     int rc = 0;
     if (!doc) {

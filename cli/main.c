@@ -1,6 +1,7 @@
 /* main.c - mgpulab's entry point: global options, then one subcommand. */
 #include "cmd.h"
 #include "shell.h"
+#include "mgpu/classcfg.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,14 +118,52 @@ static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
     return 0;
 }
 
+/* A class configuration (mgpu/classcfg.h) fills the global options the
+ * command line left unset, and every command says it is in force. Workers
+ * get their settings from the coordinator, never from the file. */
+static int apply_class(mgpu_cli_globals *g, int shell)
+{
+    const mgpu_class_config *c;
+    if (mgpu_class_config_active(&c) != MGPU_OK) {
+        fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+        return 2;
+    }
+    if (!c) return 0;
+    char over[160] = "";
+    if (c->backend[0]) {
+        mgpu_backend_kind k = MGPU_BACKEND_AUTO;
+        mgpu_backend_kind_parse(c->backend, &k);
+        if (g->backend.kind == MGPU_BACKEND_AUTO) g->backend.kind = k;
+        else if (g->backend.kind != k) strcat(over, " --backend");
+    }
+    if (c->machine[0] && !g->backend.machine) g->backend.machine = c->machine;
+    else if (c->machine[0] && strcmp(g->backend.machine, c->machine)) strcat(over, " --machine");
+    if (c->fault[0] && !g->backend.fault) g->backend.fault = c->fault;
+    else if (c->fault[0] && strcmp(g->backend.fault, c->fault)) strcat(over, " --fault");
+    if (c->launcher[0] && !g->launcher) g->launcher = c->launcher;
+    if (c->ranks && !g->ranks) g->ranks = c->ranks;
+    if (c->timeout_s > 0 && g->timeout_s <= 0) g->timeout_s = c->timeout_s;
+    if (shell) return 0; /* the shell shows it in its top bar */
+    fprintf(stderr, "# class configuration '%s' in force (%s)", c->name[0] ? c->name : "unnamed", c->path);
+    if (c->backend[0] || c->machine[0]) fprintf(stderr, ": %s%s%s", c->backend[0] ? c->backend : "", c->machine[0] ? " " : "", c->machine);
+    if (c->nlabs) fprintf(stderr, "; %d lab%s", c->nlabs, c->nlabs == 1 ? "" : "s");
+    fprintf(stderr, "\n");
+    if (over[0]) fprintf(stderr, "# the command line overrides the class configuration's%s\n", over);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     mgpu_cli_globals g = {0};
-    g.launcher = "local";
     int n = argc - 1;
     char **args = argv + 1;
     int rc = take_globals(&n, args, &g);
     if (rc) return rc;
+    int worker = n > 0 && strcmp(args[0], "worker") == 0;
+    int help = n > 0 && (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0 ||
+                         strcmp(args[0], "--version") == 0);
+    if (!worker && !help && (rc = apply_class(&g, n == 0))) return rc;
+    if (!g.launcher) g.launcher = "local";
     if (n == 0) return mgpu_shell_run(&g);
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);

@@ -6,7 +6,8 @@
  *    "learner": {"name", "id"}, "host", "backend", "machine",
  *    "labs": [{"id", "title", "steps": [{"id", "title", "state", "attempts",
  *      "hints_taken", "seconds", "last_run", "message", "measurements": {}}]}]}
- * The learner's answers and solutions are never in it. cmd_report.c builds
+ * The learner's answers are never in it; a step's "solution" (the learner's
+ * exercise file) only when the class configuration asks for it. cmd_report.c builds
  * and prints it; report_class.c aggregates a directory of them. */
 #ifndef MGPU_CLI_REPORT_H
 #define MGPU_CLI_REPORT_H

@@ -1,6 +1,7 @@
 /* shell_draw.c - one frame: the top bar, the lab and step lists, the
  * region frames, the status line (progress while work runs) and the
  * too-small screen; the text, verdict and pane are in shell_draw_main.c. */
+#include "mgpu/classcfg.h"
 #include "app.h"
 #include "text.h"
 #include "theme.h"
@@ -35,6 +36,15 @@ static void draw_top(shell_app *a)
     attr_t bar = theme_attr(TH_TOPBAR);
     text_put_pad(stdscr, r->y, 0, "", r->w, bar);
     int x = text_put(stdscr, 0, 0, " mgpulab ", r->w, bar | A_BOLD);
+    const mgpu_class_config *cc = NULL;
+    if (mgpu_class_config_active(&cc) == MGPU_OK && cc) {
+        /* every learner sees that the instructor's setting is in force */
+        char cls[160];
+        snprintf(cls, sizeof cls, "[class: %s] ", cc->name[0] ? cc->name : "configured");
+        x += text_put(stdscr, 0, x, cls, r->w - x, bar | A_BOLD);
+    } else {
+        mgpu_error_clear();
+    }
     static const char keys[] = " Enter run  c cancel  e edit  h hint  ? help  q quit ";
     int kw = (int)strlen(keys);
     int room = r->w - x - kw - 1;

@@ -63,7 +63,7 @@ static void load_catalog(shell_app *a)
         snprintf(a->load_error, sizeof a->load_error, "No place for your progress.\n%s", mgpu_error_message());
         return;
     }
-    if (mgpu_lab_catalog_open(a->labs_dir, a->checks_dir, a->state_dir, &a->cat) != MGPU_OK) {
+    if (mgpu_lab_catalog_open_class(a->labs_dir, a->checks_dir, a->state_dir, &a->cat) != MGPU_OK) {
         snprintf(a->load_error, sizeof a->load_error, "The labs in %s could not be loaded.\n%s", a->labs_dir,
                  mgpu_error_message());
         a->cat = NULL;

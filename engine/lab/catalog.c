@@ -148,8 +148,48 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
     }
 }
 
+/* Does directory name `dir` ("02-allreduce") answer to `want` ("02-allreduce",
+ * "02", "2" or "allreduce")? */
+static int names_lab(const char *dir, const char *want)
+{
+    if (strcmp(dir, want) == 0) return 1;
+    const char *dash = strchr(dir, '-');
+    if (dash && strcmp(dash + 1, want) == 0) return 1;
+    char *end;
+    long num = strtol(want, &end, 10);
+    return *end == '\0' && end != want && num == atol(dir);
+}
+
+/* The names of `only` in its order, from the directory's `names`. */
+static mgpu_result select_names(const char *labs_dir, char **names, int n, const char *const *only, int nonly,
+                                char ***out, int *nout)
+{
+    char **sel = calloc((size_t)nonly + 1, sizeof *sel);
+    if (!sel) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nonly; k++) {
+        int hit = -1;
+        for (int i = 0; i < n && hit < 0; i++)
+            if (names_lab(names[i], only[k])) hit = i;
+        if (hit < 0 || !(sel[k] = strdup(names[hit]))) {
+            free_list(sel, k);
+            if (hit >= 0) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+            return mgpu_fail(MGPU_ERR_INVALID, "the class configuration names lab '%s', which is not among the labs in "
+                             "%s", only[k], labs_dir);
+        }
+    }
+    *out = sel;
+    *nout = nonly;
+    return MGPU_OK;
+}
+
 mgpu_result mgpu_lab_catalog_open(const char *labs_dir, const char *checks_dir, const char *state_dir,
                                   mgpu_lab_catalog **out)
+{
+    return mgpu_lab_catalog_open_selected(labs_dir, checks_dir, state_dir, NULL, 0, out);
+}
+
+mgpu_result mgpu_lab_catalog_open_selected(const char *labs_dir, const char *checks_dir, const char *state_dir,
+                                           const char *const *only, int nonly, mgpu_lab_catalog **out)
 {
     *out = NULL;
     if (!labs_dir || !state_dir) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_lab_catalog_open: no labs or state directory");
@@ -164,6 +204,15 @@ mgpu_result mgpu_lab_catalog_open(const char *labs_dir, const char *checks_dir, 
     if (checks_dir && *checks_dir) MGPU_CHECKGOTO(read_checks(cat), r, fail);
     int n = 0;
     char **names = list_dir(labs_dir, is_lab_dir, &n);
+    if (only && nonly > 0) {
+        char **sel = NULL;
+        int ns = 0;
+        r = select_names(labs_dir, names, n, only, nonly, &sel, &ns);
+        free_list(names, n);
+        if (r != MGPU_OK) goto fail;
+        names = sel;
+        n = ns;
+    }
     cat->labs = calloc((size_t)n + 1, sizeof *cat->labs);
     if (!cat->labs) {
         free_list(names, n);

@@ -94,6 +94,15 @@ typedef struct mgpu_lab_catalog mgpu_lab_catalog;
  * reported through mgpu_lab_catalog_warning. */
 mgpu_result mgpu_lab_catalog_open(const char *labs_dir, const char *checks_dir, const char *state_dir,
                                   mgpu_lab_catalog **out);
+/* The same with only the labs named in `only` ("02-allreduce", "02", "2" or
+ * "allreduce"), in that order: a class configuration's workshop. A name
+ * that is not a lab fails, naming it. nonly 0: every lab. */
+mgpu_result mgpu_lab_catalog_open_selected(const char *labs_dir, const char *checks_dir, const char *state_dir,
+                                           const char *const *only, int nonly, mgpu_lab_catalog **out);
+/* The catalog as the class configuration in force has it (mgpu/classcfg.h:
+ * its labs in its order), or every lab when there is none. */
+mgpu_result mgpu_lab_catalog_open_class(const char *labs_dir, const char *checks_dir, const char *state_dir,
+                                        mgpu_lab_catalog **out);
 void mgpu_lab_catalog_close(mgpu_lab_catalog *cat);
 int mgpu_lab_count(const mgpu_lab_catalog *cat);
 const mgpu_lab_info *mgpu_lab_get(const mgpu_lab_catalog *cat, int index);

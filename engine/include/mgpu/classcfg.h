@@ -1,0 +1,51 @@
+/* classcfg.h - a class configuration: the file a workshop instructor hands
+ * out so every learner runs the same setting. It pins the backend, the
+ * machine (preset or NCCL XML), the fault set, the labs of the workshop and
+ * their order, and options (launcher, ranks, timeout), and says whether an
+ * exported report may carry the learner's solutions (default: no).
+ *
+ * Where: $MGPULAB_CLASS names the file; else $XDG_CONFIG_HOME/mgpulab/
+ * class.json (default ~/.config/mgpulab/class.json); none: no class. JSON:
+ *   {"name": "GPU workshop, Dec 2026", "backend": "sim", "machine": "dgx-h100",
+ *    "fault": "", "labs": ["00-welcome", "01-topology", "02-allreduce"],
+ *    "options": {"launcher": "local", "ranks": 8, "timeout": 60},
+ *    "export_solutions": false}
+ * Every member is optional; an unknown one is an error (a typo must not
+ * silently leave a setting unpinned). */
+#ifndef MGPU_CLASSCFG_H
+#define MGPU_CLASSCFG_H
+#include <limits.h>
+#include "mgpu/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MGPU_CLASS_MAX_LABS 64
+
+typedef struct mgpu_class_config {
+    char path[PATH_MAX];       /* the file it came from */
+    char name[128];
+    char backend[16];          /* "" = not pinned; else auto, cuda, sim */
+    char machine[PATH_MAX];    /* "" = not pinned */
+    char fault[256];
+    char launcher[16];
+    int ranks;                 /* 0 = not pinned */
+    double timeout_s;          /* 0 = not pinned */
+    int nlabs;                 /* 0 = every lab */
+    char labs[MGPU_CLASS_MAX_LABS][64];
+    int export_solutions;
+} mgpu_class_config;
+
+/* The configuration in force for this process, read once. *out = NULL when
+ * there is none. A file that is named (or present) but unreadable or wrong
+ * fails with a message naming the file and the problem. */
+mgpu_result mgpu_class_config_active(const mgpu_class_config **out);
+
+/* Read one file (tests, and the above). */
+mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

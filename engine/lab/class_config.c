@@ -1,0 +1,162 @@
+/* class_config.c - the class configuration (classcfg.h): one JSON file,
+ * checked member by member, read once per process. */
+#include "mgpu/classcfg.h"
+#include "mgpu/lab.h"
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static mgpu_result bad(const char *path, const char *what)
+{
+    return mgpu_fail(MGPU_ERR_INVALID, "class configuration %s: %s", path, what);
+}
+
+static mgpu_result get_str(const char *path, json_t *doc, const char *key, char *dst, size_t len)
+{
+    json_t *v = json_object_get(doc, key);
+    if (!v) return MGPU_OK;
+    char why[160];
+    if (!json_is_string(v)) {
+        snprintf(why, sizeof why, "\"%s\" must be a string", key);
+        return bad(path, why);
+    }
+    if (snprintf(dst, len, "%s", json_string_value(v)) >= (int)len) {
+        snprintf(why, sizeof why, "\"%s\" is too long", key);
+        return bad(path, why);
+    }
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    json_error_t err;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!doc) {
+        char why[300];
+        snprintf(why, sizeof why, "line %d column %d: %s", err.line, err.column, err.text);
+        return bad(path, why);
+    }
+    mgpu_result r = MGPU_OK;
+    static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions", NULL};
+    const char *key;
+    json_t *v;
+    if (!json_is_object(doc)) {
+        r = bad(path, "the file must hold one JSON object");
+        goto out;
+    }
+    json_object_foreach(doc, key, v) {
+        int k = 0;
+        while (known[k] && strcmp(known[k], key)) k++;
+        if (!known[k]) {
+            char why[200];
+            snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
+                     "options, export_solutions)", key);
+            r = bad(path, why);
+            goto out;
+        }
+    }
+    if ((r = get_str(path, doc, "name", c->name, sizeof c->name)) != MGPU_OK ||
+        (r = get_str(path, doc, "backend", c->backend, sizeof c->backend)) != MGPU_OK ||
+        (r = get_str(path, doc, "machine", c->machine, sizeof c->machine)) != MGPU_OK ||
+        (r = get_str(path, doc, "fault", c->fault, sizeof c->fault)) != MGPU_OK)
+        goto out;
+    if (c->backend[0] && strcmp(c->backend, "auto") && strcmp(c->backend, "cuda") && strcmp(c->backend, "sim")) {
+        r = bad(path, "\"backend\" must be auto, cuda or sim");
+        goto out;
+    }
+    json_t *labs = json_object_get(doc, "labs");
+    if (labs) {
+        if (!json_is_array(labs) || json_array_size(labs) > MGPU_CLASS_MAX_LABS) {
+            r = bad(path, "\"labs\" must be a list of lab names (at most 64)");
+            goto out;
+        }
+        size_t i;
+        json_array_foreach(labs, i, v) {
+            if (!json_is_string(v) || !*json_string_value(v) || strlen(json_string_value(v)) >= sizeof c->labs[0]) {
+                r = bad(path, "every entry of \"labs\" must be a lab name such as \"02-allreduce\"");
+                goto out;
+            }
+            snprintf(c->labs[c->nlabs++], sizeof c->labs[0], "%s", json_string_value(v));
+        }
+    }
+    json_t *opt = json_object_get(doc, "options");
+    if (opt) {
+        if (!json_is_object(opt)) {
+            r = bad(path, "\"options\" must be an object");
+            goto out;
+        }
+        json_object_foreach(opt, key, v) {
+            if (strcmp(key, "launcher") == 0 && json_is_string(v) && strlen(json_string_value(v)) < sizeof c->launcher)
+                snprintf(c->launcher, sizeof c->launcher, "%s", json_string_value(v));
+            else if (strcmp(key, "ranks") == 0 && json_is_integer(v) && json_integer_value(v) >= 1 &&
+                     json_integer_value(v) <= 4096)
+                c->ranks = (int)json_integer_value(v);
+            else if (strcmp(key, "timeout") == 0 && json_is_number(v) && json_number_value(v) > 0 &&
+                     json_number_value(v) <= 86400)
+                c->timeout_s = json_number_value(v);
+            else {
+                char why[200];
+                snprintf(why, sizeof why, "option \"%.40s\" is unknown or out of range (launcher: a name, ranks: "
+                         "1-4096, timeout: seconds)", key);
+                r = bad(path, why);
+                goto out;
+            }
+        }
+    }
+    v = json_object_get(doc, "export_solutions");
+    if (v && !json_is_boolean(v)) {
+        r = bad(path, "\"export_solutions\" must be true or false");
+        goto out;
+    }
+    c->export_solutions = json_is_true(v);
+out:
+    json_decref(doc);
+    MGPU_CHECK(r);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_class_config_active(const mgpu_class_config **out)
+{
+    static mgpu_class_config cfg;
+    static int state; /* 0 unread, 1 none, 2 loaded, 3 failed */
+    static char failure[1024];
+    *out = NULL;
+    if (state == 0) {
+        const char *env = getenv("MGPULAB_CLASS"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+        char path[PATH_MAX] = "";
+        int named = env && *env;
+        if (named) snprintf(path, sizeof path, "%s", env);
+        else if (xdg && xdg[0] == '/') snprintf(path, sizeof path, "%s/mgpulab/class.json", xdg);
+        else if (home && home[0] == '/') snprintf(path, sizeof path, "%s/.config/mgpulab/class.json", home);
+        struct stat st;
+        if (!path[0] || (!named && stat(path, &st) != 0 && errno == ENOENT)) {
+            state = 1;
+        } else if (mgpu_class_config_load(path, &cfg) == MGPU_OK) {
+            state = 2;
+        } else {
+            snprintf(failure, sizeof failure, "%s%s", mgpu_error_message(),
+                     named ? " (named by MGPULAB_CLASS)" : "");
+            state = 3;
+        }
+    }
+    if (state == 3) return mgpu_fail(MGPU_ERR_INVALID, "%s", failure);
+    if (state == 2) *out = &cfg;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_lab_catalog_open_class(const char *labs_dir, const char *checks_dir, const char *state_dir,
+                                        mgpu_lab_catalog **out)
+{
+    const mgpu_class_config *c;
+    MGPU_CHECK(mgpu_class_config_active(&c));
+    const char *ids[MGPU_CLASS_MAX_LABS];
+    int n = c ? c->nlabs : 0;
+    for (int i = 0; i < n; i++) ids[i] = c->labs[i];
+    MGPU_CHECK(mgpu_lab_catalog_open_selected(labs_dir, checks_dir, state_dir, n ? ids : NULL, n, out));
+    return MGPU_OK;
+}
