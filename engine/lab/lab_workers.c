@@ -1,8 +1,8 @@
-/* lua_lab_run.c - how the `lab` object runs rank workers: which backend,
+/* lab_workers.c - how the `lab` object runs rank workers: which backend,
  * ranks and launcher a call gets, one mgpu_rt_run per engine call (captured
  * output, cancellation, the Lua budget restarted afterwards), and worker
  * messages turned into the step's events and collected for the caller. */
-#include "lua/lua_lab.h"
+#include "lab/lab_object.h"
 #include "lua/lua_mgpu.h"
 #include "rt/coord_setup.h"
 #include <ctype.h>
