@@ -4,7 +4,7 @@
 #define MGPU_LAB_INTERNAL_H
 #include <limits.h>
 #include "lab/progress.h"
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/lab.h"
 
 #define LAB_MEM_LIMIT ((size_t)64 << 20)

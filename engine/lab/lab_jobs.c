@@ -4,7 +4,7 @@
  * documents `mgpulab bench/topo/copy --json` print. lab.spmd is in
  * lab_spmd.c, the machinery in lab_workers.c. */
 #include "lab/lab_object.h"
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/collbench.h"
 #include "mgpu/size.h"
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * lab and workspace, answers, recorded measurements, log/progress/table
  * output. The calls that run rank workers are in lab_jobs.c. */
 #include "lab/lab_object.h"
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

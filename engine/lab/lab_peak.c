@@ -2,7 +2,7 @@
  * link name, read from the topology model (engine/topo: path bandwidths and
  * the GPU model table), never from a second table of numbers here. */
 #include "lab/lab_object.h"
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/topo.h"
 #include <ctype.h>
 #include <stdio.h>

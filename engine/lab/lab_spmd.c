@@ -2,7 +2,7 @@
  * workers (the "spmd" job, docs/spmd.md); a failing script is a result the
  * check judges (ok = false, the rank, the reason), not a lab error. */
 #include "lab/lab_object.h"
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

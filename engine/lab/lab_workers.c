@@ -3,7 +3,7 @@
  * output, cancellation, the Lua budget restarted afterwards), and worker
  * messages turned into the step's events and collected for the caller. */
 #include "lab/lab_object.h"
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "rt/coord_setup.h"
 #include <ctype.h>
 #include <stdio.h>

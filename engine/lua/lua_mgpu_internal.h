@@ -3,7 +3,7 @@
 #ifndef MGPU_LUA_MGPU_INTERNAL_H
 #define MGPU_LUA_MGPU_INTERNAL_H
 #include <lauxlib.h>
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/spans.h"
 #include "mgpu/tensor.h"
 

@@ -3,7 +3,7 @@
  * source optional, and what a missing one could not tell becomes a note. */
 #include "dev/backend.h"
 #include "mgpu/topo.h"
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include "topo/topo_sysfs.h"
 #include <ctype.h>
 #include <stdlib.h>

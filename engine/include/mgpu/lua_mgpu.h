@@ -8,7 +8,7 @@
 #ifndef MGPU_LUA_MGPU_H
 #define MGPU_LUA_MGPU_H
 #include <jansson.h>
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/comm.h"
 #include "mgpu/dev.h"
 
