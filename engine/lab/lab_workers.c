@@ -3,6 +3,7 @@
  * output, cancellation, the Lua budget restarted afterwards), and worker
  * messages turned into the step's events and collected for the caller. */
 #include "lab/lab_object.h"
+#include "mgpu/jobs.h"
 #include "mgpu/lua_mgpu.h"
 #include "rt/coord_setup.h"
 #include <ctype.h>
@@ -233,7 +234,7 @@ void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, 
     lab_check_cancel(L, run);
     /* captured output: NCCL's INFO lines reach the log pane as "log"
      * messages, never the shell's terminal */
-    mgpu_rt_config cfg = {.ranks = ranks, .backend = run->env->backend,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = ranks, .backend = run->env->backend,
                           .timeout_s = timeout_s > 0 ? timeout_s : run->env->timeout_s,
                           .cancel = run->env->cancel, .capture_output = 1};
     if (mgpu_launcher_parse(launcher, &cfg.launcher) != MGPU_OK) {

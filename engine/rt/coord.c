@@ -493,7 +493,8 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     memset(report, 0, sizeof *report);
     report->failed_rank = -1;
     if ((unsigned)cfg->launcher > MGPU_LAUNCH_SRUN) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: bad launcher");
-    if (!mgpu_job_find(job_type)) return mgpu_fail(MGPU_ERR_INVALID, "no job type '%s' in this build", job_type);
+    if (!cfg->jobs) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: no job table (mgpu_jobs)");
+    if (!mgpu_job_find(cfg->jobs, job_type)) return mgpu_fail(MGPU_ERR_INVALID, "no job type '%s' in this build", job_type);
     if (cfg->ranks < 0 || cfg->ranks > 4096)
         return mgpu_fail(MGPU_ERR_INVALID, "--ranks %d is out of range (1..4096)", cfg->ranks);
     if (cfg->timeout_s < 0) return mgpu_fail(MGPU_ERR_INVALID, "a negative timeout (%g s) makes no sense", cfg->timeout_s);
