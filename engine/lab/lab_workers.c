@@ -5,7 +5,6 @@
 #include "lab/lab_object.h"
 #include "mgpu/jobs.h"
 #include "mgpu/lua_mgpu.h"
-#include "rt/coord_setup.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +20,10 @@ mgpu_result lab_run_backend(lab_run *run)
         return mgpu_fail(MGPU_ERR_INVALID, "--machine and --fault describe a simulated machine; use them with "
                                            "--backend sim (the cuda backend uses the real one)");
     int hosts = 0, per_host = 0, total = 0;
-    MGPU_CHECK(rt_sim_layout(bc, &hosts, &per_host, &total));
+    MGPU_CHECK(mgpu_rt_sim_layout(bc, &hosts, &per_host, &total));
     run->simulated = total > 0;
     /* cuda: the driver's GPU list (no CUDA call in this process) */
-    run->gpus = run->simulated ? total : rt_default_ranks(MGPU_LAUNCH_LOCAL, 0);
+    run->gpus = run->simulated ? total : mgpu_rt_default_ranks(MGPU_LAUNCH_LOCAL, 0);
     snprintf(run->machine, sizeof run->machine, "%s", run->simulated ? (bc->machine ? bc->machine : "dgx-h100") : "");
     run->backend_known = 1;
     return MGPU_OK;

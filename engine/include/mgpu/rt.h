@@ -41,6 +41,13 @@ typedef enum mgpu_launcher { MGPU_LAUNCH_LOCAL = 0, MGPU_LAUNCH_EMULATE, MGPU_LA
                              MGPU_LAUNCH_SRUN } mgpu_launcher;
 mgpu_result mgpu_launcher_parse(const char *name, mgpu_launcher *out);
 
+/* When the workers will open a sim machine: its hosts and GPUs (zeros
+ * otherwise). Fails when the machine cannot be loaded. No backend opened. */
+mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total);
+/* ranks when the caller gave 0: SLURM_NTASKS under srun, the sim machine's
+ * GPUs, the driver's GPUs (mgpu_driver_gpu_count), or 1. */
+int mgpu_rt_default_ranks(mgpu_launcher kind, int sim_total);
+
 typedef struct mgpu_job_handler mgpu_job_handler;
 
 typedef struct mgpu_rt_config {
