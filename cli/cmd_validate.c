@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "validate.h"
 #include "mgpu/collbench.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"
 #include <errno.h>
@@ -268,7 +269,7 @@ static void measure(const mgpu_cli_globals *g, const vargs *a, vreport *rep, vru
     uint64_t coll_size = sim ? (a->quick ? 4ull << 20 : 32ull << 20) : (a->quick ? 128ull << 20 : 1ull << 30);
 
     /* copies: measured on the machine, predicted on the sim of its topology */
-    mgpu_rt_config one = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
     json_t *measured = NULL, *predicted = NULL;
     if (run_job(rep, v, "copies", &one, "copy", copy_params(copy_size, a->quick ? 4 : 0, a->quick ? 1 : 0)) == 0)
         measured = by_name(v->results);
@@ -291,7 +292,7 @@ static void measure(const mgpu_cli_globals *g, const vargs *a, vreport *rep, vru
     json_decref(predicted);
 
     /* collectives and per-rank times on every rank */
-    mgpu_rt_config all = {.ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config all = {.jobs = mgpu_jobs, .ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
     if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &all.launcher) != MGPU_OK) mgpu_error_clear();
     if (sim && all.ranks == 0) {
         int n = 0;
@@ -324,7 +325,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     vrun v = {.tty = isatty(2), .nstages = 6};
 
     /* 1. topology and facts, from one worker */
-    mgpu_rt_config one = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
     json_t *doc = NULL;
     if (run_job(&rep, &v, "topology", &one, "topo", json_pack("{s:b}", "facts", 1)) == 0)
         doc = json_incref(json_array_get(v.results, 0));

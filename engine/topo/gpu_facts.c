@@ -1,7 +1,7 @@
 /* gpu_facts.c - per-GPU health facts (facts.h): NVML's answers on a real
  * machine, the model's on sim; null wherever neither can tell. */
 #include "mgpu/facts.h"
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include "topo/topo_internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -199,10 +199,10 @@ static json_t *nvml_facts(const mgpu_topo *t, int i)
     return o;
 }
 
-json_t *mgpu_gpu_facts_json(mgpu_backend *be, const mgpu_topo *t)
+json_t *mgpu_gpu_facts_json(int sim, const mgpu_topo *t)
 {
     json_t *out = json_array();
-    int sim = mgpu_backend_simulated(be), nvml = 0;
+    int nvml = 0;
     char why[256] = "";
     if (!sim) {
         if (nvml_dl_open() == MGPU_OK) nvml = 1;

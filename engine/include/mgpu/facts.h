@@ -10,7 +10,6 @@
 #ifndef MGPU_FACTS_H
 #define MGPU_FACTS_H
 #include <jansson.h>
-#include "mgpu/dev.h"
 #include "mgpu/topo.h"
 
 #ifdef __cplusplus
@@ -24,8 +23,9 @@ extern "C" {
  *  width_gpu_max}, ecc: {corrected_volatile, uncorrected_volatile,
  *  uncorrected_aggregate}, xid_errors, clocks: {sm_mhz, sm_max_mhz, mem_mhz,
  *  mem_max_mhz}, throttle: [reason names] | null, power: {draw_w, limit_w}}.
- * A new reference; never NULL (an empty array when the model has no GPU). */
-json_t *mgpu_gpu_facts_json(mgpu_backend *be, const mgpu_topo *t);
+ * simulated: the model's facts (sim backend), else NVML's. A new reference;
+ * never NULL (an empty array when the model has no GPU). */
+json_t *mgpu_gpu_facts_json(int simulated, const mgpu_topo *t);
 
 /* The PCIe generation of an NCCL XML link_speed ("32.0 GT/s PCIe" -> 5,
  * "8.0 GT/s PCIe" -> 3); 0 when it is not one. */

@@ -199,7 +199,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     if (r == MGPU_OK) {
         json_object_set_new(doc, "xml", xml);
         if (json_is_true(json_object_get(params, "peer"))) json_object_set_new(doc, "p2p_attributes", p2p_json(be, t));
-        if (json_is_true(json_object_get(params, "facts"))) json_object_set_new(doc, "facts", mgpu_gpu_facts_json(be, t));
+        if (json_is_true(json_object_get(params, "facts"))) json_object_set_new(doc, "facts", mgpu_gpu_facts_json(mgpu_backend_simulated(be), t));
         r = mgpu_worker_send(w, "result", doc);
     }
     json_decref(doc);
