@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# validate_faults.sh - every sim fault is caught by `mgpulab validate` from
-# what it measures and discovers, with the thing at fault named: a down
-# NVLink (the GPU and its links), P2P disabled, GPUDirect RDMA off, a
-# straggler (the rank), a PCIe link at Gen3 x8 in an XML (the GPU), and a
-# machine that is not the expected one. Exit status 1 on every one.
+# validate_faults.sh - sim faults caught by `mgpulab validate` from what it
+# measures and discovers, the thing at fault named: a down NVLink (the GPU
+# and its links), P2P disabled, a straggler (the rank). Exit status 1 on
+# each. validate_machine.sh holds GDR off, a Gen3 x8 XML and --expect.
 set -u
 bin=$1
 tmp=$(mktemp -d /tmp/mgpu-validate-faults.XXXXXX)
@@ -39,34 +38,10 @@ run --machine pcie-4gpu --fault p2p-disabled; rc=$?
 check "p2p-disabled exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
 check "p2p-disabled: peer access anomaly" 'anomaly topology "peer access" | grep -q "disabled on 6 of 6 pairs"'
 
-run --machine dgx-h100 --fault no-gdr; rc=$?
-check "no-gdr exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
-check "no-gdr: GPUDirect RDMA anomaly naming NICs" 'anomaly topology "GPUDirect RDMA" | grep -q "mlx5_0"'
-
 run --machine pcie-4gpu --fault straggler:1; rc=$?
 check "straggler exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
 check "straggler: rank 1 named" 'anomaly ranks "rank 1" | grep -q "rank 1 (host .*, GPU 1) is a straggler"'
 check "straggler: no other rank named" '! anomaly ranks "rank 0" >/dev/null && ! anomaly ranks "rank 2" >/dev/null'
-
-# An XML whose third GPU sits on a PCIe Gen3 x8 link.
-"$bin" topo --backend sim --machine pcie-4gpu --xml "$tmp/p4.xml" >/dev/null
-python3 - "$tmp/p4.xml" <<'PY'
-import re, sys
-p = sys.argv[1]; s = open(p).read()
-gpu = [m.start() for m in re.finditer(r'<pci busid="[^"]*" class="0x030200"', s)][2]
-end = s.index(">", gpu)
-tag = s[gpu:end].replace('link_speed="16.0 GT/s PCIe"', 'link_speed="8.0 GT/s PCIe"').replace('link_width="16"', 'link_width="8"')
-open(p, "w").write(s[:gpu] + tag + s[end:])
-PY
-run --machine "$tmp/p4.xml"; rc=$?
-check "Gen3 x8 exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
-check "Gen3 x8: GPU2 named with its link" 'anomaly topology "GPU2 PCIe link" | grep -q "Gen3 x8 | Gen4 x16 | GPU2 (0000:"'
-check "Gen3 x8: only GPU2" '! anomaly topology "GPU0 PCIe link" >/dev/null && ! anomaly topology "GPU3 PCIe link" >/dev/null'
-
-# Not the machine it should be.
-run --machine pcie-4gpu --expect dgx-h100; rc=$?
-check "--expect another machine exits 1" '[ $rc -eq 1 ]'
-check "--expect: GPU count" 'anomaly topology "GPU count" | grep -q "| 4 | 8 (dgx-h100)"'
 
 echo "validate_faults: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# validate_machine.sh - `mgpulab validate` on machines that are not what they
+# should be: GPUDirect RDMA off (the NICs named), an NCCL XML with a GPU on a
+# PCIe Gen3 x8 link (the GPU named), and a machine that is not the expected
+# one (--expect). Exit status 1 on each.
+set -u
+bin=$1
+tmp=$(mktemp -d /tmp/mgpu-validate-machine.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0; pass=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+# anomaly SECTION CHECK-PREFIX: one ANOMALY whose check starts so, from the JSON report.
+anomaly() { python3 - "$tmp/v.json" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [c for c in d["checks"] if c["status"] == "ANOMALY" and c["section"] == sys.argv[2]
+        and c["check"].startswith(sys.argv[3])]
+for c in hits:
+    assert c.get("cause") and c.get("next"), c   # explained, with what to check next
+    print(c["check"], "|", c["measured"], "|", c["expected"], "|", c["cause"])
+sys.exit(0 if hits else 1)
+PY
+}
+run() { "$bin" validate --backend sim --quick --json "$@" >"$tmp/v.json" 2>"$tmp/err.txt"; }
+
+run --machine dgx-h100 --fault no-gdr; rc=$?
+check "no-gdr exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "no-gdr: GPUDirect RDMA anomaly naming NICs" 'anomaly topology "GPUDirect RDMA" | grep -q "mlx5_0"'
+
+# An XML whose third GPU sits on a PCIe Gen3 x8 link.
+"$bin" topo --backend sim --machine pcie-4gpu --xml "$tmp/p4.xml" >/dev/null
+python3 - "$tmp/p4.xml" <<'PY'
+import re, sys
+p = sys.argv[1]; s = open(p).read()
+gpu = [m.start() for m in re.finditer(r'<pci busid="[^"]*" class="0x030200"', s)][2]
+end = s.index(">", gpu)
+tag = s[gpu:end].replace('link_speed="16.0 GT/s PCIe"', 'link_speed="8.0 GT/s PCIe"').replace('link_width="16"', 'link_width="8"')
+open(p, "w").write(s[:gpu] + tag + s[end:])
+PY
+run --machine "$tmp/p4.xml"; rc=$?
+check "Gen3 x8 exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
+check "Gen3 x8: GPU2 named with its link" 'anomaly topology "GPU2 PCIe link" | grep -q "Gen3 x8 | Gen4 x16 | GPU2 (0000:"'
+check "Gen3 x8: only GPU2" '! anomaly topology "GPU0 PCIe link" >/dev/null && ! anomaly topology "GPU3 PCIe link" >/dev/null'
+
+# Not the machine it should be.
+run --machine pcie-4gpu --expect dgx-h100; rc=$?
+check "--expect another machine exits 1" '[ $rc -eq 1 ]'
+check "--expect: GPU count" 'anomaly topology "GPU count" | grep -q "| 4 | 8 (dgx-h100)"'
+
+echo "validate_machine: $pass passed, $fail failed"
+[ $fail -eq 0 ]
