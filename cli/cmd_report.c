@@ -118,10 +118,10 @@ static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const
             json_t *m = json_object_get(json_object_get(plab, st->id), "measurements");
             json_t *sol = solutions && st->exercise ? json_load_text(st->exercise) : NULL;
             json_array_append_new(
-                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:s?, s:O}", "id", st->id, "title", st->title,
+                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:s?, s:o}", "id", st->id, "title", st->title,
                                  "state", mgpu_step_state_name(st->state), "attempts", st->attempts, "hints_taken",
                                  st->hints_taken, "seconds", st->seconds, "last_run", st->last_run, "message",
-                                 st->last_message, "measurements", json_is_object(m) ? m : json_object()));
+                                 st->last_message, "measurements", json_is_object(m) ? json_incref(m) : json_object()));
             if (sol) json_object_set_new(json_array_get(steps, json_array_size(steps) - 1), "solution", sol);
         }
         json_array_append_new(labs, json_pack("{s:s, s:s, s:o}", "id", lab->id, "title", lab->title, "steps", steps));
