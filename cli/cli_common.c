@@ -35,3 +35,18 @@ int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv)
     return 0;
 }
 
+
+void mgpu_cli_markup_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(ch < 0x20 && ch != '\n' && ch != '\t' ? ' ' : ch, f); /* XML 1.0 allows no other controls */
+        }
+    }
+}

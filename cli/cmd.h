@@ -33,6 +33,8 @@ typedef struct mgpu_cmd {
 int mgpu_cli_error(const char *cmd);
 /* Print a usage error for `cmd` and return exit status 2. */
 int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text escaped for HTML or XML element content and attribute values. */
+void mgpu_cli_markup_text(FILE *f, const char *s);
 /* 1 when argv has --help / -h; prints the command's usage to stdout. */
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv);
 

@@ -46,19 +46,7 @@ static const char usage[] =
 
 /*--- HTML helpers (report_class.c uses them too) ----------------------------*/
 
-void report_html_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
+void report_html_text(FILE *f, const char *s) { mgpu_cli_markup_text(f, s); }
 
 void report_html_begin(FILE *f, const char *title)
 {

@@ -2,6 +2,7 @@
  * terminal table, Markdown (a ticket or wiki page), JSON (scripts) and JUnit
  * XML (a cluster's CI shows each check as a test case, an anomaly as a
  * failure with its cause and next check). */
+#include "cmd.h"
 #include "validate.h"
 #include <stdarg.h>
 #include <stdlib.h>
@@ -150,18 +151,7 @@ json_t *vreport_json(const vreport *r)
 
 /*--- JUnit XML -------------------------------------------------------------*/
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '&') fputs("&amp;", f);
-        else if (ch == '<') fputs("&lt;", f);
-        else if (ch == '>') fputs("&gt;", f);
-        else if (ch == '"') fputs("&quot;", f);
-        else if (ch < 0x20 && ch != '\n' && ch != '\t') fputc(' ', f); /* not allowed in XML 1.0 */
-        else fputc(ch, f);
-    }
-}
+static void xml_text(FILE *f, const char *s) { mgpu_cli_markup_text(f, s); }
 
 void vreport_print_junit(const vreport *r, FILE *f)
 {

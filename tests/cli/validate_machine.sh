@@ -3,28 +3,7 @@
 # should be: GPUDirect RDMA off (the NICs named), an NCCL XML with a GPU on a
 # PCIe Gen3 x8 link (the GPU named), and a machine that is not the expected
 # one (--expect). Exit status 1 on each.
-set -u
-bin=$1
-tmp=$(mktemp -d /tmp/mgpu-validate-machine.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0; pass=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
-
-# anomaly SECTION CHECK-PREFIX: one ANOMALY whose check starts so, from the JSON report.
-anomaly() { python3 - "$tmp/v.json" "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-hits = [c for c in d["checks"] if c["status"] == "ANOMALY" and c["section"] == sys.argv[2]
-        and c["check"].startswith(sys.argv[3])]
-for c in hits:
-    assert c.get("cause") and c.get("next"), c   # explained, with what to check next
-    print(c["check"], "|", c["measured"], "|", c["expected"], "|", c["cause"])
-sys.exit(0 if hits else 1)
-PY
-}
-run() { "$bin" validate --backend sim --quick --json "$@" >"$tmp/v.json" 2>"$tmp/err.txt"; }
+source "$(dirname "$0")/validate_lib.bash" "$1"
 
 run --machine dgx-h100 --fault no-gdr; rc=$?
 check "no-gdr exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
