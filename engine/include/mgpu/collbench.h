@@ -79,6 +79,8 @@ extern const mgpu_collbench_coll mgpu_cb_all_reduce, mgpu_cb_all_gather, mgpu_cb
 const mgpu_collbench_coll *mgpu_collbench_find(const char *name);
 /* NULL-terminated list, in nccl-tests' order. */
 const mgpu_collbench_coll *const *mgpu_collbench_colls(void);
+/* Their names for a message: "all_reduce, all_gather, ... or sendrecv". */
+const char *mgpu_collbench_names(char *buf, size_t len);
 
 /*--- Data ----------------------------------------------------------------*/
 
