@@ -1,5 +1,5 @@
 /* cmd_spmd.c - `mgpulab spmd FILE.lua`: run a learner's Lua script on every
- * rank (the "spmd" job, engine/lua/spmd_job.c) and print what the ranks
+ * rank (the "spmd" job, engine/jobs/spmd_job.c) and print what the ranks
  * say, each line tagged with its rank; on failure, which rank failed, why,
  * the script's traceback and the flight recorder's analysis; with --trace,
  * the ranks' timeline spans as a Chrome trace. */

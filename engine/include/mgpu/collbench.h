@@ -160,7 +160,7 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
                                  const mgpu_collbench_coll **coll);
 /* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...). */
 mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll);
-/* The "bench" job's parameters for these options (engine/bench/coll_job.c
+/* The "bench" job's parameters for these options (engine/jobs/coll_job.c
  * reads them back); a new reference. */
 json_t *mgpu_collbench_params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o);
 /* nccl-tests' type names: "float", "half", "bfloat16", "int32". */
