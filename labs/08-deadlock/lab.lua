@@ -7,7 +7,7 @@
 
 -- How long a collective may wait before the watchdog aborts it: short on the
 -- sim; on GPUs NCCL's set-up on emulated nodes takes seconds of its own.
-local function hang_timeout(lab) return lab.backend.simulated and 2 or 20 end
+local function hang_timeout(lab) return lab.backend.simulated and 2 or 10 end
 
 local function f1(x) return type(x) == "number" and string.format("%.1f", x) or tostring(x) end
 
