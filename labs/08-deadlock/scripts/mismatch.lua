@@ -35,6 +35,9 @@ local ok, err = pcall(function()
       local t = mgpu.time()
       while mgpu.time() - t < 0.01 do end            -- 10 ms of "other work"
     end
+    -- the stream also "finishes" when the watchdog aborted the collective
+    local e = comm:async_error()
+    if e then error(e, 0) end
   end
 end)
 out.seconds = mgpu.time() - t0
