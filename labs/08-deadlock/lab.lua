@@ -184,6 +184,26 @@ local function completed(out, name)
   return v
 end
 
+-- An exercise step on a training loop: `judge(lab, res, v)` adds the
+-- verdicts on one finished run of the learner's script; the step adds
+-- "both runs finished" and the two questions against the flight records.
+local function exercise_step(d)
+  return {
+    id = d.id, title = d.title, text = d.text, exercise = d.file, hints = d.hints,
+    questions = { { id = d.rank_q, ask = d.rank_ask }, { id = d.seq_q, ask = d.seq_ask } },
+    run = function(lab) return run_exercise(lab, d.file) end,
+    check = function(lab, out)
+      local v = completed(out, d.file)
+      for _, res in ipairs(out.runs) do
+        if res.ok then d.judge(lab, res, v) end
+      end
+      for _, x in ipairs(answer_checks(lab, out.div, d.rank_q, d.seq_q,
+                                       "results pane (3): flight records of " .. out.evidence_is)) do v[#v + 1] = x end
+      return checks.all(v)
+    end,
+  }
+end
+
 return {
   title    = "The collective-mismatch deadlock",
   summary  = "Ranks call all_reduce with different shapes; the watchdog, flight records, two training-loop bugs, the fingerprint check",
@@ -286,99 +306,82 @@ return {
         return checks.all(v)
       end,
     },
-    {
+    exercise_step{
       id = "logloss", title = "Exercise 1: rank 0 logs its loss",
       text = "steps/03-logloss.md",
-      exercise = "train_log.lua",
+      file = "train_log.lua",
       hints = {
         "In the flight records, find the first # where rank 0's call site (@ line) differs from the others', even if the op and count agree.",
         "A collective is a meeting: if rank 0 all-reduces the loss, every rank must. Only the print is rank 0's.",
       },
-      questions = {
-        { id = "log_rank", ask = "Which rank made a collective the others did not?" },
-        { id = "log_seq", ask = "What is that collective's sequence number (#) in its flight record?" },
-      },
-      run = function(lab) return run_exercise(lab, "train_log.lua") end,
-      check = function(lab, out)
-        local v = completed(out, "train_log.lua")
-        for _, res in ipairs(out.runs) do
-          if res.ok then
-            local sums, r0 = {}, rows_of(res, 0)[1]
-            for r = 0, res.nranks - 1 do sums[r] = (rows_of(res, r)[1] or {}).checksum end
-            v[#v + 1] = checks.identical{ values = sums, ranks = res.nranks, what = "gradient checksum after the last step, "
-                                          .. res.nranks .. " ranks", where = "log pane (5)" }
-            -- the log must be the mean over every rank, at every logging step
-            local want, got, labels = {}, {}, {}
-            for _, l in ipairs((r0 and r0.logged) or {}) do
-              local s = 0
-              for r = 0, res.nranks - 1 do s = s + ((rows_of(res, r)[1] or {}).losses or {})[l.step] end
-              want[#want + 1], got[#got + 1], labels[#labels + 1] = s / res.nranks, l.loss, "step " .. l.step
-            end
-            if #got == 0 then
-              v[#v + 1] = { ok = false, msg = "rank 0 logged no loss: the log must stay (every log_every steps)",
-                            saw = "0 logged steps", wanted = "the mean loss every log_every steps", where = "log pane (5)" }
-            else
-              v[#v + 1] = checks.close{ value = got, expected = want, rtol = 1e-5, labels = labels,
-                                        what = "rank 0's logged loss vs the mean over " .. res.nranks .. " ranks", where = "log pane (5)" }
-            end
-          end
+      rank_q = "log_rank", rank_ask = "Which rank made a collective the others did not?",
+      seq_q = "log_seq", seq_ask = "What is that collective's sequence number (#) in its flight record?",
+      judge = function(lab, res, v)
+        local sums, r0 = {}, rows_of(res, 0)[1]
+        for r = 0, res.nranks - 1 do sums[r] = (rows_of(res, r)[1] or {}).checksum end
+        v[#v + 1] = checks.identical{ values = sums, ranks = res.nranks, what = "gradient checksum after the last step, "
+                                      .. res.nranks .. " ranks", where = "log pane (5)" }
+        -- the log must be the mean over every rank, at every logging step
+        local want, got, labels = {}, {}, {}
+        for _, l in ipairs((r0 and r0.logged) or {}) do
+          local s = 0
+          for r = 0, res.nranks - 1 do s = s + (tonumber(((rows_of(res, r)[1] or {}).losses or {})[l.step]) or 0) end
+          want[#want + 1], got[#got + 1], labels[#labels + 1] = s / res.nranks, l.loss, "step " .. l.step
         end
-        for _, x in ipairs(answer_checks(lab, out.div, "log_rank", "log_seq",
-                                         "results pane (3): flight records of " .. out.evidence_is)) do v[#v + 1] = x end
-        return checks.all(v)
+        if #got == 0 then
+          v[#v + 1] = { ok = false, msg = "rank 0 logged no loss: the log must stay (every log_every steps)",
+                        saw = "0 logged steps", wanted = "the mean loss every log_every steps", where = "log pane (5)" }
+        else
+          v[#v + 1] = checks.close{ value = got, expected = want, rtol = 1e-5, labels = labels,
+                                    what = "rank 0's logged loss vs the mean over " .. res.nranks .. " ranks", where = "log pane (5)" }
+        end
       end,
     },
-    {
+    exercise_step{
       id = "empty", title = "Exercise 2: a rank with an empty batch",
       text = "steps/04-empty.md",
-      exercise = "empty_batch.lua",
+      file = "empty_batch.lua",
       hints = {
         "The flight records: which rank never made the gradient all_reduce of the last step, and what did it call instead?",
         "Take the all_reduce out of the `if n > 0`: a rank without samples contributes a zero gradient.",
       },
-      questions = {
-        { id = "empty_rank", ask = "Which rank skipped the gradient all-reduce?" },
-        { id = "empty_seq", ask = "At which sequence number (#) do the flight records part?" },
-      },
-      run = function(lab) return run_exercise(lab, "empty_batch.lua") end,
-      check = function(lab, out)
-        local v = completed(out, "empty_batch.lua")
-        for _, res in ipairs(out.runs) do
-          if res.ok then
-            -- every rank averaged every step, and the average is the sum over
-            -- ALL ranks' samples divided by their number
-            local n, steps, bad = res.nranks, nil, nil
-            for r = 0, n - 1 do
-              local rows = (rows_of(res, r)[1] or {}).rows or {}
-              steps = steps or #rows
-              if #rows ~= steps or #rows == 0 then bad = bad or string.format("rank %d made %d gradient all-reduces, rank 0 %d", r, #rows, steps) end
+      rank_q = "empty_rank", rank_ask = "Which rank skipped the gradient all-reduce?",
+      seq_q = "empty_seq", seq_ask = "At which sequence number (#) do the flight records part?",
+      judge = function(lab, res, v)
+        -- every rank averaged every step, and the average is the sum over
+        -- ALL ranks' samples divided by their number
+        local n, steps, bad = res.nranks, nil, nil
+        for r = 0, n - 1 do
+          local rows = (rows_of(res, r)[1] or {}).rows or {}
+          steps = steps or #rows
+          if #rows ~= steps or #rows == 0 then bad = bad or string.format("rank %d made %d gradient all-reduces, rank 0 %d", r, #rows, steps) end
+          for _, row in ipairs(rows) do
+            if type(row.avg) ~= "number" or type(row.total) ~= "number" or row.total <= 0 then
+              bad = bad or string.format("rank %d: a result row without avg and total (keep the script's mgpu.result)", r)
             end
-            if not bad then
-              for i = 1, steps do
-                local sum, total = 0, nil
-                for r = 0, n - 1 do
-                  local row = rows_of(res, r)[1].rows[i]
-                  sum = sum + (row.mine or 0)
-                  total = row.total
-                end
-                for r = 0, n - 1 do
-                  local row = rows_of(res, r)[1].rows[i]
-                  if math.abs(row.avg - sum / total) > 1e-6 * math.abs(sum / total) then
-                    bad = bad or string.format("step %d, rank %d: average gradient %s, the samples of all ranks give %s",
-                                               row.step, r, f1(row.avg), f1(sum / total))
-                  end
-                end
-              end
-            end
-            v[#v + 1] = { ok = bad == nil, msg = bad or string.format("%d ranks: every rank averaged every step's gradient "
-                                                                      .. "over the samples of all ranks", n),
-                          saw = bad or "right on every rank", wanted = "every rank, every step: sum of gradients / samples of all ranks",
-                          where = "log pane (5): [rank K] result rows" }
           end
         end
-        for _, x in ipairs(answer_checks(lab, out.div, "empty_rank", "empty_seq",
-                                         "results pane (3): flight records of " .. out.evidence_is)) do v[#v + 1] = x end
-        return checks.all(v)
+        if not bad then
+          for i = 1, steps do
+            local sum, total = 0, nil
+            for r = 0, n - 1 do
+              local row = rows_of(res, r)[1].rows[i]
+              sum = sum + (row.mine or 0)
+              total = row.total
+            end
+            for r = 0, n - 1 do
+              local row = rows_of(res, r)[1].rows[i]
+              if math.abs(row.avg - sum / total) > 1e-6 * math.abs(sum / total) then
+                bad = bad or string.format("step %d, rank %d: average gradient %s, the samples of all ranks give %s",
+                                           row.step, r, f1(row.avg), f1(sum / total))
+              end
+            end
+          end
+        end
+        v[#v + 1] = { ok = bad == nil, msg = bad or string.format("%d ranks: every rank averaged every step's gradient "
+                                                                  .. "over the samples of all ranks", n),
+                      saw = bad or "right on every rank", wanted = "every rank, every step: sum of gradients / samples of all ranks",
+                      where = "log pane (5): [rank K] result rows" }
       end,
     },
     {
