@@ -21,6 +21,9 @@ typedef struct pending_op {
 static _Thread_local int group_depth;
 static _Thread_local pending_op *pending;
 static _Thread_local int npending, cappending;
+static _Thread_local char callsite[64];
+
+void mgpu_comm_set_callsite(const char *where) { snprintf(callsite, sizeof callsite, "%s", where ? where : ""); }
 
 static mgpu_result track_completion(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq)
 {
@@ -92,6 +95,8 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
     e.comm_id = c->id;
     e.stream_device = mgpu_stream_device(s);
     e.state = MGPU_FLIGHT_ENQUEUED;
+    memcpy(e.where, callsite, sizeof e.where);
+    callsite[0] = '\0';
     uint64_t slot = mgpu_flight_add(c->flight, &e);
 
     /* Inside a group nothing is launched until the group ends, so the

@@ -115,11 +115,11 @@ int mgpu_flight_state_parse(const char *name)
 
 static json_t *entry_json(const mgpu_flight_entry *e)
 {
-    return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:s, s:f, s:f, s:f}", "seq", (json_int_t)e->seq, "op",
+    return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:s, s:f, s:f, s:f, s:s}", "seq", (json_int_t)e->seq, "op",
                      mgpu_coll_name(e->op), "count", (json_int_t)e->count, "dtype", mgpu_dtype_name(e->dtype),
                      "redop", mgpu_redop_name(e->redop), "root", e->root_or_peer, "device", e->stream_device,
                      "state", mgpu_flight_state_name(e->state), "t_enqueue_us", e->t_enqueue_us, "t_start_us",
-                     e->t_start_us, "t_end_us", e->t_end_us);
+                     e->t_start_us, "t_end_us", e->t_end_us, "where", e->where);
 }
 
 char *mgpu_flight_dump(mgpu_flight *f, int rank, int size, const char *comm_name, uint64_t comm_id,

@@ -14,6 +14,7 @@
 typedef struct an_entry {
     uint64_t seq, count;
     int op, dtype, redop, root, state;
+    char where[64];     /* the script line that made the call, or "" */
 } an_entry;
 
 typedef struct an_rank {
@@ -122,6 +123,8 @@ static mgpu_result read_comm(an_set *set, json_t *obj, int dump_rank)
         json_t *root = json_object_get(e, "root");
         d->root = json_is_integer(root) ? (int)json_integer_value(root) : -1;
         d->state = mgpu_flight_state_parse(json_string_value(json_object_get(e, "state")));
+        const char *where = json_string_value(json_object_get(e, "where"));
+        snprintf(d->where, sizeof d->where, "%s", where ? where : "");
     }
     qsort(r->e, (size_t)r->n, sizeof *r->e, entry_cmp);
     return MGPU_OK;
@@ -178,12 +181,14 @@ static int differs(const an_entry *a, const an_entry *b)
     return d;
 }
 
-static void sb_entry(sb *b, const an_entry *e, int diff)
+/* `where`: the script line all ranks of the class called it from, or NULL */
+static void sb_entry(sb *b, const an_entry *e, int diff, const char *where)
 {
     sb_add(b, "%s #%llu with %llu %s", mgpu_coll_name((mgpu_coll)e->op), (unsigned long long)e->seq,
            (unsigned long long)e->count, e->dtype >= 0 ? mgpu_dtype_name((mgpu_dtype)e->dtype) : "?");
     if (diff & D_ROOT) sb_add(b, " from root %d", e->root);
     if (diff & D_REDOP) sb_add(b, " (%s)", e->redop >= 0 ? mgpu_redop_name((mgpu_redop)e->redop) : "?");
+    if (where && where[0]) sb_add(b, " at %s", where);
 }
 
 /* Ranks that entered `seq` with more than one signature. */
@@ -208,12 +213,16 @@ static int mismatch_sentence(const an_comm *c, const an_entry **got, sb *b)
     found = 1;
     for (int k = 0; k < ncls; k++) {
         int n = 0;
+        const char *where = rep[k]->where;
         for (int r = 0; r < c->size; r++)
-            if (cls[r] == k) members[n++] = r;
+            if (cls[r] == k) {
+                members[n++] = r;
+                if (where && strcmp(got[r]->where, where) != 0) where = NULL; /* called from several lines */
+            }
         if (k) sb_add(b, "; ");
         sb_ranks(b, members, n);
         sb_add(b, " entered ");
-        sb_entry(b, rep[k], all_diff);
+        sb_entry(b, rep[k], all_diff, where);
     }
     if (!(all_diff & D_OP)) {
         const char *names[] = {"count", "dtype", "root", "reduction op"};

@@ -30,6 +30,7 @@ typedef struct lab_collect {
     json_t *results;           /* bench rows, copy testcases, topo doc(s); spmd: {rank, row} */
     json_t *logs;              /* spmd: {rank, text} */
     json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
+    json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
     long expected_rows;        /* bench: for the progress bar */
 } lab_collect;
 void lab_collect_free(lab_collect *c);

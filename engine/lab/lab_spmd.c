@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ranks = {[0] = {logs = {...}, results = {...}, error = "...", traceback = "..."}, ...} */
+/* ranks = {[0] = {logs = {...}, results = {...}, error = "...", traceback = "...",
+ *                flight = {{comm =, rank =, size =, entries = {{seq =, op =, count =, where =, ...}}}}}, ...};
+ * flight is there when the rank sent its flight recorder (a failed run). */
 static void push_ranks(lua_State *L, lab_collect *c, int nranks)
 {
     lua_createtable(L, 0, nranks);
@@ -37,6 +39,11 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
             lua_setfield(L, -2, "error");
             lua_pushstring(L, json_string_value(json_object_get(err, "traceback")));
             lua_setfield(L, -2, "traceback");
+        }
+        json_t *fl = json_object_get(c->flights, k);
+        if (fl) {
+            lab_push_json(L, fl);
+            lua_setfield(L, -2, "flight");
         }
         lua_seti(L, -2, r);
     }
@@ -103,7 +110,8 @@ int lab_l_spmd(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .logs = json_array(), .errors = json_object()};
+    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .logs = json_array(), .errors = json_object(),
+                     .flights = json_object()};
     mgpu_rt_report rep;
     lab_run_job(L, run, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
     if (run->env->events.result) {

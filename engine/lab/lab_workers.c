@@ -126,6 +126,13 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
             if (ev->progress && c->expected_rows > 0)
                 ev->progress(ev->ctx, (double)json_array_size(c->results) / (double)c->expected_rows, c->kind);
         }
+    } else if (spmd && strcmp(m->type, "flight") == 0 && c->flights) {
+        /* a failed run's flight records, for a lab that teaches reading them */
+        const char *dump = json_string_value(json_object_get(m->body, "dump"));
+        json_t *d = dump ? json_loads(dump, 0, NULL) : NULL;
+        char k[16];
+        snprintf(k, sizeof k, "%d", m->rank);
+        if (d) json_object_set_new(c->flights, k, d);
     } else if (strcmp(m->type, "spmd_error") == 0) {
         char k[16];
         snprintf(k, sizeof k, "%d", m->rank);
@@ -149,6 +156,7 @@ void lab_collect_free(lab_collect *c)
     json_decref(c->results);
     json_decref(c->logs);
     json_decref(c->errors);
+    json_decref(c->flights);
 }
 
 /* "K=V" strings: the environment's (telemetry) and the call's opts.env. */

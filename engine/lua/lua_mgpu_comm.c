@@ -122,7 +122,7 @@ static int l_comm_async_error(lua_State *L)
     return 1;
 }
 
-/* comm:flight([max]) -> {{seq=, op=, count=, dtype=, state=, peer=}, ...} oldest first */
+/* comm:flight([max]) -> {{seq=, op=, count=, dtype=, state=, peer=, where=}, ...} oldest first */
 static int l_comm_flight(lua_State *L)
 {
     lm_comm *c = check_comm(L, 1);
@@ -147,6 +147,10 @@ static int l_comm_flight(lua_State *L)
         if (e[i].root_or_peer >= 0) {
             lua_pushinteger(L, e[i].root_or_peer);
             lua_setfield(L, -2, "peer");
+        }
+        if (e[i].where[0]) {
+            lua_pushstring(L, e[i].where);
+            lua_setfield(L, -2, "where");
         }
         lua_rawseti(L, -2, i + 1);
     }
@@ -250,6 +254,14 @@ static void group_close(lua_State *L, lm_ctx *ctx, mgpu_result r)
 /* The span of one collective or send/recv on s ("all_reduce 4 MiB"). */
 static int coll_begin(lua_State *L, mgpu_comm *c, mgpu_stream *s, const char *op, size_t bytes)
 {
+    /* the script's line for the flight recorder: "train.lua:31: " less the colon */
+    luaL_where(L, 1);
+    size_t wl = 0;
+    const char *w = lua_tolstring(L, -1, &wl);
+    char where[64];
+    snprintf(where, sizeof where, "%.*s", (int)(wl >= 2 ? wl - 2 : 0), w ? w : "");
+    lua_pop(L, 1);
+    mgpu_comm_set_callsite(where);
     lm_ctx *ctx = lm_ctx_get(L);
     if (!ctx->spans) return 0;
     if (s == mgpu_comm_stream(c)) name_comm_stream(L, c);

@@ -86,7 +86,8 @@ if [ "$rc" -ne 0 ] && [ "$(echo "$secs < 6" | bc)" -eq 1 ] && has "$tmp/mm" "ran
    has "$tmp/mm" "broadcast" && has "$tmp/mm" "all_reduce"; then ok
 else bad "mismatch.lua: rc=$rc after ${secs}s"; cat "$tmp/mm"; fi
 grep -q "not reached" "$tmp/mm" && bad "mismatch.lua went past the mismatched collective" || ok
-has "$tmp/mm" "^flight recorder: ranks 0-2 entered all_reduce #2 with 1048576 f32; rank 3 entered broadcast #2 with 524288 f32$" &&
+# the analysis names each side's script line (the flight entries keep the call site)
+has "$tmp/mm" "^flight recorder: ranks 0-2 entered all_reduce #2 with 1048576 f32 at [^ ]*mismatch.lua:23; rank 3 entered broadcast #2 with 524288 f32 at [^ ]*mismatch.lua:26$" &&
   ok || { bad "mismatch.lua: no flight-recorder analysis naming rank 3"; cat "$tmp/mm"; }
 
 # bad files and options

@@ -5,12 +5,15 @@
 # workspace copy; every step with questions fails unanswered and passes with
 # the answers in solutions/answers-dgx-h100.txt (lines ID=VALUE).
 # MGPULAB_LABS may point at another labs directory (the framework's own test
-# labs use it).
+# labs use it). MGPU_LAB_ARGS replaces the backend arguments (the GPU round:
+# "--backend cuda"); MGPU_LABS_ONLY=ID[,ID] tests only those labs;
+# MGPU_LABS_STEPS_ONLY=1 skips the whole-lab runs (the GPU round runs it apart).
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
 export MGPULAB_LABS=${MGPULAB_LABS:-$src/labs}
-sim=(--backend sim --machine dgx-h100)
+read -r -a sim <<<"${MGPU_LAB_ARGS:---backend sim --machine dgx-h100}"
+only=",${MGPU_LABS_ONLY:-},"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
@@ -39,8 +42,10 @@ state_of() { # state_of JSONFILE -> the step's state
 }
 
 while IFS=$'\x1f' read -r kind id a b c d; do
+  [ "$only" = ",," ] || [[ $only == *",$id,"* ]] || continue
   if [ "$kind" = lab ]; then
     if [ -n "$a" ]; then bad "lab $id does not load: $a"; continue; fi
+    [ -n "${MGPU_LABS_STEPS_ONLY:-}" ] && continue
     "$bin" run "$id" "${sim[@]}" >"$tmp/whole.out" 2>&1; rc=$?
     [ $rc -eq 0 ] && ok || { bad "mgpulab run $id exited $rc (a lab error or a crash)"; tail -30 "$tmp/whole.out"; }
     continue

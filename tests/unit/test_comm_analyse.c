@@ -18,6 +18,7 @@ typedef struct spec {
     int root;
     const char *last_state;
     const char *comm, *id;
+    const char *where[8];   /* the entry's call site, or none */
 } spec;
 
 static char *mk(const spec *s)
@@ -34,8 +35,10 @@ static char *mk(const spec *s)
         const char *state = i == s->n - 1 && s->last_state ? s->last_state : "completed";
         k += snprintf(out + k, cap - (size_t)k,
                       "%s{\"seq\":%u,\"op\":\"%s\",\"count\":%lu,\"dtype\":\"%s\",\"redop\":\"sum\",\"root\":%d,"
-                      "\"device\":0,\"state\":\"%s\",\"t_enqueue_us\":1.0,\"t_start_us\":2.0,\"t_end_us\":3.0}",
+                      "\"device\":0,\"state\":\"%s\",\"t_enqueue_us\":1.0,\"t_start_us\":2.0,\"t_end_us\":3.0",
                       i ? "," : "", s->first + (unsigned)i, op, count, s->dtype ? s->dtype : "f32", s->root, state);
+        if (s->where[i]) k += snprintf(out + k, cap - (size_t)k, ",\"where\":\"%s\"", s->where[i]);
+        k += snprintf(out + k, cap - (size_t)k, "}");
     }
     snprintf(out + k, cap - (size_t)k, "]}");
     return out;
@@ -71,6 +74,23 @@ int main(void)
         analyse(d, 4, s, sizeof s);
         CHECKF(strcmp(s, "ranks 0, 2-3 entered all_reduce #5 with 2000 f32; rank 1 entered all_reduce #5 with 1000 "
                          "f32 (count mismatch)") == 0, "got: %s", s);
+    }
+    /* With call sites: each side's script line is named, but only where all
+     * ranks of a side called from the same line (ranks 1 and 2 differ). */
+    {
+        char *d[4];
+        for (int r = 0; r < 4; r++)
+            d[r] = mk(&(spec){r, 4, 2, 1, {"all_reduce"}, {4096, r == 0 ? 1 : 4096}, .root = -1,
+                              .where = {"t.lua:9", r == 0 ? "t.lua:12" : "t.lua:10"}});
+        analyse(d, 4, s, sizeof s);
+        CHECKF(strcmp(s, "rank 0 entered all_reduce #2 with 1 f32 at t.lua:12; ranks 1-3 entered all_reduce #2 with "
+                         "4096 f32 at t.lua:10 (count mismatch)") == 0, "got: %s", s);
+        for (int r = 0; r < 4; r++)
+            d[r] = mk(&(spec){r, 4, 1, 1, {"all_reduce"}, {r == 0 ? 1 : 4096}, .root = -1,
+                              .where = {r == 2 ? "t.lua:11" : "t.lua:10"}});
+        analyse(d, 4, s, sizeof s);
+        CHECKF(strcmp(s, "rank 0 entered all_reduce #1 with 1 f32 at t.lua:10; ranks 1-3 entered all_reduce #1 with "
+                         "4096 f32 (count mismatch)") == 0, "got: %s", s);
     }
     /* Same op and count, different dtype. */
     {

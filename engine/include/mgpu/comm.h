@@ -132,7 +132,14 @@ typedef struct mgpu_flight_entry {
     int stream_device;
     mgpu_flight_state state;
     double t_enqueue_us, t_start_us, t_end_us; /* host clock since the recorder started, 0 = not yet */
+    char where[64];         /* the caller's source line ("train.lua:31") when a script made the call, else "" */
 } mgpu_flight_entry;
+
+/* The source line the next collective of this thread is called from (a
+ * script's "train.lua:31"): its flight entry keeps it, as PyTorch's flight
+ * recorder keeps the Python stack, so a hang can be traced to a line. The
+ * next collective takes it and clears it; NULL clears it. */
+void mgpu_comm_set_callsite(const char *where);
 
 /* Copy out this communicator's last entries, oldest first; returns how
  * many (at most max). */

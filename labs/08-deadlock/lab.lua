@@ -1,0 +1,455 @@
+-- labs/08-deadlock/lab.lua - the note's practice 8: ranks call all-reduce
+-- with different shapes, on purpose. What a hang looks like, what the
+-- watchdog (--timeout) and the flight recorder make of it, blocking vs
+-- asynchronous error handling, two bugs of real training loops found from
+-- the flight records and fixed, and the fingerprint check that catches them
+-- before anything hangs.
+
+-- How long a collective may wait before the watchdog aborts it: short on the
+-- sim; on GPUs NCCL's set-up on emulated nodes takes seconds of its own.
+local function hang_timeout(lab) return lab.backend.simulated and 2 or 10 end
+
+local function f1(x) return type(x) == "number" and string.format("%.1f", x) or tostring(x) end
+
+local function rows_of(res, r)
+  local rk = res and res.ranks and res.ranks[r]
+  return rk and rk.results or {}
+end
+
+-- The world communicator's flight entries of rank r ({} when it sent none).
+local function flight_of(res, r)
+  local rk = res and res.ranks and res.ranks[r]
+  for _, comm in ipairs((rk and rk.flight) or {}) do
+    if comm.comm == "world" then return comm.entries or {} end
+  end
+  return {}
+end
+
+local function nranks(res)
+  local n = 0
+  while res and res.ranks and res.ranks[n] do n = n + 1 end
+  return n
+end
+
+-- "all_reduce 1 f32 @ train_log.lua:26 (failed)"
+local function entry_text(e)
+  if not e then return "-" end
+  return string.format("%s %s %s%s%s", e.op, tostring(e.count), e.dtype or "",
+                       e.where and e.where ~= "" and (" @ " .. e.where:gsub("^.*/", "")) or "",
+                       e.state ~= "completed" and (" (" .. tostring(e.state) .. ")") or "")
+end
+
+-- The first collective where the ranks' flight records part: the lowest
+-- sequence number at which the ranks do not all have the same (op, count,
+-- dtype, call site). The odd ranks are those outside the largest group.
+-- Returns {seq =, odd = {ranks}, first_odd =} or nil.
+local function first_divergence(res)
+  local n = nranks(res)
+  local by = {}
+  local lo, hi
+  for r = 0, n - 1 do
+    by[r] = {}
+    for _, e in ipairs(flight_of(res, r)) do
+      by[r][e.seq] = e
+      lo = (lo == nil or e.seq < lo) and e.seq or lo
+      hi = (hi == nil or e.seq > hi) and e.seq or hi
+    end
+  end
+  if not lo then return nil end
+  for s = lo, hi do
+    local groups, order = {}, {}
+    for r = 0, n - 1 do
+      local e = by[r][s]
+      local key = e and table.concat({ e.op, tostring(e.count), tostring(e.dtype), tostring(e.where) }, "|") or "none"
+      if not groups[key] then groups[key] = {}; order[#order + 1] = key end
+      table.insert(groups[key], r)
+    end
+    if #order > 1 then
+      local big = order[1]
+      for _, k in ipairs(order) do if #groups[k] > #groups[big] then big = k end end
+      local odd = {}
+      for r = 0, n - 1 do
+        local e = by[r][s]
+        local key = e and table.concat({ e.op, tostring(e.count), tostring(e.dtype), tostring(e.where) }, "|") or "none"
+        if key ~= big then odd[#odd + 1] = r end
+      end
+      return { seq = s, odd = odd, first_odd = odd[1] }
+    end
+  end
+  return nil
+end
+
+-- The flight records as a table: one row per sequence number, one column per rank.
+local function flight_table(lab, res, title)
+  local n = nranks(res)
+  local cols, seqs, by = { "#" }, {}, {}
+  for r = 0, n - 1 do
+    cols[#cols + 1] = "rank " .. r
+    by[r] = {}
+    for _, e in ipairs(flight_of(res, r)) do
+      by[r][e.seq] = e
+      seqs[e.seq] = true
+    end
+  end
+  local list = {}
+  for s in pairs(seqs) do list[#list + 1] = s end
+  table.sort(list)
+  local rows = {}
+  for _, s in ipairs(list) do
+    local row = { "#" .. s }
+    for r = 0, n - 1 do row[#row + 1] = entry_text(by[r][s]) end
+    rows[#rows + 1] = row
+  end
+  lab.table{ title = title, columns = cols, rows = rows }
+  if res.analysis and res.analysis ~= "" then lab.log("flight recorder analysis: " .. res.analysis) end
+end
+
+-- A check that the run of a mismatch ended (did not hang past its
+-- timeout) and, when the watchdog ended it, that the analyser named it.
+local function ended(res, limit, what)
+  if res.ok then
+    return { ok = false, msg = what .. " completed: the mismatched collective did not hang here",
+             saw = "the run finished", wanted = "a hang ended by the watchdog", where = "log pane (5)" }
+  end
+  return checks.hang_caught{ report = res, within = limit, where = "log pane (5): the watchdog's message and the analysis" }
+end
+
+-- A question's verdict that does not give the answer away when it fails
+-- (checks.equals says what it wanted; here the learner must find it).
+local function answered(a)
+  local v = checks.equals(a)
+  if not v.ok then
+    local got = a.value == nil and "no answer yet (press a)" or ("\"" .. tostring(a.value) .. "\" is not right")
+    v.msg = a.what .. ": " .. got
+    v.wanted = a.hidden
+  end
+  return v
+end
+
+-- Answers to "which rank, which #" against the records of the run shown.
+local function answer_checks(lab, div, rank_id, seq_id, where)
+  if not div then
+    return { { ok = false, msg = "the flight records show no divergence to ask about (the run did not hang?)",
+               saw = "no divergence", wanted = "a hang with flight records", where = where } }
+  end
+  local odd = {}
+  for _, r in ipairs(div.odd) do odd[#odd + 1] = tostring(r) end
+  return {
+    answered{ value = lab.answer(rank_id), expected = { any = odd }, what = "the rank that called differently",
+              hidden = "the rank whose column differs first", where = where },
+    answered{ value = lab.answer(seq_id), expected = div.seq, what = "the sequence number (#) where the records part",
+              hidden = "the # of the first row where a column differs", where = where },
+  }
+end
+
+-- Runs a training-loop exercise: the learner's script on the lab's ranks and
+-- on 7; the flight records of a hang (the learner's own, or the original
+-- script's when the learner's no longer hangs) for the questions.
+local function run_exercise(lab, original)
+  local t = hang_timeout(lab)
+  local out = { runs = {} }
+  for i, ranks in ipairs({ lab.backend.ranks, 7 }) do
+    lab.progress((i - 1) / 3, string.format("%s on %d ranks", original, ranks))
+    out.runs[i] = lab.spmd(lab.exercise, { ranks = ranks, timeout = t })
+    out.runs[i].nranks = nranks(out.runs[i])
+    if not out.runs[i].ok then break end   -- a script that hangs on 4 ranks need not hang again on 7
+  end
+  out.evidence = out.runs[1]
+  if out.runs[1].ok then
+    lab.progress(2 / 3, "the original " .. original .. " (for the flight records)")
+    out.evidence = lab.spmd("exercises/" .. original, { timeout = t })
+    out.evidence_is = "the original " .. original
+  else
+    out.evidence_is = "your " .. original
+  end
+  out.div = first_divergence(out.evidence)
+  flight_table(lab, out.evidence, "flight records of " .. out.evidence_is .. " (its last collectives per rank)")
+  return out
+end
+
+-- Both runs of the learner's script finished, and every rank reported.
+local function completed(out, name)
+  local v = {}
+  for _, res in ipairs(out.runs) do
+    local n = res.nranks
+    if not res.ok then
+      v[#v + 1] = { ok = false, msg = string.format("%s on %d ranks did not finish: %s%s", name, n, tostring(res.reason),
+                                                   res.analysis ~= "" and ("; flight recorder: " .. res.analysis) or ""),
+                    saw = "a hang or an error", wanted = "every rank finishes", where = "results pane (3): the flight records" }
+    else
+      v[#v + 1] = { ok = true, msg = string.format("%s finished on %d ranks in %.1f s", name, n, res.wall_s),
+                    saw = "finished", wanted = "finished", where = "log pane (5)" }
+    end
+  end
+  return v
+end
+
+-- An exercise step on a training loop: `judge(lab, res, v)` adds the
+-- verdicts on one finished run of the learner's script; the step adds
+-- "both runs finished" and the two questions against the flight records.
+local function exercise_step(d)
+  return {
+    id = d.id, title = d.title, text = d.text, exercise = d.file, hints = d.hints,
+    questions = { { id = d.rank_q, ask = d.rank_ask }, { id = d.seq_q, ask = d.seq_ask } },
+    run = function(lab) return run_exercise(lab, d.file) end,
+    check = function(lab, out)
+      local v = completed(out, d.file)
+      for _, res in ipairs(out.runs) do
+        if res.ok then d.judge(lab, res, v) end
+      end
+      for _, x in ipairs(answer_checks(lab, out.div, d.rank_q, d.seq_q,
+                                       "results pane (3): flight records of " .. out.evidence_is)) do v[#v + 1] = x end
+      return checks.all(v)
+    end,
+  }
+end
+
+return {
+  title    = "The collective-mismatch deadlock",
+  summary  = "Ranks call all_reduce with different shapes; the watchdog, flight records, two training-loop bugs, the fingerprint check",
+  backends = "cuda (N GPUs, or the ranks as emulated nodes on one GPU) and sim (any preset)",
+  ranks    = 4,
+  steps = {
+    {
+      id = "mismatch", title = "all_reduce with different shapes: the hang, --timeout and the flight records",
+      text = "steps/01-mismatch.md",
+      hints = {
+        "The table has one column per rank and one row per collective (#). Look for the row where one column differs.",
+        "The count is the number of elements each rank passed; # is the sequence number every rank gives the same collective.",
+      },
+      questions = {
+        { id = "odd_rank", ask = "Which rank called all_reduce with a different shape?" },
+        { id = "hung_seq", ask = "Which sequence number (#) is the collective that never completed?" },
+      },
+      run = function(lab)
+        local t = hang_timeout(lab)
+        lab.progress(0, "--timeout " .. t)
+        local short = lab.spmd("scripts/mismatch.lua", { timeout = t, args = { "blocking" } })
+        lab.progress(0.5, "--timeout " .. 2 * t)
+        local long = lab.spmd("scripts/mismatch.lua", { timeout = 2 * t, args = { "blocking" } })
+        lab.table{ title = "the same mismatch, two watchdog timeouts", columns = { "--timeout", "run ended after", "reason" },
+                   rows = { { t .. " s", string.format("%.1f s", short.wall_s), (tostring(short.reason):gsub("^rank %d+: ", "")) },
+                            { 2 * t .. " s", string.format("%.1f s", long.wall_s), (tostring(long.reason):gsub("^rank %d+: ", "")) } } }
+        flight_table(lab, long, "flight records (comm world), one column per rank")
+        return { short = short, long = long, t = t }
+      end,
+      check = function(lab, out)
+        local v = {
+          ended(out.short, out.t + 5, "mismatch.lua"),
+          ended(out.long, 2 * out.t + 5, "mismatch.lua"),
+        }
+        if not out.short.ok and not out.long.ok then
+          local ok = out.long.wall_s > out.short.wall_s
+          v[#v + 1] = { ok = ok, msg = ok and string.format("a longer --timeout waits longer: %.1f s vs %.1f s - the watchdog, "
+                                                             .. "not NCCL, decides when a hang ends", out.long.wall_s, out.short.wall_s)
+                                          or "the run with the longer timeout did not last longer: was it ended by the watchdog?",
+                        saw = string.format("%.1f s and %.1f s", out.short.wall_s, out.long.wall_s),
+                        wanted = "the longer timeout's run lasts longer", where = "results pane (3): the first table" }
+        end
+        for _, x in ipairs(answer_checks(lab, first_divergence(out.long), "odd_rank", "hung_seq",
+                                         "results pane (3): the flight records")) do v[#v + 1] = x end
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "async", title = "Blocking wait vs asynchronous error handling",
+      text = "steps/02-async.md",
+      hints = { "Compare the two tables' 'the call returned after' and 'polls' columns.",
+                "On the SIMULATED machine a collective runs on the host: the call itself waits (the step says so)." },
+      run = function(lab)
+        local t = hang_timeout(lab)
+        local out = { t = t }
+        lab.progress(0, "blocking")
+        out.blocking = lab.spmd("scripts/mismatch.lua", { timeout = t, args = { "blocking" } })
+        lab.progress(0.5, "async")
+        out.async = lab.spmd("scripts/mismatch.lua", { timeout = t, args = { "async" } })
+        local rows = {}
+        for _, mode in ipairs({ "blocking", "async" }) do
+          for r = 0, nranks(out[mode]) - 1 do
+            local x = rows_of(out[mode], r)[1]
+            if x then
+              rows[#rows + 1] = { mode, tostring(r), x.call_returned_s and string.format("%.3f s", x.call_returned_s)
+                                                       or "never: the call itself raised",
+                                  tostring(x.polls or "-"), string.format("%.1f s", x.seconds or 0),
+                                  x.completed and ("completed, y[0] = " .. tostring(x.value))
+                                    or (tostring(x.error):gsub("^.-comm:[%w_]+: ", "")) }
+            end
+          end
+        end
+        lab.table{ title = "what each rank's script saw", columns = { "mode", "rank", "the call returned after", "polls",
+                   "error after", "what the script got" }, rows = rows }
+        return out
+      end,
+      check = function(lab, out)
+        local v = {}
+        for _, mode in ipairs({ "blocking", "async" }) do
+          local res = out[mode]
+          local saw, n, returned, polls = 0, nranks(res), 0, 0
+          for r = 0, n - 1 do
+            local x = rows_of(res, r)[1]
+            if x and not x.completed and x.error and x.seconds <= out.t + 5 then saw = saw + 1 end
+            if x and x.call_returned_s and x.call_returned_s < out.t / 2 then returned = returned + 1 end
+            if x and (x.polls or 0) > 0 then polls = polls + 1 end
+          end
+          v[#v + 1] = { ok = n > 0 and saw == n,
+                        msg = string.format("%s: %d of %d ranks' scripts got the error within the timeout + 5 s and went on",
+                                            mode, saw, n),
+                        saw = saw .. " of " .. n .. " ranks", wanted = "every rank", where = "results pane (3)" }
+          if mode == "async" and not lab.backend.simulated then
+            v[#v + 1] = { ok = returned == n and polls == n,
+                          msg = string.format("async: the call returned at once on %d of %d ranks and the host polled while "
+                                              .. "the collective hung on %d", returned, n, polls),
+                          saw = string.format("%d returned, %d polled", returned, polls), wanted = "every rank",
+                          where = "results pane (3): columns 'the call returned after' and 'polls'" }
+          end
+        end
+        return checks.all(v)
+      end,
+    },
+    exercise_step{
+      id = "logloss", title = "Exercise 1: rank 0 logs its loss",
+      text = "steps/03-logloss.md",
+      file = "train_log.lua",
+      hints = {
+        "In the flight records, find the first # where rank 0's call site (@ line) differs from the others', even if the op and count agree.",
+        "A collective is a meeting: if rank 0 all-reduces the loss, every rank must. Only the print is rank 0's.",
+      },
+      rank_q = "log_rank", rank_ask = "Which rank made a collective the others did not?",
+      seq_q = "log_seq", seq_ask = "What is that collective's sequence number (#) in its flight record?",
+      judge = function(lab, res, v)
+        local sums, r0 = {}, rows_of(res, 0)[1]
+        for r = 0, res.nranks - 1 do sums[r] = (rows_of(res, r)[1] or {}).checksum end
+        v[#v + 1] = checks.identical{ values = sums, ranks = res.nranks, what = "gradient checksum after the last step, "
+                                      .. res.nranks .. " ranks", where = "log pane (5)" }
+        -- the log must be the mean over every rank, at every logging step
+        local want, got, labels = {}, {}, {}
+        for _, l in ipairs((r0 and r0.logged) or {}) do
+          local s = 0
+          for r = 0, res.nranks - 1 do s = s + (tonumber(((rows_of(res, r)[1] or {}).losses or {})[l.step]) or 0) end
+          want[#want + 1], got[#got + 1], labels[#labels + 1] = s / res.nranks, l.loss, "step " .. l.step
+        end
+        if #got == 0 then
+          v[#v + 1] = { ok = false, msg = "rank 0 logged no loss: the log must stay (every log_every steps)",
+                        saw = "0 logged steps", wanted = "the mean loss every log_every steps", where = "log pane (5)" }
+        else
+          v[#v + 1] = checks.close{ value = got, expected = want, rtol = 1e-5, labels = labels,
+                                    what = "rank 0's logged loss vs the mean over " .. res.nranks .. " ranks", where = "log pane (5)" }
+        end
+      end,
+    },
+    exercise_step{
+      id = "empty", title = "Exercise 2: a rank with an empty batch",
+      text = "steps/04-empty.md",
+      file = "empty_batch.lua",
+      hints = {
+        "The flight records: which rank never made the gradient all_reduce of the last step, and what did it call instead?",
+        "Take the all_reduce out of the `if n > 0`: a rank without samples contributes a zero gradient.",
+      },
+      rank_q = "empty_rank", rank_ask = "Which rank skipped the gradient all-reduce?",
+      seq_q = "empty_seq", seq_ask = "At which sequence number (#) do the flight records part?",
+      judge = function(lab, res, v)
+        -- every rank averaged every step, and the average is the sum over
+        -- ALL ranks' samples divided by their number
+        local n, steps, bad = res.nranks, nil, nil
+        for r = 0, n - 1 do
+          local rows = (rows_of(res, r)[1] or {}).rows or {}
+          steps = steps or #rows
+          if #rows ~= steps or #rows == 0 then bad = bad or string.format("rank %d made %d gradient all-reduces, rank 0 %d", r, #rows, steps) end
+          for _, row in ipairs(rows) do
+            if type(row.avg) ~= "number" or type(row.total) ~= "number" or row.total <= 0 then
+              bad = bad or string.format("rank %d: a result row without avg and total (keep the script's mgpu.result)", r)
+            end
+          end
+        end
+        if not bad then
+          for i = 1, steps do
+            local sum, total = 0, nil
+            for r = 0, n - 1 do
+              local row = rows_of(res, r)[1].rows[i]
+              sum = sum + (row.mine or 0)
+              total = row.total
+            end
+            for r = 0, n - 1 do
+              local row = rows_of(res, r)[1].rows[i]
+              if math.abs(row.avg - sum / total) > 1e-6 * math.abs(sum / total) then
+                bad = bad or string.format("step %d, rank %d: average gradient %s, the samples of all ranks give %s",
+                                           row.step, r, f1(row.avg), f1(sum / total))
+              end
+            end
+          end
+        end
+        v[#v + 1] = { ok = bad == nil, msg = bad or string.format("%d ranks: every rank averaged every step's gradient "
+                                                                  .. "over the samples of all ranks", n),
+                      saw = bad or "right on every rank", wanted = "every rank, every step: sum of gradients / samples of all ranks",
+                      where = "log pane (5): [rank K] result rows" }
+      end,
+    },
+    {
+      id = "fingerprint", title = "The fingerprint check: caught before anything hangs, and its cost",
+      text = "steps/05-fingerprint.md",
+      hints = { "The log pane has the fingerprint check's sentence for each script: it names the #.",
+                "Which fields does a fingerprint compare? Is the call site one of them?" },
+      questions = {
+        { id = "fp_seq", ask = "At which # did the fingerprint check stop the original train_log.lua?" },
+        { id = "fp_extra", ask = "How many extra collectives does the check make per collective?" },
+      },
+      run = function(lab)
+        local out = { timeout = lab.backend.simulated and 30 or 60 }
+        for i, name in ipairs({ "train_log.lua", "empty_batch.lua" }) do
+          lab.progress((i - 1) / 4, name .. " with MGPU_FINGERPRINT=1")
+          out[name] = lab.spmd("exercises/" .. name, { timeout = out.timeout, fingerprint = true })
+          lab.log(name .. " with the fingerprint check: " .. tostring(out[name].reason))
+        end
+        local n = lab.backend.simulated and "200" or "1000"
+        lab.progress(0.5, "cost: fingerprint off")
+        out.off = lab.spmd("scripts/fp_cost.lua", { args = { n } })
+        lab.progress(0.75, "cost: fingerprint on")
+        out.on = lab.spmd("scripts/fp_cost.lua", { args = { n }, fingerprint = true })
+        local off, on = rows_of(out.off, 0)[1], rows_of(out.on, 0)[1]
+        local rows = {}
+        for _, name in ipairs({ "train_log.lua", "empty_batch.lua" }) do
+          local res = out[name]
+          local why = tostring(res.reason)
+          rows[#rows + 1] = { name, string.format("%.1f s", res.wall_s), why:match("collective fingerprint mismatch.*") or why }
+        end
+        lab.table{ title = "the original scripts with MGPU_FINGERPRINT=1 (--timeout " .. out.timeout .. " s)",
+                   columns = { "script", "ended after", "why" }, rows = rows }
+        if off and on then
+          lab.table{ title = string.format("all_reduce of 1 f32, %s times, rank 0 (host time per collective)", n),
+                     columns = { "fingerprint", "us per collective" },
+                     rows = { { "off", f1(off.us_per_collective) }, { "on", f1(on.us_per_collective) },
+                              { "cost of the check", f1(on.us_per_collective - off.us_per_collective) } } }
+          lab.record("fp_off_us", off.us_per_collective)
+          lab.record("fp_on_us", on.us_per_collective)
+        end
+        return out
+      end,
+      check = function(lab, out)
+        local v = {}
+        for _, name in ipairs({ "train_log.lua", "empty_batch.lua" }) do
+          local res = out[name]
+          local caught = not res.ok and tostring(res.reason):find("fingerprint mismatch", 1, true) ~= nil
+          v[#v + 1] = { ok = caught and res.wall_s < out.timeout / 2,
+                        msg = caught and string.format("%s: refused by the fingerprint check after %.1f s, before any collective hung "
+                                                       .. "(the watchdog would have waited %d s)", name, res.wall_s, out.timeout)
+                                      or string.format("%s: not refused by the fingerprint check (%s)", name, tostring(res.reason)),
+                        saw = string.format("%.1f s: %s", res.wall_s, tostring(res.reason):sub(1, 80)),
+                        wanted = "'collective fingerprint mismatch' well before the timeout", where = "log pane (5)" }
+        end
+        local off, on = rows_of(out.off, 0)[1], rows_of(out.on, 0)[1]
+        v[#v + 1] = { ok = out.off.ok and out.on.ok and off ~= nil and on ~= nil,
+                      msg = (off and on) and string.format("measured: %s us per collective without the check, %s with it",
+                                                           f1(off.us_per_collective), f1(on.us_per_collective))
+                                         or "fp_cost.lua did not finish: " .. tostring(out.on.reason or out.off.reason),
+                      saw = (off and on) and "both measured" or "no measurement", wanted = "both measured",
+                      where = "results pane (3): the second table" }
+        local div = tostring(out["train_log.lua"].reason):match("mismatch at #(%d+)")
+        v[#v + 1] = answered{ value = lab.answer("fp_seq"), expected = tonumber(div), what = "the # the check stopped train_log.lua at",
+                              hidden = "the # in the check's sentence", where = "results pane (3): the first table" }
+        v[#v + 1] = answered{ value = lab.answer("fp_extra"), expected = 1, what = "extra collectives per collective",
+                              hidden = "what the check launches before each collective", where = "step text: how the check works" }
+        return checks.all(v)
+      end,
+    },
+  },
+}
