@@ -161,7 +161,8 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     mgpu_coll_prediction p;
     MGPU_CHECK(mgpu_coll_predict_tuned(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, &p));
 
-    call.algo = p.algo;
+    sim_log_collective(c, sc, a->op, bytes, &p);
+    call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */
     MGPU_CHECK(sim_algo_run(&x, &call, staged));
     MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
     sc->last = p;

@@ -337,6 +337,7 @@ int mgpu_nccl_summary_feed(mgpu_nccl_summary *s, const char *line)
         return 1;
     }
     s->nccl_lines++;
+    if (strstr(line, "SIMULATED")) s->simulated = 1;
     p = skip_ws(p + 10);
     if (!strncmp(p, "NCCL version ", 13)) {
         copy_token(s->version, sizeof s->version, p + 13, NULL);

@@ -3,6 +3,7 @@
  * read the struct. Pure C in the engine, so the log pane, the labs (lab.bench and lab.spmd return the summary of their run) and the tests share it. */
 #ifndef MGPU_NCCL_LOG_H
 #define MGPU_NCCL_LOG_H
+#include <jansson.h>
 
 #define MGPU_NCCL_LOG_MAX_RANKS 64     /* ring orders and trees beyond this are cut (counted) */
 #define MGPU_NCCL_LOG_MAX_CHANNELS 64
@@ -60,6 +61,7 @@ typedef struct mgpu_nccl_summary {
     mgpu_nccl_tuning tuning[MGPU_NCCL_LOG_MAX_TUNING];
     int ncolls;
     mgpu_nccl_coll_count colls[MGPU_NCCL_LOG_MAX_COLLS];
+    int simulated;                /* lines of mgpulab's sim communicator (marked SIMULATED) */
     int nwarn;                    /* NCCL WARN lines */
     char last_warn[160];
     /* parser state: ring neighbours from "Ring 00 : a -> me -> b" lines */
@@ -76,5 +78,14 @@ int mgpu_nccl_summary_feed(mgpu_nccl_summary *s, const char *line);
 int mgpu_nccl_summary_transports(const mgpu_nccl_summary *s, const char **names, int *counts, int max);
 /* Number of channels a link was set up on. */
 int mgpu_nccl_link_channel_count(const mgpu_nccl_link *l);
+
+/* The summary as a JSON object for labs (nccl_log_json.c): {lines, version,
+ * network, nranks, nnodes, nchannels, gdr (true/false/null), simulated,
+ * transports = {NAME = links}, links = [{from, to, transport, detail, gdr,
+ * channels}], rings = [{channel, order}], trees = [{channel, parent = {...}}],
+ * tuning = [{coll, bytes, algo, proto}], colls, warnings, last_warn}.
+ * NULL on out of memory. */
+
+json_t *mgpu_nccl_summary_json(const mgpu_nccl_summary *s);
 
 #endif
