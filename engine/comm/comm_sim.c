@@ -101,6 +101,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
 {
     char what[64];
     uint64_t t0 = mgpu_now_ns(), seq = ++sc->coll_seq;
+    sim_fault_crash_point(c, sc);
     snprintf(what, sizeof what, "%s #%llu", op_name(a->op), (unsigned long long)seq);
     sim_ctx x;
     sim_comm_ctx(c, sc, what, &x);

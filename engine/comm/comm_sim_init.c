@@ -131,6 +131,7 @@ mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs)
     }
     c->id = fnv1a(name);
     c->impl = sc;
+    sc->world = 1;
     sim_log_comm(c, sc);
     return MGPU_OK;
 }

@@ -18,6 +18,7 @@ typedef struct sim_comm {
     int *gpu_of_rank;           /* global GPU index of every rank */
     mgpu_coll_tuning tuning;    /* NCCL_ALGO / NCCL_PROTO */
     mgpu_coll_prediction last;  /* the model's answer for the last collective */
+    int world;                  /* made by init (not split): the crash fault counts its calls */
     int log_info;               /* NCCL_DEBUG=INFO: print NCCL-format lines (sim_nccl_log.c) */
 #define SIM_LOG_KEYS 64
     uint64_t logged[SIM_LOG_KEYS]; /* (collective, size, choice) already printed */
@@ -44,6 +45,9 @@ mgpu_result sim_p2p_run(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgp
 int sim_log_wanted(void);
 void sim_log_comm(mgpu_comm *c, sim_comm *sc);
 void sim_log_collective(mgpu_comm *c, sim_comm *sc, mgpu_coll op, size_t bytes, const mgpu_coll_prediction *p);
+
+/* The crash fault (sim_fault_crash.c): may not return. */
+void sim_fault_crash_point(const mgpu_comm *c, const sim_comm *sc);
 
 mgpu_result sim_group_start(void);
 mgpu_result sim_group_end(void);
