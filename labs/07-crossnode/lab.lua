@@ -78,7 +78,7 @@ end
 local function measure(lab, cfg, extra)
   if not cfg then return nil end
   local sim = lab.backend.simulated
-  local o = { b = sim and "16M" or "64M", e = sim and "64M" or "256M", f = 2, ranks = cfg.ranks,
+  local o = { b = "64M", e = sim and "64M" or "256M", f = 2, ranks = cfg.ranks,
               per_node = cfg.per_node, launcher = cfg.launcher }
   if not sim then o.n, o.w = 10, 2 end
   for k, v in pairs(extra or {}) do o[k] = v end
