@@ -183,8 +183,46 @@ static void test_not_nccl(void)
     CHECK(s.nrings == 1 && s.rings[0].nranks == MGPU_NCCL_LOG_MAX_RANKS && s.rings[0].order[63] == 63);
 }
 
+/* The sim communicator's lines (marked SIMULATED) and the JSON labs read. */
+static void test_simulated_json(void)
+{
+    static const char *const lines[] = {
+        "SIMULATED-node0:77:77 [0] NCCL INFO NCCL version SIMULATED (mgpulab's sim communicator: rings, trees and "
+        "transports are the model's, not NCCL's)",
+        "SIMULATED-node0:77:77 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "SIMULATED-node0:77:77 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+        "SIMULATED-node0:78:78 [7] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/7",
+        "SIMULATED-node0:77:77 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
+        NULL,
+    };
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
+    feed_all(&s, lines);
+    CHECK(s.simulated == 1 && !strcmp(s.version, "SIMULATED") && s.nnodes == 2 && s.gdr == 0);
+    json_t *j = mgpu_nccl_summary_json(&s);
+    CHECK(j != NULL);
+    if (!j) return;
+    CHECK(json_is_true(json_object_get(j, "simulated")) && json_is_false(json_object_get(j, "gdr")));
+    CHECK(json_integer_value(json_object_get(json_object_get(j, "transports"), "NET/IB")) == 1);
+    json_t *links = json_object_get(j, "links");
+    CHECK(json_array_size(links) == 2);
+    json_t *net = json_array_get(links, 1);
+    CHECK(json_integer_value(json_object_get(net, "from")) == 7 && json_is_false(json_object_get(net, "gdr")) &&
+          !strcmp(json_string_value(json_object_get(net, "detail")), "NET/IB/7"));
+    CHECK(json_is_null(json_object_get(json_array_get(links, 0), "gdr")));
+    json_t *t = json_array_get(json_object_get(j, "tuning"), 0);
+    CHECK(t && !strcmp(json_string_value(json_object_get(t, "algo")), "RING") &&
+          json_integer_value(json_object_get(t, "bytes")) == 1048576);
+    json_decref(j);
+    mgpu_nccl_summary real;
+    mgpu_nccl_summary_init(&real);
+    mgpu_nccl_summary_feed(&real, "dgx01:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4");
+    CHECK(real.simulated == 0);
+}
+
 int main(void)
 {
+    test_simulated_json();
     test_nvlink_machine();
     test_emulated_nodes_socket();
     test_ib_nodes_gdr();
