@@ -253,6 +253,21 @@ return {
       run = function(lab)
         local p = plan(lab)
         local out = { p = p }
+        -- lab 1's nearest NIC: GPU 0's path to each NIC of its node, and
+        -- whether NCCL's default NCCL_NET_GDR_LEVEL (PXB) allows GDR on it
+        local topo = lab.topo()
+        local ng, rows = #(topo.gpus or {}), {}
+        local m = topo.matrix and topo.matrix.rows and topo.matrix.rows[1]
+        for i, nic in ipairs(topo.nics or {}) do
+          local path = m and m[ng + i]
+          if nic.host == 0 and path then
+            local near = path == "PIX" or path == "PXB"
+            rows[#rows + 1] = { nic.name, path, (near and nic.gdr) and "yes" or "no" .. (near and "" or " (beyond PXB)") }
+          end
+        end
+        if #rows > 0 then
+          lab.table{ title = "GPU 0 and the NICs of its node", columns = { "NIC", "path", "GPUDirect RDMA by default" }, rows = rows }
+        end
         if not p.across or p.kind == "emulated" then return out end
         local off = lab.backend.simulated and { fault = "no-gdr", env = { NCCL_DEBUG = "INFO" } }
                     or { env = { NCCL_NET_GDR_LEVEL = "LOC", NCCL_DEBUG = "INFO" } }
