@@ -218,6 +218,52 @@ return {
       end,
     },
     {
+      id = "fragmentation", title = "6. Memory fragmentation and the caching allocator",
+      text = "steps/06-fragmentation.md",
+      hints = { "Both numbers are in the first row of the table 'fragmentation', in MiB.",
+                "reserved but unallocated = memory the allocator holds free; the largest free block is what one request can get." },
+      questions = { { id = "free_mib", ask = "How many MiB did the allocator hold free when 12 MiB failed?" },
+                    { id = "largest_mib", ask = "How large (MiB) was the largest free block then?" } },
+      run = function(lab)
+        local runs = {
+          { "every other freed", { "interleaved" }, nil },
+          { "every other freed, expandable_segments:True", { "interleaved" }, "expandable_segments:True" },
+          { "first ten freed (another order)", { "grouped" }, nil },
+        }
+        local out, rows = {}, {}
+        for i, r in ipairs(runs) do
+          lab.progress((i - 1) / #runs, r[1])
+          local res = lab.spmd("scripts/frag.lua", { ranks = 1, args = r[2], env = r[3] and { MGPU_ALLOC_CONF = r[3] } or nil })
+          local x = row(res, 0)
+          out[i] = { res = res, row = x }
+          rows[#rows + 1] = { r[1], x and (x.ok and "allocated" or "OUT OF MEMORY") or ("error: " .. tostring(res.reason)),
+                              x and f1(x.reserved_unallocated_mib) or "-", x and f1(x.largest_free_block_mib) or "-" }
+          if x and not x.ok then lab.log("12 MiB after '" .. r[1] .. "': " .. tostring(x.error)) end
+        end
+        lab.table{ title = "fragmentation: 12 MiB after freeing 10 of 20 tensors of 5 MiB",
+                   columns = { "run", "12 MiB", "reserved, unallocated (MiB)", "largest free block (MiB)" }, rows = rows }
+        return out
+      end,
+      check = function(lab, out)
+        local bug, exp, ord = out[1].row, out[2].row, out[3].row
+        if not bug then return broken(out[1].res, "frag.lua") end
+        return checks.all{
+          checks.equals{ value = bug.ok and "allocated" or ((tostring(bug.error):find("largest free block", 1, true)) and
+                         "out of memory, largest free block named" or "failed otherwise"),
+                         expected = "out of memory, largest free block named",
+                         what = "12 MiB after freeing every other tensor", where = "log pane (5): the OOM message" },
+          checks.equals{ value = exp and exp.ok, expected = true, what = "the same with expandable_segments:True",
+                         where = "results pane (3), row 2" },
+          checks.equals{ value = ord and ord.ok, expected = true, what = "the same with the first ten freed",
+                         where = "results pane (3), row 3" },
+          checks.close{ value = lab.answer("free_mib"), expected = bug.reserved_unallocated_mib, rtol = 0.02,
+                        missing = "press a to answer", what = "reserved but unallocated (MiB)", where = "results pane (3), row 1" },
+          checks.close{ value = lab.answer("largest_mib"), expected = bug.largest_free_block_mib, rtol = 0.02,
+                        missing = "press a to answer", what = "largest free block (MiB)", where = "results pane (3), row 1" },
+        }
+      end,
+    },
+    {
       id = "ipc", title = "7. IPC handle lifetime (lab 3)",
       text = "steps/07-ipc.md",
       hints = { "The order that works: importers ipc_close, a barrier, then the exporter frees." },
