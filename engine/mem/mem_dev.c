@@ -262,10 +262,14 @@ void mgpu_mem_device_free(mgpu_buffer *buf)
         be->ops->mem_free(be, buf);
         return;
     }
-    /* A block of no stream may still be in use by any stream: wait for the
-     * device first, as cudaFree does, before anyone else can get it. Stream
-     * blocks are reused in that stream's order, which needs no wait. */
-    if (!blk->stream && !blk->phantom) (void)be->ops->device_synchronize(be, buf->device);
+    /* On a GPU a block of no stream may still be in use by any stream: wait
+     * for the device first, as cudaFree does, before anyone else can get it.
+     * Stream blocks are reused in that stream's order, which needs no wait;
+     * so is everything on the sim, which moves data when work is queued
+     * (a wait there would only serialise the modelled timeline, which
+     * PyTorch's allocator does not). */
+    if (!blk->stream && !blk->phantom && !be->ops->stream_model_time)
+        (void)be->ops->device_synchronize(be, buf->device);
     pthread_mutex_lock(&m->lock);
     mgpu_caching_free(m->alloc[buf->device], blk);
     pthread_mutex_unlock(&m->lock);

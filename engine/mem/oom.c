@@ -30,7 +30,7 @@ mgpu_result mgpu_mem_oom_fail(mgpu_backend *be, int dev, const mgpu_mem_oom *o, 
     char phantom[96] = "";
     if (o->phantom) snprintf(phantom, sizeof phantom, " (%s of it phantom)", mgpu_human_bytes(o->phantom, ph, sizeof ph));
     const char *sim = mgpu_backend_simulated(be) ? "simulated " : "";
-    const char *what = o->phantom_request ? "phantom " : "";
+    const char *what = o->phantom_request ? " of phantom memory" : "";
     if (!caching)
         return mgpu_fail(MGPU_ERR_DEVICE_OOM,
                          "out of memory on %sGPU %d. Tried to allocate %s%s (%zu bytes). GPU %d has a total "

@@ -87,7 +87,9 @@ const mgpu_alloc_conf *mgpu_memory_conf(const mgpu_backend *be);
 /* Device memory tied to a stream, as PyTorch allocates on the current stream:
  * once freed, the block is reused at once by later allocations on the same
  * stream (stream order keeps that safe). mgpu_mem_alloc's blocks belong to no
- * stream; freeing one first waits for the device, as cudaFree does. */
+ * stream; on a GPU freeing one first waits for the device, as cudaFree does
+ * (the sim, which moves data when work is queued, needs no wait), so code
+ * that frees in a training loop should allocate on its stream. */
 mgpu_result mgpu_mem_alloc_stream(mgpu_stream *s, size_t bytes, mgpu_buffer **out);
 
 /* Memory that bypasses the cache whatever the configuration: benchmarks
