@@ -55,14 +55,14 @@ static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
  * GPU, a receive into it, at bytes / modelled time, over NVLink when the
  * pair's path is NVLink, else PCIe/network; shown for the call's wall
  * time, at least 0.3 s. */
-static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, double ns, uint64_t t0)
+static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, size_t bytes, double ns, uint64_t t0)
 {
-    if (!(ns > 0) || !f->bytes) return;
+    if (!(ns > 0) || !bytes) return;
     int g = sc->gpu_of_rank[me], peer = sc->gpu_of_rank[f->peer];
     int ng = mgpu_topo_gpu_count(sc->topo);
     int nv = g >= 0 && peer >= 0 && g < ng && peer < ng && mgpu_topo_gpu_path(sc->topo, g, peer).type == MGPU_PATH_NV;
     mgpu_link_kind kind = nv ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
-    double bps = (double)f->bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
+    double bps = (double)bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
     if (secs < 0.3) secs = 0.3;
     if (f->kind == SIM_SEND) mgpu_telemetry_publish(g, kind, bps, 0, secs);
     else mgpu_telemetry_publish(g, kind, 0, bps, secs);
@@ -124,7 +124,7 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
         if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > start) start = f[i].model_ns;
         double ns = model_bytes[i] ? p2p_ns(sc, c->rank, f[i].peer, model_bytes[i]) : 0;
         MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, start + ns), r, out);
-        publish_p2p(sc, c->rank, &f[i], ns, wall0);
+        publish_p2p(sc, c->rank, &f[i], model_bytes[i], ns, wall0); /* phantom: the modelled size */
     }
 out:
     free(f);
