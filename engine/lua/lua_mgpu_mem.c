@@ -103,6 +103,16 @@ static int l_memory_conf(lua_State *L)
     return 1;
 }
 
+/* mgpu.memory_configure("expandable_segments:True") - as
+ * torch.cuda.memory._set_allocator_settings: for what is allocated next. */
+static int l_memory_configure(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    if (mgpu_memory_configure(c->host.be, luaL_checkstring(L, 1)) != MGPU_OK)
+        return mgpu_lua_raise_engine(L, "mgpu.memory_configure");
+    return 0;
+}
+
 /* mgpu.phantom_tensor{count=, dtype="f32", device=this rank's,
  * phantom_on_cuda=false}: a device tensor with no values. (It becomes the
  * phantom= option of the shaped tensors' constructor.) */
@@ -148,6 +158,7 @@ void lm_open_mem(lua_State *L)
     static const luaL_Reg fns[] = {
         {"memory_stats", l_memory_stats}, {"memory_reset_peak", l_memory_reset_peak},
         {"empty_cache", l_empty_cache},   {"memory_conf", l_memory_conf},
+        {"memory_configure", l_memory_configure},
         {"phantom_tensor", l_phantom_tensor}, {NULL, NULL},
     };
     lua_getglobal(L, "mgpu");

@@ -410,6 +410,8 @@ void mgpu_caching_reset_peak(mgpu_caching *a)
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) all[i]->peak = all[i]->current;
 }
 
+void mgpu_caching_set_conf(mgpu_caching *a, const mgpu_alloc_conf *conf) { a->conf = *conf; }
+
 void *mgpu_mem_block_segment(const mgpu_mem_block *b, uintptr_t *base, size_t *size, int *expandable)
 {
     if (base) *base = b->seg->base;

@@ -90,6 +90,9 @@ void mgpu_caching_free(mgpu_caching *a, mgpu_mem_block *b);
 void mgpu_caching_empty_cache(mgpu_caching *a);
 
 void mgpu_caching_stats(const mgpu_caching *a, mgpu_memory_stats *out);
+/* New settings for what comes next; blocks already handed out keep the
+ * segments they live in. */
+void mgpu_caching_set_conf(mgpu_caching *a, const mgpu_alloc_conf *conf);
 void mgpu_caching_reset_peak(mgpu_caching *a);
 
 /* The segment under a block: the provider's handle, its base address, and

@@ -146,7 +146,9 @@ static mgpu_result allocator_of(struct mgpu_mem_state *m, mgpu_backend *be, int 
     }
     m->ctx[dev] = (prov_ctx){be, dev};
     mgpu_mem_provider p = {.ctx = &m->ctx[dev], .seg_alloc = seg_alloc, .seg_free = seg_free};
-    if (m->conf.expandable_segments && be->ops->vmm_reserve && be->ops->vmm_granularity) {
+    /* The mapping ops are there whenever the backend has them, so that
+     * expandable_segments can also be turned on later (memory_configure). */
+    if (be->ops->vmm_reserve && be->ops->vmm_granularity) {
         uint64_t fr = 0, total = 0;
         MGPU_CHECK(be->ops->mem_info(be, dev, &fr, &total));
         p.va_reserve = va_reserve;
@@ -326,6 +328,19 @@ mgpu_result mgpu_memory_reset_peak(mgpu_backend *be, int dev)
     mgpu_mem_stat *all[] = {&p->allocated_bytes, &p->requested_bytes, &p->reserved_bytes, &p->active_bytes,
                             &p->phantom_bytes,   &p->allocation,      &p->segment,        &p->active};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) all[i]->peak = all[i]->current;
+    pthread_mutex_unlock(&m->lock);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_memory_configure(mgpu_backend *be, const char *text)
+{
+    mgpu_alloc_conf conf;
+    MGPU_CHECK(mgpu_alloc_conf_parse(text, &conf));
+    struct mgpu_mem_state *m = be->mem;
+    pthread_mutex_lock(&m->lock);
+    m->conf = conf;
+    for (int d = 0; d < m->ndev; d++)
+        if (m->alloc[d]) mgpu_caching_set_conf(m->alloc[d], &conf);
     pthread_mutex_unlock(&m->lock);
     return MGPU_OK;
 }

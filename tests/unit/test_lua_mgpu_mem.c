@@ -58,6 +58,21 @@ static void test_stats(void)
        "assert(mgpu.memory_stats().reserved == 0)\n"
        "assert(mgpu.memory_stats(3).allocated == 0)");
     fails("mgpu.memory_stats(42)", "device 42 does not exist");
+    /* switched at run time, as torch.cuda.memory._set_allocator_settings */
+    ok("local a = mgpu.tensor(3 * 2^20) -- 12 MiB, an ordinary segment\n"
+       "mgpu.memory_configure('expandable_segments:True')\n"
+       "assert(mgpu.memory_conf() == 'backend:native,expandable_segments:True')\n"
+       "local b = mgpu.tensor(3 * 2^20) -- mapped in pages of an expandable segment\n"
+       "local s = mgpu.memory_stats()\n"
+       "assert(s.expandable_segments and s.segments == 2 and s.reserved == 24 * 2^20, s.reserved)\n"
+       "mgpu.memory_configure('backend:plain')\n"
+       "local c = mgpu.tensor(1000)\n"
+       "assert(mgpu.memory_stats().backend == 'plain')\n"
+       "a:free(); b:free(); c:free()\n"
+       "mgpu.memory_configure('backend:native')\n"
+       "mgpu.empty_cache()\n"
+       "assert(mgpu.memory_stats().reserved == 0)");
+    fails("mgpu.memory_configure('max_split_size_mb:1')", "below 20");
 }
 
 static void test_oom(void)

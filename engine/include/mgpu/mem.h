@@ -81,6 +81,12 @@ mgpu_result mgpu_memory_stats_get(mgpu_backend *be, int dev, mgpu_memory_stats *
 mgpu_result mgpu_memory_reset_peak(mgpu_backend *be, int dev);
 /* Return every fully free cached segment to the device (torch.cuda.empty_cache). */
 mgpu_result mgpu_memory_empty_cache(mgpu_backend *be, int dev);
+/* Change the settings at run time, as torch.cuda.memory._set_allocator_
+ * settings does (same text as MGPU_ALLOC_CONF): later allocations follow
+ * them; live buffers stay where they are and free as they came (a plain
+ * buffer to the device, a cached one to its cache). Cached free segments
+ * are not released: call mgpu_memory_empty_cache for that. */
+mgpu_result mgpu_memory_configure(mgpu_backend *be, const char *text);
 /* The configuration this backend's allocator runs with. */
 const mgpu_alloc_conf *mgpu_memory_conf(const mgpu_backend *be);
 
