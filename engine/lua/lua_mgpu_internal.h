@@ -88,6 +88,7 @@ mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
+void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phantom tensors */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
 
 #endif
