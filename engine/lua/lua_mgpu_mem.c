@@ -93,6 +93,19 @@ static int l_empty_cache(lua_State *L)
     return 0;
 }
 
+/* mgpu.mem_info([device]) -> free, total bytes of the device, as
+ * cudaMemGetInfo (lab 9 fills a GPU to a known margin). */
+static int l_mem_info(lua_State *L)
+{
+    lm_ctx *c = lm_ctx_get(L);
+    int dev = (int)luaL_optinteger(L, 1, c->host.device);
+    uint64_t fr = 0, tot = 0;
+    if (mgpu_device_mem_info(c->host.be, dev, &fr, &tot) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.mem_info");
+    lua_pushinteger(L, (lua_Integer)fr);
+    lua_pushinteger(L, (lua_Integer)tot);
+    return 2;
+}
+
 /* "backend:native,expandable_segments:False": what MGPU_ALLOC_CONF gave. */
 static int l_memory_conf(lua_State *L)
 {
@@ -159,7 +172,7 @@ void lm_open_mem(lua_State *L)
         {"memory_stats", l_memory_stats}, {"memory_reset_peak", l_memory_reset_peak},
         {"empty_cache", l_empty_cache},   {"memory_conf", l_memory_conf},
         {"memory_configure", l_memory_configure},
-        {"phantom_tensor", l_phantom_tensor}, {NULL, NULL},
+        {"phantom_tensor", l_phantom_tensor}, {"mem_info", l_mem_info}, {NULL, NULL},
     };
     lua_getglobal(L, "mgpu");
     luaL_setfuncs(L, fns, 0);
