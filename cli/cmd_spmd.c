@@ -5,6 +5,7 @@
  * the ranks' timeline spans as a Chrome trace. */
 #include "cmd.h"
 #include "mgpu/chrome_trace.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"
 #include <errno.h>
@@ -255,7 +256,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         free(a.args);
         return 2;
     }
-    mgpu_rt_config cfg = {.backend = g->backend, .ranks = g->ranks, .timeout_s = g->timeout_s};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .backend = g->backend, .ranks = g->ranks, .timeout_s = g->timeout_s};
     if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK) {
         free(script);
         free(a.args);

@@ -203,6 +203,7 @@ void mgpu_stream_destroy(mgpu_stream *s)
 }
 
 int mgpu_stream_device(const mgpu_stream *s) { return s->device; }
+mgpu_backend *mgpu_stream_backend(const mgpu_stream *s) { return s->be; }
 
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s)
 {

@@ -3,7 +3,7 @@
 #ifndef MGPU_LUA_MGPU_INTERNAL_H
 #define MGPU_LUA_MGPU_INTERNAL_H
 #include <lauxlib.h>
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/spans.h"
 #include "mgpu/tensor.h"
 
@@ -76,15 +76,6 @@ void lm_span_end(lua_State *L, int token, mgpu_result r);
 void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
 /* "4 MiB", "1.5 KiB", "12 B" */
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
-
-/* Turn spans on for a state with the rank API (spmd_job.c): the zero is
- * recorded on the default stream now; finished spans go to cb. The state
- * owns the recorder (freed with it). */
-mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx);
-/* Send the finished spans (wait = 1: wait for every ended span first; use
- * 0 after a failure, when waiting might hang); *dropped gets the spans lost
- * so far. A no-op when spans are off. */
-mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */

@@ -1,8 +1,8 @@
-/* lua_lab.c - the `lab` object a step's run and check receive: files of the
+/* lab_object.c - the `lab` object a step's run and check receive: files of the
  * lab and workspace, answers, recorded measurements, log/progress/table
- * output. The calls that run rank workers are in lua_lab_jobs.c. */
-#include "lua/lua_lab.h"
-#include "lua/lua_mgpu.h"
+ * output. The calls that run rank workers are in lab_jobs.c. */
+#include "lab/lab_object.h"
+#include "mgpu/lua_mgpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
