@@ -216,7 +216,6 @@ typedef struct shape {
     double node_net;       /* network GB/s a host can send (its NICs, after efficiency) */
     double gpu_net;        /* network GB/s of one GPU's NIC share */
     double hbm;            /* one GPU's local copy rate */
-    int gdr;               /* the network path uses GPUDirect RDMA */
     const char *intra_link;
 } shape;
 
@@ -313,7 +312,6 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
         const mgpu_topo_nic *nn = mgpu_topo_nic_at(t, nic0);
         staged = nic_rate(t, g0i, nic0, 0) / (nn->speed_gbps / 8.0 * EFF_NET);
     }
-    sh->gdr = nic0 >= 0 && staged == 1.0;
     sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET * staged;
     if (nnic > sh->ppn) node = node / nnic * sh->ppn; /* a ring cannot use more NICs than ranks per node */
     sh->node_net = node * EFF_NET * staged;

@@ -66,10 +66,11 @@ static int make_layout(const sim_comm *sc, int n, layout *L)
     for (int k = 1; k < L->nnodes; k++) L->first[k] = L->first[k - 1] + L->count[k - 1];
     int *fill = calloc((size_t)L->nnodes, sizeof(int));
     for (int r = 0; fill && r < n; r++) L->members[L->first[L->node_of[r]] + fill[L->node_of[r]]++] = r;
+    int ok = fill != NULL;
     free(fill);
     free(host);
     free(hosts);
-    return 0;
+    return ok ? 0 : -1;
 }
 
 static void free_layout(layout *L)
@@ -119,8 +120,9 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
     int n = c->size, me = c->rank;
     layout L;
     int *order = malloc(sizeof(int) * (size_t)n);
-    if (!order || make_layout(sc, n, &L) != 0) {
+    if (make_layout(sc, n, &L) != 0 || !order) { /* out of memory: no log, nothing else lost */
         free(order);
+        free_layout(&L);
         return;
     }
     int nch = mgpu_coll_channels(sc->topo, n, sc->gpu_of_rank, &sc->tuning);
