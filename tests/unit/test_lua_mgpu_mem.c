@@ -2,7 +2,7 @@
  * mgpu.memory_stats (short names and PyTorch's keys), reset_peak,
  * empty_cache, the out-of-memory sentence as a script sees it, and phantom
  * tensors (counted, writable in time only, never readable). */
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "tap.h"
 #include <string.h>
 
