@@ -1,6 +1,6 @@
 /* cmd_bench.c - `mgpulab bench COLL`: nccl-tests' flags, method and text
  * output (or JSON), run as the "bench" job on rank workers; this process
- * only prints what rank 0 reports (engine/bench/coll_job.c). */
+ * only prints what rank 0 reports (engine/jobs/coll_job.c). */
 #include "cmd.h"
 #include "mgpu/collbench.h"
 #include "mgpu/collmodel.h"

@@ -55,7 +55,7 @@ typedef struct copy_args {
 } copy_args;
 
 /* Unset options take the sim's smaller defaults in the worker
- * (engine/bench/copy_job.c); the header says so. */
+ * (engine/jobs/copy_job.c); the header says so. */
 #define SIM_DEFAULT_BUFFER_MIB 16
 #define SIM_DEFAULT_LOOPS 4
 #define SIM_DEFAULT_SAMPLES 1

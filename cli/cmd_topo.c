@@ -38,7 +38,7 @@ typedef struct topo_args {
     const char *xml_file; /* NULL: stdout */
 } topo_args;
 
-/* The document the "topo" job sends (engine/topo/topo_job.c) is all the
+/* The document the "topo" job sends (engine/jobs/topo_job.c) is all the
  * printers below read: the coordinator never sees a device. */
 
 static const char *str_at(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }

@@ -1,8 +1,8 @@
 /* lab_object.h - what the files of the coordinator-side `lab` object share
- * (lab_object.c: files, answers, records, output; lab_workers.c: running rank
- * workers; lab_jobs.c and lab_spmd.c: the calls that do;
- * lab_peak.c: link peaks). The object itself is
- * pushed by lab_push_object (engine/lab/lab_internal.h). */
+ * (lab_aux.c: shared helpers; lab_object.c: files, answers, records, output;
+ * lab_workers.c: running rank workers; lab_jobs.c and lab_spmd.c: the calls
+ * that do; lab_peak.c: link peaks). The object itself is pushed by
+ * lab_push_object (engine/lab/lab_internal.h). */
 #ifndef MGPU_LAB_OBJECT_H
 #define MGPU_LAB_OBJECT_H
 #include <jansson.h>
@@ -10,6 +10,8 @@
 #include "lab/lab_internal.h"
 #include "mgpu/nccl_log.h"
 #include "mgpu/rt.h"
+
+/*--- Helpers (lab_aux.c) ----------------------------------------------------*/
 
 /* The run a `lab` function belongs to (its first upvalue). */
 lab_run *lab_run_of(lua_State *L);

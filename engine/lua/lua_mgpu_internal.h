@@ -11,6 +11,7 @@
 #define LM_STREAM "mgpu.stream"
 #define LM_EVENT "mgpu.event"
 #define LM_COMM "mgpu.comm"
+#define LM_CTX_KEY "mgpu.ctx" /* the registry field holding the lm_ctx */
 
 /* Per state: the host's view of this rank, and its default stream (where
  * everything without an explicit stream runs, collectives included, so
@@ -55,7 +56,11 @@ typedef struct lm_comm {
     int owned;            /* split communicators are the script's; the world is the host's */
 } lm_comm;
 
+/* lua_mgpu_aux.c */
 lm_ctx *lm_ctx_get(lua_State *L);
+/* The context without raising, or NULL (finalizers run while the state
+ * closes, perhaps after the context's own). */
+lm_ctx *lm_ctx_peek(lua_State *L);
 /* A live tensor at idx (error if not a tensor or already freed). */
 lm_tensor *lm_check_tensor(lua_State *L, int idx);
 int lm_is_tensor(lua_State *L, int idx);
@@ -68,7 +73,7 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
 /* Make a class metatable with methods and metamethods; leaves it popped. */
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
 
-/* Timeline spans (lua_mgpu.c). A span around one operation: token 0 when
+/* Timeline spans (lua_mgpu_aux.c). A span around one operation: token 0 when
  * spans are off or the span was dropped. lm_span_end ends it when r is
  * MGPU_OK (else forgets it) and sends what has completed every ~100 ms. */
 int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name);

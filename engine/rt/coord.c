@@ -467,9 +467,8 @@ static void run_loop(coord *c)
 
 static json_t *make_job(const mgpu_rt_config *cfg, const char *type, json_t *params, double timeout_s)
 {
-    static const char *const kinds[] = {"auto", "cuda", "sim"};
     const mgpu_backend_config *b = &cfg->backend;
-    json_t *backend = json_pack("{s:s, s:s?, s:s?}", "kind", kinds[b->kind <= MGPU_BACKEND_SIM ? b->kind : 0],
+    json_t *backend = json_pack("{s:s, s:s?, s:s?}", "kind", mgpu_backend_kind_name(b->kind),
                                 "machine", b->machine, "fault", b->fault);
     return json_pack("{s:s, s:s, s:O, s:o, s:f}", "type", "job", "job", type, "params", params ? params : json_null(),
                      "backend", backend, "timeout_s", timeout_s);

@@ -60,6 +60,8 @@ int mgpu_build_has_cuda(void);
  * CUDA_VISIBLE_DEVICES; no CUDA call, so no context (driver_probe.c). */
 int mgpu_driver_gpu_count(void);
 mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out);
+/* "auto", "cuda" or "sim" (an out-of-range kind reads "auto"). */
+const char *mgpu_backend_kind_name(mgpu_backend_kind kind);
 
 /*--- Devices ----------------------------------------------------------*/
 
