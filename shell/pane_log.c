@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
-#include "nccl_log.h"
+#include "mgpu/nccl_log.h"
 #include "pane.h"
 
 #define MAX_LINES 4000
@@ -18,7 +18,7 @@ typedef struct log_pane {
     int sy;                  /* lines scrolled back from the newest (0 follows) */
     int page;
     int show_summary;
-    nccl_summary *nccl;
+    mgpu_nccl_summary *nccl;
     int dirty;
 } log_pane;
 
@@ -31,7 +31,7 @@ static void *log_create(const pane_context *ctx)
         free(p);
         return NULL;
     }
-    nccl_summary_init(p->nccl);
+    mgpu_nccl_summary_init(p->nccl);
     p->color = ctx && ctx->color;
     if (p->color) chart_colors_init();
     p->show_summary = 1;
@@ -71,7 +71,7 @@ static void log_on_log(void *self, int rank, const char *line)
     if (!s) return;
     if (rank >= 0) snprintf(s, n + 16, "[r%d] %.*s", rank, (int)n, line);
     else snprintf(s, n + 16, "[lab] %.*s", (int)n, line);
-    nccl_summary_feed(p->nccl, line);
+    mgpu_nccl_summary_feed(p->nccl, line);
     push_line(p, s);
 }
 
@@ -79,14 +79,14 @@ static void log_on_step_start(void *self)
 {
     log_pane *p = self;
     /* the summary describes one run's communicators; the lines stay, marked */
-    nccl_summary_init(p->nccl);
+    mgpu_nccl_summary_init(p->nccl);
     if (p->count) push_line(p, strdup("---- step started ----"));
     p->sy = 0;
     p->dirty = 1;
 }
 
 /* The summary as lines into out[][], at most max; returns how many. */
-static int summary_lines(const nccl_summary *s, char out[][256], int max)
+static int summary_lines(const mgpu_nccl_summary *s, char out[][256], int max)
 {
     int n = 0;
     if (!s->nccl_lines) {
@@ -110,14 +110,14 @@ static int summary_lines(const nccl_summary *s, char out[][256], int max)
     }
     if (n < max && s->nlinks) {
         const char *names[16];
-        int counts[16], k = nccl_summary_transports(s, names, counts, 16);
+        int counts[16], k = mgpu_nccl_summary_transports(s, names, counts, 16);
         len = snprintf(out[n], 256, "transport:");
         for (int i = 0; i < k && len < 240; i++)
             len += snprintf(out[n] + len, (size_t)(256 - len), " %s x%d%s", names[i], counts[i], i + 1 < k ? "," : "");
         n++;
     }
     for (int r = 0; r < s->nrings && n < max; r++) {
-        const nccl_ring *ring = &s->rings[r];
+        const mgpu_nccl_ring *ring = &s->rings[r];
         len = snprintf(out[n], 256, "ring %02d:", ring->channel);
         for (int i = 0; i < ring->nranks && len < 240; i++)
             len += snprintf(out[n] + len, (size_t)(256 - len), " %d", ring->order[i]);
@@ -129,16 +129,16 @@ static int summary_lines(const nccl_summary *s, char out[][256], int max)
     }
     for (int c = 0; c < s->ntree_channels && c < 2 && n < max; c++) {
         len = snprintf(out[n], 256, "tree %d (rank->parent):", c);
-        for (int r = 0; r < NCCL_LOG_MAX_RANKS && len < 240; r++)
+        for (int r = 0; r < MGPU_NCCL_LOG_MAX_RANKS && len < 240; r++)
             if (s->tree_up[c][r] != -2) len += snprintf(out[n] + len, (size_t)(256 - len), " %d->%d", r, s->tree_up[c][r]);
         n++;
     }
     if (n < max && s->nlinks) {
         len = snprintf(out[n], 256, "peers:");
         for (int i = 0; i < s->nlinks && len < 230; i++) {
-            const nccl_link *l = &s->links[i];
+            const mgpu_nccl_link *l = &s->links[i];
             len += snprintf(out[n] + len, (size_t)(256 - len), " %d->%d %s%s (%d ch)%s", l->from, l->to, l->transport,
-                            l->gdr == 1 ? "/GDRDMA" : "", nccl_link_channel_count(l), i + 1 < s->nlinks ? "," : "");
+                            l->gdr == 1 ? "/GDRDMA" : "", mgpu_nccl_link_channel_count(l), i + 1 < s->nlinks ? "," : "");
         }
         n++;
     }
@@ -146,7 +146,7 @@ static int summary_lines(const nccl_summary *s, char out[][256], int max)
         len = snprintf(out[n], 256, "algo/proto:");
         for (int i = 0; i < s->ntuning && len < 230; i++) {
             char sz[16];
-            const nccl_tuning *t = &s->tuning[i];
+            const mgpu_nccl_tuning *t = &s->tuning[i];
             len += snprintf(out[n] + len, (size_t)(256 - len), " %s%s%s %s/%s%s", t->coll, t->coll[0] ? " " : "",
                             chart_size((double)t->bytes, sz, sizeof sz), t->algo, t->proto, i + 1 < s->ntuning ? "," : "");
         }

@@ -5,6 +5,7 @@
  * against the exact expected result. Times are combined over ranks with an
  * all-reduce (-a), wrong counts summed, as nccl-tests does over MPI. */
 #include "mgpu/collbench.h"
+#include "mgpu/mem.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,9 +312,11 @@ mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_coll
         size_t r = (k.recv > k.send ? k.recv : k.send) * ts;
         if (r > recv_b) recv_b = r;
     }
-    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, send_b, &w.send), res, out);
-    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, recv_b, &w.recv), res, out);
-    MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_DEVICE, w.dev, 16, &w.scalar), res, out);
+    /* Plain cudaMalloc'd buffers, as nccl-tests has (mgpu/mem.h): the cache
+     * would keep them reserved after the run, beside NCCL's own buffers. */
+    MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, send_b, &w.send), res, out);
+    MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, recv_b, &w.recv), res, out);
+    MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, 16, &w.scalar), res, out);
     MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_PINNED, -1, (size_t)CHUNK_ELEMS * 4, &w.stage), res, out);
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.start), res, out);
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.end), res, out);

@@ -3,6 +3,7 @@
  * nvbandwidth's method (copy_dispatch.c), and into matrices. Options and the
  * sample statistic are below both, in copy_options.c. */
 #include "mgpu/copybench.h"
+#include "mgpu/mem.h"
 #include "bench/copy_dispatch.h"
 #include "mgpu/topo.h"
 #include <math.h>
@@ -274,7 +275,7 @@ static mgpu_result run_latency(mgpu_backend *be, const mgpu_copy_case *tc, int n
             continue;
         }
         /* column p owns the memory, row s chases pointers through it */
-        MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, p, MGPU_COPY_LATENCY_BYTES, &buf));
+        MGPU_CHECK(mgpu_mem_alloc_uncached(be, MGPU_MEM_DEVICE, p, MGPU_COPY_LATENCY_BYTES, &buf));
         mgpu_result r = MGPU_OK;
         for (int s = 0; s < ndev && r == MGPU_OK; s++) {
             if (s == p) continue;

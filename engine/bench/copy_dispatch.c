@@ -3,6 +3,7 @@
  * gate while loopCount copies are queued (launch latency stays out), events
  * around them, median (or mean) of the samples, data verified after. */
 #include "bench/copy_dispatch.h"
+#include "mgpu/mem.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -97,9 +98,11 @@ static const char *where(int dev, char *buf, size_t len)
     return buf;
 }
 
+/* Plain allocations, as nvbandwidth's cudaMalloc: a fresh allocation per
+ * test case at its own base, given back between cases (mgpu/mem.h). */
 static mgpu_result alloc_side(mgpu_backend *be, int dev, size_t bytes, mgpu_buffer **out)
 {
-    return mgpu_mem_alloc(be, dev < 0 ? MGPU_MEM_PINNED : MGPU_MEM_DEVICE, dev < 0 ? -1 : dev, bytes, out);
+    return mgpu_mem_alloc_uncached(be, dev < 0 ? MGPU_MEM_PINNED : MGPU_MEM_DEVICE, dev < 0 ? -1 : dev, bytes, out);
 }
 
 /* One sample: hold every stream, queue warm-up copies, the start events,

@@ -34,12 +34,17 @@ static const double tree_correction[3][22] = {
 #define EFF_PCIE (55.3 / 63.0)   /* the pinned-copy efficiency measured on the H200 machine */
 #define EFF_NET 0.92             /* IB NDR: ~46 of 50 GB/s per NIC in ib_write_bw-like runs */
 #define EFF_HBM (0.8375 / 2.0)   /* a local copy reads and writes every byte */
+/* Through a bounce buffer in host memory (SHM between GPUs without P2P, a
+ * NIC without GPUDirect RDMA): the sim's copy model prices a peer copy
+ * without peer access at half the slower hop (docs/sim-model.md: store and
+ * forward), and the collectives use the same rule so both agree. */
+#define EFF_STAGED 0.5
 #define NVLINK_CHANNELS 16       /* NCCL's ring channels on an NVSwitch node (LL128 ceiling) */
 #define PCI_CHANNELS 2
 
 const char *mgpu_coll_algo_name(mgpu_coll_algo a)
 {
-    static const char *const n[] = {"ring", "tree", "p2p"};
+    static const char *const n[] = {"ring", "tree", "p2p", "collnet"};
     return (unsigned)a < MGPU_ALGO_COUNT ? n[a] : "?";
 }
 
@@ -78,14 +83,128 @@ static mgpu_result parse_choice(const char *var, const char *const *names, int n
                      n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "", n > 2 ? names[2] : "");
 }
 
+/* NCCL_NET_GDR_LEVEL: a path name or NCCL's number (0 LOC .. 5 SYS). */
+static mgpu_result parse_gdr_level(int *out)
+{
+    static const char *const names[] = {"LOC", "PIX", "PXB", "PHB", "SYS"};
+    static const int paths[] = {-1, MGPU_PATH_PIX, MGPU_PATH_PXB, MGPU_PATH_PHB, MGPU_PATH_SYS};
+    static const int by_number[] = {-1, MGPU_PATH_PIX, MGPU_PATH_PXB, MGPU_PATH_PHB, MGPU_PATH_NODE, MGPU_PATH_SYS};
+    const char *v = getenv("NCCL_NET_GDR_LEVEL");
+    *out = 0;
+    if (!v || !*v) return MGPU_OK;
+    for (int i = 0; i < 5; i++)
+        if (strcasecmp(v, names[i]) == 0) {
+            *out = paths[i];
+            return MGPU_OK;
+        }
+    if (v[0] >= '0' && v[0] <= '5' && !v[1]) {
+        *out = by_number[v[0] - '0'];
+        return MGPU_OK;
+    }
+    return mgpu_fail(MGPU_ERR_INVALID, "NCCL_NET_GDR_LEVEL='%s' is not known here; use LOC, PIX, PXB, PHB, SYS or 0-5", v);
+}
+
+static int env_flag(const char *var)
+{
+    const char *v = getenv(var);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out)
 {
     static const char *const algos[] = {"ring", "tree"};
     static const char *const protos[] = {"LL", "LL128", "Simple"};
     if (!out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_tuning_from_env: out is NULL");
+    memset(out, 0, sizeof *out);
     MGPU_CHECK(parse_choice("NCCL_ALGO", algos, 2, &out->algo));
     MGPU_CHECK(parse_choice("NCCL_PROTO", protos, 3, &out->proto));
+    MGPU_CHECK(parse_gdr_level(&out->gdr_max_path));
+    out->p2p_disable = env_flag("NCCL_P2P_DISABLE");
+    out->collnet = env_flag("NCCL_COLLNET_ENABLE");
     return MGPU_OK;
+}
+
+/*--- Transports: how NCCL would connect two GPUs -------------------------*/
+
+/* The NIC a GPU's network traffic leaves through: the nearest on its host,
+ * then the fastest (-1 when the host has none). */
+static int nearest_nic(const mgpu_topo *t, int gpu)
+{
+    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gpu);
+    int best = -1;
+    mgpu_topo_path bp = {0};
+    for (int i = 0; g && i < mgpu_topo_nic_count(t); i++) {
+        if (mgpu_topo_nic_at(t, i)->host != g->host) continue;
+        mgpu_topo_path p = mgpu_topo_gpu_nic_path(t, gpu, i);
+        if (best < 0 || p.type < bp.type || (p.type == bp.type && p.bw_gbs > bp.bw_gbs)) best = i, bp = p;
+    }
+    return best;
+}
+
+/* GPUDirect RDMA from `gpu` through `nic`: both capable (the no-gdr fault
+ * clears them) and the path within NCCL_NET_GDR_LEVEL (default PXB). */
+static int uses_gdr(const mgpu_topo *t, int gpu, int nic, const mgpu_coll_tuning *tun)
+{
+    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gpu);
+    const mgpu_topo_nic *n = mgpu_topo_nic_at(t, nic);
+    int limit = tun && tun->gdr_max_path ? tun->gdr_max_path : MGPU_PATH_PXB;
+    if (!g || !n || !g->gdr || !n->gdr || limit < 0) return 0;
+    return (int)mgpu_topo_gpu_nic_path(t, gpu, nic).type <= limit;
+}
+
+/* One NIC's rate for a GPU's traffic: the line rate, or without GPUDirect
+ * RDMA the bounce through host memory (half the slower of NIC and PCIe). */
+static double nic_rate(const mgpu_topo *t, int gpu, int nic, int gdr)
+{
+    const mgpu_topo_nic *n = mgpu_topo_nic_at(t, nic);
+    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gpu);
+    double line = (n ? n->speed_gbps / 8.0 : 12.5) * EFF_NET;
+    if (gdr) return line;
+    double pcie = (g && g->pcie_gbs > 0 ? g->pcie_gbs : 32.0) * EFF_PCIE;
+    return (line < pcie ? line : pcie) * EFF_STAGED;
+}
+
+void mgpu_coll_link_between(const mgpu_topo *t, int a, int b, const mgpu_coll_tuning *tun, mgpu_coll_link *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nic = -1;
+    const mgpu_topo_gpu *ga = mgpu_topo_gpu_at(t, a), *gb = mgpu_topo_gpu_at(t, b);
+    if (!ga || !gb) return;
+    if (ga->host != gb->host) {
+        out->kind = MGPU_XPORT_NET;
+        out->nic = nearest_nic(t, a);
+        if (out->nic < 0) {
+            out->gbs = 12.5 * EFF_NET; /* NCCL falls back to a socket: a 100 Gb/s Ethernet NIC */
+            snprintf(out->via, sizeof out->via, "NET/Socket/0");
+            return;
+        }
+        out->gdr = uses_gdr(t, a, out->nic, tun);
+        out->gbs = nic_rate(t, a, out->nic, out->gdr);
+        int local = 0; /* NCCL numbers a host's NICs from 0 */
+        for (int i = 0; i < out->nic; i++) local += mgpu_topo_nic_at(t, i)->host == ga->host;
+        snprintf(out->via, sizeof out->via, "NET/IB/%d%s", local, out->gdr ? "/GDRDMA" : "");
+        return;
+    }
+    if (a == b) {
+        /* two ranks on one GPU: NCCL refuses ("Duplicate GPU"); the sim
+         * lets them talk through device memory, shown as SHM */
+        out->kind = MGPU_XPORT_SELF;
+        out->gbs = (ga->hbm_gbs > 0 ? ga->hbm_gbs : 2000.0) * EFF_HBM;
+        snprintf(out->via, sizeof out->via, "SHM/direct/direct");
+        return;
+    }
+    mgpu_topo_path p = mgpu_topo_gpu_path(t, a, b);
+    int p2p = !(tun && tun->p2p_disable) && mgpu_topo_peer_access(t, a, b) == 1 && mgpu_topo_peer_access(t, b, a) == 1;
+    if (p2p) {
+        out->kind = MGPU_XPORT_P2P;
+        out->gbs = p.type == MGPU_PATH_NV ? p.bw_gbs * EFF_NVLINK : (p.bw_gbs > 0 ? p.bw_gbs : 32.0) * EFF_PCIE;
+        snprintf(out->via, sizeof out->via, p.type == MGPU_PATH_NV ? "P2P/CUMEM/read" : "P2P/CUMEM");
+        return;
+    }
+    out->kind = MGPU_XPORT_SHM;
+    double pa = ga->pcie_gbs > 0 ? ga->pcie_gbs : 32.0, pb = gb->pcie_gbs > 0 ? gb->pcie_gbs : 32.0;
+    out->gbs = (pa < pb ? pa : pb) * EFF_PCIE * EFF_STAGED;
+    snprintf(out->via, sizeof out->via, "SHM/direct/direct");
 }
 
 /*--- The machine as the ranks see it -----------------------------------*/
@@ -113,7 +232,8 @@ static double nic_gbs(const mgpu_topo *t, int host, int *count)
     return sum;
 }
 
-static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, shape *sh)
+static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                              shape *sh)
 {
     int G = mgpu_topo_gpu_count(t), H = mgpu_topo_host_count(t);
     if (G <= 0) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs to price a collective on",
@@ -162,11 +282,13 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
         if (a == b) {
             bw = sh->hbm; /* two ranks sharing one GPU copy through its memory */
         } else {
-            mgpu_topo_path p = mgpu_topo_gpu_path(t, a, b);
-            if (p.type == MGPU_PATH_NV) {
-                bw = p.bw_gbs * EFF_NVLINK;
-            } else {
-                bw = (p.bw_gbs > 0 ? p.bw_gbs : 32.0) * EFF_PCIE;
+            mgpu_coll_link l;
+            mgpu_coll_link_between(t, a, b, tun, &l);
+            bw = l.gbs;
+            if (l.kind == MGPU_XPORT_SHM) {
+                sh->intra_hw = HW_PCI;
+                sh->intra_link = "SHM";
+            } else if (strncmp(l.via, "P2P/CUMEM/read", 14) != 0 && sh->intra_hw != HW_PCI) {
                 sh->intra_hw = HW_PCI;
                 sh->intra_link = "PCIe";
             }
@@ -181,9 +303,18 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
         node = 12.5; /* no NIC in the model: a 100 Gb/s socket NIC, as NCCL would fall back to */
         nnic = 1;
     }
-    sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET;
+    /* Without GPUDirect RDMA every NIC bounces through host memory. The
+     * model decides it once per node, for rank 0's GPU and its nearest NIC
+     * (the presets are symmetric, the faults global). */
+    int g0i = gpu_of_rank ? gpu_of_rank[0] : 0, nic0 = nearest_nic(t, g0i);
+    double staged = 1.0;
+    if (nic0 >= 0 && !uses_gdr(t, g0i, nic0, tun)) {
+        const mgpu_topo_nic *nn = mgpu_topo_nic_at(t, nic0);
+        staged = nic_rate(t, g0i, nic0, 0) / (nn->speed_gbps / 8.0 * EFF_NET);
+    }
+    sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET * staged;
     if (nnic > sh->ppn) node = node / nnic * sh->ppn; /* a ring cannot use more NICs than ranks per node */
-    sh->node_net = node * EFF_NET;
+    sh->node_net = node * EFF_NET * staged;
     return MGPU_OK;
 }
 
@@ -297,7 +428,7 @@ mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t byte
     if ((unsigned)op >= MGPU_COLL_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: unknown collective %d", (int)op);
     memset(out, 0, sizeof *out);
     shape sh;
-    MGPU_CHECK(make_shape(t, nranks, gpu_of_rank, &sh));
+    MGPU_CHECK(make_shape(t, nranks, gpu_of_rank, tun, &sh));
     double b = (double)bytes;
     out->nnodes = sh.nnodes;
     out->algo = MGPU_ALGO_RING;
@@ -335,10 +466,31 @@ mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t byte
                 out->bus_gbs = bus;
             }
         }
+        /* In-network reduction (SHARP through NCCL's CollNet), a what-if:
+         * reduce-scatter inside the node, each GPU's shard up to the switch
+         * and the reduced shard back (S per node each way, where a ring
+         * sends 2(n-1)/n S), all-gather inside; the slower of the two legs,
+         * pipelined. */
+        if (tun && tun->collnet && op == MGPU_COLL_ALL_REDUCE && sh.nnodes > 1 && (fa < 0 || fa == MGPU_ALGO_COLLNET)) {
+            double intra = sh.ppn > 1 ? 2.0 * (sh.ppn - 1) / sh.ppn * b / sh.intra_bus : 0, net = b / sh.node_net;
+            double lat = base_lat[MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
+                         2 * (sh.ppn - 1) * hw_lat[sh.intra_hw][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
+                         2 * hw_lat[HW_NET][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE];
+            double tm = lat + (intra > net ? intra : net) / 1000.0;
+            if (best < 0 || tm < best) {
+                best = tm;
+                out->algo = MGPU_ALGO_COLLNET;
+                out->proto = MGPU_PROTO_SIMPLE;
+                out->latency_us = lat;
+                out->bus_gbs = sh.node_net < sh.intra_bus ? sh.node_net : sh.intra_bus;
+            }
+        }
         if (best < 0) {
             /* The forced pair does not apply here (e.g. tree for all_gather):
              * NCCL falls back to what it can run, so do we. */
-            return mgpu_coll_predict_call(t, op, bytes, nranks, gpu_of_rank, NULL, in_place, out);
+            mgpu_coll_tuning free_choice = *tun;
+            free_choice.algo = free_choice.proto = -1;
+            return mgpu_coll_predict_call(t, op, bytes, nranks, gpu_of_rank, &free_choice, in_place, out);
         }
         out->time_us = best;
         out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
@@ -363,4 +515,11 @@ mgpu_result mgpu_coll_predict(const mgpu_topo *t, mgpu_coll op, size_t bytes, in
 {
     MGPU_CHECK(mgpu_coll_predict_tuned(t, op, bytes, nranks, gpu_of_rank, NULL, out));
     return MGPU_OK;
+}
+
+int mgpu_coll_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun)
+{
+    shape sh;
+    if (!t || nranks < 1 || make_shape(t, nranks, gpu_of_rank, tun, &sh) != MGPU_OK) return 1;
+    return sh.intra_hw == HW_NVLINK ? NVLINK_CHANNELS : PCI_CHANNELS;
 }

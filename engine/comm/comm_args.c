@@ -125,5 +125,15 @@ mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a)
     size_t es = mgpu_dtype_size(a->dtype);
     MGPU_CHECK(check_buffer(c, api, "send", a->send, a->send_off, send_el, es));
     MGPU_CHECK(check_buffer(c, api, "receive", a->recv, a->recv_off, recv_el, es));
+    if (a->send && a->send->phantom && a->recv && !a->recv->phantom)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "%s on %s: the send buffer is phantom (shape-only) but the receive buffer is real: "
+                         "there are no values to deliver; make both phantom, or both real",
+                         api, c->name);
     return MGPU_OK;
+}
+
+int mgpu_coll_phantom(const mgpu_coll_args *a)
+{
+    return (a->send && a->send->phantom) || (a->recv && a->recv->phantom);
 }

@@ -10,5 +10,8 @@ int mgpu_coll_has_root(mgpu_coll op);
 /* Everything a backend may assume: op, dtype, redop, root/peer in range,
  * buffers on the comm's device, large enough for this op. */
 mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a);
+/* 1 when the call touches phantom (shape-only) memory: it takes modelled
+ * time and moves no data (mgpu/mem.h). */
+int mgpu_coll_phantom(const mgpu_coll_args *a);
 
 #endif

@@ -113,7 +113,10 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
         }
     }
     mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_STARTED);
-    mgpu_result r = c->ops->collective(c, a, s);
+    /* Phantom memory: the sim gives the call its modelled time and moves
+     * nothing; a backend without modelled time has nothing to launch. The
+     * flight recorder and the watchdog see it as any other call. */
+    mgpu_result r = mgpu_coll_phantom(a) && !mgpu_backend_simulated(c->be) ? MGPU_OK : c->ops->collective(c, a, s);
     if (r != MGPU_OK) return launch_failed(c, slot, shown, e.seq, r);
 
     if (group_depth > 0 && !mgpu_backend_simulated(c->be)) {

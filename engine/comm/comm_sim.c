@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "comm/comm_args.h"
 #include "comm/comm_backend.h"
 #include "mgpu/clock.h"
 #include "mgpu/collmodel.h"
@@ -62,6 +63,7 @@ typedef struct arrival {
     uint64_t count;
     uint64_t seq;
     double t_ns;
+    int32_t phantom;  /* shape-only buffers: time, no data */
 } arrival;
 
 /* Fields that must agree for the ranks to be in the same collective. */
@@ -101,6 +103,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
 {
     char what[64];
     uint64_t t0 = mgpu_now_ns(), seq = ++sc->coll_seq;
+    sim_fault_crash_point(c, sc);
     snprintf(what, sizeof what, "%s #%llu", op_name(a->op), (unsigned long long)seq);
     sim_ctx x;
     sim_comm_ctx(c, sc, what, &x);
@@ -108,7 +111,8 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     int uses_op = a->op == MGPU_COLL_ALL_REDUCE || a->op == MGPU_COLL_REDUCE || a->op == MGPU_COLL_REDUCE_SCATTER;
     int uses_root = a->op == MGPU_COLL_BROADCAST || a->op == MGPU_COLL_REDUCE;
     unsigned char mine[SIM_BLOB] = {0};
-    arrival me = {a->op, a->dtype, uses_op ? (int32_t)a->redop : -1, uses_root ? a->root : -1, a->count, seq, 0};
+    int phantom = mgpu_coll_phantom(a);
+    arrival me = {a->op, a->dtype, uses_op ? (int32_t)a->redop : -1, uses_root ? a->root : -1, a->count, seq, 0, phantom};
     MGPU_CHECK(stream_times(s, &me.t_ns));
     memcpy(mine, &me, sizeof me);
     unsigned char *all = malloc((size_t)c->size * SIM_BLOB);
@@ -125,19 +129,28 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
                      MGPU_ALGO_RING};
     /* A call that fits one round puts its input in the segment first, so
      * the arrival exchange is also its data barrier. */
-    int staged = sim_algo_prestage(&sc->seg, &call);
+    int staged = phantom ? 0 : sim_algo_prestage(&sc->seg, &call);
     mgpu_result r = sim_exchange(&x, mine, all);
     if (r != MGPU_OK) {
         free(all);
         MGPU_CHECK(r);
     }
     double start = me.t_ns;
-    int odd = -1;
+    int odd = -1, mixed = -1;
     for (int i = 0; i < c->size; i++) {
         arrival o;
         memcpy(&o, all + (size_t)i * SIM_BLOB, sizeof o);
         if (o.t_ns > start) start = o.t_ns;
         if (odd < 0 && !same_call(&o, &me)) odd = i;
+        if (mixed < 0 && o.phantom != me.phantom) mixed = i;
+    }
+    if (odd < 0 && mixed >= 0) {
+        /* Every rank saw every arrival: all of them fail here, none hangs. */
+        free(all);
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "%s on '%s': rank %d passed %s buffers and rank %d %s ones; a collective is phantom "
+                         "(shape-only) on every rank or on none",
+                         what, c->name, c->rank, phantom ? "phantom" : "real", mixed, phantom ? "real" : "phantom");
     }
     if (odd >= 0) {
         /* NCCL would hang here (or corrupt data); the sim waits like it so
@@ -163,8 +176,9 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     int in_place = a->send && a->send == a->recv && a->send_off == a->recv_off;
     MGPU_CHECK(mgpu_coll_predict_call(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, in_place, &p));
 
-    call.algo = p.algo;
-    MGPU_CHECK(sim_algo_run(&x, &call, staged));
+    sim_log_collective(c, sc, a->op, bytes, &p);
+    call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */
+    if (!phantom) MGPU_CHECK(sim_algo_run(&x, &call, staged));
     MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
     sc->last = p;
     publish_collective(sc, c->rank, &p, t0);

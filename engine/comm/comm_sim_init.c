@@ -43,6 +43,7 @@ static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
     if (!sc) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory creating communicator '%s'", c->name);
     sc->timeout_s = resolve_timeout(&c->cfg);
     sc->topo = mgpu_backend_topo(c->be);
+    sc->log_info = sim_log_wanted();
     mgpu_result r = mgpu_coll_tuning_from_env(&sc->tuning);
     if (r != MGPU_OK) {
         free(sc);
@@ -130,6 +131,8 @@ mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs)
     }
     c->id = fnv1a(name);
     c->impl = sc;
+    sc->world = 1;
+    sim_log_comm(c, sc);
     return MGPU_OK;
 }
 
@@ -222,6 +225,7 @@ mgpu_result sim_comm_split(mgpu_comm *parent, int color, int key, mgpu_comm *chi
     if (color >= 0) {
         child->id = fnv1a(name);
         child->impl = sc;
+        sim_log_comm(child, sc);
         sc = NULL;
         *member = 1;
     }

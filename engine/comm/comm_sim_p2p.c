@@ -1,6 +1,7 @@
 /* comm_sim_p2p.c - send/recv over the pair mailboxes, and group calls: what
  * is issued between group_start and group_end runs at group_end, the
  * sends and receives together, so cyclic exchanges cannot deadlock. */
+#include "comm/comm_args.h"
 #include <stdlib.h>
 #include <string.h>
 #include "mgpu/clock.h"
@@ -54,14 +55,14 @@ static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
  * GPU, a receive into it, at bytes / modelled time, over NVLink when the
  * pair's path is NVLink, else PCIe/network; shown for the call's wall
  * time, at least 0.3 s. */
-static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, double ns, uint64_t t0)
+static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, size_t bytes, double ns, uint64_t t0)
 {
-    if (!(ns > 0) || !f->bytes) return;
+    if (!(ns > 0) || !bytes) return;
     int g = sc->gpu_of_rank[me], peer = sc->gpu_of_rank[f->peer];
     int ng = mgpu_topo_gpu_count(sc->topo);
     int nv = g >= 0 && peer >= 0 && g < ng && peer < ng && mgpu_topo_gpu_path(sc->topo, g, peer).type == MGPU_PATH_NV;
     mgpu_link_kind kind = nv ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
-    double bps = (double)f->bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
+    double bps = (double)bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
     if (secs < 0.3) secs = 0.3;
     if (f->kind == SIM_SEND) mgpu_telemetry_publish(g, kind, bps, 0, secs);
     else mgpu_telemetry_publish(g, kind, 0, bps, secs);
@@ -70,13 +71,17 @@ static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, double ns, uint
 /* Run the send/recv entries q[0..n) of one communicator together. A send's
  * message carries its stream's time; a receive ends at max(its own, the
  * sender's) + the transfer; a send ends at its own start + the transfer. */
+static const unsigned char phantom_token = 0x50;
+static _Thread_local unsigned char phantom_sink[64];
+
 static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
 {
     uint64_t wall0 = mgpu_now_ns();
     sim_xfer *f = calloc((size_t)n, sizeof *f);
     double *t0 = calloc((size_t)n, sizeof *t0);
+    size_t *model_bytes = calloc((size_t)n, sizeof *model_bytes);
     mgpu_result r = MGPU_OK;
-    if (!f || !t0) {
+    if (!f || !t0 || !model_bytes) {
         r = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory for send/recv on '%s'", c->name);
         goto out;
     }
@@ -89,16 +94,22 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
             goto out;
         }
         MGPU_CHECKGOTO(mgpu_stream_model_time(q[i].s, &t0[i]), r, out);
+        /* Phantom: one token byte carries the handshake and the sender's
+         * time stamp; the modelled time is the full size's. (Both ends must
+         * be phantom: a real receiver waits for bytes that never come, as
+         * NCCL would with mismatched sizes, until the watchdog.) */
+        int phantom = mgpu_coll_phantom(a);
+        model_bytes[i] = bytes;
         if (a->op == MGPU_COLL_SEND) {
             f[i].kind = SIM_SEND;
-            f[i].src = (const unsigned char *)a->send->ptr + a->send_off;
+            f[i].src = phantom ? &phantom_token : (const unsigned char *)a->send->ptr + a->send_off;
             f[i].model_ns = t0[i];
         } else {
             f[i].kind = SIM_RECV;
-            f[i].dst = (unsigned char *)a->recv->ptr + a->recv_off;
+            f[i].dst = phantom ? &phantom_sink[i % 64] : (unsigned char *)a->recv->ptr + a->recv_off;
         }
         f[i].peer = a->root;
-        f[i].bytes = bytes;
+        f[i].bytes = phantom && bytes ? 1 : bytes;
     }
     sim_ctx x;
     char what[64];
@@ -111,13 +122,14 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
     for (int i = 0; i < n; i++) {
         double start = t0[i];
         if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > start) start = f[i].model_ns;
-        double ns = f[i].bytes ? p2p_ns(sc, c->rank, f[i].peer, f[i].bytes) : 0;
+        double ns = model_bytes[i] ? p2p_ns(sc, c->rank, f[i].peer, model_bytes[i]) : 0;
         MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, start + ns), r, out);
-        publish_p2p(sc, c->rank, &f[i], ns, wall0);
+        publish_p2p(sc, c->rank, &f[i], model_bytes[i], ns, wall0); /* phantom: the modelled size */
     }
 out:
     free(f);
     free(t0);
+    free(model_bytes);
     return r;
 }
 

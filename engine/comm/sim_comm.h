@@ -18,6 +18,11 @@ typedef struct sim_comm {
     int *gpu_of_rank;           /* global GPU index of every rank */
     mgpu_coll_tuning tuning;    /* NCCL_ALGO / NCCL_PROTO */
     mgpu_coll_prediction last;  /* the model's answer for the last collective */
+    int world;                  /* made by init (not split): the crash fault counts its calls */
+    int log_info;               /* NCCL_DEBUG=INFO: print NCCL-format lines (sim_nccl_log.c) */
+#define SIM_LOG_KEYS 64
+    uint64_t logged[SIM_LOG_KEYS]; /* (collective, size, choice) already printed */
+    int nlogged;
 } sim_comm;
 
 mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs);
@@ -33,6 +38,16 @@ mgpu_result sim_comm_collective_now(mgpu_comm *c, const mgpu_coll_args *a, mgpu_
 
 /* send or recv alone (the caller has entered). */
 mgpu_result sim_p2p_run(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s, int single);
+
+/* NCCL_DEBUG=INFO lines in NCCL's format, marked SIMULATED (sim_nccl_log.c):
+ * the comm's rings, trees and transports after init/split; the algorithm
+ * and protocol of a collective size, once per size. */
+int sim_log_wanted(void);
+void sim_log_comm(mgpu_comm *c, sim_comm *sc);
+void sim_log_collective(mgpu_comm *c, sim_comm *sc, mgpu_coll op, size_t bytes, const mgpu_coll_prediction *p);
+
+/* The crash fault (sim_fault_crash.c): may not return. */
+void sim_fault_crash_point(const mgpu_comm *c, const sim_comm *sc);
 
 mgpu_result sim_group_start(void);
 mgpu_result sim_group_end(void);

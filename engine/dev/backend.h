@@ -18,6 +18,8 @@ struct mgpu_stream {
     int device;
     int legacy_default;
     void *impl;
+    uint64_t id;   /* unique in the process, never reused: the caching
+                    * allocator's free lists are per stream */
 };
 
 struct mgpu_event {
@@ -106,6 +108,19 @@ struct mgpu_dev_ops {
      * DEVICE buffer's bytes once its streams are synchronised; NULL when
      * device memory is not host-addressable (cuda leaves this out). */
     void *(*host_view)(mgpu_buffer *buf);
+
+    /* Virtual memory for expandable segments (engine/mem). NULL: none.
+     * vmm_reserve fills seg->ptr and seg->impl with `seg->bytes` of address
+     * space on seg->device and no memory; vmm_map backs [off, off+bytes)
+     * with device memory (MGPU_ERR_DEVICE_OOM when the device is full, no
+     * message needed); vmm_unmap gives it back; vmm_release frees the range.
+     * Offsets and sizes are multiples of vmm_granularity. Buffers carved
+     * out of the range share seg->impl. */
+    mgpu_result (*vmm_reserve)(mgpu_backend *be, mgpu_buffer *seg);
+    mgpu_result (*vmm_map)(mgpu_buffer *seg, size_t off, size_t bytes);
+    void (*vmm_unmap)(mgpu_buffer *seg, size_t off, size_t bytes);
+    void (*vmm_release)(mgpu_buffer *seg);
+    size_t (*vmm_granularity)(mgpu_backend *be, int dev);
 };
 
 struct mgpu_backend {
@@ -114,7 +129,11 @@ struct mgpu_backend {
     mgpu_topo *topo;        /* owned; set by ops->open */
     int device_count;       /* cached after open */
     char reason[256];       /* why this backend (set by mgpu_backend_open) */
+    struct mgpu_mem_state *mem; /* device memory allocators (engine/mem/mem_dev.c) */
 };
+
+/* dev.c: MGPU_OK when `dev` is one of the backend's devices, else a clear error. */
+mgpu_result mgpu_dev_check_device(const mgpu_backend *be, int dev);
 
 /* The backends this build has, in auto-selection order (cuda first). The
  * only place that knows whether CUDA was compiled in: backend_registry.c. */

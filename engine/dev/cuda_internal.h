@@ -25,6 +25,7 @@ struct cuda_backend {
     struct cuda_pageable *pageable;
     int npageable, cap_pageable;
     struct cuda_gate_page *gate_pages;
+    uint64_t *phantom_used;      /* [ndev]: phantom bytes counted against each GPU */
 };
 
 static inline struct cuda_backend *cuda_be(mgpu_backend *be)
@@ -95,6 +96,12 @@ void cuda_gate_pages_free(struct cuda_backend *cb);
 /* Ops implemented in the work files, referenced by the ops table. */
 mgpu_result cuda_gate_hold(mgpu_stream *s, double timeout_ms, mgpu_gate *g);
 mgpu_result cuda_gate_open(mgpu_gate *g);
+/* cuda_vmm.cu: expandable segments over the CUDA virtual memory API. */
+mgpu_result cuda_vmm_reserve(mgpu_backend *be, mgpu_buffer *seg);
+mgpu_result cuda_vmm_map(mgpu_buffer *seg, size_t off, size_t bytes);
+void cuda_vmm_unmap(mgpu_buffer *seg, size_t off, size_t bytes);
+void cuda_vmm_release(mgpu_buffer *seg);
+size_t cuda_vmm_granularity(mgpu_backend *be, int dev);
 mgpu_result cuda_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
                       size_t src_off, size_t bytes, mgpu_copy_engine how);
 mgpu_result cuda_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,

@@ -1,6 +1,7 @@
 /* dev.c - the device API: argument checks that do not depend on the
  * backend, then dispatch through the backend's ops (see backend.h). */
 #include "dev/backend.h"
+#include "mem/mem_dev.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,9 @@ static mgpu_result open_with(const struct mgpu_dev_ops *ops, const mgpu_backend_
     be->ops = ops;
     mgpu_result r = ops->open(be, cfg);
     if (r == MGPU_OK) r = ops->device_count(be, &be->device_count);
+    if (r == MGPU_OK) r = mgpu_mem_state_open(be, cfg->alloc_conf);
     if (r != MGPU_OK) {
+        mgpu_mem_state_close(be);
         if (be->impl) ops->close(be);
         if (be->topo) mgpu_topo_free(be->topo);
         free(be);
@@ -101,6 +104,7 @@ mgpu_result mgpu_backend_open(const mgpu_backend_config *cfg, mgpu_backend **out
 void mgpu_backend_close(mgpu_backend *be)
 {
     if (!be) return;
+    mgpu_mem_state_close(be); /* cached segments go back before the backend closes */
     be->ops->close(be);
     mgpu_topo_free(be->topo);
     free(be);
@@ -113,7 +117,7 @@ const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be) { return be->topo; }
 
 /*--- Devices ----------------------------------------------------------*/
 
-static mgpu_result check_device(const mgpu_backend *be, int dev)
+mgpu_result mgpu_dev_check_device(const mgpu_backend *be, int dev)
 {
     if (dev < 0 || dev >= be->device_count)
         return mgpu_fail(MGPU_ERR_INVALID, "device %d does not exist: the %s backend has %d device%s (0..%d)",
@@ -130,7 +134,7 @@ mgpu_result mgpu_device_count(mgpu_backend *be, int *count)
 
 mgpu_result mgpu_device_info_get(mgpu_backend *be, int dev, mgpu_device_info *out)
 {
-    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
     memset(out, 0, sizeof *out);
     out->numa_node = -1;
     MGPU_CHECK(be->ops->device_info(be, dev, out));
@@ -139,59 +143,16 @@ mgpu_result mgpu_device_info_get(mgpu_backend *be, int dev, mgpu_device_info *ou
 
 mgpu_result mgpu_device_mem_info(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b)
 {
-    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
     MGPU_CHECK(be->ops->mem_info(be, dev, free_b, total_b));
     return MGPU_OK;
 }
 
 mgpu_result mgpu_device_synchronize(mgpu_backend *be, int dev)
 {
-    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
     MGPU_CHECK(be->ops->device_synchronize(be, dev));
     return MGPU_OK;
-}
-
-/*--- Memory -----------------------------------------------------------*/
-
-const char *mgpu_mem_kind_name(mgpu_mem_kind k)
-{
-    switch (k) {
-    case MGPU_MEM_DEVICE: return "device";
-    case MGPU_MEM_PINNED: return "pinned";
-    case MGPU_MEM_PAGEABLE: return "pageable";
-    default: return "unknown";
-    }
-}
-
-mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
-                           mgpu_buffer **out)
-{
-    *out = NULL;
-    if (kind != MGPU_MEM_DEVICE && kind != MGPU_MEM_PINNED && kind != MGPU_MEM_PAGEABLE)
-        return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate memory of kind %d", (int)kind);
-    if (kind == MGPU_MEM_DEVICE) MGPU_CHECK(check_device(be, device));
-    if (bytes == 0) return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate a buffer of 0 bytes");
-    mgpu_buffer *buf = calloc(1, sizeof *buf);
-    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
-    buf->be = be;
-    buf->kind = kind;
-    buf->device = kind == MGPU_MEM_DEVICE ? device : -1;
-    buf->bytes = bytes;
-    mgpu_result r = be->ops->mem_alloc(be, buf);
-    if (r != MGPU_OK) {
-        free(buf);
-        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
-        return r;
-    }
-    *out = buf;
-    return MGPU_OK;
-}
-
-void mgpu_mem_free(mgpu_buffer *buf)
-{
-    if (!buf) return;
-    buf->be->ops->mem_free(buf->be, buf);
-    free(buf);
 }
 
 void mgpu_backend_describe(mgpu_backend *be, char *buf, size_t len)
@@ -210,13 +171,6 @@ void mgpu_backend_describe(mgpu_backend *be, char *buf, size_t len)
         snprintf(buf, len, "cuda: %d GPUs", n);
 }
 
-void *mgpu_buffer_host_view(mgpu_buffer *buf)
-{
-    if (!buf) return NULL;
-    if (buf->kind != MGPU_MEM_DEVICE) return buf->ptr;
-    return buf->be->ops->host_view ? buf->be->ops->host_view(buf) : NULL;
-}
-
 mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_attr *out)
 {
     memset(out, 0, sizeof *out);
@@ -231,12 +185,14 @@ mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_
 mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mgpu_stream **out)
 {
     *out = NULL;
-    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
     mgpu_stream *s = calloc(1, sizeof *s);
     if (!s) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
     s->be = be;
     s->device = dev;
     s->legacy_default = legacy_default != 0;
+    static _Atomic uint64_t next_id;
+    s->id = ++next_id;
     mgpu_result r = be->ops->stream_create(be, s);
     if (r != MGPU_OK) {
         free(s);
@@ -293,7 +249,7 @@ mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns)
 mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out)
 {
     *out = NULL;
-    MGPU_CHECK(check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
     if ((flags & MGPU_EVENT_INTERPROCESS) && (flags & MGPU_EVENT_TIMING))
         return mgpu_fail(MGPU_ERR_INVALID,
                          "an interprocess event cannot also record timing (CUDA requires "
@@ -408,11 +364,18 @@ mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
     MGPU_CHECK(check_range(dst, dst_off, bytes, "destination"));
     MGPU_CHECK(check_range(src, src_off, bytes, "source"));
     if (bytes == 0) return MGPU_OK;
+    if (src->phantom && !dst->phantom)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "copy from a phantom buffer into a real one: phantom (shape-only) memory has no "
+                         "values to copy; make the source real, or the destination phantom too");
     if (how == MGPU_COPY_SM && (dst->kind == MGPU_MEM_PAGEABLE || src->kind == MGPU_MEM_PAGEABLE))
         return mgpu_fail(MGPU_ERR_UNSUPPORTED,
                          "an SM (kernel) copy cannot touch pageable host memory: a GPU can only "
                          "read host memory that is pinned and mapped; use a pinned buffer or a "
                          "copy-engine copy");
+    /* Phantom work takes modelled time on the sim (the backend moves no
+     * data); a backend without modelled time has nothing to do. */
+    if ((dst->phantom || src->phantom) && !s->be->ops->stream_model_time) return MGPU_OK;
     MGPU_CHECK(s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how));
     return MGPU_OK;
 }
@@ -423,6 +386,7 @@ mgpu_result mgpu_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, 
     if (buf->be != s->be) return mgpu_fail(MGPU_ERR_INVALID, "buffer and stream belong to different backends");
     if (buf->kind == MGPU_MEM_PAGEABLE)
         return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a GPU cannot load from pageable host memory; use a pinned buffer");
+    MGPU_CHECK(mgpu_phantom_check_read(buf, "memory latency"));
     if (bytes < 64 || bytes > buf->bytes)
         return mgpu_fail(MGPU_ERR_INVALID, "latency ring of %zu bytes must be at least 64 and fit the %zu-byte buffer",
                          bytes, buf->bytes);
@@ -435,8 +399,8 @@ mgpu_result mgpu_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, 
 
 static mgpu_result check_pair(const mgpu_backend *be, int dev, int peer)
 {
-    MGPU_CHECK(check_device(be, dev));
-    MGPU_CHECK(check_device(be, peer));
+    MGPU_CHECK(mgpu_dev_check_device(be, dev));
+    MGPU_CHECK(mgpu_dev_check_device(be, peer));
     if (dev == peer) return mgpu_fail(MGPU_ERR_INVALID, "device %d cannot be its own peer", dev);
     return MGPU_OK;
 }
@@ -515,6 +479,7 @@ mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count
 {
     MGPU_CHECK(check_elems(buf, off, count, dtype));
     if (count == 0) return MGPU_OK;
+    if (buf->phantom && !s->be->ops->stream_model_time) return MGPU_OK;
     MGPU_CHECK(s->be->ops->fill(s, buf, off, count, dtype, spec));
     return MGPU_OK;
 }
@@ -524,6 +489,7 @@ mgpu_result mgpu_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, si
 {
     MGPU_CHECK(check_elems(buf, off, count, dtype));
     *out = 0;
+    MGPU_CHECK(mgpu_phantom_check_read(buf, "checksum"));
     if (count == 0) return MGPU_OK;
     MGPU_CHECK(s->be->ops->checksum(s, buf, off, count, dtype, out));
     return MGPU_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "dev/cuda_internal.h"
 #include "dev/cuda_ipc.h"
+#include "mem/mem_dev.h"
 #include "mgpu/size.h"
 #include "dev/cuda_kernels.h"
 #include "mgpu/topo.h"
@@ -31,6 +32,7 @@ static void cuda_close(mgpu_backend *be)
     for (int i = 0; i < cb->npageable; i++) free(cb->pageable[i].ptr);
     free(cb->pageable);
     free(cb->peer_on);
+    free(cb->phantom_used);
     free(cb->props);
     pthread_mutex_destroy(&cb->lock);
     free(cb);
@@ -54,7 +56,8 @@ static mgpu_result cuda_open(mgpu_backend *be, const mgpu_backend_config *cfg)
     cb->ndev = n;
     cb->props = (cudaDeviceProp *)calloc((size_t)n, sizeof *cb->props);
     cb->peer_on = (unsigned char *)calloc((size_t)n * (size_t)n, 1);
-    if (!cb->props || !cb->peer_on) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the cuda backend");
+    cb->phantom_used = (uint64_t *)calloc((size_t)n, sizeof *cb->phantom_used);
+    if (!cb->props || !cb->peer_on || !cb->phantom_used) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the cuda backend");
 
     cuda_device_guard guard;
     for (int d = 0; d < n; d++) {
@@ -112,11 +115,15 @@ static mgpu_result cuda_device_info(mgpu_backend *be, int dev, mgpu_device_info 
 
 static mgpu_result cuda_mem_info(mgpu_backend *be, int dev, uint64_t *free_b, uint64_t *total_b)
 {
-    (void)be;
     CUDA_ON_DEVICE(dev);
     size_t f = 0, t = 0;
     CUDA_TRY(cudaMemGetInfo(&f, &t), dev, "reading free memory (cudaMemGetInfo)");
-    *free_b = f;
+    /* phantom memory (asked for explicitly) is counted as in use */
+    struct cuda_backend *cb = cuda_be(be);
+    pthread_mutex_lock(&cb->lock);
+    uint64_t ph = cb->phantom_used[dev];
+    pthread_mutex_unlock(&cb->lock);
+    *free_b = f > ph ? f - ph : 0;
     *total_b = t;
     return MGPU_OK;
 }
@@ -175,9 +182,26 @@ static int pageable_contains(struct cuda_backend *cb, const void *p, void **base
     return found;
 }
 
+/* Phantom memory on a GPU (asked for explicitly): address space only,
+ * counted against the device's free memory. */
+static mgpu_result alloc_phantom(mgpu_backend *be, mgpu_buffer *buf)
+{
+    uint64_t fr = 0, tot = 0;
+    MGPU_CHECK(cuda_mem_info(be, buf->device, &fr, &tot));
+    if ((uint64_t)buf->bytes > fr)
+        return mgpu_fail(MGPU_ERR_DEVICE_OOM, "device %d: no room for %zu phantom bytes", buf->device, buf->bytes);
+    MGPU_CHECK(mgpu_phantom_va_reserve(buf->bytes, &buf->ptr));
+    struct cuda_backend *cb = cuda_be(be);
+    pthread_mutex_lock(&cb->lock);
+    cb->phantom_used[buf->device] += buf->bytes;
+    pthread_mutex_unlock(&cb->lock);
+    return MGPU_OK;
+}
+
 static mgpu_result alloc_device(mgpu_backend *be, mgpu_buffer *buf)
 {
     int dev = buf->device;
+    if (buf->phantom) return alloc_phantom(be, buf);
     CUDA_ON_DEVICE(dev);
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, buf->bytes);
@@ -258,6 +282,15 @@ static void cuda_mem_free(mgpu_backend *be, mgpu_buffer *buf)
     if (!buf->ptr) return;
     if (cuda_ipc_is_import(buf)) {
         cuda_ipc_release(buf);
+        return;
+    }
+    if (buf->kind == MGPU_MEM_DEVICE && buf->phantom) {
+        struct cuda_backend *cb = cuda_be(be);
+        pthread_mutex_lock(&cb->lock);
+        cb->phantom_used[buf->device] -= buf->bytes;
+        pthread_mutex_unlock(&cb->lock);
+        mgpu_phantom_va_release(buf->ptr, buf->bytes);
+        buf->ptr = NULL;
         return;
     }
     cuda_device_guard guard;
@@ -589,4 +622,9 @@ extern "C" const struct mgpu_dev_ops mgpu_dev_cuda_ops = {
     .ipc_export = cuda_ipc_export,
     .ipc_open = cuda_ipc_open,
     .ipc_close = cuda_ipc_close,
+    .vmm_reserve = cuda_vmm_reserve, /* cuda_vmm.cu */
+    .vmm_map = cuda_vmm_map,
+    .vmm_unmap = cuda_vmm_unmap,
+    .vmm_release = cuda_vmm_release,
+    .vmm_granularity = cuda_vmm_granularity,
 };

@@ -2,6 +2,7 @@
  * sealing, checking and text form, then dispatch to the backend. Kept out
  * of dev.c so the handle rules live in one place. */
 #include "dev/backend.h"
+#include "mem/mem_dev.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,9 +92,17 @@ mgpu_result mgpu_ipc_export(mgpu_buffer *buf, mgpu_ipc_handle *out)
                          "IPC export: only device memory can be shared between processes "
                          "(cudaIpcGetMemHandle takes cudaMalloc memory); this buffer is %s host memory",
                          mgpu_mem_kind_name(buf->kind));
+    if (buf->phantom)
+        return mgpu_fail(MGPU_ERR_INVALID, "IPC export: a phantom (shape-only) buffer has no memory to share");
+    /* A cached block: export its segment, pointing at the block. */
+    mgpu_buffer *seg = NULL;
+    size_t off = 0;
+    MGPU_CHECK(mgpu_mem_export_view(buf, &seg, &off));
     mgpu_ipc_wire w;
     memset(&w, 0, sizeof w);
-    MGPU_CHECK(buf->be->ops->ipc_export(buf, &w));
+    MGPU_CHECK(buf->be->ops->ipc_export(seg, &w));
+    w.offset += off;
+    w.bytes = buf->bytes;
     mgpu_ipc_wire_seal(&w);
     memcpy(out->bytes, &w, sizeof w);
     return MGPU_OK;

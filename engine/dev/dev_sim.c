@@ -430,7 +430,8 @@ static mgpu_result sim_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, co
     sim_cost c;
     sim_model_copy(&st->model, dp, sp, direct, sm, &c);
     uint64_t t0 = mgpu_now_ns();
-    memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
+    /* phantom: the modelled time, no data (dev.c refused phantom -> real) */
+    if (!dst->phantom) memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
     double end = run_op(st, s, &c, (double)bytes);
     publish_copy(st, &c, (double)bytes, mgpu_now_ns() - t0);
     /* Copies from or to pageable memory return only when done (CUDA stages
@@ -492,7 +493,8 @@ static mgpu_result sim_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t
     pthread_mutex_lock(&st->lock);
     MGPU_CHECKGOTO(check_reach(st, s->device, buf, "a fill kernel", ""), r, out);
     void *base = (char *)buf->ptr + off;
-    if (spec->kind == MGPU_FILL_CONST) fill_const(base, dtype, count, spec);
+    if (buf->phantom) { /* the kernel's modelled time, no values */
+    } else if (spec->kind == MGPU_FILL_CONST) fill_const(base, dtype, count, spec);
     else
         for (size_t i = 0; i < count; i++)
             mgpu_fill_store(base, dtype, i, mgpu_fill_value(dtype, spec->kind, spec->seed, spec->value, i));
@@ -569,4 +571,9 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .ipc_open = sim_ipc_open,
     .ipc_close = sim_ipc_close,
     .host_view = sim_host_view,
+    .vmm_reserve = sim_vmm_reserve, /* sim_vmm.c */
+    .vmm_map = sim_vmm_map,
+    .vmm_unmap = sim_vmm_unmap,
+    .vmm_release = sim_vmm_release,
+    .vmm_granularity = sim_vmm_granularity,
 };

@@ -35,7 +35,15 @@ int sim_ipc_reachable(const mgpu_buffer *b, int exec);
  * exited (the handle-lifetime pitfall); MGPU_OK for every other buffer. */
 mgpu_result sim_ipc_check_live(const mgpu_buffer *b);
 
-/* sim_memory.c: add an opened buffer to the pointer registry. */
+/* sim_memory.c: add an opened buffer to the pointer registry; take one out. */
 mgpu_result sim_registry_add_locked(sim_state *st, mgpu_buffer *buf);
+void sim_registry_remove_locked(sim_state *st, mgpu_buffer *buf);
+
+/* sim_vmm.c: the backend's virtual memory ops (expandable segments). */
+mgpu_result sim_vmm_reserve(mgpu_backend *be, mgpu_buffer *seg);
+mgpu_result sim_vmm_map(mgpu_buffer *seg, size_t off, size_t bytes);
+void sim_vmm_unmap(mgpu_buffer *seg, size_t off, size_t bytes);
+void sim_vmm_release(mgpu_buffer *seg);
+size_t sim_vmm_granularity(mgpu_backend *be, int dev);
 
 #endif

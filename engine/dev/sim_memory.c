@@ -4,6 +4,7 @@
  * can be shared with other processes (sim_ipc.c); a registry answers UVA
  * pointer attributes for any address inside a live buffer. */
 #include "dev/sim_ipc.h"
+#include "mem/mem_dev.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,15 @@ mgpu_result sim_registry_add_locked(sim_state *st, mgpu_buffer *buf)
     return MGPU_OK;
 }
 
+void sim_registry_remove_locked(sim_state *st, mgpu_buffer *buf)
+{
+    for (int i = 0; i < st->nbufs; i++)
+        if (st->bufs[i] == buf) {
+            st->bufs[i] = st->bufs[--st->nbufs];
+            return;
+        }
+}
+
 mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
 {
     char a[32], b[32], c[32];
@@ -42,6 +52,18 @@ mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf)
                              "%s of %s is free. Free buffers you no longer need or allocate less",
                              d, mgpu_human_bytes(buf->bytes, a, sizeof a), buf->bytes, mgpu_human_bytes(free_b, b, sizeof b),
                              mgpu_human_bytes(st->mem_total[d], c, sizeof c));
+    }
+    if (buf->kind == MGPU_MEM_DEVICE && buf->phantom) {
+        /* Shape-only: counted against the GPU, backed by nothing. */
+        MGPU_CHECK(mgpu_phantom_va_reserve(buf->bytes, &buf->ptr));
+        mgpu_result r = sim_registry_add_locked(st, buf);
+        if (r != MGPU_OK) {
+            mgpu_phantom_va_release(buf->ptr, buf->bytes);
+            buf->ptr = NULL;
+            return r;
+        }
+        st->mem_used[buf->device] += buf->bytes;
+        return MGPU_OK;
     }
     /* The sim keeps every kind in host memory: refuse what this machine
      * cannot hold before asking malloc, so the message names the cause
@@ -90,7 +112,10 @@ void sim_mem_free_locked(sim_state *st, mgpu_buffer *buf)
     for (int i = 0; i < st->nbufs; i++) {
         if (st->bufs[i] != buf) continue;
         st->bufs[i] = st->bufs[--st->nbufs];
-        if (buf->kind == MGPU_MEM_DEVICE) {
+        if (buf->kind == MGPU_MEM_DEVICE && buf->phantom) {
+            st->mem_used[buf->device] -= buf->bytes;
+            mgpu_phantom_va_release(buf->ptr, buf->bytes);
+        } else if (buf->kind == MGPU_MEM_DEVICE) {
             /* opened memory is counted in the exporter's process */
             const sim_devmem *m = buf->impl;
             if (m && !m->imported) st->mem_used[buf->device] -= buf->bytes;

@@ -62,11 +62,11 @@ int lab_l_bench(lua_State *L)
             wrong += json_integer_value(json_object_get(half, "nwrong")) > 0;
         }
     }
-    json_t *doc = json_pack("{s:s, s:s, s:o, s:O?, s:O, s:f, s:i, s:o, s:i, s:s}", "tool", "mgpulab bench",
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:O?, s:O, s:f, s:i, s:o, s:i, s:s, s:o?}", "tool", "mgpulab bench",
                             "collective", coll->name, "options", mgpu_collbench_params_json(coll, &o), "devices",
                             c.devices, "rows", c.results, "avg_bus_bw", nbw ? sum / (double)nbw : 0.0,
                             "wrong_checks", (int)wrong, "report", lab_report_json(&rep), "ranks", ranks, "launcher",
-                            launcher);
+                            launcher, "nccl", lab_collect_nccl_json(&c));
     lab_collect_free(&c);
     if (!doc) return luaL_error(L, "lab.bench: out of memory");
     if (run->env->events.result) run->env->events.result(run->env->events.ctx, "bench", doc);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <lauxlib.h>
 #include "lab/lab_internal.h"
+#include "mgpu/nccl_log.h"
 #include "mgpu/rt.h"
 
 /*--- Helpers (lab_aux.c) ----------------------------------------------------*/
@@ -32,7 +33,11 @@ typedef struct lab_collect {
     json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
     json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
     long expected_rows;        /* bench: for the progress bar */
+    mgpu_nccl_summary *nccl;   /* the run's NCCL INFO lines, parsed (allocated on the first one) */
 } lab_collect;
+/* The parsed NCCL log of the run (lab.bench's and lab.spmd's `nccl`), or
+ * NULL when the workers printed no NCCL line. A new reference. */
+json_t *lab_collect_nccl_json(const lab_collect *c);
 void lab_collect_free(lab_collect *c);
 /* ranks: the user's --ranks, else the call's, else the lab's. */
 int lab_pick_ranks(lab_run *run, int call_ranks);

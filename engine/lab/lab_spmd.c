@@ -145,6 +145,12 @@ int lab_l_spmd(lua_State *L)
     lua_setfield(L, -2, "wall_s");
     push_ranks(L, &c, ranks);
     lua_setfield(L, -2, "ranks");
+    json_t *nccl = lab_collect_nccl_json(&c);
+    if (nccl) {
+        lab_push_json(L, nccl);
+        lua_setfield(L, -2, "nccl");
+        json_decref(nccl);
+    }
     lab_collect_free(&c);
     return 1;
 }

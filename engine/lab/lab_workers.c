@@ -108,8 +108,13 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     if (strcmp(m->type, "log") == 0) {
         const char *text = json_string_value(json_object_get(m->body, "text"));
         if (!text) text = json_string_value(json_object_get(m->body, "message"));
-        if (!text) text = json_string_value(json_object_get(m->body, "line")); /* captured stdout/stderr */
+        const char *line = json_string_value(json_object_get(m->body, "line")); /* captured stdout/stderr */
+        if (!text) text = line;
         if (!text) return;
+        if (line && strstr(line, "NCCL ")) {
+            if (!c->nccl && (c->nccl = malloc(sizeof *c->nccl)) != NULL) mgpu_nccl_summary_init(c->nccl);
+            if (c->nccl) mgpu_nccl_summary_feed(c->nccl, line);
+        }
         if (spmd) json_array_append_new(c->logs, json_pack("{s:i, s:s}", "rank", m->rank, "text", text));
         if (ev->log) ev->log(ev->ctx, m->rank, text);
     } else if (strcmp(m->type, "span") == 0) {
@@ -149,8 +154,15 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     }
 }
 
+json_t *lab_collect_nccl_json(const lab_collect *c)
+{
+    return c->nccl && c->nccl->nccl_lines > 0 ? mgpu_nccl_summary_json(c->nccl) : NULL;
+}
+
 void lab_collect_free(lab_collect *c)
 {
+    free(c->nccl);
+    c->nccl = NULL;
     json_decref(c->devices);
     json_decref(c->summary);
     json_decref(c->results);
@@ -243,7 +255,23 @@ void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, 
      * messages, never the shell's terminal */
     mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = ranks, .backend = run->env->backend,
                           .timeout_s = timeout_s > 0 ? timeout_s : run->env->timeout_s,
-                          .cancel = run->env->cancel, .capture_output = 1};
+                          .cancel = run->env->cancel, .capture_output = 1,
+                          .ranks_per_host = lab_opt_int(L, opts, "per_node", 0)};
+    /* opts.fault: a sim fault for this call only, added to --fault (a lab
+     * compares GPUDirect RDMA on and off in one step) */
+    char fault[256];
+    const char *extra_fault = lab_opt_string(L, opts, "fault");
+    if (extra_fault && *extra_fault) {
+        if (!run->simulated) {
+            json_decref(params);
+            lab_collect_free(c);
+            luaL_error(L, "%s: opts.fault ('%s') describes a simulated machine; on the cuda backend use NCCL's own "
+                          "variables in opts.env (NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL)", what, extra_fault);
+        }
+        const char *base = cfg.backend.fault;
+        snprintf(fault, sizeof fault, "%s%s%s", base && *base ? base : "", base && *base ? "," : "", extra_fault);
+        cfg.backend.fault = fault;
+    }
     if (mgpu_launcher_parse(launcher, &cfg.launcher) != MGPU_OK) {
         json_decref(params);
         lab_collect_free(c);

@@ -422,6 +422,7 @@ static int open_protected(lua_State *L)
     lua_setglobal(L, "mgpu");
     lm_open_tensor(L);
     lm_open_ipc(L);
+    lm_open_mem(L);
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     return 0;

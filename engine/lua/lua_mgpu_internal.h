@@ -84,6 +84,7 @@ const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
+void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phantom tensors */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
 
 #endif

@@ -536,7 +536,8 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     }
     rt_launch L = {.kind = cfg->launcher, .size = c->size, .self_exe = exe, .coord = c->lis.address,
                    .token = c->token, .extra_env = cfg->extra_env,
-                   .sim_gpus_per_host = c->local && hosts > 1 ? per_host : 0, .sim_hosts = hosts,
+                   .sim_gpus_per_host = c->local && hosts > 1 ? (cfg->ranks_per_host > 0 ? cfg->ranks_per_host : per_host) : 0,
+                   .sim_hosts = hosts,
                    .capture = cfg->capture_output};
     MGPU_CHECKGOTO(rt_launch_start(&L, &c->procs, &c->nprocs), res, out);
     if (cfg->capture_output)

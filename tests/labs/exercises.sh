@@ -12,8 +12,17 @@ set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
 export MGPULAB_LABS=${MGPULAB_LABS:-$src/labs}
-read -r -a sim <<<"${MGPU_LAB_ARGS:---backend sim --machine dgx-h100}"
+# MGPU_LAB_ARGS overrides the machine for every lab (the GPU round: --backend cuda ...).
+read -r -a lab_args <<<"${MGPU_LAB_ARGS:-}"
 only=",${MGPU_LABS_ONLY:-},"
+# The sim preset a lab is tested on: dgx-h100, unless its solutions hold
+# only answers for another machine (answers-2x-dgx-h100.txt).
+machine_of() {
+  local d=$MGPULAB_LABS/$1/solutions
+  [ -f "$d/answers-dgx-h100.txt" ] && { echo dgx-h100; return; }
+  for f in "$d"/answers-*.txt; do [ -f "$f" ] && { basename "$f" .txt | sed 's/^answers-//'; return; }; done
+  echo dgx-h100
+}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
@@ -46,15 +55,18 @@ while IFS=$'\x1f' read -r kind id a b c d; do
   if [ "$kind" = lab ]; then
     if [ -n "$a" ]; then bad "lab $id does not load: $a"; continue; fi
     [ -n "${MGPU_LABS_STEPS_ONLY:-}" ] && continue
+    if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$(machine_of "$id")"); fi
     "$bin" run "$id" "${sim[@]}" >"$tmp/whole.out" 2>&1; rc=$?
     [ $rc -eq 0 ] && ok || { bad "mgpulab run $id exited $rc (a lab error or a crash)"; tail -30 "$tmp/whole.out"; }
     continue
   fi
   step=$a ex=$b sol=$c qids=$d
   labdir=$MGPULAB_LABS/$id
+  machine=$(machine_of "$id")
+  if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$machine"); fi
   answers=()
   if [ -n "$qids" ]; then
-    af=$labdir/solutions/answers-dgx-h100.txt
+    af=$labdir/solutions/answers-$machine.txt
     [ -f "$af" ] || { bad "$id step $step asks questions ($qids) but $af does not exist"; continue; }
     for q in ${qids//,/ }; do
       line=$(grep -E "^$q=" "$af" | head -1)

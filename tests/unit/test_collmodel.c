@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mgpu/clock.h"
 #include "mgpu/collmodel.h"
 #include "tap.h"
@@ -94,6 +95,55 @@ int main(void)
     setenv("NCCL_PROTO", "bogus", 1);
     CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
     unsetenv("NCCL_PROTO");
+
+    /* Transports as NCCL would pick them (the sim's INFO lines print these). */
+    mgpu_coll_link l;
+    mgpu_coll_link_between(two, 0, 1, NULL, &l);
+    CHECK(l.kind == MGPU_XPORT_P2P && !strcmp(l.via, "P2P/CUMEM/read"));
+    mgpu_coll_link_between(two, 7, 8, NULL, &l);
+    CHECKF(l.kind == MGPU_XPORT_NET && l.gdr == 1 && !strcmp(l.via, "NET/IB/7/GDRDMA"), "7->8 via %s", l.via);
+    mgpu_coll_tuning nop2p = {-1, -1, 1, 0, 0}, loc = {-1, -1, 0, -1, 0}, sharp = {-1, -1, 0, 0, 1};
+    mgpu_coll_link_between(two, 0, 1, &nop2p, &l);
+    CHECK(l.kind == MGPU_XPORT_SHM && !strcmp(l.via, "SHM/direct/direct"));
+    mgpu_coll_link_between(two, 7, 8, &loc, &l);
+    CHECKF(l.kind == MGPU_XPORT_NET && l.gdr == 0 && !strcmp(l.via, "NET/IB/7"), "7->8 LOC via %s", l.via);
+
+    /* P2P disabled: SHM through host memory, ~10x slower on NVLink (the
+     * note's pitfall); without GPUDirect RDMA the network halves; SHARP
+     * sends less across the network. */
+    mgpu_coll_prediction shm, nogdr, coll;
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &nop2p, &shm));
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &p));
+    printf("# P2P disabled: busbw %.1f vs %.1f GB/s (%.1fx, %s)\n", shm.busbw_gbs, p.busbw_gbs, p.busbw_gbs / shm.busbw_gbs,
+           shm.link);
+    CHECK(p.busbw_gbs / shm.busbw_gbs > 8 && p.busbw_gbs / shm.busbw_gbs < 20 && !strcmp(shm.link, "SHM"));
+    CHECK_OK(mgpu_coll_predict_tuned(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &loc, &nogdr));
+    printf("# no GDR: busbw %.1f vs %.1f GB/s\n", nogdr.busbw_gbs, two_p.busbw_gbs);
+    CHECK(nogdr.busbw_gbs < 0.7 * two_p.busbw_gbs && nogdr.busbw_gbs > 0.3 * two_p.busbw_gbs);
+    mgpu_topo *nogdr_topo = NULL;
+    CHECK_OK(mgpu_topo_preset("2x-dgx-h100", &nogdr_topo));
+    CHECK_OK(mgpu_topo_apply_faults(nogdr_topo, "no-gdr"));
+    CHECK_OK(mgpu_coll_predict(nogdr_topo, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &p));
+    CHECKF(fabs(p.busbw_gbs - nogdr.busbw_gbs) < 1e-9, "no-gdr fault %.1f vs NCCL_NET_GDR_LEVEL=LOC %.1f", p.busbw_gbs,
+           nogdr.busbw_gbs);
+    mgpu_topo_free(nogdr_topo);
+    CHECK_OK(mgpu_coll_predict_tuned(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &sharp, &coll));
+    printf("# SHARP what-if: %s busbw %.1f vs ring %.1f GB/s\n", coll.algo_name, coll.busbw_gbs, two_p.busbw_gbs);
+    CHECK(coll.algo == MGPU_ALGO_COLLNET && coll.busbw_gbs > two_p.busbw_gbs);
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &sharp, &coll));
+    CHECK(coll.algo != MGPU_ALGO_COLLNET); /* one node: nothing to reduce in the network */
+    CHECK(mgpu_coll_channels(dgx, 8, NULL, NULL) == 16 && mgpu_coll_channels(pcie, 4, NULL, NULL) == 2);
+    setenv("NCCL_NET_GDR_LEVEL", "LOC", 1);
+    setenv("NCCL_P2P_DISABLE", "1", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.gdr_max_path == -1 && tun.p2p_disable == 1 && tun.collnet == 0);
+    setenv("NCCL_NET_GDR_LEVEL", "2", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.gdr_max_path == MGPU_PATH_PXB);
+    setenv("NCCL_NET_GDR_LEVEL", "nowhere", 1);
+    CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
+    unsetenv("NCCL_NET_GDR_LEVEL");
+    unsetenv("NCCL_P2P_DISABLE");
 
     /* Bad input. */
     CHECK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 8, 0, NULL, &p) == MGPU_ERR_INVALID);

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Plain allocations: these tests hold the backend to cudaMalloc's semantics
+ * (exact accounting, an address unknown once freed); the caching allocator
+ * above it has its own tests (test_mem_*). */
 static mgpu_backend *open_sim(const char *machine, const char *fault)
 {
-    mgpu_backend_config cfg = {MGPU_BACKEND_SIM, machine, fault};
+    mgpu_backend_config cfg = {MGPU_BACKEND_SIM, machine, fault, "backend:plain"};
     mgpu_backend *be = NULL;
     mgpu_result r = mgpu_backend_open(&cfg, &be);
     CHECKF(r == MGPU_OK, "open %s: %s", machine ? machine : "(default)", mgpu_error_message());

@@ -17,10 +17,18 @@ extern "C" {
 
 /* P2P: alltoall and send/recv, which NCCL runs as point-to-point transfers
  * outside its tuner; they are priced by the links between the peers. */
-typedef enum mgpu_coll_algo { MGPU_ALGO_RING = 0, MGPU_ALGO_TREE, MGPU_ALGO_P2P, MGPU_ALGO_COUNT } mgpu_coll_algo;
+/* COLLNET: in-network reduction (SHARP), only with NCCL_COLLNET_ENABLE=1:
+ * a what-if, since no preset says its switches can reduce. */
+typedef enum mgpu_coll_algo {
+    MGPU_ALGO_RING = 0,
+    MGPU_ALGO_TREE,
+    MGPU_ALGO_P2P,
+    MGPU_ALGO_COLLNET,
+    MGPU_ALGO_COUNT
+} mgpu_coll_algo;
 typedef enum mgpu_coll_proto { MGPU_PROTO_LL = 0, MGPU_PROTO_LL128, MGPU_PROTO_SIMPLE, MGPU_PROTO_COUNT } mgpu_coll_proto;
 
-const char *mgpu_coll_algo_name(mgpu_coll_algo a);   /* "ring", "tree", "p2p" */
+const char *mgpu_coll_algo_name(mgpu_coll_algo a);   /* "ring", "tree", "p2p", "collnet" */
 const char *mgpu_coll_proto_name(mgpu_coll_proto p); /* "LL", "LL128", "Simple" */
 
 typedef struct mgpu_coll_prediction {
@@ -36,15 +44,23 @@ typedef struct mgpu_coll_prediction {
     const char *link;      /* the bottleneck: "NVLink", "PCIe", "network", "HBM" */
 } mgpu_coll_prediction;
 
-/* Choices a caller can force (NCCL_ALGO / NCCL_PROTO); -1 = choose. */
+/* Choices a caller can force (NCCL_ALGO / NCCL_PROTO); -1 = choose. The
+ * other members are 0 for NCCL's defaults, so {algo, proto} initialisers
+ * keep them. */
 typedef struct mgpu_coll_tuning {
     int algo;              /* mgpu_coll_algo or -1 */
     int proto;             /* mgpu_coll_proto or -1 */
+    int p2p_disable;       /* NCCL_P2P_DISABLE=1: GPUs of a node talk through host memory (SHM) */
+    int gdr_max_path;      /* NCCL_NET_GDR_LEVEL: 0 = NCCL's default (PXB), -1 = never (LOC),
+                            * else the farthest mgpu_path_type GPU -> NIC that may use GPUDirect RDMA */
+    int collnet;           /* NCCL_COLLNET_ENABLE=1: in-network reduction (SHARP) what-if */
 } mgpu_coll_tuning;
 
-/* Read NCCL_ALGO ("ring", "tree") and NCCL_PROTO ("LL", "LL128", "Simple"),
- * case-insensitive; unset or a list of several = -1 (choose). An unknown
- * value fails with MGPU_ERR_INVALID naming the known ones. */
+/* Read NCCL_ALGO ("ring", "tree"), NCCL_PROTO ("LL", "LL128", "Simple"),
+ * NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL (LOC, PIX, PXB, PHB, SYS or 0-5) and
+ * NCCL_COLLNET_ENABLE, case-insensitive; unset or a list of several = -1
+ * (choose). An unknown value fails with MGPU_ERR_INVALID naming the known
+ * ones. */
 mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out);
 
 /* Predict `op` moving `bytes` (nccl-tests' "size": the whole buffer - for
@@ -66,6 +82,25 @@ mgpu_result mgpu_coll_predict(const mgpu_topo *t, mgpu_coll op, size_t bytes, in
 mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
                                    mgpu_coll_prediction *out);
+
+/* How NCCL would connect GPU a to GPU b (global indices) on this machine:
+ * P2P when peer access works (and NCCL_P2P_DISABLE is not set), SHM through
+ * host memory otherwise, NET between hosts (IB on the sender's nearest NIC,
+ * with GPUDirect RDMA when GPU, NIC and NCCL_NET_GDR_LEVEL allow; a socket
+ * when the host has no NIC). `gbs` is the rate the model gives the edge. */
+typedef enum mgpu_coll_xport { MGPU_XPORT_SELF = 0, MGPU_XPORT_P2P, MGPU_XPORT_SHM, MGPU_XPORT_NET } mgpu_coll_xport;
+typedef struct mgpu_coll_link {
+    mgpu_coll_xport kind;
+    int nic;               /* NET: the sender's NIC (global index), -1 = socket / not NET */
+    int gdr;               /* NET: 1 with GPUDirect RDMA */
+    double gbs;            /* modelled one-direction rate after efficiency, GB/s */
+    char via[40];          /* NCCL's words after "via": "P2P/CUMEM/read", "SHM/direct/direct",
+                            * "NET/IB/0/GDRDMA", "NET/IB/3", "NET/Socket/0" */
+} mgpu_coll_link;
+void mgpu_coll_link_between(const mgpu_topo *t, int gpu_a, int gpu_b, const mgpu_coll_tuning *tun,
+                            mgpu_coll_link *out);
+/* Ring channels the model gives a communicator (16 on NVLink, 2 on PCIe). */
+int mgpu_coll_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun);
 
 /* nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather,
  * reduce_scatter, alltoall (n-1)/n; broadcast, reduce, send/recv 1. */

@@ -35,6 +35,7 @@ typedef struct mgpu_backend_config {
     mgpu_backend_kind kind;
     const char *machine; /* sim: preset name or NCCL topology XML path; NULL = "dgx-h100" */
     const char *fault;   /* sim: comma-separated fault presets; NULL = none */
+    const char *alloc_conf; /* device memory allocator (mgpu/mem.h); NULL = $MGPU_ALLOC_CONF */
 } mgpu_backend_config;
 
 /* Open a backend. AUTO picks cuda when the build has it, a driver loads and
@@ -103,10 +104,15 @@ typedef struct mgpu_buffer {
                           * device's memory, but nothing stands behind ptr; ops and
                           * collectives on it take modelled time and move no data,
                           * and reading its values is an error */
+    struct mgpu_mem_block *mem_block; /* the caching allocator's block (engine/mem);
+                                       * NULL for a plain allocation */
 } mgpu_buffer;
 
 /* Allocate `bytes` of `kind` memory (device ignored for host kinds). Device
- * OOM returns MGPU_ERR_DEVICE_OOM with the size asked and free memory. */
+ * memory comes from the caching allocator unless MGPU_ALLOC_CONF says
+ * backend:plain (mgpu/mem.h). Device OOM returns MGPU_ERR_DEVICE_OOM with
+ * PyTorch's sentence: what was asked, the capacity and what is free, what is
+ * allocated, what is reserved but unallocated, the largest free block. */
 mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
                            mgpu_buffer **out);
 void mgpu_mem_free(mgpu_buffer *buf);

@@ -73,6 +73,11 @@ typedef struct mgpu_rt_config {
      * a worker writes reaches the terminal. 0: workers inherit stdout and
      * stderr. */
     int capture_output;
+    /* sim machines of several hosts, local launchers: rank r models a GPU of
+     * host r / ranks_per_host (2 ranks, 1 per host: one rank on each node);
+     * 0 = fill each host's GPUs first. Real launchers place ranks
+     * themselves (mpirun --map-by, srun --ntasks-per-node). */
+    int ranks_per_host;
 } mgpu_rt_config;
 
 typedef struct mgpu_rt_msg {

@@ -1,16 +1,16 @@
-/* test_shell_nccl_log.c - the NCCL INFO parser on lines as NCCL 2.2x prints
+/* test_nccl_log.c - the NCCL INFO parser on lines as NCCL 2.2x prints
  * them: an NVLink machine (P2P/CUMEM, NVLS), emulated nodes over sockets,
  * two IB nodes with and without GPUDirect RDMA, and older 2.4-2.18 forms. */
 #include <string.h>
-#include "nccl_log.h"
+#include "mgpu/nccl_log.h"
 #include "tap.h"
 
-static void feed_all(nccl_summary *s, const char *const *lines)
+static void feed_all(mgpu_nccl_summary *s, const char *const *lines)
 {
-    for (int i = 0; lines[i]; i++) nccl_summary_feed(s, lines[i]);
+    for (int i = 0; lines[i]; i++) mgpu_nccl_summary_feed(s, lines[i]);
 }
 
-static const nccl_link *find_link(const nccl_summary *s, int from, int to)
+static const mgpu_nccl_link *find_link(const mgpu_nccl_summary *s, int from, int to)
 {
     for (int i = 0; i < s->nlinks; i++)
         if (s->links[i].from == from && s->links[i].to == to) return &s->links[i];
@@ -41,8 +41,8 @@ static void test_nvlink_machine(void)
         "dgx01:12345:12345 [0] NCCL INFO AllReduce: 4096 Bytes -> Algo NVLS proto LL128 channel{Lo..Hi}={0..15}",
         NULL,
     };
-    nccl_summary s;
-    nccl_summary_init(&s);
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
     feed_all(&s, lines);
     CHECKF(!strcmp(s.version, "2.21.5+cuda12.4"), "version '%s'", s.version);
     CHECKF(!strcmp(s.network, "IB"), "network '%s'", s.network);
@@ -54,13 +54,13 @@ static void test_nvlink_machine(void)
     CHECK(s.ntree_channels == 2);
     CHECK(s.tree_up[0][0] == -1 && s.tree_up[0][1] == 0 && s.tree_up[1][1] == 0 && s.tree_up[0][2] == -2);
     CHECK(s.coll_channels == 24 && s.collnet_channels == 24 && s.nvls_channels == 16 && s.p2p_channels == 32);
-    const nccl_link *l = find_link(&s, 0, 1);
+    const mgpu_nccl_link *l = find_link(&s, 0, 1);
     CHECK(l && !strcmp(l->transport, "P2P/CUMEM") && !strcmp(l->detail, "P2P/CUMEM/read") && l->gdr == -1);
-    CHECK(l && nccl_link_channel_count(l) == 2);
+    CHECK(l && mgpu_nccl_link_channel_count(l) == 2);
     CHECK(s.nlinks == 2 && s.gdr == -1);
     const char *names[4];
     int counts[4];
-    CHECK(nccl_summary_transports(&s, names, counts, 4) == 1 && counts[0] == 2);
+    CHECK(mgpu_nccl_summary_transports(&s, names, counts, 4) == 1 && counts[0] == 2);
     /* the same size printed twice keeps one entry, the newest choice */
     CHECKF(s.ntuning == 2, "tuning %d", s.ntuning);
     CHECK(!strcmp(s.tuning[0].coll, "AllReduce") && s.tuning[0].bytes == 4096 && !strcmp(s.tuning[0].algo, "NVLS") &&
@@ -94,15 +94,15 @@ static void test_emulated_nodes_socket(void)
         "all_reduce(sum) of 1048576 floats: element 0 = 10, expected 10, 0 wrong",
         NULL,
     };
-    nccl_summary s;
-    nccl_summary_init(&s);
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
     feed_all(&s, lines);
     CHECK(!strcmp(s.version, "2.23.4+cuda12.6"));
     CHECK(!strcmp(s.network, "Socket"));
     CHECK(s.nranks == 4 && s.nnodes == 4 && s.nchannels == 2);
     CHECK(s.tree_up[0][2] == 0 && s.tree_up[1][2] == -1 && s.tree_up[1][0] == 1);
-    const nccl_link *l = find_link(&s, 3, 0);
-    CHECK(l && !strcmp(l->transport, "NET/Socket") && l->gdr == 0 && nccl_link_channel_count(l) == 2);
+    const mgpu_nccl_link *l = find_link(&s, 3, 0);
+    CHECK(l && !strcmp(l->transport, "NET/Socket") && l->gdr == 0 && mgpu_nccl_link_channel_count(l) == 2);
     /* the [send] and [receive] sides of one connection are one link */
     CHECK(s.nlinks == 2);
     CHECK(s.gdr == 0);
@@ -119,20 +119,20 @@ static void test_ib_nodes_gdr(void)
         "node1:27226:27910 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[0] [send] via NET/IBext_v8/0/GDRDMA",
         NULL,
     };
-    nccl_summary s;
-    nccl_summary_init(&s);
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
     feed_all(&s, lines);
     CHECK(s.nlinks == 3);
-    const nccl_link *l = find_link(&s, 3, 4);
+    const mgpu_nccl_link *l = find_link(&s, 3, 4);
     CHECK(l && !strcmp(l->transport, "NET/IB") && l->gdr == 1 && !strcmp(l->detail, "NET/IBext_v8/0/GDRDMA"));
     CHECK(s.gdr == 1);
     l = find_link(&s, 3, 2);
     CHECK(l && !strcmp(l->transport, "SHM"));
     /* one link without GDRDMA turns the summary to "off" */
-    nccl_summary_feed(&s, "node2:25146:25827 [0] NCCL INFO Channel 01/0 : 7[3] -> 0[0] [receive] via NET/IB/1");
+    mgpu_nccl_summary_feed(&s, "node2:25146:25827 [0] NCCL INFO Channel 01/0 : 7[3] -> 0[0] [receive] via NET/IB/1");
     CHECK(s.gdr == 0);
     CHECK(find_link(&s, 7, 0) && find_link(&s, 7, 0)->gdr == 0);
-    nccl_summary_feed(&s, "node2:25146:25827 [0] NCCL WARN NET/IB : Got async event : port error");
+    mgpu_nccl_summary_feed(&s, "node2:25146:25827 [0] NCCL WARN NET/IB : Got async event : port error");
     CHECK(s.nwarn == 1 && strstr(s.last_warn, "port error"));
 }
 
@@ -151,8 +151,8 @@ static void test_older_formats(void)
         "h:1:1 [0] NCCL INFO 65536 Bytes -> Algo 1 proto 2 time 37.798233",
         NULL,
     };
-    nccl_summary s;
-    nccl_summary_init(&s);
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
     feed_all(&s, lines);
     CHECK(s.nrings == 1 && s.rings[0].nranks == 4);
     CHECK(s.rings[0].order[0] == 0 && s.rings[0].order[1] == 1 && s.rings[0].order[3] == 3);
@@ -164,27 +164,65 @@ static void test_older_formats(void)
 
 static void test_not_nccl(void)
 {
-    nccl_summary s;
-    nccl_summary_init(&s);
-    CHECK(nccl_summary_feed(&s, "loss 0.25 at step 10") == 0);
-    CHECK(nccl_summary_feed(&s, "") == 0);
-    CHECK(nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel") == 0);
-    CHECK(nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel 99999999999999999999/ : x") == 0);
-    CHECK(nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Trees [") == 0);
-    CHECK(nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->999->0") == 0);
-    CHECK(nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel 70/0 : 0[0] -> 1[1] via P2P/IPC") == 1);
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
+    CHECK(mgpu_nccl_summary_feed(&s, "loss 0.25 at step 10") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel 99999999999999999999/ : x") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Trees [") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->999->0") == 0);
+    CHECK(mgpu_nccl_summary_feed(&s, "h:1:1 [0] NCCL INFO Channel 70/0 : 0[0] -> 1[1] via P2P/IPC") == 1);
     CHECK(s.nlinks == 1 && s.links[0].channels == 0 && !strcmp(s.links[0].transport, "P2P/IPC"));
     CHECK(s.version[0] == 0 && s.nrings == 0 && s.ntuning == 0);
-    /* a long ring is cut at NCCL_LOG_MAX_RANKS, not overflowed */
+    /* a long ring is cut at MGPU_NCCL_LOG_MAX_RANKS, not overflowed */
     char line[2048];
     int n = snprintf(line, sizeof line, "h:1:1 [0] NCCL INFO Channel 00/01 :");
     for (int r = 0; r < 100; r++) n += snprintf(line + n, sizeof line - (size_t)n, " %d", r);
-    CHECK(nccl_summary_feed(&s, line) == 1);
-    CHECK(s.nrings == 1 && s.rings[0].nranks == NCCL_LOG_MAX_RANKS && s.rings[0].order[63] == 63);
+    CHECK(mgpu_nccl_summary_feed(&s, line) == 1);
+    CHECK(s.nrings == 1 && s.rings[0].nranks == MGPU_NCCL_LOG_MAX_RANKS && s.rings[0].order[63] == 63);
+}
+
+/* The sim communicator's lines (marked SIMULATED) and the JSON labs read. */
+static void test_simulated_json(void)
+{
+    static const char *const lines[] = {
+        "SIMULATED-node0:77:77 [0] NCCL INFO NCCL version SIMULATED (mgpulab's sim communicator: rings, trees and "
+        "transports are the model's, not NCCL's)",
+        "SIMULATED-node0:77:77 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "SIMULATED-node0:77:77 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+        "SIMULATED-node0:78:78 [7] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/7",
+        "SIMULATED-node0:77:77 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}",
+        NULL,
+    };
+    mgpu_nccl_summary s;
+    mgpu_nccl_summary_init(&s);
+    feed_all(&s, lines);
+    CHECK(s.simulated == 1 && !strcmp(s.version, "SIMULATED") && s.nnodes == 2 && s.gdr == 0);
+    json_t *j = mgpu_nccl_summary_json(&s);
+    CHECK(j != NULL);
+    if (!j) return;
+    CHECK(json_is_true(json_object_get(j, "simulated")) && json_is_false(json_object_get(j, "gdr")));
+    CHECK(json_integer_value(json_object_get(json_object_get(j, "transports"), "NET/IB")) == 1);
+    json_t *links = json_object_get(j, "links");
+    CHECK(json_array_size(links) == 2);
+    json_t *net = json_array_get(links, 1);
+    CHECK(json_integer_value(json_object_get(net, "from")) == 7 && json_is_false(json_object_get(net, "gdr")) &&
+          !strcmp(json_string_value(json_object_get(net, "detail")), "NET/IB/7"));
+    CHECK(json_is_null(json_object_get(json_array_get(links, 0), "gdr")));
+    json_t *t = json_array_get(json_object_get(j, "tuning"), 0);
+    CHECK(t && !strcmp(json_string_value(json_object_get(t, "algo")), "RING") &&
+          json_integer_value(json_object_get(t, "bytes")) == 1048576);
+    json_decref(j);
+    mgpu_nccl_summary real;
+    mgpu_nccl_summary_init(&real);
+    mgpu_nccl_summary_feed(&real, "dgx01:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4");
+    CHECK(real.simulated == 0);
 }
 
 int main(void)
 {
+    test_simulated_json();
     test_nvlink_machine();
     test_emulated_nodes_socket();
     test_ib_nodes_gdr();

@@ -1,20 +1,20 @@
 /* nccl_log.c - parse NCCL_DEBUG=INFO lines (2.4 .. 2.2x formats) into an
- * nccl_summary: what a learner would otherwise grep for by hand. */
-#include "nccl_log.h"
+ * mgpu_nccl_summary: what a learner would otherwise grep for by hand. */
+#include "mgpu/nccl_log.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void nccl_summary_init(nccl_summary *s)
+void mgpu_nccl_summary_init(mgpu_nccl_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->coll_channels = s->collnet_channels = s->nvls_channels = s->p2p_channels = -1;
     s->gdr = -1;
     for (int c = 0; c < 8; c++)
-        for (int r = 0; r < NCCL_LOG_MAX_RANKS; r++) s->tree_up[c][r] = -2;
-    for (int c = 0; c < NCCL_LOG_MAX_CHANNELS; c++)
-        for (int r = 0; r < NCCL_LOG_MAX_RANKS; r++) s->ring_next[c][r] = -1;
+        for (int r = 0; r < MGPU_NCCL_LOG_MAX_RANKS; r++) s->tree_up[c][r] = -2;
+    for (int c = 0; c < MGPU_NCCL_LOG_MAX_CHANNELS; c++)
+        for (int r = 0; r < MGPU_NCCL_LOG_MAX_RANKS; r++) s->ring_next[c][r] = -1;
 }
 
 static const char *skip_ws(const char *p)
@@ -43,11 +43,11 @@ static int read_int(const char **pp, long long *out)
     return 1;
 }
 
-static nccl_ring *ring_for(nccl_summary *s, int channel)
+static mgpu_nccl_ring *ring_for(mgpu_nccl_summary *s, int channel)
 {
     for (int i = 0; i < s->nrings; i++)
         if (s->rings[i].channel == channel) return &s->rings[i];
-    if (s->nrings >= NCCL_LOG_MAX_CHANNELS) return NULL;
+    if (s->nrings >= MGPU_NCCL_LOG_MAX_CHANNELS) return NULL;
     /* keep rings sorted by channel so the pane lists them in order */
     int at = s->nrings;
     while (at > 0 && s->rings[at - 1].channel > channel) at--;
@@ -59,37 +59,37 @@ static nccl_ring *ring_for(nccl_summary *s, int channel)
 }
 
 /* "Channel 00/24 :    0   1   2   3" or "Ring 00 : 0 1 2 3": the whole ring. */
-static int parse_ring_order(nccl_summary *s, int channel, const char *p)
+static int parse_ring_order(mgpu_nccl_summary *s, int channel, const char *p)
 {
-    nccl_ring *r = ring_for(s, channel);
+    mgpu_nccl_ring *r = ring_for(s, channel);
     if (!r) return 0;
     long long v;
     r->nranks = 0;
     while (read_int(&p, &v))
-        if (r->nranks < NCCL_LOG_MAX_RANKS) r->order[r->nranks++] = (int)v;
+        if (r->nranks < MGPU_NCCL_LOG_MAX_RANKS) r->order[r->nranks++] = (int)v;
     return 1;
 }
 
 /* "Ring 00 : 3 -> 0 -> 1" (each rank prints its neighbours): rebuild the
  * order from the next pointers known so far, starting at the lowest rank. */
-static int parse_ring_triple(nccl_summary *s, int channel, long long me, long long next)
+static int parse_ring_triple(mgpu_nccl_summary *s, int channel, long long me, long long next)
 {
-    if (channel < 0 || channel >= NCCL_LOG_MAX_CHANNELS || me < 0 || me >= NCCL_LOG_MAX_RANKS) return 0;
+    if (channel < 0 || channel >= MGPU_NCCL_LOG_MAX_CHANNELS || me < 0 || me >= MGPU_NCCL_LOG_MAX_RANKS) return 0;
     s->ring_next[channel][me] = (int)next;
-    nccl_ring *r = ring_for(s, channel);
+    mgpu_nccl_ring *r = ring_for(s, channel);
     if (!r) return 0;
     int start = -1;
-    for (int i = 0; i < NCCL_LOG_MAX_RANKS && start < 0; i++)
+    for (int i = 0; i < MGPU_NCCL_LOG_MAX_RANKS && start < 0; i++)
         if (s->ring_next[channel][i] >= 0) start = i;
     r->nranks = 0;
     int cur = start;
-    while (cur >= 0 && cur < NCCL_LOG_MAX_RANKS && r->nranks < NCCL_LOG_MAX_RANKS) {
+    while (cur >= 0 && cur < MGPU_NCCL_LOG_MAX_RANKS && r->nranks < MGPU_NCCL_LOG_MAX_RANKS) {
         r->order[r->nranks++] = cur;
         cur = s->ring_next[channel][cur];
         if (cur == start) break;
         /* a rank whose line has not arrived yet ends the chain for now */
-        if (cur >= 0 && cur < NCCL_LOG_MAX_RANKS && s->ring_next[channel][cur] < 0) {
-            if (r->nranks < NCCL_LOG_MAX_RANKS) r->order[r->nranks++] = cur;
+        if (cur >= 0 && cur < MGPU_NCCL_LOG_MAX_RANKS && s->ring_next[channel][cur] < 0) {
+            if (r->nranks < MGPU_NCCL_LOG_MAX_RANKS) r->order[r->nranks++] = cur;
             break;
         }
     }
@@ -116,7 +116,7 @@ static void canonical_transport(const char *via, char *out, size_t len, int *gdr
 }
 
 /* "... : 0[0] -> 1[1] [send] via P2P/CUMEM/read" after the channel number. */
-static int parse_link(nccl_summary *s, int channel, const char *p, const char *via)
+static int parse_link(mgpu_nccl_summary *s, int channel, const char *p, const char *via)
 {
     long long from, to;
     if (!read_int(&p, &from)) return 0;
@@ -131,12 +131,12 @@ static int parse_link(nccl_summary *s, int channel, const char *p, const char *v
     while (n && isspace((unsigned char)detail[n - 1])) detail[--n] = 0;
     int gdr;
     canonical_transport(detail, transport, sizeof transport, &gdr);
-    nccl_link *l = NULL;
+    mgpu_nccl_link *l = NULL;
     for (int i = 0; i < s->nlinks && !l; i++)
         if (s->links[i].from == from && s->links[i].to == to && !strcmp(s->links[i].transport, transport))
             l = &s->links[i];
     if (!l) {
-        if (s->nlinks >= NCCL_LOG_MAX_LINKS) {
+        if (s->nlinks >= MGPU_NCCL_LOG_MAX_LINKS) {
             s->links_dropped++;
             return 1;
         }
@@ -155,7 +155,7 @@ static int parse_link(nccl_summary *s, int channel, const char *p, const char *v
 
 /* "Channel 00/24 : 0 1 2 3", "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM",
  * "Channel 00 : 3[3] -> 4[4] via SHM/direct/direct", "Ring 00 : ..." */
-static int parse_channel(nccl_summary *s, const char *p, int is_ring_word)
+static int parse_channel(mgpu_nccl_summary *s, const char *p, int is_ring_word)
 {
     long long ch, total = -1;
     if (!read_int(&p, &ch) || ch < 0 || ch > 4096) return 0; /* NCCL has at most a few dozen */
@@ -192,7 +192,7 @@ static int parse_channel(nccl_summary *s, const char *p, int is_ring_word)
 
 /* "Trees [0] 1/-1/-1->0->-1 [1] ..." (2.5+: children->rank->parent) or
  * "Trees [0] 26->25->-1/-1/-1" (2.4: parent->rank->children). */
-static int parse_trees(nccl_summary *s, const char *p)
+static int parse_trees(mgpu_nccl_summary *s, const char *p)
 {
     int any = 0;
     while ((p = strchr(p, '[')) != NULL) {
@@ -215,7 +215,7 @@ static int parse_trees(nccl_summary *s, const char *p)
             if (!read_int(&pp, &parent)) break;
             (void)read_int(&q, &other);
         }
-        if (ch >= 0 && ch < 8 && rank >= 0 && rank < NCCL_LOG_MAX_RANKS) {
+        if (ch >= 0 && ch < 8 && rank >= 0 && rank < MGPU_NCCL_LOG_MAX_RANKS) {
             s->tree_up[ch][rank] = (int)parent;
             if (ch + 1 > s->ntree_channels) s->ntree_channels = (int)ch + 1;
             any = 1;
@@ -226,7 +226,7 @@ static int parse_trees(nccl_summary *s, const char *p)
 }
 
 /* "24 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p channels, ..." */
-static int parse_channel_counts(nccl_summary *s, const char *p)
+static int parse_channel_counts(mgpu_nccl_summary *s, const char *p)
 {
     int any = 0;
     long long v;
@@ -247,15 +247,15 @@ static int parse_channel_counts(nccl_summary *s, const char *p)
     return any;
 }
 
-static void add_tuning(nccl_summary *s, const char *coll, long long bytes, const char *algo, const char *proto,
+static void add_tuning(mgpu_nccl_summary *s, const char *coll, long long bytes, const char *algo, const char *proto,
                        int lo, int hi)
 {
-    nccl_tuning *t = NULL;
+    mgpu_nccl_tuning *t = NULL;
     for (int i = 0; i < s->ntuning && !t; i++)
         if (s->tuning[i].bytes == bytes && !strcmp(s->tuning[i].coll, coll)) t = &s->tuning[i];
     if (!t) {
-        if (s->ntuning == NCCL_LOG_MAX_TUNING) { /* keep the newest sizes */
-            memmove(&s->tuning[0], &s->tuning[1], (NCCL_LOG_MAX_TUNING - 1) * sizeof s->tuning[0]);
+        if (s->ntuning == MGPU_NCCL_LOG_MAX_TUNING) { /* keep the newest sizes */
+            memmove(&s->tuning[0], &s->tuning[1], (MGPU_NCCL_LOG_MAX_TUNING - 1) * sizeof s->tuning[0]);
             s->ntuning--;
         }
         t = &s->tuning[s->ntuning++];
@@ -283,7 +283,7 @@ static const char *proto_name(const char *tok)
 }
 
 /* "N Bytes -> Algo A proto P [channel{Lo..Hi}={l..h}] [time T]" */
-static int parse_bytes_algo(nccl_summary *s, const char *coll, const char *p)
+static int parse_bytes_algo(mgpu_nccl_summary *s, const char *coll, const char *p)
 {
     long long bytes;
     if (!read_int(&p, &bytes)) return 0;
@@ -303,13 +303,13 @@ static int parse_bytes_algo(nccl_summary *s, const char *coll, const char *p)
 }
 
 /* "AllReduce: opCount 0 sendbuff ... count 1024 datatype 7 op 0 ..." */
-static int parse_coll_call(nccl_summary *s, const char *name, const char *p)
+static int parse_coll_call(mgpu_nccl_summary *s, const char *name, const char *p)
 {
-    nccl_coll_count *c = NULL;
+    mgpu_nccl_coll_count *c = NULL;
     for (int i = 0; i < s->ncolls && !c; i++)
         if (!strcmp(s->colls[i].name, name)) c = &s->colls[i];
     if (!c) {
-        if (s->ncolls >= NCCL_LOG_MAX_COLLS) return 0;
+        if (s->ncolls >= MGPU_NCCL_LOG_MAX_COLLS) return 0;
         c = &s->colls[s->ncolls++];
         memset(c, 0, sizeof *c);
         snprintf(c->name, sizeof c->name, "%s", name);
@@ -324,7 +324,7 @@ static int parse_coll_call(nccl_summary *s, const char *name, const char *p)
     return 1;
 }
 
-int nccl_summary_feed(nccl_summary *s, const char *line)
+int mgpu_nccl_summary_feed(mgpu_nccl_summary *s, const char *line)
 {
     s->lines++;
     const char *p = strstr(line, "NCCL INFO ");
@@ -337,6 +337,7 @@ int nccl_summary_feed(nccl_summary *s, const char *line)
         return 1;
     }
     s->nccl_lines++;
+    if (strstr(line, "SIMULATED")) s->simulated = 1;
     p = skip_ws(p + 10);
     if (!strncmp(p, "NCCL version ", 13)) {
         copy_token(s->version, sizeof s->version, p + 13, NULL);
@@ -380,7 +381,7 @@ int nccl_summary_feed(nccl_summary *s, const char *line)
     return 0;
 }
 
-int nccl_summary_transports(const nccl_summary *s, const char **names, int *counts, int max)
+int mgpu_nccl_summary_transports(const mgpu_nccl_summary *s, const char **names, int *counts, int max)
 {
     int n = 0;
     for (int i = 0; i < s->nlinks; i++) {
@@ -396,7 +397,7 @@ int nccl_summary_transports(const nccl_summary *s, const char **names, int *coun
     return n;
 }
 
-int nccl_link_channel_count(const nccl_link *l)
+int mgpu_nccl_link_channel_count(const mgpu_nccl_link *l)
 {
     int n = 0;
     for (unsigned long long b = l->channels; b; b &= b - 1) n++;

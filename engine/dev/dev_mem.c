@@ -1,0 +1,102 @@
+/* dev_mem.c - the device API's memory calls: argument checks, then device
+ * memory through the allocators of engine/mem (caching or plain, real or
+ * phantom) and host memory straight from the backend. */
+#include "dev/backend.h"
+#include "mem/mem_dev.h"
+#include <stdlib.h>
+
+const char *mgpu_mem_kind_name(mgpu_mem_kind k)
+{
+    switch (k) {
+    case MGPU_MEM_DEVICE: return "device";
+    case MGPU_MEM_PINNED: return "pinned";
+    case MGPU_MEM_PAGEABLE: return "pageable";
+    default: return "unknown";
+    }
+}
+
+typedef struct alloc_req {
+    uint64_t stream; /* caching allocator's free list; 0: none */
+    int cached;      /* 0: a plain allocation whatever the configuration */
+    int phantom;
+} alloc_req;
+
+static mgpu_result alloc_buffer(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
+                                const alloc_req *q, mgpu_buffer **out)
+{
+    *out = NULL;
+    if (kind != MGPU_MEM_DEVICE && kind != MGPU_MEM_PINNED && kind != MGPU_MEM_PAGEABLE)
+        return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate memory of kind %d", (int)kind);
+    if (kind == MGPU_MEM_DEVICE) MGPU_CHECK(mgpu_dev_check_device(be, device));
+    if (bytes == 0) return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate a buffer of 0 bytes");
+    mgpu_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    buf->be = be;
+    buf->kind = kind;
+    buf->device = kind == MGPU_MEM_DEVICE ? device : -1;
+    buf->bytes = bytes;
+    buf->phantom = q->phantom;
+    mgpu_result r = kind == MGPU_MEM_DEVICE ? mgpu_mem_device_alloc(buf, q->stream, q->cached)
+                                            : be->ops->mem_alloc(be, buf);
+    if (r != MGPU_OK) {
+        free(buf);
+        mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
+        return r;
+    }
+    *out = buf;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
+                           mgpu_buffer **out)
+{
+    const alloc_req q = {0, 1, 0};
+    return alloc_buffer(be, kind, device, bytes, &q, out);
+}
+
+mgpu_result mgpu_mem_alloc_uncached(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
+                                    mgpu_buffer **out)
+{
+    const alloc_req q = {0, 0, 0};
+    return alloc_buffer(be, kind, device, bytes, &q, out);
+}
+
+mgpu_result mgpu_mem_alloc_stream(mgpu_stream *s, size_t bytes, mgpu_buffer **out)
+{
+    const alloc_req q = {s->id, 1, 0};
+    return alloc_buffer(s->be, MGPU_MEM_DEVICE, s->device, bytes, &q, out);
+}
+
+mgpu_result mgpu_mem_alloc_phantom(mgpu_backend *be, int device, mgpu_stream *s, size_t bytes,
+                                   int allow_on_cuda, mgpu_buffer **out)
+{
+    *out = NULL;
+    /* A backend without modelled time cannot give phantom work a duration:
+     * there phantom memory is only a count, so it must be asked for. */
+    if (!be->ops->stream_model_time && !allow_on_cuda)
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED,
+                         "phantom (shape-only) memory is for the sim, where its work takes modelled "
+                         "time; on the %s backend it would only be counted and its work skipped. Run with "
+                         "--backend sim, or ask for it explicitly (phantom_on_cuda=true)",
+                         be->ops->name);
+    if (s && (s->be != be || s->device != device))
+        return mgpu_fail(MGPU_ERR_INVALID, "phantom allocation on device %d with a stream of device %d", device,
+                         s->device);
+    const alloc_req q = {s ? s->id : 0, 1, 1};
+    return alloc_buffer(be, MGPU_MEM_DEVICE, device, bytes, &q, out);
+}
+
+void mgpu_mem_free(mgpu_buffer *buf)
+{
+    if (!buf) return;
+    if (buf->kind == MGPU_MEM_DEVICE) mgpu_mem_device_free(buf);
+    else buf->be->ops->mem_free(buf->be, buf);
+    free(buf);
+}
+
+void *mgpu_buffer_host_view(mgpu_buffer *buf)
+{
+    if (!buf || buf->phantom) return NULL;
+    if (buf->kind != MGPU_MEM_DEVICE) return buf->ptr;
+    return buf->be->ops->host_view ? buf->be->ops->host_view(buf) : NULL;
+}

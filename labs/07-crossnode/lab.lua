@@ -1,0 +1,478 @@
+-- labs/07-crossnode/lab.lua - the note's practice 7: the same collective
+-- inside a node and between nodes; the transport of every peer read from
+-- NCCL's log of the learner's own run; GPUDirect RDMA on and off; a
+-- hierarchical all-reduce over split communicators; SHARP as a what-if;
+-- fail-stop and resuming from a checkpoint.
+
+local MiB = 1024 * 1024
+
+local function f2(x) return type(x) == "number" and string.format("%.2f", x) or "-" end
+local function f1(x) return type(x) == "number" and string.format("%.1f", x) or "-" end
+
+-- Hosts in the topology and GPUs of host 0.
+local function hosts_of(topo)
+  local seen, nh, g0 = {}, 0, 0
+  for _, g in ipairs(topo.gpus or {}) do
+    if not seen[g.host] then seen[g.host] = true; nh = nh + 1 end
+    if g.host == 0 then g0 = g0 + 1 end
+  end
+  return math.max(nh, 1), math.max(g0, 1)
+end
+
+local function nics_of_host0(topo)
+  local n = 0
+  for _, x in ipairs(topo.nics or {}) do if x.host == 0 then n = n + 1 end end
+  return n
+end
+
+-- What "one node" and "two nodes" mean on this backend (docs/labs.md):
+-- intra = one node's GPUs; across = both nodes' GPUs; pair = 2 ranks, one
+-- per node. A nil run cannot be made here; `why` says what to do instead.
+local function plan(lab)
+  local b, topo = lab.backend, lab.topo()
+  local nh, G = hosts_of(topo)
+  local p = { G = G, nodes = nh, nics = nics_of_host0(topo) }
+  if b.simulated and nh >= 2 then
+    p.kind = "sim2"
+    p.intra, p.across, p.pair = { ranks = G }, { ranks = 2 * G }, { ranks = 2, per_node = 1 }
+    p.node_size = G
+    p.what = string.format("SIMULATED %s: %d nodes of %d GPUs, NDR InfiniBand between them", b.machine, nh, G)
+  elseif b.simulated then
+    p.kind = "sim1"
+    p.intra = G >= 2 and { ranks = G } or nil
+    p.node_size = math.max(1, G // 2)
+    p.what = string.format("SIMULATED %s: ONE node of %d GPU%s", b.machine, G, G == 1 and "" or "s")
+    p.why = "this machine has one node, so nothing crosses a network here; run the lab on two: " ..
+            "mgpulab run 7 --backend sim --machine 2x-dgx-h100"
+  elseif b.launcher == "mpirun" or b.launcher == "srun" then
+    p.kind = "cluster"
+    p.intra = { ranks = G, launcher = "local" }
+    p.across, p.pair = { ranks = 2 * G }, { ranks = 2 }
+    p.node_size = G
+    p.what = string.format("%s across your hosts (%d GPUs per node assumed from this host)", b.launcher, G)
+    p.why = "the pair run needs one rank per node: put '--map-by ppr:1:node' (mpirun) or " ..
+            "'--ntasks-per-node=1' (srun) in MGPU_LAUNCHER_ARGS for it"
+  else
+    p.kind = "emulated"
+    p.intra = G >= 2 and { ranks = G, launcher = "local" } or nil
+    p.across = { ranks = math.max(2, math.min(G, 8)), launcher = "emulate" }
+    p.pair = { ranks = 2, launcher = "emulate" }
+    p.node_size = 1
+    p.what = string.format("one host with %d GPU%s: every rank an emulated node", G, G == 1 and "" or "s")
+    p.why = "emulated nodes talk over NCCL's socket transport on the loopback interface, not InfiniBand: " ..
+            "the network numbers are the socket's. With hosts, use --launcher mpirun or srun"
+  end
+  return p
+end
+
+-- The largest measured row of a bench.
+local function largest(r)
+  local best
+  for _, row in ipairs((r and r.rows) or {}) do
+    if type(row.out_of_place) == "table" and (not best or row.size > best.size) then best = row end
+  end
+  return best
+end
+
+-- all_reduce at the plateau sizes on one plan entry; extra opts merged.
+local function measure(lab, cfg, extra)
+  if not cfg then return nil end
+  local sim = lab.backend.simulated
+  local o = { b = "64M", e = sim and "64M" or "256M", f = 2, ranks = cfg.ranks,
+              per_node = cfg.per_node, launcher = cfg.launcher }
+  if not sim then o.n, o.w = 10, 2 end
+  for k, v in pairs(extra or {}) do o[k] = v end
+  local r = lab.bench("all_reduce", o)
+  local row = largest(r)
+  return { r = r, row = row, busbw = row and row.out_of_place.bus_bw, time = row and row.out_of_place.time,
+           size = row and row.size, ranks = r.ranks, wrong = row and row.out_of_place.nwrong or 0 }
+end
+
+local function size_name(b) return b and string.format("%d MiB", b // MiB) or "-" end
+
+-- A failed verdict saying what this machine cannot show and what to do.
+local function cannot(what, p)
+  return { ok = false, msg = what .. ": " .. (p.why or "not possible on this machine"), saw = p.what,
+           wanted = "two nodes", where = "lab 7 text: 'Where you run it'" }
+end
+
+-- The transport a learner may name: the full one or its first word.
+local function transport_answers(t)
+  if not t then return { any = { "none" } } end
+  local first = t:match("^NET/(.+)$") or t:match("^([^/]+)")
+  return { any = { t, first } }
+end
+
+-- First link matching pred in a parsed NCCL log.
+local function find_link(nccl, pred)
+  for _, l in ipairs((nccl and nccl.links) or {}) do if pred(l) then return l end end
+  return nil
+end
+
+local function is_net(l) return tostring(l.transport):match("^NET/") ~= nil end
+
+local function nccl_table(lab, title, nccl)
+  local rows = {}
+  for name, n in pairs((nccl and nccl.transports) or {}) do rows[#rows + 1] = { name, tostring(n) } end
+  table.sort(rows, function(a, b) return a[1] < b[1] end)
+  local links = {}
+  for _, l in ipairs((nccl and nccl.links) or {}) do links[#links + 1] = l end
+  table.sort(links, function(a, b) return a.from < b.from or (a.from == b.from and a.to < b.to) end)
+  for i, l in ipairs(links) do
+    if i > 16 then break end
+    rows[#rows + 1] = { string.format("%d -> %d", l.from, l.to), l.detail .. string.format(" (%d ch)", l.channels or 0) }
+  end
+  lab.table{ title = title, columns = { "transport / link", "links / via" }, rows = rows }
+end
+
+-- Checkpoints sent by train.lua: {step =, values = "v,v,..."}; the last one.
+local function last_checkpoint(res)
+  local best
+  for _, row in ipairs((res and res.ranks and res.ranks[0] and res.ranks[0].results) or {}) do
+    if row.checkpoint and (not best or row.checkpoint > best.checkpoint) then best = row end
+  end
+  return best
+end
+
+local function final_of(res)
+  for _, row in ipairs((res and res.ranks and res.ranks[0] and res.ranks[0].results) or {}) do
+    if row.final then return row end
+  end
+  return nil
+end
+
+local TRAIN_STEPS, CKPT_EVERY, CRASH_STEP = 12, 4, 10
+
+return {
+  title    = "Cross-node: inside a node vs between nodes",
+  summary  = "all_reduce in one node, across two and one rank per node; transports from NCCL's log; GPUDirect RDMA; " ..
+             "hierarchical all-reduce; SHARP; fail-stop and checkpoints",
+  backends = "sim (2x-dgx-h100: two nodes; one-node presets say what they cannot show), cuda with mpirun/srun " ..
+             "across hosts, or emulated nodes on one host",
+  ranks    = 2,
+  steps = {
+    {
+      id = "intra_inter", title = "The same all_reduce inside a node and between nodes",
+      text = "steps/01-intra-inter.md",
+      hints = { "ratio = busbw (one node, all its GPUs) / busbw (2 ranks, one per node), from the table 'inside vs between'.",
+                "nics: count the mlx5 rows of one host in the topology pane (1), or lab 1's NIC question." },
+      questions = { { id = "ratio", ask = "busbw of one full node divided by busbw of 2 ranks one per node (your numbers)?" },
+                    { id = "nics", ask = "How many NICs does one node have?" } },
+      run = function(lab)
+        local p = plan(lab)
+        lab.log("plan: " .. p.what .. (p.why and (" - " .. p.why) or ""))
+        local out = { p = p }
+        local k, total = 0, 3
+        for _, name in ipairs({ "intra", "across", "pair" }) do
+          lab.progress(k / total, "all_reduce: " .. name); k = k + 1
+          out[name] = measure(lab, p[name])
+        end
+        local rows = {}
+        for _, it in ipairs({ { "intra", "one node" }, { "across", "both nodes" }, { "pair", "2 ranks, one per node" } }) do
+          local m = out[it[1]]
+          rows[#rows + 1] = { it[2], m and tostring(m.ranks) or "-", m and size_name(m.size) or "-",
+                              m and f2(m.busbw) or ("not here: " .. (p.why and "one node" or "-")) }
+        end
+        if out.intra and out.pair and out.pair.busbw and out.pair.busbw > 0 then
+          out.ratio = out.intra.busbw / out.pair.busbw
+          rows[#rows + 1] = { "ratio one node / pair", "", "", f2(out.ratio) .. "x (the note: 18x)" }
+          lab.record("ratio_intra_pair", out.ratio)
+        end
+        if out.intra and out.across and out.across.busbw and out.across.busbw > 0 then
+          rows[#rows + 1] = { "ratio one node / both nodes", "", "", f2(out.intra.busbw / out.across.busbw) .. "x" }
+          lab.record("busbw_across", out.across.busbw)
+        end
+        lab.table{ title = "all_reduce busbw: inside vs between nodes (GB/s)", columns = { "run", "ranks", "size", "busbw" },
+                   rows = rows }
+        return out
+      end,
+      check = function(lab, out)
+        local p = out.p
+        if not out.ratio then return cannot("no run with one rank per node", p) end
+        local wrong = 0
+        for _, name in ipairs({ "intra", "across", "pair" }) do
+          if out[name] then wrong = wrong + (tonumber(out[name].wrong) or 0) end
+        end
+        return {
+          checks.equals{ value = wrong, expected = 0, what = "wrong elements in the three runs", where = "results pane (3)" },
+          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.05, missing = "press a to answer",
+                        what = "your ratio one node / one rank per node", where = "results pane (3), table 'inside vs between'" },
+          checks.equals{ value = lab.answer("nics"), expected = p.nics, missing = "press a to answer",
+                         what = "NICs of one node", where = "topology pane (1): the mlx5 rows of host 0" },
+        }
+      end,
+    },
+    {
+      id = "transports", title = "Which transport did NCCL pick? Read your own log",
+      text = "steps/02-transports.md",
+      hints = { "The table 'transports in your log' lists every ring edge: 'from -> to' and what NCCL printed after 'via'.",
+                "Inside a node: P2P (NVLink or PCIe) or SHM (host memory). Between nodes: NET/IB or NET/Socket; " ..
+                "GDRDMA at the end means GPUDirect RDMA." },
+      questions = {
+        { id = "intra", ask = "Transport between rank 0 and rank 1 (e.g. P2P/CUMEM, SHM, NET/IB; 'none' if no such link)?" },
+        { id = "inter", ask = "Transport of a ring edge that leaves a node (NET/IB, NET/Socket; 'none' if none)?" },
+        { id = "gdr", ask = "Does that network edge use GPUDirect RDMA (yes/no; 'none' if there is no network edge)?" },
+      },
+      run = function(lab)
+        local p = plan(lab)
+        local cfg = p.across or p.intra or { ranks = 2 }
+        local r = lab.bench("all_reduce", { b = "1M", e = "1M", ranks = cfg.ranks, per_node = cfg.per_node,
+                                            launcher = cfg.launcher, env = { NCCL_DEBUG = "INFO" } })
+        nccl_table(lab, string.format("transports in your log (%d ranks)", r.ranks or 0), r.nccl)
+        return { p = p, nccl = r.nccl }
+      end,
+      check = function(lab, out)
+        local nccl = out.nccl
+        if type(nccl) ~= "table" or (nccl.nccl_lines or 0) == 0 then
+          return { ok = false, msg = "no NCCL INFO line was captured from the run, so there is nothing to read",
+                   saw = "no NCCL lines", wanted = "NCCL_DEBUG=INFO output", where = "log pane (5)" }
+        end
+        local l01 = find_link(nccl, function(l) return l.from == 0 and l.to == 1 and not is_net(l) end)
+                    or find_link(nccl, function(l) return not is_net(l) end)
+        local net = find_link(nccl, is_net)
+        local gdr = net and (net.gdr == true and "yes" or "no") or "none"
+        if net then lab.record("transport_inter", net.transport) end
+        return {
+          checks.equals{ value = lab.answer("intra"), expected = transport_answers(l01 and l01.transport),
+                         what = "transport rank 0 -> rank 1" .. (l01 and (" (your log: " .. l01.detail .. ")") or ""),
+                         missing = "press a to answer", where = "results pane (3), table 'transports in your log'" },
+          checks.equals{ value = lab.answer("inter"), expected = transport_answers(net and net.transport),
+                         what = "transport leaving a node", missing = "press a to answer",
+                         where = "results pane (3): the links with NET/" },
+          checks.equals{ value = lab.answer("gdr"), expected = gdr, what = "GPUDirect RDMA on the network edge",
+                         missing = "press a to answer", where = "the 'via' text: .../GDRDMA or not" },
+        }
+      end,
+    },
+    {
+      id = "gdr", title = "GPUDirect RDMA on and off",
+      text = "steps/03-gdr.md",
+      hints = { "slowdown % = (1 - busbw without GDR / busbw with GDR) x 100, from the table 'GPUDirect RDMA'.",
+                "On the sim the switch is the no-gdr fault; on GPUs NCCL_NET_GDR_LEVEL=LOC." },
+      questions = { { id = "slowdown", ask = "How many percent slower is all_reduce across nodes without GPUDirect RDMA?" } },
+      run = function(lab)
+        local p = plan(lab)
+        local out = { p = p }
+        -- lab 1's nearest NIC: GPU 0's path to each NIC of its node, and
+        -- whether NCCL's default NCCL_NET_GDR_LEVEL (PXB) allows GDR on it
+        local topo = lab.topo()
+        local ng, rows = #(topo.gpus or {}), {}
+        local m = topo.matrix and topo.matrix.rows and topo.matrix.rows[1]
+        for i, nic in ipairs(topo.nics or {}) do
+          local path = m and m[ng + i]
+          if nic.host == 0 and path then
+            local near = path == "PIX" or path == "PXB"
+            rows[#rows + 1] = { nic.name, path, (near and nic.gdr) and "yes" or "no" .. (near and "" or " (beyond PXB)") }
+          end
+        end
+        if #rows > 0 then
+          lab.table{ title = "GPU 0 and the NICs of its node", columns = { "NIC", "path", "GPUDirect RDMA by default" }, rows = rows }
+        end
+        if not p.across or p.kind == "emulated" then return out end
+        local off = lab.backend.simulated and { fault = "no-gdr", env = { NCCL_DEBUG = "INFO" } }
+                    or { env = { NCCL_NET_GDR_LEVEL = "LOC", NCCL_DEBUG = "INFO" } }
+        lab.progress(0, "GPUDirect RDMA on")
+        out.on = measure(lab, p.across, { env = { NCCL_DEBUG = "INFO" } })
+        lab.progress(0.5, "GPUDirect RDMA off")
+        out.off = measure(lab, p.across, off)
+        if out.on.busbw and out.off.busbw and out.on.busbw > 0 then
+          out.slowdown = (1 - out.off.busbw / out.on.busbw) * 100
+          lab.record("gdr_slowdown_pct", out.slowdown)
+        end
+        local function g(m) return m and m.r.nccl and (m.r.nccl.gdr == true and "GDRDMA" or "no GDRDMA") or "?" end
+        lab.table{ title = "GPUDirect RDMA (all_reduce across nodes)", columns = { "", "busbw (GB/s)", "log says" },
+                   rows = { { "on", f2(out.on.busbw), g(out.on) }, { "off", f2(out.off.busbw), g(out.off) },
+                            { "slowdown", f1(out.slowdown) .. " % (the note: about 50 %)", "" } } }
+        return out
+      end,
+      check = function(lab, out)
+        local p = out.p
+        if p.kind == "emulated" then
+          return { ok = false, msg = "emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
+                   .. "nothing to switch off here. " .. p.why, saw = p.what, wanted = "InfiniBand between hosts",
+                   where = "lab 7 text: 'Where you run it'" }
+        end
+        if not out.slowdown then return cannot("GPUDirect RDMA only matters between nodes", p) end
+        return {
+          checks.equals{ value = out.off.r.nccl and out.off.r.nccl.gdr, expected = false,
+                         what = "the log of the 'off' run has no GDRDMA link", where = "log pane (5)" },
+          checks.close{ value = lab.answer("slowdown"), expected = out.slowdown, atol = 3, rtol = 0, unit = "%",
+                        missing = "press a to answer", what = "your slowdown without GPUDirect RDMA",
+                        where = "results pane (3), table 'GPUDirect RDMA'" },
+        }
+      end,
+    },
+    {
+      id = "hierarchical", title = "Exercise: a hierarchical all-reduce",
+      text = "steps/04-hierarchical.md",
+      exercise = "hier.lua",
+      hints = {
+        "Two splits of the world: by node (color = node, key = local rank) and by local rank (color = local rank, key = node).",
+        "intra:reduce_scatter(x, shard); inter:all_reduce(shard); intra:all_gather(shard, hier) - shard has n / node_size elements.",
+      },
+      run = function(lab)
+        local p = plan(lab)
+        local cfg = p.across or p.intra or { ranks = 2 }
+        local node_size = p.kind == "sim2" and p.G or (p.node_size or 1)
+        if cfg.ranks % node_size ~= 0 then node_size = 1 end
+        local n = lab.backend.simulated and (4 * MiB) or (64 * MiB)
+        lab.progress(0, "hier.lua on " .. cfg.ranks .. " ranks")
+        local res = lab.spmd(lab.exercise, { ranks = cfg.ranks, per_node = cfg.per_node, launcher = cfg.launcher, timeout = 120,
+                                             args = { tostring(node_size), tostring(n) },
+                                             env = { NCCL_DEBUG = "INFO", NCCL_DEBUG_SUBSYS = "INIT,COLL" } })
+        local out = { res = res, node_size = node_size, ranks = cfg.ranks, p = p }
+        if lab.backend.simulated and p.across then
+          for i, algo in ipairs({ "ring", "tree" }) do
+            lab.progress(i / 3, "flat all_reduce, NCCL_ALGO=" .. algo)
+            local r = lab.bench("all_reduce", { b = tostring(n * 4), e = tostring(n * 4), ranks = cfg.ranks,
+                                                per_node = cfg.per_node, env = { NCCL_ALGO = algo } })
+            local row = largest(r)
+            out[algo] = row and row.out_of_place.time
+          end
+        end
+        local r0 = res.ranks and res.ranks[0] and res.ranks[0].results and res.ranks[0].results[1]
+        if r0 then
+          lab.table{ title = string.format("all_reduce of %d MiB on %d ranks (%d per node), time in us", n * 4 // MiB,
+                                           cfg.ranks, node_size),
+                     columns = { "version", "time (us)" },
+                     rows = { { "flat (NCCL's choice)", f1(r0.t_flat_us) }, { "hierarchical (yours)", f1(r0.t_hier_us) },
+                              { "flat, NCCL_ALGO=ring", f1(out.ring) }, { "flat, NCCL_ALGO=tree", f1(out.tree) } } }
+        end
+        return out
+      end,
+      check = function(lab, out)
+        local res = out.res
+        if not res.ok then
+          local r = res.failed_rank or 0
+          local e = res.ranks and res.ranks[r] and res.ranks[r].error
+          return { ok = false, msg = "hier.lua did not finish on rank " .. r .. ": " .. tostring(e or res.reason),
+                   saw = "an error", wanted = "the script finishes on every rank", where = "log pane (5)" }
+        end
+        local mism, sums, sizes = {}, {}, {}
+        for r = 0, out.ranks - 1 do
+          local row = res.ranks[r] and res.ranks[r].results and res.ranks[r].results[1]
+          mism[#mism + 1] = row and row.mismatches
+          sums[r] = row and row.flat
+          sizes[r] = row and string.format("%s x %s", tostring(row.intra_size), tostring(row.inter_size))
+        end
+        local worst = 0
+        for _, m in ipairs(mism) do worst = math.max(worst, tonumber(m) or math.huge) end
+        local v = {
+          checks.equals{ value = worst, expected = 0, what = "elements where your hierarchical result differs from the flat "
+                         .. "all_reduce (worst rank)", where = "your hier.lua; results of every rank" },
+          checks.identical{ values = sizes, ranks = out.ranks, what = "communicator sizes (inside x across)",
+                            where = "your splits" },
+          checks.equals{ value = sizes[0], expected = string.format("%d x %d", out.node_size, out.ranks // out.node_size),
+                         what = "rank 0's communicators (ranks inside a node x nodes)", where = "your two comm:split calls" },
+        }
+        local nccl = res.nccl
+        if type(nccl) == "table" and type(nccl.tuning) == "table" then
+          local seen = {}
+          for _, t in ipairs(nccl.tuning) do seen[t.coll] = true end
+          for name in pairs(nccl.colls or {}) do seen[name] = true end
+          v[#v + 1] = checks.equals{ value = (seen.ReduceScatter and seen.AllGather) and "both" or "missing",
+            expected = "both", what = "ReduceScatter and AllGather in the NCCL log of your run", where = "log pane (5)" }
+        end
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "sharp", title = "SHARP: reducing inside the network (a what-if)",
+      text = "steps/05-sharp.md",
+      hints = { "A ring all-reduce sends 2(n-1)/n of the buffer out of every node; with in-network reduction each node sends it once.",
+                "traffic = 2(n-1)/n for the n ranks of the flat ring." },
+      questions = { { id = "traffic", ask = "For the all_reduce across both nodes: ring network bytes / SHARP network bytes?" } },
+      run = function(lab)
+        local p = plan(lab)
+        local out = { p = p, n = (p.across and p.across.ranks) or 16 }
+        if p.kind == "sim2" or p.kind == "cluster" then
+          lab.progress(0, "ring across nodes")
+          out.ring = measure(lab, p.across, { env = { NCCL_DEBUG = "INFO" } })
+          lab.progress(0.5, "NCCL_COLLNET_ENABLE=1")
+          out.sharp = measure(lab, p.across, { env = { NCCL_COLLNET_ENABLE = "1", NCCL_DEBUG = "INFO" } })
+          local algo = "?"
+          for _, t in ipairs((out.sharp.r.nccl and out.sharp.r.nccl.tuning) or {}) do
+            if t.bytes == out.sharp.size then algo = t.algo end
+          end
+          out.algo = algo
+          lab.table{ title = "all_reduce across nodes: ring vs in-network reduction" ..
+                             (lab.backend.simulated and " (SIMULATED what-if)" or ""),
+                     columns = { "", "busbw (GB/s)", "network bytes per node" },
+                     rows = { { "ring", f2(out.ring.busbw), string.format("2(n-1)/n x S = %.3f S", 2 * (out.n - 1) / out.n) },
+                              { "SHARP (Algo " .. algo .. ")", f2(out.sharp.busbw), "1 x S" } } }
+        end
+        return out
+      end,
+      check = function(lab, out)
+        return checks.close{ value = lab.answer("traffic"), expected = 2 * (out.n - 1) / out.n, rtol = 0.02,
+                             missing = "press a to answer", what = string.format("ring / SHARP network bytes for %d ranks", out.n),
+                             where = "the step text: who sends what across the network" }
+      end,
+    },
+    {
+      id = "crash", title = "A node dies: fail-stop, then resume from a checkpoint",
+      text = "steps/06-crash.md",
+      hints = { "The run's report names the rank that died (table 'fail-stop').",
+                "The job resumes from the last checkpoint it saved before the crash." },
+      questions = { { id = "crashed", ask = "Which rank died?" },
+                    { id = "resumed", ask = "From which step did the job resume (the last checkpoint)?" } },
+      run = function(lab)
+        local p = plan(lab)
+        local per = math.max(1, math.min(p.G, 4))
+        local cfg = (p.kind == "sim2") and { ranks = 2 * per, per_node = per } or p.across or p.intra or { ranks = 2 }
+        local victim = p.kind == "sim2" and per or (cfg.ranks - 1)
+        local base = { ranks = cfg.ranks, per_node = cfg.per_node, launcher = cfg.launcher, timeout = 60 }
+        local function run(args, extra)
+          local o = {}
+          for k, v in pairs(base) do o[k] = v end
+          for k, v in pairs(extra or {}) do o[k] = v end
+          o.args = args
+          return lab.spmd("scripts/train.lua", o)
+        end
+        local steps = tostring(TRAIN_STEPS)
+        lab.progress(0, "training without a fault (the reference)")
+        local ref = run({ steps, tostring(CKPT_EVERY) })
+        lab.progress(0.33, "training; rank " .. victim .. " dies")
+        local crash
+        if lab.backend.simulated then
+          -- each step is one all_reduce on the world: the fault fires in step CRASH_STEP
+          crash = run({ steps, tostring(CKPT_EVERY) }, { fault = "crash:" .. victim,
+                                                        env = { MGPU_FAULT_CRASH_AT = tostring(CRASH_STEP) } })
+        else
+          crash = run({ steps, tostring(CKPT_EVERY), "crash", tostring(victim), tostring(CRASH_STEP) })
+        end
+        local ck = last_checkpoint(crash)
+        local resumed
+        if ck then
+          lab.progress(0.66, "resuming from step " .. ck.checkpoint)
+          resumed = run({ steps, tostring(CKPT_EVERY), "resume", tostring(ck.checkpoint), ck.values })
+        end
+        local fr, fz = final_of(ref), final_of(resumed)
+        lab.table{ title = "fail-stop", columns = { "", "" },
+                   rows = { { "the crashed run", crash.ok and "finished (no crash?)" or ("failed: " .. tostring(crash.reason)) },
+                            { "last checkpoint saved", ck and ("step " .. ck.checkpoint) or "none" },
+                            { "resumed run", resumed and (resumed.ok and "finished" or ("failed: " .. tostring(resumed.reason))) or "-" },
+                            { "final checksum, no fault", tostring(fr and fr.checksum) },
+                            { "final checksum, crashed + resumed", tostring(fz and fz.checksum) } } }
+        return { crash = crash, ck = ck, ref = fr, resumed = fz, victim = victim }
+      end,
+      check = function(lab, out)
+        local crash = out.crash
+        if crash.ok then
+          return { ok = false, msg = "the run with a dying rank finished: the fault did not fire", saw = "ok",
+                   wanted = "the run fails naming the rank", where = "log pane (5)" }
+        end
+        return {
+          checks.equals{ value = crash.failed_rank, expected = out.victim, what = "the rank the runtime named",
+                         where = "results pane (3), table 'fail-stop'" },
+          checks.equals{ value = out.resumed and out.resumed.checksum, expected = out.ref and out.ref.checksum,
+                         what = "final parameters after crash + resume vs a run without fault", where = "table 'fail-stop'" },
+          checks.equals{ value = lab.answer("crashed"), expected = crash.failed_rank, missing = "press a to answer",
+                         what = "the rank that died", where = "table 'fail-stop', the crashed run" },
+          checks.equals{ value = lab.answer("resumed"), expected = out.ck and out.ck.checkpoint, missing = "press a to answer",
+                         what = "the step the job resumed from", where = "table 'fail-stop', last checkpoint" },
+        }
+      end,
+    },
+  },
+}

@@ -1,0 +1,298 @@
+-- labs/09-pitfalls/lab.lua - the note's pitfall list, one step each:
+-- reproduced, seen (timeline, numbers, log) and fixed, each linking to the
+-- lab where it first appeared.
+
+local function f1(x) return type(x) == "number" and string.format("%.1f", x) or "-" end
+local function f3(x) return type(x) == "number" and string.format("%.3f", x) or "-" end
+
+-- The first result row of rank r of a lab.spmd result, or nil.
+local function row(res, r)
+  local rk = res and res.ranks and res.ranks[r or 0]
+  return rk and rk.results and rk.results[1] or nil
+end
+
+-- A failed verdict for a script that did not finish.
+local function broken(res, what)
+  local r = res and res.failed_rank or 0
+  local e = res and res.ranks and res.ranks[r] and res.ranks[r].error
+  return { ok = false, msg = what .. " did not finish on rank " .. r .. ": " .. tostring(e or (res and res.reason)),
+           saw = "an error", wanted = "the script finishes", where = "log pane (5)" }
+end
+
+-- GPUs of host 0 (the ranks of the intra-node steps).
+local function node_gpus(lab)
+  local n = 0
+  for _, g in ipairs(lab.topo().gpus or {}) do if g.host == 0 then n = n + 1 end end
+  return math.max(n, 1)
+end
+
+local function largest(r)
+  local best
+  for _, x in ipairs((r and r.rows) or {}) do
+    if type(x.out_of_place) == "table" and (not best or x.size > best.size) then best = x end
+  end
+  return best
+end
+
+local function link_of(nccl, from, to)
+  for _, l in ipairs((nccl and nccl.links) or {}) do
+    if l.from == from and l.to == to then return l end
+  end
+  return nil
+end
+
+return {
+  title    = "The pitfalls clinic",
+  summary  = "Every pitfall of the note reproduced, seen and fixed: mismatch, stale data, the legacy default stream, " ..
+             "hidden host syncs, P2P disabled, fragmentation, IPC handle lifetime",
+  backends = "sim (any preset; one-GPU machines say what they cannot show) and cuda (1+ GPUs)",
+  ranks    = 2,
+  steps = {
+    {
+      id = "mismatch", title = "1. Collective mismatch: a hang, caught (lab 8)",
+      text = "steps/01-mismatch.md",
+      hints = { "The analysis line names what each rank entered: the same all_reduce with two counts.",
+                "Lab 8 (collective-mismatch deadlock) takes the watchdog and the flight recorder apart." },
+      run = function(lab)
+        lab.progress(0, "mismatch.lua bug (the watchdog ends it after 3 s)")
+        local bug = lab.spmd("scripts/mismatch.lua", { ranks = 2, timeout = 3, args = { "bug" } })
+        lab.progress(0.4, "mismatch.lua bug, fingerprint check on")
+        local fp = lab.spmd("scripts/mismatch.lua", { ranks = 2, timeout = 3, args = { "bug" }, fingerprint = true })
+        lab.progress(0.7, "mismatch.lua fix")
+        local fix = lab.spmd("scripts/mismatch.lua", { ranks = 2, timeout = 30, args = { "fix" } })
+        lab.table{ title = "collective mismatch", columns = { "run", "outcome" },
+                   rows = { { "bug", (bug.ok and "finished?!" or tostring(bug.reason)) .. " - " .. tostring(bug.analysis) },
+                            { "bug + MGPU_FINGERPRINT=1", fp.ok and "finished?!" or tostring(fp.reason) },
+                            { "fix", fix.ok and ("finished in " .. f1(fix.wall_s) .. " s") or tostring(fix.reason) } } }
+        return { bug = bug, fix = fix }
+      end,
+      check = function(lab, out)
+        if not out.fix.ok then return broken(out.fix, "mismatch.lua fix") end
+        return checks.all{
+          checks.hang_caught{ report = out.bug, within = 10, where = "results pane (3), row bug" },
+          checks.equals{ value = row(out.fix, 0) and row(out.fix, 0).element0, expected = 2,
+                         what = "element 0 after the fixed all_reduce of 1s on 2 ranks", where = "results pane (3)" },
+        }
+      end,
+    },
+    {
+      id = "stale", title = "2. Stale data across GPUs: no event (lab 3)",
+      text = "steps/02-stale.md",
+      hints = { "The fix is the note's e0.record() on the producer's stream and e0.wait() on the consumer's.",
+                "On the sim the checksum may match (data moves at once): the copy's start time gives the bug away." },
+      run = function(lab)
+        local bug = lab.spmd("scripts/stale.lua", { ranks = 1, args = { "bug" } })
+        local fix = lab.spmd("scripts/stale.lua", { ranks = 1, args = { "fix" } })
+        local b, f = row(bug, 0), row(fix, 0)
+        local function r(name, x)
+          return { name, x and tostring(x.seen == x.truth) or "-", x and f3(x.gap_ms) or "-" }
+        end
+        lab.table{ title = "GPU" .. tostring(b and b.from) .. " -> GPU" .. tostring(b and b.to) .. ": copy after 8 fills",
+                   columns = { "run", "checksum right", "copy start - fills end (ms)" },
+                   rows = { r("no event (bug)", b), r("event (fix)", f) } }
+        return { bug = bug, fix = fix }
+      end,
+      check = function(lab, out)
+        local b, f = row(out.bug, 0), row(out.fix, 0)
+        if not out.bug.ok or not b then return broken(out.bug, "stale.lua bug") end
+        if not out.fix.ok or not f then return broken(out.fix, "stale.lua fix") end
+        return checks.all{
+          checks.equals{ value = (b.seen ~= b.truth or (b.gap_ms or 0) < 0) and "seen" or "not seen", expected = "seen",
+                         what = "the bug reproduced (a wrong checksum, or the copy starting before the fills ended)",
+                         where = "results pane (3), row 'no event'; timeline pane (4)" },
+          checks.equals{ value = f.seen, expected = f.truth, what = "checksum GPU1 read with the event",
+                         where = "results pane (3), row 'event'" },
+          { ok = (f.gap_ms or -1) >= -1e-6, msg = string.format("with the event the copy starts %s ms after the fills end",
+              f3(f.gap_ms)), saw = f3(f.gap_ms) .. " ms", wanted = ">= 0 ms", where = "timeline pane (4)" },
+        }
+      end,
+    },
+    {
+      id = "default_stream", title = "3. Exercise: the legacy default stream serialises",
+      text = "steps/03-default-stream.md",
+      exercise = "streams.lua",
+      hints = { "mgpu.stream() makes a non-blocking stream; comm:stream() is the communicator's own.",
+                "overlap = (compute + comm - both) / min(compute, comm): 0 = serialised, 1 = fully hidden." },
+      run = function(lab)
+        local before = lab.spmd("exercises/streams.lua", { ranks = 2 })
+        local after = lab.spmd(lab.exercise, { ranks = 2 })
+        local b, a = row(before, 0), row(after, 0)
+        local function r(name, x)
+          return { name, x and f3(x.t_compute_ms) or "-", x and f3(x.t_comm_ms) or "-", x and f3(x.t_both_ms) or "-",
+                   x and string.format("%.0f %%", math.max(0, x.overlap or 0) * 100) or "-" }
+        end
+        lab.table{ title = "compute and all_reduce, 4 steps (ms)", columns = { "version", "compute", "comm", "both", "overlap" },
+                   rows = { r("legacy default stream (before)", b), r("yours", a) } }
+        if a and a.overlap then lab.record("overlap_after", a.overlap) end
+        return { before = before, after = after }
+      end,
+      check = function(lab, out)
+        local a = row(out.after, 0)
+        if not out.after.ok or not a then return broken(out.after, "your streams.lua") end
+        return checks.all{
+          checks.equals{ value = a.legacy and "legacy default" or "non-blocking", expected = "non-blocking",
+                         what = "the streams your compute and communication use", where = "your streams.lua" },
+          checks.bandwidth{ value = math.max(0, a.overlap or 0) * 100, peak = 100, fraction = 0.5, unit = "%",
+                            what = "overlap of compute and all_reduce", peak_what = "full overlap",
+                            where = "results pane (3); timeline pane (4): the two streams side by side" },
+        }
+      end,
+    },
+    {
+      id = "host_sync", title = "4. Exercise: a hidden host synchronisation in the loop",
+      text = "steps/04-host-sync.md",
+      exercise = "loop.lua",
+      hints = { "g:get(0) is a copy and a wait: the host stops until the all_reduce is done.",
+                "Read the losses after the loop: one wait for the last all_reduce, then the gets." },
+      run = function(lab)
+        local before = lab.spmd("exercises/loop.lua", { ranks = 2 })
+        local after = lab.spmd(lab.exercise, { ranks = 2 })
+        local b, a = row(before, 0), row(after, 0)
+        lab.table{ title = "training loop, 6 steps", columns = { "version", "step time (ms)", "losses" },
+                   rows = { { "loss read every step (before)", b and f3(b.step_ms) or "-", b and b.losses or "-" },
+                            { "yours", a and f3(a.step_ms) or "-", a and a.losses or "-" } } }
+        return { before = before, after = after }
+      end,
+      check = function(lab, out)
+        local b, a = row(out.before, 0), row(out.after, 0)
+        if not out.before.ok or not b then return broken(out.before, "the lab's loop.lua") end
+        if not out.after.ok or not a then return broken(out.after, "your loop.lua") end
+        return checks.all{
+          checks.equals{ value = a.losses, expected = b.losses, what = "the losses your loop reads",
+                         where = "results pane (3), column losses" },
+          checks.bandwidth{ value = b.step_ms, peak = a.step_ms, fraction = 1.15, unit = "ms",
+                            what = "step time before the fix", peak_what = "your step time (the fix should save >= 15 %)",
+                            where = "results pane (3); timeline pane (4): the gap before each step's compute" },
+        }
+      end,
+    },
+    {
+      id = "p2p", title = "5. P2P disabled: NCCL through host memory",
+      text = "steps/05-p2p.md",
+      hints = { "ratio = busbw with P2P / busbw without, from the table 'P2P on and off'.",
+                "The transport is what the 'off' run's log printed after 'via' for rank 0 -> rank 1." },
+      questions = { { id = "ratio", ask = "How many times faster is all_reduce with P2P than without?" },
+                    { id = "transport", ask = "Which transport did NCCL use between rank 0 and rank 1 with P2P disabled?" } },
+      run = function(lab)
+        local n = math.max(2, node_gpus(lab))
+        local sim = lab.backend.simulated
+        local base = { b = "64M", e = "64M", ranks = n, env = { NCCL_DEBUG = "INFO" } }
+        if not sim then base.n, base.w = 10, 2 end
+        local off = {}
+        for k, v in pairs(base) do off[k] = v end
+        if sim then off.fault = "p2p-disabled" else off.env = { NCCL_DEBUG = "INFO", NCCL_P2P_DISABLE = "1" } end
+        lab.progress(0, "P2P on")
+        local on_r = lab.bench("all_reduce", base)
+        lab.progress(0.5, sim and "--fault p2p-disabled" or "NCCL_P2P_DISABLE=1")
+        local off_r = lab.bench("all_reduce", off)
+        local on, offb = largest(on_r), largest(off_r)
+        local out = { n = n, on = on and on.out_of_place.bus_bw, off = offb and offb.out_of_place.bus_bw,
+                      l_on = link_of(on_r.nccl, 0, 1), l_off = link_of(off_r.nccl, 0, 1),
+                      gpus = node_gpus(lab) }
+        local topo = lab.topo()
+        local m = topo.matrix and topo.matrix.rows
+        out.link01 = out.gpus >= 2 and m and m[1] and m[1][2] or "none"
+        if out.on and out.off and out.off > 0 then out.ratio = out.on / out.off end
+        lab.table{ title = string.format("P2P on and off: all_reduce 64 MiB, %d ranks (topology GPU0-GPU1: %s)", n, out.link01),
+                   columns = { "", "busbw (GB/s)", "rank 0 -> 1 via" },
+                   rows = { { "P2P on", f1(out.on), out.l_on and out.l_on.detail or "-" },
+                            { "P2P off", f1(out.off), out.l_off and out.l_off.detail or "-" },
+                            { "ratio", out.ratio and (f1(out.ratio) .. "x (the note: 10x)") or "-", "" } } }
+        if out.ratio then lab.record("p2p_ratio", out.ratio) end
+        return out
+      end,
+      check = function(lab, out)
+        if out.gpus < 2 then
+          return { ok = false, msg = "one GPU: its two ranks share it, so there is no peer to reach by P2P or SHM and " ..
+                   "nothing to switch off. Run this step on a machine with 2+ GPUs (sim: --machine dgx-h100)",
+                   saw = "1 GPU", wanted = "2+ GPUs in a node", where = "topology pane (1)" }
+        end
+        local t = out.l_off and out.l_off.transport
+        return {
+          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.1, missing = "press a to answer",
+                        what = "your ratio P2P on / off", where = "results pane (3), table 'P2P on and off'" },
+          checks.equals{ value = lab.answer("transport"), expected = t and { any = { t, t:match("^([^/]+)") } } or "none",
+                         missing = "press a to answer", what = "the transport rank 0 -> 1 without P2P",
+                         where = "results pane (3), column 'via'; log pane (5)" },
+        }
+      end,
+    },
+    {
+      id = "fragmentation", title = "6. Memory fragmentation and the caching allocator",
+      text = "steps/06-fragmentation.md",
+      hints = { "Both numbers are in the first row of the table 'fragmentation', in MiB.",
+                "reserved but unallocated = memory the allocator holds free; the largest free block is what one request can get." },
+      questions = { { id = "free_mib", ask = "How many MiB did the allocator hold free when 12 MiB failed?" },
+                    { id = "largest_mib", ask = "How large (MiB) was the largest free block then?" } },
+      run = function(lab)
+        local runs = {
+          { "every other freed", { "interleaved" }, nil },
+          { "every other freed, expandable_segments:True", { "interleaved" }, "expandable_segments:True" },
+          { "first ten freed (another order)", { "grouped" }, nil },
+        }
+        local out, rows = {}, {}
+        for i, r in ipairs(runs) do
+          lab.progress((i - 1) / #runs, r[1])
+          local res = lab.spmd("scripts/frag.lua", { ranks = 1, args = r[2], env = r[3] and { MGPU_ALLOC_CONF = r[3] } or nil })
+          local x = row(res, 0)
+          out[i] = { res = res, row = x }
+          rows[#rows + 1] = { r[1], x and (x.ok and "allocated" or "OUT OF MEMORY") or ("error: " .. tostring(res.reason)),
+                              x and f1(x.reserved_unallocated_mib) or "-", x and f1(x.largest_free_block_mib) or "-" }
+          if x and not x.ok then lab.log("12 MiB after '" .. r[1] .. "': " .. tostring(x.error)) end
+        end
+        lab.table{ title = "fragmentation: 12 MiB after freeing 10 of 20 tensors of 5 MiB",
+                   columns = { "run", "12 MiB", "reserved, unallocated (MiB)", "largest free block (MiB)" }, rows = rows }
+        return out
+      end,
+      check = function(lab, out)
+        local bug, exp, ord = out[1].row, out[2].row, out[3].row
+        if not bug then return broken(out[1].res, "frag.lua") end
+        return checks.all{
+          checks.equals{ value = bug.ok and "allocated" or ((tostring(bug.error):find("largest free block", 1, true)) and
+                         "out of memory, largest free block named" or "failed otherwise"),
+                         expected = "out of memory, largest free block named",
+                         what = "12 MiB after freeing every other tensor", where = "log pane (5): the OOM message" },
+          checks.equals{ value = exp and exp.ok, expected = true, what = "the same with expandable_segments:True",
+                         where = "results pane (3), row 2" },
+          checks.equals{ value = ord and ord.ok, expected = true, what = "the same with the first ten freed",
+                         where = "results pane (3), row 3" },
+          checks.close{ value = lab.answer("free_mib"), expected = bug.reserved_unallocated_mib, rtol = 0.02,
+                        missing = "press a to answer", what = "reserved but unallocated (MiB)", where = "results pane (3), row 1" },
+          checks.close{ value = lab.answer("largest_mib"), expected = bug.largest_free_block_mib, rtol = 0.02,
+                        missing = "press a to answer", what = "largest free block (MiB)", where = "results pane (3), row 1" },
+        }
+      end,
+    },
+    {
+      id = "ipc", title = "7. IPC handle lifetime (lab 3)",
+      text = "steps/07-ipc.md",
+      hints = { "The order that works: importers ipc_close, a barrier, then the exporter frees." },
+      run = function(lab)
+        local bug = lab.spmd("scripts/ipc_lifetime.lua", { ranks = 2, args = { "bug" }, timeout = 60 })
+        local fix = lab.spmd("scripts/ipc_lifetime.lua", { ranks = 2, args = { "fix" }, timeout = 60 })
+        local b, f = row(bug, 1), row(fix, 1)
+        local function what(x)
+          if not x then return "-" end
+          if not x.opened then return "open refused: " .. tostring(x.error) end
+          if x.read_ok == false then return "read refused: " .. tostring(x.error) end
+          return x.seen == x.want and "read the owner's data" or "read OTHER data, no error"
+        end
+        lab.table{ title = "rank 1 maps rank 0's buffer", columns = { "run", "what rank 1 got" },
+                   rows = { { "freed before rank 1 was done (bug)", what(b) }, { "close, barrier, free (fix)", what(f) } } }
+        return { bug = bug, fix = fix }
+      end,
+      check = function(lab, out)
+        local b, f = row(out.bug, 1), row(out.fix, 1)
+        if not out.fix.ok or not f then return broken(out.fix, "ipc_lifetime.lua fix") end
+        local v = { checks.equals{ value = f.seen, expected = f.want, what = "checksum rank 1 read through the handle (fix)",
+                                   where = "results pane (3), row fix" } }
+        if lab.backend.simulated then
+          v[#v + 1] = checks.equals{ value = b and (not b.opened or b.read_ok == false) and "refused" or "not caught",
+                                     expected = "refused", what = "the SIMULATED machine refuses the dangling handle",
+                                     where = "results pane (3), row bug" }
+        end
+        return checks.all(v)
+      end,
+    },
+  },
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# presets.sh - labs 7 and 9 (or MGPU_PRESET_LABS) run on every sim preset
+# without a lab error: each step either passes, waits for the learner, or
+# fails with a verdict that says what this machine cannot show (a one-node
+# machine in lab 7) - never an ERROR. exercises.sh holds the checks to
+# "fails unsolved, passes solved" on one machine; this holds the labs to
+# "runs everywhere".
+set -u
+bin=$1
+src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
+export MGPULAB_LABS=${MGPULAB_LABS:-$src/labs}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state
+fail=0; pass=0
+for lab in ${MGPU_PRESET_LABS:-7 9}; do
+  for m in dgx-h100 dgx-h200 pcie-4gpu 2x-dgx-h100 single-gpu; do
+    "$bin" run "$lab" --backend sim --machine "$m" >"$tmp/out" 2>&1; rc=$?
+    if [ $rc -ne 0 ] || grep -q '^ERROR' "$tmp/out"; then
+      echo "FAIL: lab $lab on $m: exit $rc"; grep -A6 '^ERROR' "$tmp/out" | head -20; tail -5 "$tmp/out"
+      fail=$((fail+1))
+    else
+      pass=$((pass+1))
+    fi
+  done
+done
+echo "presets.sh: $pass passed, $fail failed"
+[ $fail -eq 0 ]
