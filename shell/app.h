@@ -65,6 +65,7 @@ typedef struct shell_verdict {
     mgpu_step_state state;
     char message[1024], saw[256], wanted[256], where[256], traceback[4096];
     double seconds;
+    json_t *checks;         /* every check, whole (owned; may be NULL) */
 } shell_verdict;
 
 typedef struct shell_watch shell_watch;
@@ -126,7 +127,10 @@ void draw_frame(shell_app *a);
 void draw_box(const rect *r, const char *title, int focused);
 /* shell_draw_main.c */
 void draw_text(shell_app *a);
+/* shell_verdict.c */
 void draw_verdict(shell_app *a);
+void verdict_show_all(shell_app *a);  /* v: the whole verdict in a scrollable view */
+void verdict_clear(shell_verdict *v);
 void draw_pane(shell_app *a);
 void ensure_text(shell_app *a);
 /* shell_dialog.c */
@@ -134,6 +138,7 @@ void dialog_draw(shell_app *a);
 int dialog_key(shell_app *a, int ch); /* 1 when a dialog took the key */
 void dialog_message(shell_app *a, const char *title, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dialog_text(shell_app *a, const char *title, const char *text); /* a message of any length */
 void dialog_help(shell_app *a);
 void dialog_close(shell_app *a);
 /* shell_keys.c */

@@ -23,6 +23,8 @@ static const char help_text[] =
     "                   saving it re-runs the check (watch mode)\n"
     "  h                the next hint\n"
     "  a                answer the step's questions\n"
+    "  v                the whole verdict: every check, saw / wanted / where,\n"
+    "                   the traceback (scrollable)\n"
     "  x                reset the lab's exercises and progress (asks first)\n"
     "Panes\n"
     "  1-5              topology, bandwidth, results, timeline, log\n"
@@ -71,6 +73,14 @@ void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
     set_text(&a->modal, buf);
 }
 
+void dialog_text(shell_app *a, const char *title, const char *text)
+{
+    dialog_close(a);
+    a->modal.kind = MODAL_MESSAGE;
+    snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
+    set_text(&a->modal, text);
+}
+
 void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
 {
     char buf[2048];
@@ -85,36 +95,6 @@ void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
     set_text(&a->modal, buf);
 }
 
-/* Split the dialog text into rows of at most w columns. */
-static int wrap_rows(const char *s, int w, const char **starts, int *lens, int max)
-{
-    int n = 0;
-    const char *p = s;
-    while (*p && n < max) {
-        const char *nl = strchr(p, '\n');
-        int seg = nl ? (int)(nl - p) : (int)strlen(p);
-        do {
-            int k = text_fit(p, seg, w);
-            if (k <= 0 && seg > 0) k = 1;
-            /* break at the last space when the line goes on */
-            if (k < seg) {
-                int b = k;
-                while (b > 0 && p[b] != ' ') b--;
-                if (b > 0) k = b;
-            }
-            starts[n] = p;
-            lens[n] = k;
-            n++;
-            p += k;
-            seg -= k;
-            while (seg > 0 && *p == ' ') p++, seg--;
-        } while (seg > 0 && n < max);
-        if (nl) p = nl + 1;
-        else break;
-    }
-    return n;
-}
-
 void dialog_draw(shell_app *a)
 {
     modal *m = &a->modal;
@@ -124,7 +104,7 @@ void dialog_draw(shell_app *a)
     enum { MAXR = 400 };
     const char *starts[MAXR];
     int lens[MAXR];
-    int n = wrap_rows(m->text ? m->text : "", w - 4, starts, lens, MAXR);
+    int n = text_wrap(m->text ? m->text : "", w - 4, starts, lens, MAXR);
     int extra = m->kind == MODAL_PROMPT ? 2 : (m->kind == MODAL_CONFIRM ? 2 : 0);
     int h = n + extra + 2;
     if (h > LINES - 2) h = LINES - 2;

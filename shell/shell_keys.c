@@ -89,6 +89,7 @@ void keys_handle(shell_app *a, int ch)
     case 'e': act_edit(a); return;
     case 'h': act_hint(a); return;
     case 'a': act_answer(a); return;
+    case 'v': verdict_show_all(a); return;
     case 'x': {
         const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
         if (!l) return;

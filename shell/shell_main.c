@@ -251,6 +251,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     delscreen(scr);
     pthread_sigmask(SIG_SETMASK, &a->poll_mask, NULL);
     dialog_close(a);
+    verdict_clear(&a->verdict);
     md_lines_free(&a->text);
     snap_free(&a->snap);
     if (a->cat) mgpu_lab_catalog_close(a->cat);

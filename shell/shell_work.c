@@ -134,11 +134,35 @@ void work_refresh_snapshot(shell_app *a)
     a->text_lab = -1; /* answers and states may change the text shown */
 }
 
+static void log_to_panes(shell_app *a, int rank, const char *line)
+{
+    for (int i = 0; i < a->npanes; i++)
+        if (shell_panes[i]->on_log) shell_panes[i]->on_log(a->pane_self[i], rank, line);
+}
+
+/* The verdict into the log too: "where: log pane" must find the error
+ * there, and a lab's own error (a syntax error in lab.lua or a check) has
+ * no other place that shows its traceback whole. */
+static void log_verdict(shell_app *a, const shell_verdict *sv)
+{
+    char line[1400];
+    snprintf(line, sizeof line, "---- step ended: %s (%.1f s): %s", mgpu_step_state_name(sv->state), sv->seconds,
+             sv->message);
+    log_to_panes(a, -1, line);
+    for (const char *p = sv->traceback; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        snprintf(line, sizeof line, "  %.*s", n, p);
+        log_to_panes(a, -1, line);
+        p = nl ? nl + 1 : p + n;
+    }
+}
+
 static void step_done(shell_app *a, shell_event *ev)
 {
     work_join(a);
     shell_verdict *sv = &a->verdict;
-    memset(sv, 0, sizeof *sv);
+    verdict_clear(sv);
     sv->valid = 1;
     sv->lab = ev->lab;
     sv->step = ev->step;
@@ -154,7 +178,9 @@ static void step_done(shell_app *a, shell_event *ev)
         snprintf(sv->where, sizeof sv->where, "%s", v->where);
         snprintf(sv->traceback, sizeof sv->traceback, "%s", v->traceback);
         sv->seconds = v->seconds;
+        sv->checks = v->checks ? json_incref(v->checks) : NULL;
     }
+    log_verdict(a, sv);
     work_refresh_snapshot(a);
     status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
                mgpu_step_state_name(sv->state), sv->seconds);
@@ -167,10 +193,7 @@ static void step_done(shell_app *a, shell_event *ev)
 void work_dispatch(shell_app *a, shell_event *ev)
 {
     switch (ev->type) {
-    case EV_LOG:
-        for (int i = 0; i < a->npanes; i++)
-            if (shell_panes[i]->on_log) shell_panes[i]->on_log(a->pane_self[i], ev->rank, ev->text ? ev->text : "");
-        break;
+    case EV_LOG: log_to_panes(a, ev->rank, ev->text ? ev->text : ""); break;
     case EV_PROGRESS:
         a->work.fraction = ev->fraction;
         snprintf(a->work.what, sizeof a->work.what, "%s", ev->text ? ev->text : "");

@@ -52,12 +52,35 @@ static int one_verdict(lua_State *L, int idx, mgpu_lab_verdict *v)
     return ok;
 }
 
+/* Field k of the verdict table at idx as a JSON string ("" when absent). */
+static json_t *field_json(lua_State *L, int idx, const char *k)
+{
+    lua_getfield(L, idx, k);
+    int absent = lua_isnil(L, -1);
+    json_t *j = json_string(absent ? "" : luaL_tolstring(L, -1, NULL));
+    lua_pop(L, absent ? 1 : 2);
+    return j ? j : json_string("(not UTF-8)");
+}
+
+/* The verdict table at idx, whole, appended to v->checks: the shell's full
+ * verdict view and the headless JSON list every check, not the summary. */
+static void record_check(lua_State *L, int idx, int ok, mgpu_lab_verdict *v)
+{
+    if (!v->checks) v->checks = json_array();
+    json_t *c = json_object();
+    json_object_set_new(c, "ok", json_boolean(ok));
+    static const char *const keys[] = {"msg", "saw", "wanted", "where"};
+    for (int i = 0; i < 4; i++) json_object_set_new(c, keys[i], field_json(L, idx, keys[i]));
+    json_array_append_new(v->checks, c);
+}
+
 /* The check's return value (top of stack) into v->state and texts. */
 static void judge(lua_State *L, mgpu_lab_verdict *v)
 {
     int top = lua_gettop(L);
     if (is_verdict(L, top)) {
         int r = one_verdict(L, top, v);
+        if (r >= 0) record_check(L, top, r, v);
         v->state = r > 0 ? MGPU_STEP_PASSED : r == 0 ? MGPU_STEP_FAILED : MGPU_STEP_ERROR;
         if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, r ? "check passed" : "check failed");
         return;
@@ -79,6 +102,7 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         mgpu_lab_verdict one;
         memset(&one, 0, sizeof one);
         int r = is_verdict(L, -1) ? one_verdict(L, lua_gettop(L), &one) : -1;
+        if (r >= 0) record_check(L, lua_gettop(L), r, v);
         lua_pop(L, 1);
         if (r < 0) {
             v->state = MGPU_STEP_ERROR;
@@ -202,4 +226,6 @@ void mgpu_lab_verdict_clear(mgpu_lab_verdict *v)
     if (!v) return;
     json_decref(v->measurements);
     v->measurements = NULL;
+    json_decref(v->checks);
+    v->checks = NULL;
 }

@@ -139,6 +139,10 @@ typedef struct mgpu_lab_verdict {
     char traceback[4096];     /* MGPU_STEP_ERROR: Lua's traceback */
     double seconds;           /* wall time of run + check */
     json_t *measurements;     /* key measurements the step recorded (owned; may be NULL) */
+    /* every check the step's check returned, in order, whole (message is a
+     * summary cut to fit): [{ok, msg, saw, wanted, where}] (owned; NULL when
+     * no check ran) */
+    json_t *checks;
 } mgpu_lab_verdict;
 
 /* Run step `step` of lab `lab`: run, then check; save progress (state, time,

@@ -52,5 +52,22 @@ return {
         return { ok = true, msg = "the long benchmark finished" }
       end,
     },
+    {
+      -- three checks fail, each with a message longer than any box: the
+      -- verdict must still be readable whole (shell_verdict.sh)
+      id = "checks", title = "Three checks fail",
+      text = "steps/06-checks.md",
+      check = function(lab)
+        local long = string.rep("this sentence makes the message longer than one row of the box, ", 3)
+        return {
+          { ok = false, msg = "first check: " .. long .. "tail-of-first", saw = "1", wanted = "2", where = "nowhere-first" },
+          { ok = true, msg = "second check passes" },
+          { ok = false, msg = "third check: " .. long .. "tail-of-third", saw = "three-seen", wanted = "three-wanted",
+            where = "where-third" },
+          { ok = false, msg = "fourth check: why, from your topology: no peer access GPU7->GPU0; slowest hop NV2",
+            saw = "4.3 %", wanted = ">= 80 %", where = "where-fourth" },
+        }
+      end,
+    },
   },
 }
