@@ -10,25 +10,32 @@
 #include <string.h>
 
 static const char help_text[] =
-    "Lists and text\n"
+    "A letter means the same everywhere; only the arrows follow focus.\n"
+    "Focus (shown as \"> \" in a frame's title)\n"
+    "  Tab / Shift-Tab  move focus: labs, steps, text, pane\n"
+    "  Left/Right       move focus between labs, steps and text;\n"
+    "                   in the pane: scroll it sideways\n"
     "  Up/Down, j/k     move in the focused list, scroll the text or pane\n"
-    "  Left/Right       focus: labs, steps, text, pane\n"
+    "  PgUp/PgDn, Space page; Home/End: top/bottom\n"
+    "  Esc              back: pane or text -> steps -> labs\n"
     "  Enter            open the selected lab / run the selected step\n"
-    "  Esc              back from the steps to the lab list\n"
-    "  PgUp/PgDn, Space scroll the step text\n"
     "Steps\n"
     "  r                run the selected step (run, then check)\n"
+    "  v                the whole verdict: every check, saw / wanted / where,\n"
+    "                   the traceback (scrollable)\n"
     "  c                cancel the running step (the shell stays up)\n"
     "  e                edit the step's exercise in $EDITOR (default vi);\n"
     "                   saving it re-runs the check (watch mode)\n"
     "  h                the next hint\n"
     "  a                answer the step's questions\n"
-    "  v                the whole verdict: every check, saw / wanted / where,\n"
-    "                   the traceback (scrollable)\n"
     "  x                reset the lab's exercises and progress (asks first)\n"
-    "Panes\n"
-    "  1-5              topology, bandwidth, results, timeline, log\n"
-    "  Tab              the next pane\n"
+    "Panes (1-5 shows one and focuses it)\n"
+    "  1 topology       g matrix / graph; arrows scroll both ways\n"
+    "  2 bandwidth      live link bandwidth; Up/Down scroll\n"
+    "  3 results        g chart / table, b algbw in the chart,\n"
+    "                   [ ] previous / next document; arrows scroll\n"
+    "  4 timeline       i / o zoom in / out, Left/Right scroll, f fit\n"
+    "  5 log            s summary on/off; Up/Down, PgUp/PgDn, End follows\n"
     "  + / -            make the pane taller / shorter\n"
     "  z                maximise the pane (again: back)\n"
     "Mouse\n"
@@ -56,7 +63,7 @@ void dialog_help(shell_app *a)
 {
     dialog_close(a);
     a->modal.kind = MODAL_HELP;
-    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (any other key closes)");
+    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (j/k, PgUp/PgDn scroll; other keys close)");
     set_text(&a->modal, help_text);
 }
 

@@ -12,7 +12,9 @@ void draw_box(const rect *r, const char *title, int focused)
 {
     if (r->h < 2 || r->w < 4) return;
     attr_t fa = theme_attr(TH_FRAME);
-    attrset(fa);
+    /* focus shows in the frame (bold, the focus colour) and, for NO_COLOR
+     * and monochrome terminals, as a "> " before the title */
+    attrset(focused ? theme_attr(TH_FRAME_FOCUS) | A_BOLD : fa);
     mvhline(r->y, r->x + 1, ACS_HLINE, r->w - 2);
     mvhline(r->y + r->h - 1, r->x + 1, ACS_HLINE, r->w - 2);
     mvvline(r->y + 1, r->x, ACS_VLINE, r->h - 2);
@@ -24,7 +26,7 @@ void draw_box(const rect *r, const char *title, int focused)
     attrset(A_NORMAL);
     if (title) {
         char t[256];
-        snprintf(t, sizeof t, " %s ", title);
+        snprintf(t, sizeof t, focused ? " > %s " : " %s ", title);
         text_put(stdscr, r->y, r->x + 2, t, r->w - 4, focused ? theme_attr(TH_FRAME_FOCUS) | A_BOLD : fa);
     }
 }
@@ -135,7 +137,7 @@ static void draw_status(shell_app *a)
     clrtoeol();
     if (!app_busy(a)) {
         text_put(stdscr, r->y, 0, a->status[0] ? a->status :
-                 "Enter open/run  r run  e edit  h hint  a answer  x reset  1-5/Tab pane  +/- size  z zoom  ? help",
+                 "Enter open/run  r run  v verdict  e edit  h hint  a answer  1-5 pane  Tab focus  ? help",
                  r->w, A_NORMAL);
         return;
     }

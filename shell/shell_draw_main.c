@@ -186,7 +186,7 @@ void draw_pane(shell_app *a)
 {
     const rect *r = &a->r_pane;
     if (r->h < 3 || r->w < 10) return;
-    draw_box(r, NULL, 0);
+    draw_box(r, NULL, a->focus == FOCUS_PANE);
     /* the titles of every pane on the top edge; the active one stands out.
      * Where they do not all fit, the others shrink to their hotkey. */
     int x = r->x + 2, full = 0;
@@ -195,7 +195,8 @@ void draw_pane(shell_app *a)
     for (int i = 0; i < a->npanes; i++) {
         char t[64];
         if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %d ", i + 1);
-        else snprintf(t, sizeof t, " %d %s ", i + 1, shell_panes[i]->title);
+        else snprintf(t, sizeof t, i == a->pane_cur && a->focus == FOCUS_PANE ? " > %d %s " : " %d %s ", i + 1,
+                      shell_panes[i]->title);
         int tw = (int)strlen(t);
         a->tab_x[i] = x;
         a->tab_w[i] = 0;

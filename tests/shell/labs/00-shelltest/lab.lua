@@ -69,5 +69,14 @@ return {
         }
       end,
     },
+    {
+      id = "spans", title = "Fill on two ranks",
+      text = "steps/07-spans.md",
+      run = function(lab) return lab.spmd("scripts/spans.lua", { timeout = 30 }) end,
+      check = function(lab, res)
+        return { ok = res.ok, msg = "the script ran on every rank", saw = tostring(res.reason),
+                 wanted = "ok", where = "log pane (5)" }
+      end,
+    },
   },
 }
