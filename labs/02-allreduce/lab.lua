@@ -66,11 +66,12 @@ local function peer_ok(topo, a, b)
   return row[b + 1]
 end
 
--- The link to compare with: the GPU0-GPU1 link lab 1 recorded, else the
+-- The link to compare with: the GPU0-GPU1 link lab 1 recorded on this machine
+-- (lab.measured is per machine), else the
 -- one the topology shows now.
 local function design_link(lab, topo)
   local rec = lab.measured("01-topology", "matrix", "link")
-  if type(rec) == "string" and rec ~= "" and rec ~= "none" then return rec, "GPU0-GPU1, recorded in lab 1" end
+  if type(rec) == "string" and rec ~= "" and rec ~= "none" then return rec, "GPU0-GPU1, recorded in lab 1 on this machine" end
   if #(topo.gpus or {}) >= 2 then
     local l = link(topo, 0, 1)
     if l then return l, "GPU0-GPU1 in the topology" end
