@@ -147,6 +147,7 @@ void mouse_handle(shell_app *a);
 /* shell_actions.c */
 void act_open_lab(shell_app *a, int lab);
 void act_run(shell_app *a, int lab, int step);
+void act_check(shell_app *a, int lab, int step); /* answers against the last run's measurement */
 void act_cancel(shell_app *a);
 void act_edit(shell_app *a);
 void act_hint(shell_app *a);
@@ -157,7 +158,8 @@ void act_quit(shell_app *a);
 void act_select_step(shell_app *a, int step);
 void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* shell_work.c */
-mgpu_result work_start(shell_app *a, int lab, int step);
+/* check_only: judge the last run again (new answers), no new measurement */
+mgpu_result work_start(shell_app *a, int lab, int step, int check_only);
 void work_join(shell_app *a);          /* after EV_STEP_DONE */
 void work_dispatch(shell_app *a, shell_event *ev); /* one event to the panes and the state */
 void work_refresh_snapshot(shell_app *a);

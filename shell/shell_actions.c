@@ -87,7 +87,7 @@ void act_select_step(shell_app *a, int step)
     a->dirty = 1;
 }
 
-void act_run(shell_app *a, int lab, int step)
+static void start_step(shell_app *a, int lab, int step, int check_only)
 {
     const snap_lab *l = app_lab(a, lab);
     if (!l) return;
@@ -100,13 +100,16 @@ void act_run(shell_app *a, int lab, int step)
         return;
     }
     if (!catalog_free(a, "run")) return;
-    if (work_start(a, lab, step) != MGPU_OK) {
+    if (work_start(a, lab, step, check_only) != MGPU_OK) {
         dialog_message(a, "The step could not start", "%s", mgpu_error_message());
         return;
     }
     a->status[0] = 0;
     a->dirty = 1;
 }
+
+void act_run(shell_app *a, int lab, int step) { start_step(a, lab, step, 0); }
+void act_check(shell_app *a, int lab, int step) { start_step(a, lab, step, 1); }
 
 void act_cancel(shell_app *a)
 {
@@ -226,13 +229,15 @@ void act_answer_next(shell_app *a)
         dialog_message(a, "The answer was not saved", "%s", mgpu_error_message());
         return;
     }
-    int next = m->question + 1, nq = st->nquestions;
+    int next = m->question + 1, nq = st->nquestions, lab = m->lab, step = m->step;
     work_refresh_snapshot(a); /* st is stale from here on */
     if (next < nq) {
         prompt_question(a, next);
     } else {
+        /* judged at once against the measurement on screen; r measures again */
         dialog_close(a);
-        status_set(a, "answers saved; r runs the check");
+        act_check(a, lab, step);
+        status_set(a, "answers saved and checked against the last measurement; r measures again");
     }
 }
 

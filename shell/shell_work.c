@@ -85,7 +85,7 @@ static void *work_main(void *arg)
 
 /*--- UI thread --------------------------------------------------------------*/
 
-mgpu_result work_start(shell_app *a, int lab, int step)
+mgpu_result work_start(shell_app *a, int lab, int step, int check_only)
 {
     shell_work *w = &a->work;
     if (w->active) return mgpu_fail(MGPU_ERR_INVALID, "a step is already running (c cancels it)");
@@ -95,6 +95,7 @@ mgpu_result work_start(shell_app *a, int lab, int step)
     w->env.launcher = a->g->launcher;
     w->env.ranks = a->g->ranks;
     w->env.timeout_s = a->g->timeout_s;
+    w->env.check_only = check_only;
     w->cancel = 0;
     w->env.cancel = &w->cancel;
     w->extra_env[0] = a->tel ? mgpu_telemetry_env(a->tel) : NULL;
@@ -109,7 +110,8 @@ mgpu_result work_start(shell_app *a, int lab, int step)
     w->fraction = -1;
     w->what[0] = 0;
     w->started = shell_now();
-    for (int i = 0; i < a->npanes; i++)
+    /* a re-check keeps the panes: they show the measurement being judged */
+    for (int i = 0; i < a->npanes && !check_only; i++)
         if (shell_panes[i]->on_step_start) shell_panes[i]->on_step_start(a->pane_self[i]);
     if (pthread_create(&w->thread, NULL, work_main, w) != 0)
         return mgpu_fail(MGPU_ERR_INTERNAL, "cannot start the work thread");

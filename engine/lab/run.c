@@ -151,6 +151,40 @@ static mgpu_result call_step_fn(lab_entry *e, int step, const char *field, int w
     return mgpu_lua_pcall(e->sb, 1 + with_result, 1);
 }
 
+/* The last result of each step's run stays in the lab's sandbox (registry
+ * table, keyed by step number): answering a question judges that result
+ * again instead of repeating a sweep that took half a minute. */
+static const char LAST_RESULTS[] = "mgpulab.last_results";
+
+static void keep_result(lua_State *L, int step)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RESULTS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LAST_RESULTS);
+    }
+    lua_pushvalue(L, -2);
+    lua_seti(L, -2, step + 1);
+    lua_pop(L, 1);
+}
+
+/* Push the step's kept result; 0 (nothing pushed) when there is none. */
+static int push_kept_result(lua_State *L, int step)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RESULTS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    int t = lua_geti(L, -1, step + 1);
+    lua_remove(L, -2);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
 static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const mgpu_lab_verdict *v, double started)
 {
     const mgpu_lab_step_info *s = &e->steps[step];
@@ -189,10 +223,12 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     if (lab_workspace_prepare(e, step) != MGPU_OK) {
         out->state = MGPU_STEP_ERROR;
         snprintf(out->message, sizeof out->message, "the exercise could not be copied: %s", mgpu_error_message());
-    } else if (s->has_run && call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
+    } else if (s->has_run && !(run.env->check_only && push_kept_result(L, step)) &&
+               call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
         lab_error(&run, e->sb, "run", out);
     } else {
         if (!s->has_run) lua_pushnil(L);
+        else keep_result(L, step);
         if (!s->has_check) {
             out->state = MGPU_STEP_PASSED;
             snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");

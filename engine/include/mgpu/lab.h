@@ -128,6 +128,10 @@ typedef struct mgpu_lab_env {
     volatile int *cancel;         /* set to 1 to cancel; may be NULL */
     mgpu_lab_events events;
     const char *const *extra_env; /* "K=V" strings for every worker (MGPU_TELEMETRY=...), NULL-terminated or NULL */
+    /* 1: judge the step's last run in this catalog again (new answers)
+     * without measuring again; a step not run since the catalog opened
+     * runs as usual */
+    int check_only;
 } mgpu_lab_env;
 
 typedef struct mgpu_lab_verdict {

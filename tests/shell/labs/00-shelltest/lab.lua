@@ -78,5 +78,21 @@ return {
                  wanted = "ok", where = "log pane (5)" }
       end,
     },
+    {
+      -- answering judges the last run's result; only r measures again
+      id = "measure", title = "Answer from a measurement",
+      text = "steps/08-measure.md",
+      questions = { { id = "size", ask = "How many elements did the run measure?" } },
+      run = function(lab)
+        lab.log("measuring now")
+        return { size = 4096 }
+      end,
+      check = function(lab, res)
+        local a = lab.answer("size")
+        local ok = tonumber(a) == res.size
+        return { ok = ok, msg = ok and ("elements measured: " .. a .. " is right") or "elements measured: look again",
+                 saw = tostring(a), wanted = "the number in the log pane", where = "log pane (5)" }
+      end,
+    },
   },
 }
