@@ -156,6 +156,8 @@ void act_answer_next(shell_app *a); /* after a prompt was answered */
 void act_reset(shell_app *a);
 void act_quit(shell_app *a);
 void act_select_step(shell_app *a, int step);
+void act_next(shell_app *a);  /* n: the next step of the open lab */
+int next_step_of(const shell_app *a, int lab, int step); /* -1 when step is the last */
 void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* shell_work.c */
 /* check_only: judge the last run again (new answers), no new measurement */

@@ -109,6 +109,30 @@ static void start_step(shell_app *a, int lab, int step, int check_only)
 }
 
 void act_run(shell_app *a, int lab, int step) { start_step(a, lab, step, 0); }
+
+/* After `step`: the first step not passed, else simply the next one. */
+int next_step_of(const shell_app *a, int lab, int step)
+{
+    const snap_lab *l = app_lab(a, lab);
+    if (!l || step + 1 >= l->nsteps) return -1;
+    for (int k = step + 1; k < l->nsteps; k++)
+        if (l->steps[k].state != MGPU_STEP_PASSED) return k;
+    return step + 1;
+}
+
+void act_next(shell_app *a)
+{
+    int k = next_step_of(a, a->lab_open, a->step_sel);
+    if (k < 0) {
+        status_set(a, a->lab_open < 0 ? "open a lab first (Enter)" : "this is the lab's last step; Esc goes to the lab list");
+        return;
+    }
+    a->lab_sel = a->lab_open;
+    act_select_step(a, k);
+    a->focus = FOCUS_STEPS;
+    const snap_step *st = app_step(a, a->lab_open, k);
+    status_set(a, "step %d: %s - read it, then r runs it", k + 1, st->title ? st->title : st->id);
+}
 void act_check(shell_app *a, int lab, int step) { start_step(a, lab, step, 1); }
 
 void act_cancel(shell_app *a)

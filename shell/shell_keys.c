@@ -103,9 +103,15 @@ void keys_handle(shell_app *a, int ch)
     case 'h': act_hint(a); return;
     case 'a': act_answer(a); return;
     case 'v': verdict_show_all(a); return;
+    case 'n': act_next(a); return;
     case 'x': {
         const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
         if (!l) return;
+        if (app_busy(a)) { /* the running step would write its record back over the reset */
+            dialog_message(a, "Reset", "A step is running: its record would be written over the reset. "
+                                       "c cancels it, then x resets.");
+            return;
+        }
         dialog_confirm(a, CONFIRM_RESET,
                        "Reset lab %s? Its exercise files go back to the originals (your copies are kept as "
                        "FILE.bak) and its progress is forgotten.", l->id);

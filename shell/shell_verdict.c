@@ -86,8 +86,13 @@ void draw_verdict(shell_app *a)
     mgpu_step_state state = v ? v->state : st ? st->state : MGPU_STEP_NEW;
     if (!v && !st) return;
     int lx = x + text_put(stdscr, y, x, state_label(state), 12, theme_attr(state_role(state)) | A_BOLD);
-    if (v) text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (%.1f s)", v->seconds);
-    else if (st->last_run > 0) text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    if (v) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (%.1f s)", v->seconds);
+    else if (st->last_run > 0) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    /* the best result stays: say so beside the latest attempt */
+    if (st && st->state == MGPU_STEP_PASSED && state != MGPU_STEP_PASSED)
+        text_put(stdscr, y, lx, "   the step stays passed (its best result)", w - (lx - x), theme_attr(TH_PASS));
+    else if (!v && st && st->state == MGPU_STEP_PASSED && st->last_attempt != MGPU_STEP_NEW)
+        text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "   latest attempt: %s", mgpu_step_state_name(st->last_attempt));
     y++;
     box_rows b = {.n = 0};
     if (v) {

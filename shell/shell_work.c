@@ -186,6 +186,12 @@ static void step_done(shell_app *a, shell_event *ev)
     work_refresh_snapshot(a);
     status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
                mgpu_step_state_name(sv->state), sv->seconds);
+    int next = next_step_of(a, ev->lab, ev->step);
+    if (sv->state == MGPU_STEP_PASSED && next >= 0 && ev->lab == a->lab_open) {
+        const snap_step *ns = app_step(a, ev->lab, next);
+        status_set(a, "step ended: passed (%.1f s) - n: next step, %d %s", sv->seconds, next + 1,
+                   ns->title ? ns->title : ns->id);
+    }
     if (a->rerun_pending) { /* a save arrived while it ran */
         a->rerun_pending = 0;
         act_run(a, a->rerun_lab, a->rerun_step);

@@ -53,6 +53,7 @@ static void copy_step(const mgpu_lab_step_info *in, snap_step *st, int *oom)
     st->last_message = dup_or_null(in->last_message, oom);
     st->nhints = in->nhints;
     st->state = in->state;
+    st->last_attempt = in->last_attempt;
     st->last_run = in->last_run;
     st->seconds = in->seconds;
     if (in->nquestions > 0) {

@@ -14,6 +14,7 @@ typedef struct snap_step {
     int nhints, nquestions;
     snap_question *questions;
     mgpu_step_state state;
+    mgpu_step_state last_attempt; /* a later run of a passed step that did not pass, else NEW */
     double last_run, seconds;
 } snap_step;
 

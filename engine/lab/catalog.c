@@ -135,6 +135,7 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
         mgpu_lab_step_info *s = &e->steps[i];
         json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 0);
         s->state = state_parse(json_str(p, "state"));
+        s->last_attempt = json_str(p, "last_attempt") ? state_parse(json_str(p, "last_attempt")) : MGPU_STEP_NEW;
         s->last_run = json_number_value(json_object_get(p, "last_run"));
         s->seconds = json_number_value(json_object_get(p, "seconds"));
         s->attempts = (int)json_integer_value(json_object_get(p, "attempts"));

@@ -189,7 +189,15 @@ static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const m
 {
     const mgpu_lab_step_info *s = &e->steps[step];
     json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
-    json_object_set_new(p, "state", json_string(mgpu_step_state_name(v->state)));
+    /* the best result stays: a re-run that fails or is cancelled does not
+     * take back a pass; it is shown beside it as the latest attempt */
+    const char *old = json_string_value(json_object_get(p, "state"));
+    if (old && strcmp(old, "passed") == 0 && v->state != MGPU_STEP_PASSED) {
+        json_object_set_new(p, "last_attempt", json_string(mgpu_step_state_name(v->state)));
+    } else {
+        json_object_set_new(p, "state", json_string(mgpu_step_state_name(v->state)));
+        json_object_del(p, "last_attempt");
+    }
     json_object_set_new(p, "last_run", json_real(started));
     json_object_set_new(p, "seconds", json_real(v->seconds));
     json_object_set_new(p, "attempts", json_integer(s->attempts + 1));

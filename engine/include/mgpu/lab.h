@@ -69,6 +69,10 @@ typedef struct mgpu_lab_step_info {
     int has_run, has_check;   /* the step defines run / check (no check: a reading step) */
     int attempts;             /* runs so far */
     int hints_taken;          /* hints shown so far */
+    /* a step keeps its best result: a passed step stays passed when a later
+     * run fails or is cancelled; that latest run's state is here (else
+     * MGPU_STEP_NEW) and last_message is that run's */
+    mgpu_step_state last_attempt;
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {

@@ -94,5 +94,19 @@ return {
                  saw = tostring(a), wanted = "the number in the log pane", where = "log pane (5)" }
       end,
     },
+    {
+      -- quick the first time, long after that: a pass, then a re-run to cancel
+      id = "twice", title = "Pass, then run long",
+      text = "steps/09-twice.md",
+      run = function(lab)
+        local n = lab.measured("00-shelltest", "twice", "runs") or 0
+        lab.record("runs", n + 1)
+        if n == 0 then return lab.bench("all_reduce", { b = "8", e = "8", n = 2, w = 1 }) end
+        return lab.bench("all_reduce", { b = "8", e = "8", n = 1000000, w = 1 })
+      end,
+      check = function(lab, res)
+        return { ok = res ~= nil, msg = "the benchmark ran" }
+      end,
+    },
   },
 }
