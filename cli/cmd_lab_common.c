@@ -169,8 +169,8 @@ void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 
 void lab_cli_print_verdict(const mgpu_lab_verdict *v)
 {
-    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED"};
-    printf("%s %s\n", word[v->state <= MGPU_STEP_CANCELLED ? v->state : 0], v->message);
+    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ"};
+    printf("%s %s\n", word[v->state <= MGPU_STEP_READ ? v->state : 0], v->message);
     if (v->saw[0]) printf("  saw: %s\n", v->saw);
     if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
     if (v->where[0]) printf("  where: %s\n", v->where);

@@ -68,7 +68,7 @@ void act_open_lab(shell_app *a, int lab)
         a->lab_open = lab;
         /* start at the first step not passed */
         int k = 0;
-        while (k < l->nsteps && l->steps[k].state == MGPU_STEP_PASSED) k++;
+        while (k < l->nsteps && (l->steps[k].state == MGPU_STEP_PASSED || l->steps[k].state == MGPU_STEP_READ)) k++;
         a->step_sel = k < l->nsteps ? k : 0;
         a->step_top = 0;
         watch_lab(a);
@@ -116,7 +116,7 @@ int next_step_of(const shell_app *a, int lab, int step)
     const snap_lab *l = app_lab(a, lab);
     if (!l || step + 1 >= l->nsteps) return -1;
     for (int k = step + 1; k < l->nsteps; k++)
-        if (l->steps[k].state != MGPU_STEP_PASSED) return k;
+        if (l->steps[k].state != MGPU_STEP_PASSED && l->steps[k].state != MGPU_STEP_READ) return k;
     return step + 1;
 }
 

@@ -85,7 +85,7 @@ static void draw_labs(shell_app *a)
         int li = a->lab_top + i;
         const snap_lab *l = &a->snap.labs[li];
         char prog[32];
-        snprintf(prog, sizeof prog, " %d/%d", l->passed, l->nsteps);
+        snprintf(prog, sizeof prog, " %d/%d", l->passed, l->nchecked); /* reading steps are not passed */
         int pw = (int)strlen(prog);
         char row[256];
         snprintf(row, sizeof row, "%s%2d %s", snap_lab_mark(l), l->number, l->title ? l->title : l->id);
@@ -119,14 +119,14 @@ static void draw_steps(shell_app *a)
         const snap_step *st = &l->steps[si];
         int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == si;
         char row[256];
-        snprintf(row, sizeof row, "%s %d %s", running ? "[>]" : snap_state_mark(st->state), si + 1,
+        snprintf(row, sizeof row, "%s %d %s", running ? "[>]" : snap_step_mark(st), si + 1,
                  st->title ? st->title : st->id);
         attr_t at = si == a->step_sel ? theme_attr(a->focus == FOCUS_STEPS ? TH_SELECTED : TH_SELECTED_DIM)
                                       : A_NORMAL;
         text_put_pad(stdscr, r->y + 1 + i, r->x + 1, row, w, at);
         /* the mark in the state's colour, unless the row is highlighted */
         if (si != a->step_sel && !running)
-            text_put(stdscr, r->y + 1 + i, r->x + 1, snap_state_mark(st->state), 3, state_attr(st->state));
+            text_put(stdscr, r->y + 1 + i, r->x + 1, snap_step_mark(st), 3, state_attr(st->state));
     }
 }
 

@@ -81,7 +81,7 @@ static char *compose(const shell_app *a, int lab, int step, size_t *len)
             l->summary ? l->summary : "", l->backends ? l->backends : "every backend");
         for (int k = 0; k < l->nsteps; k++)
             mdf(&md, len, "%d. %s %s\n", k + 1, l->steps[k].title ? l->steps[k].title : l->steps[k].id,
-                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : "");
+                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : l->steps[k].state == MGPU_STEP_READ ? "(read)" : "");
         mdf(&md, len, "\nPress **Enter** to open the lab.\n");
         return md;
     }

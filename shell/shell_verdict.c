@@ -19,6 +19,7 @@ static const char *state_label(mgpu_step_state s)
     case MGPU_STEP_FAILED: return "FAIL";
     case MGPU_STEP_ERROR: return "ERROR";
     case MGPU_STEP_CANCELLED: return "CANCELLED";
+    case MGPU_STEP_READ: return "READ";
     default: return "NOT RUN";
     }
 }

@@ -187,9 +187,9 @@ static void step_done(shell_app *a, shell_event *ev)
     status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
                mgpu_step_state_name(sv->state), sv->seconds);
     int next = next_step_of(a, ev->lab, ev->step);
-    if (sv->state == MGPU_STEP_PASSED && next >= 0 && ev->lab == a->lab_open) {
+    if ((sv->state == MGPU_STEP_PASSED || sv->state == MGPU_STEP_READ) && next >= 0 && ev->lab == a->lab_open) {
         const snap_step *ns = app_step(a, ev->lab, next);
-        status_set(a, "step ended: passed (%.1f s) - n: next step, %d %s", sv->seconds, next + 1,
+        status_set(a, "step ended: %s (%.1f s) - n: next step, %d %s", mgpu_step_state_name(sv->state), sv->seconds, next + 1,
                    ns->title ? ns->title : ns->id);
     }
     if (a->rerun_pending) { /* a save arrived while it ran */

@@ -9,13 +9,13 @@
 
 const char *mgpu_step_state_name(mgpu_step_state s)
 {
-    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled"};
+    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled", "read"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
 static mgpu_step_state state_parse(const char *s)
 {
-    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_CANCELLED; i++)
+    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_READ; i++)
         if (s && strcmp(s, mgpu_step_state_name((mgpu_step_state)i)) == 0) return (mgpu_step_state)i;
     return MGPU_STEP_NEW;
 }
@@ -254,7 +254,7 @@ int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab)
     if (!cat || lab < 0 || lab >= cat->nlabs) return 0;
     const lab_entry *e = &cat->labs[lab];
     for (int i = 0; i < e->info.nsteps; i++)
-        if (e->steps[i].state != MGPU_STEP_PASSED) return i;
+        if (e->steps[i].state != MGPU_STEP_PASSED && e->steps[i].state != MGPU_STEP_READ) return i;
     return e->info.nsteps;
 }
 

@@ -237,8 +237,8 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     } else {
         if (!s->has_run) lua_pushnil(L);
         else keep_result(L, step);
-        if (!s->has_check) {
-            out->state = MGPU_STEP_PASSED;
+        if (!s->has_check) { /* nothing was judged: read, not passed */
+            out->state = MGPU_STEP_READ;
             snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");
         } else if (call_step_fn(e, step, "check", 1, &run) != MGPU_OK) {
             lab_error(&run, e->sb, "check", out);

@@ -10,6 +10,13 @@ start_shell 120 40 --backend sim --machine dgx-h100
 wait_for 'Shell test lab' 20
 keys Enter
 wait_for 'Steps: 00-shelltest' 5
+wait_for '\( \) 1 Read this' 5
+wait_for 'Shell test lab +0/8' 5
+keys r
+wait_for '\(\*\) 1 Read this' 20
+wait_for 'READ +\(' 5
+wait_for 'Shell test lab +0/8' 5
+ok "a reading step is read, not passed (item 14)"
 keys j j
 wait_for 'A quick all-reduce' 5
 keys r

@@ -40,8 +40,9 @@ typedef enum mgpu_step_state {
     MGPU_STEP_FAILED,     /* check ran and said no (the learner's work is not done) */
     MGPU_STEP_ERROR,      /* the lab or the run broke (traceback in the verdict) */
     MGPU_STEP_CANCELLED,  /* cancelled by the user */
+    MGPU_STEP_READ,       /* a step without a check (reading, a demo) was run: read, not passed */
 } mgpu_step_state;
-const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled" */
+const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled", "read" */
 
 typedef struct mgpu_lab_question {
     const char *id;       /* "link01" */
@@ -84,7 +85,7 @@ typedef struct mgpu_lab_info {
     const char *backends;     /* what the lab says it runs on, one line ("cuda (1..8 GPUs, emulated nodes for 2+ ranks) and sim") */
     int nsteps;
     const mgpu_lab_step_info *steps;
-    int passed;               /* steps passed */
+    int passed;               /* steps passed (reading steps are read, never passed) */
     const char *load_error;   /* non-NULL: the lab did not load (message and traceback); steps empty */
     int ranks;                /* ranks the lab wants (its `ranks`, default 1) */
     const char *workspace;    /* the learner's copies: <state>/work/NN-name (absolute) */
@@ -172,7 +173,7 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step);
  * is kept as FILE.bak) and forget its progress. */
 mgpu_result mgpu_lab_reset(mgpu_lab_catalog *cat, int lab);
 
-/* The first step not passed (nsteps when all passed). */
+/* The first step neither passed nor read (nsteps when none is left). */
 int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab);
 
 /* Step `step` of `lab` by number ("1", 1-based as the headless commands
