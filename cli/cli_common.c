@@ -1,5 +1,5 @@
-/* cli_common.c - error printing, --help and backend opening shared by all
- * subcommands (see cmd.h). */
+/* cli_common.c - error printing and --help shared by all subcommands (see
+ * cmd.h). No command opens a backend: the workers do (engine/rt). */
 #include "cmd.h"
 #include "mgpu/log.h"
 #include "mgpu/topo.h"

@@ -1,9 +1,10 @@
 /* cmd_bench.c - `mgpulab bench COLL`: nccl-tests' flags, method and text
  * output (or JSON), run as the "bench" job on rank workers; this process
- * only prints what rank 0 reports (engine/bench/coll_job.c). */
+ * only prints what rank 0 reports (engine/jobs/coll_job.c). */
 #include "cmd.h"
 #include "mgpu/collbench.h"
 #include "mgpu/collmodel.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/topo.h"
 #include <jansson.h>
@@ -204,7 +205,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault))
         return mgpu_cli_usage_error("bench", "--machine and --fault describe a simulated machine; use them with "
                                              "--backend sim");
-    mgpu_rt_config cfg = {.ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
     if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK)
         return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
     /* The coordinator never touches CUDA; a sim backend it may open, to

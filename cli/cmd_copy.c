@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "mgpu/copybench.h"
 #include "mgpu/size.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include <ctype.h>
 #include <jansson.h>
@@ -54,7 +55,7 @@ typedef struct copy_args {
 } copy_args;
 
 /* Unset options take the sim's smaller defaults in the worker
- * (engine/bench/copy_job.c); the header says so. */
+ * (engine/jobs/copy_job.c); the header says so. */
 #define SIM_DEFAULT_BUFFER_MIB 16
 #define SIM_DEFAULT_LOOPS 4
 #define SIM_DEFAULT_SAMPLES 1
@@ -317,7 +318,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         return mgpu_cli_error("copy");
     }
     /* One worker measures every device: this process never opens CUDA. */
-    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
     copy_out co = {.json = a.json};
     json_t *params = params_json(&a);
     mgpu_rt_report rep;

@@ -1,10 +1,11 @@
 /* cmd_spmd.c - `mgpulab spmd FILE.lua`: run a learner's Lua script on every
- * rank (the "spmd" job, engine/lua/spmd_job.c) and print what the ranks
+ * rank (the "spmd" job, engine/jobs/spmd_job.c) and print what the ranks
  * say, each line tagged with its rank; on failure, which rank failed, why,
  * the script's traceback and the flight recorder's analysis; with --trace,
  * the ranks' timeline spans as a Chrome trace. */
 #include "cmd.h"
 #include "mgpu/chrome_trace.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"
 #include <errno.h>
@@ -222,9 +223,8 @@ static void print_failure(spmd_run *r, const mgpu_rt_report *rep)
 static int write_trace(const mgpu_cli_globals *g, const spmd_args *a, spmd_run *r, const mgpu_rt_report *rep)
 {
     if (!r->trace) return 1;
-    static const char *const kinds[] = {"auto", "cuda", "sim"};
     json_t *other = json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "tool", "mgpulab spmd", "script", a->file, "backend",
-                              kinds[g->backend.kind <= MGPU_BACKEND_SIM ? g->backend.kind : 0], "machine",
+                              mgpu_backend_kind_name(g->backend.kind), "machine",
                               g->backend.machine ? g->backend.machine : "", "ok", rep->ok, "time_base",
                               "per rank: microseconds from an event on the rank's default stream when its "
                               "script started (modelled time on sim)");
@@ -241,111 +241,128 @@ static int write_trace(const mgpu_cli_globals *g, const spmd_args *a, spmd_run *
 
 /*--- The command --------------------------------------------------------------*/
 
-static int run(const mgpu_cli_globals *g, int argc, char **argv)
+/* Parse: the arguments, the run's configuration and the job's params (the
+ * script as text). 0, or the exit status of a usage or input error. */
+static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a, mgpu_rt_config *cfg, int *sim,
+                 json_t **params)
 {
-    spmd_args a = {0};
-    int rc = parse_args(argc, argv, &a);
-    if (rc) {
-        free(a.args);
-        return rc;
-    }
+    int rc = parse_args(argc, argv, a);
+    if (rc) return rc;
     size_t len = 0;
-    char *script = read_script(a.file, &len);
-    if (!script) {
-        free(a.args);
-        return 2;
-    }
-    mgpu_rt_config cfg = {.backend = g->backend, .ranks = g->ranks, .timeout_s = g->timeout_s};
-    if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK) {
+    char *script = read_script(a->file, &len);
+    if (!script) return 2;
+    *cfg = (mgpu_rt_config){.jobs = mgpu_jobs, .backend = g->backend, .ranks = g->ranks, .timeout_s = g->timeout_s};
+    if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg->launcher) != MGPU_OK) {
         free(script);
-        free(a.args);
         return mgpu_cli_error("spmd");
     }
     /* On sim a learner's first run should be small and readable; on cuda
      * the runtime's default is one rank per GPU. The coordinator never
      * opens cuda itself, so "auto" counts as sim only when cuda is not
      * built in. */
-    int sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
-    if (cfg.ranks == 0 && sim) cfg.ranks = 2;
+    *sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    if (cfg->ranks == 0 && *sim) cfg->ranks = 2;
 
     char chunk[4096 + 2];
-    snprintf(chunk, sizeof chunk, "@%s", strcmp(a.file, "-") == 0 ? "stdin" : a.file);
+    snprintf(chunk, sizeof chunk, "@%s", strcmp(a->file, "-") == 0 ? "stdin" : a->file);
     json_t *jargs = json_array();
-    for (int i = 0; i < a.nargs; i++) json_array_append_new(jargs, json_string(a.args[i]));
-    json_t *params = json_pack("{s:s%, s:s, s:o}", "script", script, len, "chunkname", chunk, "args", jargs);
-    if (a.time_limit_s > 0) json_object_set_new(params, "time_limit_s", json_real(a.time_limit_s));
-    if (a.mem_limit) json_object_set_new(params, "mem_limit", json_integer((json_int_t)a.mem_limit));
-    if (g->trace) json_object_set_new(params, "spans", json_true());
+    for (int i = 0; i < a->nargs; i++) json_array_append_new(jargs, json_string(a->args[i]));
+    *params = json_pack("{s:s%, s:s, s:o}", "script", script, len, "chunkname", chunk, "args", jargs);
     free(script);
-    if (!params) {
-        free(a.args);
-        fprintf(stderr, "mgpulab spmd: %s is not valid UTF-8 text\n", a.file);
+    if (!*params) {
+        fprintf(stderr, "mgpulab spmd: %s is not valid UTF-8 text\n", a->file);
         return 2;
     }
+    if (a->time_limit_s > 0) json_object_set_new(*params, "time_limit_s", json_real(a->time_limit_s));
+    if (a->mem_limit) json_object_set_new(*params, "mem_limit", json_integer((json_int_t)a->mem_limit));
+    if (g->trace) json_object_set_new(*params, "spans", json_true());
+    return 0;
+}
 
-    spmd_run r = {.json = g->json, .nranks = cfg.ranks > 0 ? cfg.ranks : 4096};
+static void print_banner(const mgpu_cli_globals *g, const spmd_args *a, const mgpu_rt_config *cfg, int sim)
+{
+    char who[64];
+    if (cfg->ranks) snprintf(who, sizeof who, "%d rank%s", cfg->ranks, cfg->ranks == 1 ? "" : "s");
+    else snprintf(who, sizeof who, "one rank per GPU");
+    printf("# mgpulab spmd %s: %s, backend %s, launcher %s\n", a->file, who, mgpu_backend_kind_name(g->backend.kind),
+           g->launcher ? g->launcher : "local");
+    if (sim) printf("# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
+    fflush(stdout);
+}
+
+/* Report a run that happened: the --json document, or the verdict. */
+static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report *rep, int trace_ok)
+{
+    if (r->json) {
+        for (int k = 0; k < r->nranks; k++)
+            if (r->lua_err[k])
+                json_array_append_new(json_object_get(r->doc, "errors"),
+                                      json_pack("{s:i, s:O}", "rank", k, "error", r->lua_err[k]));
+        json_object_set_new(r->doc, "ok", json_boolean(rep->ok));
+        json_object_set_new(r->doc, "failed_rank", rep->ok ? json_null() : json_integer(rep->failed_rank));
+        json_object_set_new(r->doc, "reason", json_string(rep->reason));
+        json_object_set_new(r->doc, "analysis", json_string(rep->analysis));
+        json_object_set_new(r->doc, "wall_s", json_real(rep->wall_s));
+        if (r->trace)
+            json_object_set_new(r->doc, "trace", json_pack("{s:s, s:I, s:b}", "file", g->trace, "spans",
+                                                           (json_int_t)mgpu_chrome_trace_count(r->trace), "written",
+                                                           trace_ok));
+        json_dumpf(r->doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+    } else if (rep->ok) {
+        if (r->trace && trace_ok)
+            printf("# trace: %s (%zu spans; open it in Perfetto)\n", g->trace, mgpu_chrome_trace_count(r->trace));
+        printf("# every rank finished (%.2f s)\n", rep->wall_s);
+    } else {
+        fflush(stdout);
+        print_failure(r, rep);
+    }
+}
+
+static void spmd_run_free(spmd_run *r)
+{
+    for (int k = 0; r->lua_err && k < r->nranks; k++) json_decref(r->lua_err[k]);
+    free(r->lua_err);
+    json_decref(r->doc);
+    mgpu_chrome_trace_free(r->trace);
+}
+
+/* parse -> execute -> report, one cleanup path. */
+static int run(const mgpu_cli_globals *g, int argc, char **argv)
+{
+    spmd_args a = {0};
+    spmd_run r = {.json = g->json};
+    mgpu_rt_config cfg;
+    json_t *params = NULL;
+    int sim = 0;
+    int rc = parse(g, argc, argv, &a, &cfg, &sim, &params);
+    if (rc) goto out;
+
+    r.nranks = cfg.ranks > 0 ? cfg.ranks : 4096;
     r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
     if (g->trace && mgpu_chrome_trace_create(&r.trace) != MGPU_OK) {
-        free(r.lua_err);
-        json_decref(params);
-        free(a.args);
-        return mgpu_cli_error("spmd");
+        rc = mgpu_cli_error("spmd");
+        goto out;
     }
     if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "tool", "mgpulab spmd", "script", a.file, "logs",
                                   "results", "errors");
-    if (!r.json) {
-        static const char *const kinds[] = {"auto", "cuda", "sim"};
-        char who[64];
-        if (cfg.ranks) snprintf(who, sizeof who, "%d rank%s", cfg.ranks, cfg.ranks == 1 ? "" : "s");
-        else snprintf(who, sizeof who, "one rank per GPU");
-        printf("# mgpulab spmd %s: %s, backend %s, launcher %s\n", a.file, who,
-               kinds[g->backend.kind <= MGPU_BACKEND_SIM ? g->backend.kind : 0], g->launcher ? g->launcher : "local");
-        if (sim) printf("# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
-        fflush(stdout);
-    }
+    else print_banner(g, &a, &cfg, sim);
     mgpu_rt_report rep;
     memset(&rep, 0, sizeof rep);
     mgpu_result res = r.lua_err ? mgpu_rt_run(&cfg, "spmd", params, on_msg, &r, &rep)
                                 : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
-    json_decref(params);
-    free(a.args);
     if (res != MGPU_OK) {
-        for (int k = 0; r.lua_err && k < r.nranks; k++) json_decref(r.lua_err[k]);
-        free(r.lua_err);
-        json_decref(r.doc);
-        mgpu_chrome_trace_free(r.trace);
-        return mgpu_cli_error("spmd");
+        rc = mgpu_cli_error("spmd");
+        goto out;
     }
     int trace_ok = write_trace(g, &a, &r, &rep);
-    if (r.json) {
-        for (int k = 0; k < r.nranks; k++)
-            if (r.lua_err[k])
-                json_array_append_new(json_object_get(r.doc, "errors"),
-                                      json_pack("{s:i, s:O}", "rank", k, "error", r.lua_err[k]));
-        json_object_set_new(r.doc, "ok", json_boolean(rep.ok));
-        json_object_set_new(r.doc, "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank));
-        json_object_set_new(r.doc, "reason", json_string(rep.reason));
-        json_object_set_new(r.doc, "analysis", json_string(rep.analysis));
-        json_object_set_new(r.doc, "wall_s", json_real(rep.wall_s));
-        if (r.trace)
-            json_object_set_new(r.doc, "trace", json_pack("{s:s, s:I, s:b}", "file", g->trace, "spans",
-                                                          (json_int_t)mgpu_chrome_trace_count(r.trace), "written",
-                                                          trace_ok));
-        json_dumpf(r.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        printf("\n");
-    } else if (rep.ok) {
-        if (r.trace && trace_ok)
-            printf("# trace: %s (%zu spans; open it in Perfetto)\n", g->trace, mgpu_chrome_trace_count(r.trace));
-        printf("# every rank finished (%.2f s)\n", rep.wall_s);
-    } else {
-        fflush(stdout);
-        print_failure(&r, &rep);
-    }
-    for (int k = 0; k < r.nranks; k++) json_decref(r.lua_err[k]);
-    free(r.lua_err);
-    json_decref(r.doc);
-    mgpu_chrome_trace_free(r.trace);
-    return rep.ok && trace_ok ? 0 : 1;
+    report(g, &r, &rep, trace_ok);
+    rc = rep.ok && trace_ok ? 0 : 1;
+out:
+    json_decref(params);
+    free(a.args);
+    spmd_run_free(&r);
+    return rc;
 }
 
 const mgpu_cmd mgpu_cmd_spmd = {

@@ -1,6 +1,7 @@
 /* cmd_topo.c - `mgpulab topo`: the `nvidia-smi topo -m` matrix and legend,
  * the peer-access matrix, the model's notes; or JSON, or NCCL topology XML. */
 #include "cmd.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include <errno.h>
 #include <jansson.h>
@@ -37,7 +38,7 @@ typedef struct topo_args {
     const char *xml_file; /* NULL: stdout */
 } topo_args;
 
-/* The document the "topo" job sends (engine/topo/topo_job.c) is all the
+/* The document the "topo" job sends (engine/jobs/topo_job.c) is all the
  * printers below read: the coordinator never sees a device. */
 
 static const char *str_at(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
@@ -208,7 +209,7 @@ static int run_job(const mgpu_cli_globals *g, int peer, json_t **doc)
                                     "--backend sim (the cuda backend uses the real one)");
         return mgpu_cli_error("topo");
     }
-    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
     json_t *params = json_pack("{s:b}", "peer", peer);
     topo_run tr = {0};
     mgpu_rt_report rep;

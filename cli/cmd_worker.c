@@ -2,13 +2,13 @@
  * coordinator's launcher (never by hand); all it needs is in the
  * environment (engine/rt/protocol.h). */
 #include "cmd.h"
-#include "mgpu/rt.h"
+#include "mgpu/jobs.h"
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     (void)g; /* the backend and timeout come with the job, not the command line */
     if (argc > 1) return mgpu_cli_usage_error("worker", "takes no arguments (its settings come from the environment)");
-    return mgpu_worker_main(argc, argv);
+    return mgpu_worker_main(argc, argv, mgpu_jobs);
 }
 
 const mgpu_cmd mgpu_cmd_worker = {

@@ -194,9 +194,9 @@ void draw_pane(shell_app *a)
     int compact = full > r->w - 4;
     for (int i = 0; i < a->npanes; i++) {
         char t[64];
-        if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %d ", i + 1);
-        else snprintf(t, sizeof t, i == a->pane_cur && a->focus == FOCUS_PANE ? " > %d %s " : " %d %s ", i + 1,
-                      shell_panes[i]->title);
+        if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %c ", shell_panes[i]->hotkey);
+        else snprintf(t, sizeof t, i == a->pane_cur && a->focus == FOCUS_PANE ? " > %c %s " : " %c %s ",
+                      shell_panes[i]->hotkey, shell_panes[i]->title);
         int tw = (int)strlen(t);
         a->tab_x[i] = x;
         a->tab_w[i] = 0;

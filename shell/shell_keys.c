@@ -145,10 +145,12 @@ void keys_handle(shell_app *a, int ch)
         a->text_scroll = 1 << 20; /* clamped when drawn */
         return;
     default:
-        if (ch >= '1' && ch <= '9') {
-            show_pane(a, ch - '1');
-            return;
-        }
+        for (int i = 0; i < a->npanes; i++)
+            if (ch == shell_panes[i]->hotkey) {
+                show_pane(a, i);
+                return;
+            }
+        if (ch >= '1' && ch <= '9') return; /* digits are pane keys, even with no pane there */
         if (a->focus == FOCUS_PANE) pane_key(a, ch);
         return;
     }

@@ -59,9 +59,8 @@ static mgpu_result probe(const mgpu_cli_globals *g, json_t **doc)
     const char *argv[12];
     int k = 0;
     argv[k++] = exe;
-    static const char *const kinds[] = {"auto", "cuda", "sim"};
     argv[k++] = "--backend";
-    argv[k++] = kinds[g->backend.kind <= MGPU_BACKEND_SIM ? g->backend.kind : 0];
+    argv[k++] = mgpu_backend_kind_name(g->backend.kind);
     if (g->backend.machine) { argv[k++] = "--machine"; argv[k++] = g->backend.machine; }
     if (g->backend.fault) { argv[k++] = "--fault"; argv[k++] = g->backend.fault; }
     argv[k++] = "topo";

@@ -16,6 +16,17 @@ static const mgpu_collbench_coll *const colls[] = {
 
 const mgpu_collbench_coll *const *mgpu_collbench_colls(void) { return colls; }
 
+const char *mgpu_collbench_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    int k = 0;
+    while (colls[k]) k++;
+    buf[0] = '\0';
+    for (int i = 0; i < k && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i == k - 1 ? " or " : ", ", colls[i]->name);
+    return buf;
+}
+
 /* "all_reduce", "all_reduce_perf", "allreduce", "all-reduce" all name it. */
 const mgpu_collbench_coll *mgpu_collbench_find(const char *name)
 {
@@ -198,9 +209,10 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
             if (s[2]) val = s + 2; /* getopt style: -b8 */
         } else {
             const mgpu_collbench_coll *c = mgpu_collbench_find(s);
+            char names[256];
             if (!c)
-                return mgpu_fail(MGPU_ERR_INVALID, "'%s' is not a collective; use all_reduce, all_gather, "
-                                                   "broadcast, reduce_scatter, reduce, alltoall or sendrecv", s);
+                return mgpu_fail(MGPU_ERR_INVALID, "'%s' is not a collective; use %s", s,
+                                 mgpu_collbench_names(names, sizeof names));
             if (*coll && *coll != c)
                 return mgpu_fail(MGPU_ERR_INVALID, "one collective per run ('%s' and '%s' given)", (*coll)->name, c->name);
             *coll = c;
@@ -212,9 +224,8 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
         }
         MGPU_CHECK(set_flag(f, val, o));
     }
-    if (!*coll)
-        return mgpu_fail(MGPU_ERR_INVALID, "which collective? all_reduce, all_gather, broadcast, reduce_scatter, "
-                                           "reduce, alltoall or sendrecv");
+    char names[256];
+    if (!*coll) return mgpu_fail(MGPU_ERR_INVALID, "which collective? %s", mgpu_collbench_names(names, sizeof names));
     return mgpu_collbench_options_check(o, *coll);
 }
 

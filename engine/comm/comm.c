@@ -53,80 +53,6 @@ static void registry_remove(mgpu_comm_core *k)
     pthread_mutex_unlock(&registry_lock);
 }
 
-/*--- Core state --------------------------------------------------------*/
-
-double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg)
-{
-    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
-    const char *env = getenv("MGPU_COMM_TIMEOUT");
-    if (env && *env) {
-        char *end;
-        double v = strtod(env, &end);
-        if (*end == '\0' && v > 0) return v;
-    }
-    return 60.0;
-}
-
-void mgpu_comm_core_set_error(mgpu_comm *c, mgpu_result r, const char *msg)
-{
-    mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    if (k->async_err == MGPU_OK) {
-        k->async_err = r;
-        snprintf(k->async_msg, sizeof k->async_msg, "%s", msg);
-    }
-    pthread_mutex_unlock(&k->lock);
-}
-
-void mgpu_comm_core_abort_backend(mgpu_comm *c)
-{
-    mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    int first = !k->backend_aborted;
-    k->backend_aborted = 1;
-    c->aborted = 1;
-    pthread_mutex_unlock(&k->lock);
-    if (first && c->impl) c->ops->abort(c);
-}
-
-void mgpu_comm_timeout_sentence(const mgpu_comm *c, mgpu_coll op, uint64_t seq, char *buf, size_t len)
-{
-    snprintf(buf, len,
-             "%s #%llu on comm %s did not complete within %g s: a rank is missing or called a different "
-             "collective",
-             mgpu_coll_name(op), (unsigned long long)seq, c->name, mgpu_core(c)->timeout_s);
-}
-
-mgpu_result mgpu_comm_core_event_get(mgpu_comm *c, mgpu_event **out)
-{
-    mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    *out = k->npool ? k->pool[--k->npool] : NULL;
-    pthread_mutex_unlock(&k->lock);
-    if (!*out) MGPU_CHECK(mgpu_event_create(c->be, c->device, 0, out));
-    return MGPU_OK;
-}
-
-void mgpu_comm_core_event_put(mgpu_comm *c, mgpu_event *e)
-{
-    mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    if (k->npool == k->cappool) {
-        int cap = k->cappool ? 2 * k->cappool : 8;
-        mgpu_event **p = realloc(k->pool, (size_t)cap * sizeof *p);
-        if (p) {
-            k->pool = p;
-            k->cappool = cap;
-        }
-    }
-    if (k->npool < k->cappool) {
-        k->pool[k->npool++] = e;
-        e = NULL;
-    }
-    pthread_mutex_unlock(&k->lock);
-    if (e) mgpu_event_destroy(e);
-}
-
 static void comm_free(mgpu_comm *c)
 {
     if (!c) return;
@@ -238,24 +164,6 @@ mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgp
     }
     registry_add(mgpu_core(c));
     *out = c;
-    return MGPU_OK;
-}
-
-mgpu_result mgpu_comm_core_check_usable(mgpu_comm *c, const char *api)
-{
-    if (!c) return mgpu_fail(MGPU_ERR_INVALID, "%s: no communicator", api);
-    mgpu_comm_core *k = mgpu_core(c);
-    pthread_mutex_lock(&k->lock);
-    mgpu_result r = k->async_err;
-    char msg[sizeof k->async_msg];
-    snprintf(msg, sizeof msg, "%s", k->async_msg);
-    int aborted = k->backend_aborted;
-    pthread_mutex_unlock(&k->lock);
-    if (r != MGPU_OK)
-        return mgpu_fail(r, "%s; communicator %s is unusable now: destroy it and create a new one", msg, c->name);
-    if (aborted)
-        return mgpu_fail(MGPU_ERR_INVALID, "%s: communicator %s was aborted; destroy it and create a new one", api,
-                         c->name);
     return MGPU_OK;
 }
 

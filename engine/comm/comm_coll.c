@@ -5,7 +5,6 @@
 #include "comm/comm_args.h"
 #include "comm/comm_core.h"
 #include "comm/flight.h"
-#include "dev/backend.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +59,7 @@ static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint
 
 static mgpu_result check_stream(mgpu_comm *c, mgpu_stream *s, const char *api)
 {
-    if (s->be != c->be)
+    if (mgpu_stream_backend(s) != c->be)
         return mgpu_fail(MGPU_ERR_INVALID, "%s: the stream belongs to another backend than communicator %s", api,
                          c->name);
     if (mgpu_stream_device(s) != c->device)

@@ -1,6 +1,7 @@
-/* comm_core.h - private glue between comm.c, watchdog.c and fingerprint.c:
- * the state comm.c keeps per communicator (c->core) and the calls between
- * the three files. Backends do not include it. */
+/* comm_core.h - what the files above the backends share (comm.c,
+ * comm_coll.c, watchdog.c, fingerprint.c): the state kept per communicator
+ * (c->core) with its functions in comm_core.c, and the watchdog's and the
+ * fingerprint check's entry points. Backends do not include it. */
 #ifndef MGPU_COMM_CORE_H
 #define MGPU_COMM_CORE_H
 #include "comm/comm_backend.h"
@@ -24,6 +25,7 @@ typedef struct mgpu_comm_core {
 
 static inline mgpu_comm_core *mgpu_core(const mgpu_comm *c) { return (mgpu_comm_core *)c->core; }
 
+/*--- comm_core.c ---*/
 /* The timeout a comm uses: cfg->timeout_s, else MGPU_COMM_TIMEOUT, else 60 s. */
 double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg);
 

@@ -89,9 +89,6 @@ struct mgpu_dev_ops {
     mgpu_result (*checksum)(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
                             mgpu_dtype dtype, uint64_t *out);
 
-    /* Members below were added after the cuda table was written: keep new
-     * ones at the end (dev_cuda.cu's table is positional). */
-
     /* *on = 1 when dev has peer access to peer now (as far as this process
      * enabled it). */
     mgpu_result (*peer_enabled)(mgpu_backend *be, int dev, int peer, int *on);

@@ -15,15 +15,23 @@ static const struct mgpu_dev_ops *find_ops(const char *name)
     return NULL;
 }
 
+/* The one table of backend-kind names, indexed by mgpu_backend_kind. */
+static const char *const kind_names[] = {[MGPU_BACKEND_AUTO] = "auto", [MGPU_BACKEND_CUDA] = "cuda",
+                                         [MGPU_BACKEND_SIM] = "sim"};
+
+const char *mgpu_backend_kind_name(mgpu_backend_kind kind)
+{
+    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : kind_names[0];
+}
+
 mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out)
 {
-    if (text && strcmp(text, "auto") == 0) *out = MGPU_BACKEND_AUTO;
-    else if (text && strcmp(text, "cuda") == 0) *out = MGPU_BACKEND_CUDA;
-    else if (text && strcmp(text, "sim") == 0) *out = MGPU_BACKEND_SIM;
-    else
-        return mgpu_fail(MGPU_ERR_INVALID, "--backend: '%s' is not a backend; use auto, cuda or sim",
-                         text ? text : "");
-    return MGPU_OK;
+    for (unsigned k = 0; text && k < sizeof kind_names / sizeof kind_names[0]; k++)
+        if (strcmp(text, kind_names[k]) == 0) {
+            *out = (mgpu_backend_kind)k;
+            return MGPU_OK;
+        }
+    return mgpu_fail(MGPU_ERR_INVALID, "--backend: '%s' is not a backend; use auto, cuda or sim", text ? text : "");
 }
 
 static mgpu_result open_with(const struct mgpu_dev_ops *ops, const mgpu_backend_config *cfg,
@@ -247,6 +255,7 @@ void mgpu_stream_destroy(mgpu_stream *s)
 }
 
 int mgpu_stream_device(const mgpu_stream *s) { return s->device; }
+mgpu_backend *mgpu_stream_backend(const mgpu_stream *s) { return s->be; }
 
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s)
 {

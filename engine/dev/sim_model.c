@@ -6,7 +6,7 @@
 /*--- Constants ---------------------------------------------------------*
  * Every number the model uses, with where it comes from. Efficiencies are
  * "achieved / nominal" so the same factor scales to other GPUs and links.
- * Sources: GPU.md figures measured on an H200 (PCIe gen5 x16) with torch
+ * Sources: the figures of docs/gpu-results.md, measured on an H200 (PCIe gen5 x16) with torch
  * 2.11; nvbandwidth runs on DGX H100 published by NVIDIA and users; NCCL's
  * topology model for latencies. docs/sim-model.md explains each. */
 /* Nominal PCIe gen5 x16 bandwidth per direction as the topology reports it

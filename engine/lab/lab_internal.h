@@ -4,7 +4,7 @@
 #define MGPU_LAB_INTERNAL_H
 #include <limits.h>
 #include "lab/progress.h"
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/lab.h"
 
 #define LAB_MEM_LIMIT ((size_t)64 << 20)
@@ -38,7 +38,7 @@ struct mgpu_lab_catalog {
     size_t checks_len;
 };
 
-/* A step being run: what the `lab` object (engine/lua/lua_lab*.c) reaches. */
+/* A step being run: what the `lab` object (engine/lab/lab_object.c and its satellites) reaches. */
 struct lab_run {
     mgpu_lab_catalog *cat;
     lab_entry *lab;
@@ -75,9 +75,9 @@ int lab_safe_relpath(const char *p);
  * lies inside the lab directory or the lab's workspace. */
 mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len);
 
-/* The `lab` object (engine/lua/lua_lab.c): push a fresh one for this run. */
+/* The `lab` object (engine/lab/lab_object.c): push a fresh one for this run. */
 void lab_push_object(lua_State *L, lab_run *run);
-/* Prepare the run's backend choice (lab.backend); engine/lua/lua_lab_jobs.c */
+/* Prepare the run's backend choice (lab.backend); lab_jobs.c */
 mgpu_result lab_run_backend(lab_run *run);
 void lab_run_free(lab_run *run);
 

@@ -1,87 +1,14 @@
 /* lua_mgpu.c - the `mgpu` table of the rank API: this rank's identity,
  * streams, events, copies, device sync, timing, log lines and results
  * (tensors are in lua_mgpu_tensor.c, communicators in lua_mgpu_comm.c,
- * peer access, pointer attributes and IPC in lua_mgpu_ipc.c). */
+ * peer access, pointer attributes and IPC in lua_mgpu_ipc.c), and opening
+ * it. The helpers every file shares are in lua_mgpu_aux.c, as Lua keeps
+ * lauxlib.c apart from linit.c. */
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/clock.h"
 #include "mgpu/comm.h"
 #include <stdio.h>
 #include <string.h>
-
-#define CTX_KEY "mgpu.ctx"
-
-/*--- Shared helpers -------------------------------------------------------*/
-
-lm_ctx *lm_ctx_get(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
-    lm_ctx *c = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    if (!c) luaL_error(L, "the mgpu rank API is not open in this state");
-    return c;
-}
-
-/* The context without raising (finalizers run while the state closes,
- * perhaps after the context's own). */
-static lm_ctx *ctx_peek(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
-    lm_ctx *c = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return c;
-}
-
-/*--- Timeline spans ----------------------------------------------------------*/
-
-#define FLUSH_EVERY_NS 100000000ull /* the timeline pane fills in while a script runs */
-
-const char *lm_size_label(size_t bytes, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 4) v /= 1024.0, u++;
-    snprintf(buf, len, v == (double)(long long)v ? "%.0f %s" : "%.1f %s", v, unit[u]);
-    return buf;
-}
-
-int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name)
-{
-    lm_ctx *c = ctx_peek(L);
-    int token = 0;
-    if (c && c->spans) mgpu_spans_begin(c->spans, s, kind, name, &token);
-    return token;
-}
-
-void lm_span_end(lua_State *L, int token, mgpu_result r)
-{
-    lm_ctx *c = ctx_peek(L);
-    if (!c || !c->spans) return;
-    if (r != MGPU_OK) {
-        /* no flush here: the caller is about to raise with the engine's
-         * message, which a flush could replace */
-        mgpu_spans_cancel(c->spans, token);
-        return;
-    }
-    mgpu_spans_end(c->spans, token);
-    /* send what finished now and then, and before the pending cap drops
-     * spans (on sim every span finishes when it is queued); not on every
-     * call near the cap, where a busy GPU would make each call scan them */
-    uint64_t now = mgpu_now_ns(), since = now - c->last_flush_ns;
-    if (since >= FLUSH_EVERY_NS ||
-        (since >= FLUSH_EVERY_NS / 100 && mgpu_spans_pending(c->spans) >= MGPU_SPANS_MAX_PENDING / 2)) {
-        c->last_flush_ns = now;
-        /* a timing problem must not fail the learner's operation: the
-         * span is lost and counted, the work goes on */
-        if (mgpu_spans_flush(c->spans, c->span_cb, c->span_cb_ctx) != MGPU_OK) mgpu_error_clear();
-    }
-}
-
-void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name)
-{
-    lm_ctx *c = ctx_peek(L);
-    if (c && c->spans && mgpu_spans_name_stream(c->spans, s, name) != MGPU_OK) mgpu_error_clear();
-}
 
 /* mgpu.span(name, fn [, stream]) -> fn's results: the learner's own region
  * on the stream (default: the default stream), from the work queued before
@@ -98,42 +25,6 @@ static int l_span(lua_State *L)
     lm_span_end(L, token, MGPU_OK);
     if (st != LUA_OK) return lua_error(L);
     return lua_gettop(L) - 1;
-}
-
-void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta)
-{
-    luaL_newmetatable(L, name);
-    luaL_setfuncs(L, meta, 0);
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, name); /* getmetatable() gives the name; setmetatable is refused */
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
-}
-
-int lm_is_stream(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_STREAM) != NULL; }
-
-mgpu_stream *lm_opt_stream(lua_State *L, int idx)
-{
-    if (lua_isnoneornil(L, idx)) return lm_ctx_get(L)->stream;
-    lm_stream *s = luaL_checkudata(L, idx, LM_STREAM);
-    if (!s->s) luaL_error(L, "this stream was destroyed");
-    return s->s;
-}
-
-void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx)
-{
-    if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->s = s;
-    u->owned = 0;
-    u->label = label;
-    luaL_setmetatable(L, LM_STREAM);
-    if (owner_idx) {
-        lua_pushvalue(L, owner_idx);
-        lua_setiuservalue(L, -2, 1);
-    }
 }
 
 /* An optional boolean/number/string field of an options table at idx. */
@@ -188,7 +79,7 @@ static lm_stream *check_stream(lua_State *L, int idx)
 static int l_stream_gc(lua_State *L)
 {
     lm_stream *s = luaL_checkudata(L, 1, LM_STREAM);
-    lm_ctx *c = ctx_peek(L);
+    lm_ctx *c = lm_ctx_peek(L);
     if (s->s && s->owned && c && c->spans) mgpu_spans_forget_stream(c->spans, s->s);
     if (s->s && s->owned) mgpu_stream_destroy(s->s);
     s->s = NULL;
@@ -489,7 +380,7 @@ static int open_protected(lua_State *L)
     lua_pushcfunction(L, l_ctx_gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+    lua_setfield(L, LUA_REGISTRYINDEX, LM_CTX_KEY);
     if (mgpu_stream_create(c->host.be, c->host.device, 0, &c->stream) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "rank API: default stream");
     if (mgpu_mem_alloc(c->host.be, MGPU_MEM_PINNED, -1, 64, &c->stage) != MGPU_OK)
@@ -550,7 +441,7 @@ mgpu_result mgpu_lua_open_rank_api(mgpu_lua *sb, const mgpu_lua_rank_host *host,
 
 mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx)
 {
-    lm_ctx *c = sb ? ctx_peek(mgpu_lua_state(sb)) : NULL;
+    lm_ctx *c = sb ? lm_ctx_peek(mgpu_lua_state(sb)) : NULL;
     if (!c) return mgpu_fail(MGPU_ERR_INVALID, "spans: open the rank API first");
     if (c->spans) return MGPU_OK;
     MGPU_CHECK(mgpu_spans_create(c->host.be, c->stream, "default", 0, &c->spans));
@@ -562,7 +453,7 @@ mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx)
 
 mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped)
 {
-    lm_ctx *c = sb ? ctx_peek(mgpu_lua_state(sb)) : NULL;
+    lm_ctx *c = sb ? lm_ctx_peek(mgpu_lua_state(sb)) : NULL;
     if (dropped) *dropped = c ? mgpu_spans_dropped(c->spans) : 0;
     if (!c || !c->spans) return MGPU_OK;
     mgpu_result r = wait ? mgpu_spans_drain(c->spans, c->span_cb, c->span_cb_ctx)

@@ -3,7 +3,7 @@
 #ifndef MGPU_LUA_MGPU_INTERNAL_H
 #define MGPU_LUA_MGPU_INTERNAL_H
 #include <lauxlib.h>
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/spans.h"
 #include "mgpu/tensor.h"
 
@@ -11,6 +11,7 @@
 #define LM_STREAM "mgpu.stream"
 #define LM_EVENT "mgpu.event"
 #define LM_COMM "mgpu.comm"
+#define LM_CTX_KEY "mgpu.ctx" /* the registry field holding the lm_ctx */
 
 /* Per state: the host's view of this rank, and its default stream (where
  * everything without an explicit stream runs, collectives included, so
@@ -55,7 +56,11 @@ typedef struct lm_comm {
     int owned;            /* split communicators are the script's; the world is the host's */
 } lm_comm;
 
+/* lua_mgpu_aux.c */
 lm_ctx *lm_ctx_get(lua_State *L);
+/* The context without raising, or NULL (finalizers run while the state
+ * closes, perhaps after the context's own). */
+lm_ctx *lm_ctx_peek(lua_State *L);
 /* A live tensor at idx (error if not a tensor or already freed). */
 lm_tensor *lm_check_tensor(lua_State *L, int idx);
 int lm_is_tensor(lua_State *L, int idx);
@@ -68,7 +73,7 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
 /* Make a class metatable with methods and metamethods; leaves it popped. */
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
 
-/* Timeline spans (lua_mgpu.c). A span around one operation: token 0 when
+/* Timeline spans (lua_mgpu_aux.c). A span around one operation: token 0 when
  * spans are off or the span was dropped. lm_span_end ends it when r is
  * MGPU_OK (else forgets it) and sends what has completed every ~100 ms. */
 int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name);
@@ -76,15 +81,6 @@ void lm_span_end(lua_State *L, int token, mgpu_result r);
 void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
 /* "4 MiB", "1.5 KiB", "12 B" */
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
-
-/* Turn spans on for a state with the rank API (spmd_job.c): the zero is
- * recorded on the default stream now; finished spans go to cb. The state
- * owns the recorder (freed with it). */
-mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx);
-/* Send the finished spans (wait = 1: wait for every ended span first; use
- * 0 after a failure, when waiting might hang); *dropped gets the spans lost
- * so far. A no-op when spans are off. */
-mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */

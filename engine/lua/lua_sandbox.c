@@ -1,7 +1,7 @@
 /* lua_sandbox.c - a Lua state with only safe libraries, a memory cap, a
  * wall-clock budget checked from an instruction-count hook, and protected
  * calls with tracebacks (see lua_sandbox.h). */
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/clock.h"
 #include <lauxlib.h>
 #include <lualib.h>

@@ -467,9 +467,8 @@ static void run_loop(coord *c)
 
 static json_t *make_job(const mgpu_rt_config *cfg, const char *type, json_t *params, double timeout_s)
 {
-    static const char *const kinds[] = {"auto", "cuda", "sim"};
     const mgpu_backend_config *b = &cfg->backend;
-    json_t *backend = json_pack("{s:s, s:s?, s:s?}", "kind", kinds[b->kind <= MGPU_BACKEND_SIM ? b->kind : 0],
+    json_t *backend = json_pack("{s:s, s:s?, s:s?}", "kind", mgpu_backend_kind_name(b->kind),
                                 "machine", b->machine, "fault", b->fault);
     return json_pack("{s:s, s:s, s:O, s:o, s:f}", "type", "job", "job", type, "params", params ? params : json_null(),
                      "backend", backend, "timeout_s", timeout_s);
@@ -493,12 +492,13 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     memset(report, 0, sizeof *report);
     report->failed_rank = -1;
     if ((unsigned)cfg->launcher > MGPU_LAUNCH_SRUN) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: bad launcher");
-    if (!mgpu_job_find(job_type)) return mgpu_fail(MGPU_ERR_INVALID, "no job type '%s' in this build", job_type);
+    if (!cfg->jobs) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: no job table (mgpu_jobs)");
+    if (!mgpu_job_find(cfg->jobs, job_type)) return mgpu_fail(MGPU_ERR_INVALID, "no job type '%s' in this build", job_type);
     if (cfg->ranks < 0 || cfg->ranks > 4096)
         return mgpu_fail(MGPU_ERR_INVALID, "--ranks %d is out of range (1..4096)", cfg->ranks);
     if (cfg->timeout_s < 0) return mgpu_fail(MGPU_ERR_INVALID, "a negative timeout (%g s) makes no sense", cfg->timeout_s);
     int hosts, per_host, total;
-    MGPU_CHECK(rt_sim_layout(&cfg->backend, &hosts, &per_host, &total));
+    MGPU_CHECK(mgpu_rt_sim_layout(&cfg->backend, &hosts, &per_host, &total));
 
     coord *c = calloc(1, sizeof *c);
     if (!c) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory starting the coordinator");
@@ -510,7 +510,7 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     c->lis.fd = -1;
     c->hung_rank = -1;
     c->local = cfg->launcher == MGPU_LAUNCH_LOCAL || cfg->launcher == MGPU_LAUNCH_EMULATE;
-    c->size = cfg->ranks > 0 ? cfg->ranks : rt_default_ranks(cfg->launcher, total);
+    c->size = cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total);
     c->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 60.0;
     c->t0 = mgpu_now_ns();
     c->ranks = calloc((size_t)c->size, sizeof *c->ranks);

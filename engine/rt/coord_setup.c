@@ -5,7 +5,6 @@
  * and a sim machine from its topology model. */
 #include "rt/coord_setup.h"
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -139,35 +138,11 @@ void rt_listener_close(rt_listener *l)
 
 /*--- Default rank count ------------------------------------------------*/
 
-/* GPUs the NVIDIA driver lists, narrowed by CUDA_VISIBLE_DEVICES; no CUDA
- * call, so the coordinator never creates a context. */
-int rt_driver_gpu_count(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/driver/nvidia/gpus");
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (e->d_name[0] != '.') n++;
-        closedir(d);
-    }
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    if (vis && n > 0) {
-        int k = 0;
-        if (*vis) {
-            k = 1;
-            for (const char *p = vis; *p; p++) k += *p == ',';
-        }
-        if (k < n) n = k;
-    }
-    return n;
-}
-
-mgpu_result rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total)
+mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total)
 {
     *hosts = *gpus_per_host = *total = 0;
     int sim = be->kind == MGPU_BACKEND_SIM ||
-              (be->kind == MGPU_BACKEND_AUTO && (be->machine || (!mgpu_build_has_cuda() || rt_driver_gpu_count() == 0)));
+              (be->kind == MGPU_BACKEND_AUTO && (be->machine || (!mgpu_build_has_cuda() || mgpu_driver_gpu_count() == 0)));
     if (!sim) return MGPU_OK;
     mgpu_topo *t = NULL;
     MGPU_CHECK(mgpu_topo_open_machine(be->machine ? be->machine : "dgx-h100", &t));
@@ -178,7 +153,7 @@ mgpu_result rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_p
     return MGPU_OK;
 }
 
-int rt_default_ranks(mgpu_launcher kind, int sim_total)
+int mgpu_rt_default_ranks(mgpu_launcher kind, int sim_total)
 {
     if (kind == MGPU_LAUNCH_SRUN) {
         const char *nt = getenv("SLURM_NTASKS");
@@ -186,6 +161,6 @@ int rt_default_ranks(mgpu_launcher kind, int sim_total)
         if (n > 0) return n;
     }
     if (sim_total > 0) return sim_total;
-    int n = rt_driver_gpu_count();
+    int n = mgpu_driver_gpu_count();
     return n > 0 ? n : 1;
 }

@@ -17,14 +17,6 @@ mgpu_result rt_make_token(char out[MGPU_PROTO_TOKEN_HEX + 1]);
 mgpu_result rt_listen(mgpu_launcher kind, int backlog, rt_listener *l);
 void rt_listener_close(rt_listener *l);
 
-/* When the workers will open a sim machine: its hosts and GPUs (zeros
- * otherwise). Fails when the machine cannot be loaded. */
-mgpu_result rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total);
-/* GPUs the NVIDIA driver lists (/proc/driver/nvidia/gpus), narrowed by
- * CUDA_VISIBLE_DEVICES; no CUDA call. */
-int rt_driver_gpu_count(void);
-/* ranks when the caller gave 0: SLURM_NTASKS under srun, the sim machine's
- * GPUs, the driver's GPUs, or 1. */
-int rt_default_ranks(mgpu_launcher kind, int sim_total);
+/* mgpu_rt_sim_layout and mgpu_rt_default_ranks are in mgpu/rt.h. */
 
 #endif

@@ -113,7 +113,7 @@ static mgpu_result build_env(const rt_launch *L, int rank, strvec *env)
             sv_pushf(env, "MGPU_LOCAL_RANK=%d", local) || sv_pushf(env, "MGPU_LOCAL_SIZE=%d", lsize))
             goto oom;
         /* Distinct host ids make NCCL treat each rank as its own node and
-         * connect them over sockets on the loopback interface (GPU.md). */
+         * connect them over sockets on the loopback interface (docs/gpu-results.md). */
         if (L->kind == MGPU_LAUNCH_EMULATE &&
             (sv_pushf(env, "NCCL_HOSTID=mgpulab-emu-%d", rank) || sv_pushf(env, "NCCL_SOCKET_IFNAME=lo")))
             goto oom;

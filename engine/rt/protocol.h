@@ -11,7 +11,7 @@
  *   MGPU_COORD   "unix:/tmp/mgpulab-XXXXXX/coord.sock" or "tcp:HOST:PORT"
  *   MGPU_TOKEN   32 hex digits from getrandom(), new for every run
  *   MGPU_RANK, MGPU_SIZE, MGPU_LOCAL_RANK, MGPU_LOCAL_SIZE   local launchers only
- *   NCCL_NVLS_ENABLE=0   always (NVLink multicast stays off; GPU.md)
+ *   NCCL_NVLS_ENABLE=0   always (NVLink multicast stays off: the lab machines do not allow it)
  *   NCCL_HOSTID=mgpulab-emu-<rank>, NCCL_SOCKET_IFNAME=lo    emulate only
  *   MGPU_SIM_HOST        sim machines of several hosts, local launchers
  *

@@ -246,14 +246,15 @@ mgpu_result mgpu_worker_world(mgpu_worker *w, mgpu_comm **out)
 
 /*--- Main -----------------------------------------------------------------*/
 
-static mgpu_result open_job(mgpu_worker *w, json_t *job, const mgpu_job_handler **h, json_t **params)
+static mgpu_result open_job(mgpu_worker *w, const mgpu_job_handler *const *jobs, json_t *job,
+                            const mgpu_job_handler **h, json_t **params)
 {
     const char *type = json_string_value(json_object_get(job, "job"));
     json_t *b = json_object_get(job, "backend");
     const char *kind = json_string_value(json_object_get(b, "kind"));
     w->timeout_s = json_number_value(json_object_get(job, "timeout_s"));
     if (w->timeout_s <= 0) w->timeout_s = 60;
-    if (!(*h = mgpu_job_find(type)))
+    if (!(*h = mgpu_job_find(jobs, type)))
         return mgpu_fail(MGPU_ERR_INVALID, "this worker has no job type '%s' (a different mgpulab build?)",
                          type ? type : "(none)");
     *params = json_object_get(job, "params");
@@ -286,7 +287,7 @@ static void report_error(mgpu_worker *w)
     json_decref(body);
 }
 
-int mgpu_worker_main(int argc, char **argv)
+int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
 {
     (void)argc;
     (void)argv;
@@ -324,7 +325,7 @@ int mgpu_worker_main(int argc, char **argv)
     io = 1;
     const mgpu_job_handler *h = NULL;
     json_t *params = NULL;
-    mgpu_result r = open_job(w, job, &h, &params);
+    mgpu_result r = open_job(w, jobs, job, &h, &params);
     if (r == MGPU_OK) r = h->run(w, params);
     if (r == MGPU_OK) r = mgpu_comm_check_all(); /* an asynchronous failure is still a failure */
     if (r == MGPU_OK) {

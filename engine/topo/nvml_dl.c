@@ -1,6 +1,6 @@
 /* nvml_dl.c - NVML through dlopen: own declarations, no nvml.h, and a clear
  * message instead of a crash when the driver or a symbol is missing. */
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,25 +1,13 @@
-/* topo_discover.c - discover this host: CUDA facts through the device API,
- * NVML (dlopen'd) for NVLink bonds and affinity, sysfs for the rest; each
- * source optional, and what a missing one could not tell becomes a note. */
-#include "dev/backend.h"
+/* topo_discover.c - discover this host: the device API's facts (gathered
+ * by the device layer, dev/dev_discover.c), NVML (dlopen'd) for NVLink bonds
+ * and affinity, sysfs for the rest; each source optional, and what a missing
+ * one could not tell becomes a note. */
 #include "mgpu/topo.h"
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include "topo/topo_sysfs.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Discovery may run inside a backend's open, before dev.c has cached the
- * device count; ask the backend then (dev.c stores the same number next). */
-static mgpu_result device_count(mgpu_backend *be, int *n)
-{
-    MGPU_CHECK(mgpu_device_count(be, n));
-    if (*n == 0 && be->ops && be->ops->device_count) {
-        MGPU_CHECK(be->ops->device_count(be, n));
-        be->device_count = *n;
-    }
-    return MGPU_OK;
-}
 
 static void lower(char *s)
 {
@@ -116,12 +104,12 @@ static void cross_check(mgpu_topo *t, nvml_device *handles, const mgpu_disc_gpu 
         }
 }
 
-mgpu_result mgpu_topo_discover(struct mgpu_backend *be, const char *sysfs_root, mgpu_topo **out)
+mgpu_result mgpu_topo_discover_host(const mgpu_host_facts *facts, const char *sysfs_root, mgpu_topo **out)
 {
-    if (!be || !out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_topo_discover: no backend or output pointer");
+    if (!facts || !out || facts->ngpus < 0 || (facts->ngpus > 0 && (!facts->gpus || !facts->peer)))
+        return mgpu_fail(MGPU_ERR_INVALID, "mgpu_topo_discover_host: no facts or output pointer");
     *out = NULL;
-    int n = 0;
-    MGPU_CHECK(device_count(be, &n));
+    int n = facts->ngpus;
     mgpu_disc_notes *notes = calloc(1, sizeof *notes);
     mgpu_disc_gpu *gpus = calloc(n > 0 ? (size_t)n : 1, sizeof *gpus);
     nvml_device *handles = calloc(n > 0 ? (size_t)n : 1, sizeof *handles);
@@ -133,19 +121,18 @@ mgpu_result mgpu_topo_discover(struct mgpu_backend *be, const char *sysfs_root, 
         res = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory discovering the topology");
         goto done;
     }
-    if (n == 0) mgpu_disc_note(notes, "the %s backend sees no GPU", mgpu_backend_name(be));
+    if (n == 0) mgpu_disc_note(notes, "the %s backend sees no GPU", facts->backend_name ? facts->backend_name : "device");
 
     for (int d = 0; d < n; d++) {
-        mgpu_device_info info;
-        MGPU_CHECKGOTO(mgpu_device_info_get(be, d, &info), res, done);
+        const mgpu_host_gpu_facts *f = &facts->gpus[d];
         mgpu_disc_gpu *g = &gpus[d];
         g->dev = d;
-        snprintf(g->busid, sizeof g->busid, "%.19s", info.pci_bus_id);
+        snprintf(g->busid, sizeof g->busid, "%.19s", f->busid);
         lower(g->busid);
-        snprintf(g->name, sizeof g->name, "%s", info.name);
-        g->sm = info.cc_major * 10 + info.cc_minor;
-        g->mem_bytes = info.total_mem;
-        g->numa_hint = info.numa_node;
+        snprintf(g->name, sizeof g->name, "%s", f->name);
+        g->sm = f->sm;
+        g->mem_bytes = f->mem_bytes;
+        g->numa_hint = f->numa_node;
     }
 
     if (nvml_dl_open() == MGPU_OK) {
@@ -182,13 +169,9 @@ mgpu_result mgpu_topo_discover(struct mgpu_backend *be, const char *sysfs_root, 
             if (a == b) continue;
             int ia = mgpu_topo_gpu_index(t, 0, a), ib = mgpu_topo_gpu_index(t, 0, b);
             if (ia < 0 || ib < 0) continue;
-            int can = -1;
-            if (mgpu_peer_can_access(be, a, b, &can) != MGPU_OK) {
-                mgpu_topo_add_note(t, "peer access GPU%d->GPU%d unknown: %s", a, b, mgpu_error_message());
-                mgpu_error_clear();
-                can = -1;
-            }
-            mgpu_topo_set_peer_access(t, ia, ib, can);
+            const char *why = facts->peer_why ? facts->peer_why[a * n + b] : NULL;
+            if (why) mgpu_topo_add_note(t, "peer access GPU%d->GPU%d unknown: %s", a, b, why);
+            mgpu_topo_set_peer_access(t, ia, ib, facts->peer[a * n + b]);
         }
     if (nvml_open) cross_check(t, handles, gpus, n);
     *out = t;

@@ -1,6 +1,7 @@
-/* topo_sysfs_internal.h - what topo_sysfs.c (CPUs, PCI chains, GPUs, host
- * bridges) and topo_sysfs_nic.c (NICs) share: file and tree helpers and the
- * PCI chain builder. Private to engine/topo. */
+/* topo_sysfs_internal.h - what topo_sysfs.c (GPUs, host bridges, the host
+ * tree) and topo_sysfs_nic.c (NICs) share, both from topo_sysfs_pci.c below
+ * them: file and tree helpers, CPUs and the PCI chain builder. Private to
+ * engine/topo. */
 #ifndef MGPU_TOPO_SYSFS_INTERNAL_H
 #define MGPU_TOPO_SYSFS_INTERNAL_H
 #include <stddef.h>

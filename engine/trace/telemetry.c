@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include "mgpu/clock.h"
 #include "mgpu/topo.h"
-#include "rt/coord_setup.h"
 #include "trace/telemetry_internal.h"
 #include "trace/telemetry_shm.h"
 
@@ -39,7 +38,7 @@ static int wants_sim(const mgpu_backend_config *cfg)
 {
     if (cfg->kind == MGPU_BACKEND_SIM) return 1;
     if (cfg->kind == MGPU_BACKEND_CUDA) return 0;
-    return cfg->machine || !mgpu_build_has_cuda() || rt_driver_gpu_count() == 0;
+    return cfg->machine || !mgpu_build_has_cuda() || mgpu_driver_gpu_count() == 0;
 }
 
 static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mgpu/clock.h"
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include "trace/telemetry_internal.h"
 
 enum { F_NVL_TX = 0, F_NVL_RX, F_PCIE_TX, F_PCIE_RX, F_COUNT };

@@ -5,7 +5,7 @@
  * error. The checks are loaded as the lab framework loads them: each file
  * returns a table of functions, merged into one global `checks`. */
 #include "tap.h"
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/err.h"
 #include <dirent.h>
 #include <lauxlib.h>

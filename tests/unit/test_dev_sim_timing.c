@@ -57,7 +57,7 @@ static int near(double x, double want, double rel) { return fabs(x - want) <= re
 
 static void test_host_device_rates(void)
 {
-    /* dgx-h200: the machine GPU.md's reference figures were measured on */
+    /* dgx-h200: the machine docs/gpu-results.md's reference figures were measured on */
     mgpu_backend *be = open_sim("dgx-h200", NULL);
     if (!be) return;
     mgpu_buffer *pin = alloc(be, MGPU_MEM_PINNED, -1, MB16), *pg = alloc(be, MGPU_MEM_PAGEABLE, -1, MB16);

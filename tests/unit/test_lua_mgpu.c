@@ -2,7 +2,7 @@
  * process: identity, tensors (fill, get/set, to_table, checksum, compare),
  * copies, streams and events, log lines, result rows, and clear errors for
  * bad use. Communicators are in test_lua_mgpu_comm.c. */
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "tap.h"
 #include <string.h>
 

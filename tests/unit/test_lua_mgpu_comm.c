@@ -3,7 +3,7 @@
  * count taken from the tensors, in place and out of place, with and
  * without a stream; split; group; the flight recorder; argument errors.
  * Several ranks are covered by tests/cli/spmd.sh. */
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "tap.h"
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * mgpu.ipc_open / t:ipc_close() in a forked one, with the stale-handle
  * error after the exporter frees; bad handle strings; mgpu.share on one
  * rank. (Two-rank mgpu.share runs in tests/cli/spmd_ipc.sh.) */
-#include "lua/lua_mgpu.h"
+#include "mgpu/lua_mgpu.h"
 #include "tap.h"
 #include <lauxlib.h>
 #include <stdlib.h>

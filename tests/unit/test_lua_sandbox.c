@@ -1,7 +1,7 @@
 /* test_lua_sandbox.c - the sandbox refuses what reaches outside the process
  * with clear errors, stops endless loops and allocation bombs, and reports
  * errors with a traceback that names the line. */
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/clock.h"
 #include "tap.h"
 #include <lauxlib.h>

@@ -28,7 +28,7 @@ static mgpu_result run_cfg(mgpu_launcher launcher, int ranks, const char *params
     static int serial;
     snprintf(rt_marker_env, sizeof rt_marker_env, "MGPU_TEST_MARKER=rtc-%d-%d", (int)getpid(), ++serial);
     const char *extra[] = {rt_marker_env, NULL};
-    mgpu_rt_config cfg = {.launcher = launcher,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = launcher,
                           .ranks = ranks,
                           .backend = {.kind = MGPU_BACKEND_SIM, .machine = "dgx-h100"},
                           .timeout_s = 30,

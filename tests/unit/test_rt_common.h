@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mgpu/clock.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "tap.h"
 
@@ -66,7 +67,7 @@ static mgpu_result rt_run_selftest(mgpu_launcher launcher, int ranks, double tim
     static int serial;
     snprintf(rt_marker_env, sizeof rt_marker_env, "MGPU_TEST_MARKER=rt-%d-%d", (int)getpid(), ++serial);
     const char *extra[] = {rt_marker_env, NULL};
-    mgpu_rt_config cfg = {.launcher = launcher,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = launcher,
                           .ranks = ranks,
                           .backend = {.kind = MGPU_BACKEND_SIM, .machine = "dgx-h100"},
                           .timeout_s = timeout_s,

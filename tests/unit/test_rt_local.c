@@ -72,7 +72,7 @@ static void test_slow_not_hung(void)
 static void test_bad_input(void)
 {
     mgpu_rt_report rep;
-    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 2, .backend = {.kind = MGPU_BACKEND_SIM}};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 2, .backend = {.kind = MGPU_BACKEND_SIM}};
     CHECK(mgpu_rt_run(&cfg, "no-such-job", NULL, NULL, NULL, &rep) == MGPU_ERR_INVALID);
     CHECK(strstr(mgpu_error_message(), "no-such-job") != NULL);
     cfg.backend.machine = "no-such-machine";

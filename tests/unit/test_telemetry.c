@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mgpu/clock.h"
+#include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/telemetry.h"
 #include "tap.h"
@@ -129,7 +130,7 @@ static void run_job(const char *what, const mgpu_backend_config *bc, int ranks, 
     mgpu_telemetry *t = NULL;
     CHECK_OK(mgpu_telemetry_open(bc, &t));
     const char *extra[] = {mgpu_telemetry_env(t), NULL};
-    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = ranks, .backend = *bc, .timeout_s = 30,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = ranks, .backend = *bc, .timeout_s = 30,
                           .self_exe = MGPU_BINARY_DIR "/mgpulab", .extra_env = extra};
     json_t *p = json_loads(params, 0, NULL);
     seen k = {.t = t};
@@ -183,7 +184,7 @@ static void *gpu_sampler(void *arg)
 static void test_nvml_traffic(mgpu_telemetry *t)
 {
     const mgpu_backend_config cuda = {.kind = MGPU_BACKEND_CUDA};
-    mgpu_rt_config cfg = {.launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = cuda, .timeout_s = 60,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = cuda, .timeout_s = 60,
                           .self_exe = MGPU_BINARY_DIR "/mgpulab"};
     json_t *p = json_pack("{s:s, s:I, s:i, s:i}", "testcase", "host_to_device_memcpy_ce", "size",
                           (json_int_t)(1 << 30), "copies", 32, "samples", 2);

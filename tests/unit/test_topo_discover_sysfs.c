@@ -4,7 +4,7 @@
 #include "mgpu/dev.h"
 #include "mgpu/topo.h"
 #include "tap.h"
-#include "topo/nvml_dl.h"
+#include "mgpu/nvml_dl.h"
 #include "topo/topo_sysfs.h"
 #include <errno.h>
 #include <limits.h>

@@ -79,6 +79,8 @@ extern const mgpu_collbench_coll mgpu_cb_all_reduce, mgpu_cb_all_gather, mgpu_cb
 const mgpu_collbench_coll *mgpu_collbench_find(const char *name);
 /* NULL-terminated list, in nccl-tests' order. */
 const mgpu_collbench_coll *const *mgpu_collbench_colls(void);
+/* Their names for a message: "all_reduce, all_gather, ... or sendrecv". */
+const char *mgpu_collbench_names(char *buf, size_t len);
 
 /*--- Data ----------------------------------------------------------------*/
 
@@ -158,7 +160,7 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
                                  const mgpu_collbench_coll **coll);
 /* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...). */
 mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll);
-/* The "bench" job's parameters for these options (engine/bench/coll_job.c
+/* The "bench" job's parameters for these options (engine/jobs/coll_job.c
  * reads them back); a new reference. */
 json_t *mgpu_collbench_params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o);
 /* nccl-tests' type names: "float", "half", "bfloat16", "int32". */

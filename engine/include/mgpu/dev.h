@@ -49,9 +49,18 @@ const char *mgpu_backend_reason(const mgpu_backend *be);  /* why this backend wa
 void mgpu_backend_describe(mgpu_backend *be, char *buf, size_t len);
 /* The machine: discovered (cuda) or modelled (sim). Owned by the backend. */
 const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be);
+/* Discover this host: the device facts (PCI ids, names, memory, NUMA node,
+ * peer access for every pair) through this backend's device API, then
+ * mgpu_topo_discover_host adds NVML and sysfs (dev_discover.c). */
+mgpu_result mgpu_topo_discover(mgpu_backend *be, const char *sysfs_root, mgpu_topo **out);
 /* 1 when the build contains the cuda backend. */
 int mgpu_build_has_cuda(void);
+/* GPUs the NVIDIA driver lists (/proc/driver/nvidia/gpus), narrowed by
+ * CUDA_VISIBLE_DEVICES; no CUDA call, so no context (driver_probe.c). */
+int mgpu_driver_gpu_count(void);
 mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out);
+/* "auto", "cuda" or "sim" (an out-of-range kind reads "auto"). */
+const char *mgpu_backend_kind_name(mgpu_backend_kind kind);
 
 /*--- Devices ----------------------------------------------------------*/
 
@@ -128,6 +137,7 @@ mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_
 mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mgpu_stream **out);
 void mgpu_stream_destroy(mgpu_stream *s);
 int mgpu_stream_device(const mgpu_stream *s);
+mgpu_backend *mgpu_stream_backend(const mgpu_stream *s);
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s);
 /* *done = 1 when all work queued so far has finished. */
 mgpu_result mgpu_stream_query(mgpu_stream *s, int *done);

@@ -41,7 +41,19 @@ typedef enum mgpu_launcher { MGPU_LAUNCH_LOCAL = 0, MGPU_LAUNCH_EMULATE, MGPU_LA
                              MGPU_LAUNCH_SRUN } mgpu_launcher;
 mgpu_result mgpu_launcher_parse(const char *name, mgpu_launcher *out);
 
+/* When the workers will open a sim machine: its hosts and GPUs (zeros
+ * otherwise). Fails when the machine cannot be loaded. No backend opened. */
+mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total);
+/* ranks when the caller gave 0: SLURM_NTASKS under srun, the sim machine's
+ * GPUs, the driver's GPUs (mgpu_driver_gpu_count), or 1. */
+int mgpu_rt_default_ranks(mgpu_launcher kind, int sim_total);
+
+typedef struct mgpu_job_handler mgpu_job_handler;
+
 typedef struct mgpu_rt_config {
+    /* The job types this program knows (NULL-terminated), to refuse an
+     * unknown one before anything starts: mgpu_jobs from mgpu/jobs.h. */
+    const mgpu_job_handler *const *jobs;
     mgpu_launcher launcher;
     int ranks;                     /* 0 = one per GPU (local), or the backend's device count */
     mgpu_backend_config backend;   /* what each worker opens */
@@ -91,8 +103,9 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
 
 typedef struct mgpu_worker mgpu_worker;
 
-/* The worker process's main (`mgpulab worker`). */
-int mgpu_worker_main(int argc, char **argv);
+/* The worker process's main (`mgpulab worker`): runs the job it is sent
+ * with the handler of that name in `jobs` (NULL-terminated; mgpu_jobs). */
+int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs);
 
 int mgpu_worker_rank(const mgpu_worker *w);
 int mgpu_worker_size(const mgpu_worker *w);
@@ -110,13 +123,16 @@ double mgpu_worker_timeout_s(const mgpu_worker *w);
 
 /* A job handler runs on every rank. Returning an error reports it to the
  * coordinator (with the engine's message) and fails the run. */
-typedef struct mgpu_job_handler {
+struct mgpu_job_handler {
     const char *type;
     mgpu_result (*run)(mgpu_worker *w, json_t *params);
-} mgpu_job_handler;
+};
 
-/* The registry: engine/rt/job_registry.c lists every handler. */
-const mgpu_job_handler *mgpu_job_find(const char *type);
+/* The handler named `type` in a NULL-terminated table, or NULL. The runtime
+ * knows no job itself: the table (engine/jobs/job_registry.c, mgpu/jobs.h)
+ * sits above it and is handed to the worker and the coordinator, as tmux
+ * hands its cmd_table[] around. */
+const mgpu_job_handler *mgpu_job_find(const mgpu_job_handler *const *jobs, const char *type);
 
 #ifdef __cplusplus
 }

@@ -162,13 +162,32 @@ int mgpu_topo_fault_arg(const mgpu_topo *t, const char *fault);
 
 /*--- Discovery on a real machine --------------------------------------*/
 
-struct mgpu_backend;
-/* Discover this host: CUDA facts through the backend's device API (peer
- * access, PCI ids), NVML (dlopen'd) for NVLink and affinity, sysfs for NUMA,
- * PCIe path and NICs. Each source is optional; what a missing source could
- * not tell is added as a note, never invented. `sysfs_root` is "/" normally
- * (tests point it at a fake tree). */
-mgpu_result mgpu_topo_discover(struct mgpu_backend *be, const char *sysfs_root, mgpu_topo **out);
+/* What the device API told about this host's GPUs: the facts discovery
+ * starts from. The device layer gathers them (mgpu_topo_discover in
+ * mgpu/dev.h), so the model never reaches up into a backend. */
+typedef struct mgpu_host_gpu_facts {
+    char busid[20];        /* as the device API says it ("0000:19:00.0") */
+    char name[96];
+    int sm;                /* 90; 0 unknown */
+    uint64_t mem_bytes;
+    int numa_node;         /* -1 unknown */
+} mgpu_host_gpu_facts;
+
+typedef struct mgpu_host_facts {
+    const char *backend_name;          /* for the note when there is no GPU */
+    int ngpus;
+    const mgpu_host_gpu_facts *gpus;   /* by device ordinal */
+    /* Peer access per ordered pair [a * ngpus + b]: 1, 0, or -1 unknown,
+     * and for an unknown one why (NULL otherwise). */
+    const signed char *peer;
+    const char *const *peer_why;
+} mgpu_host_facts;
+
+/* Discover this host from the device facts: NVML (dlopen'd) for NVLink and
+ * affinity, sysfs for NUMA, PCIe path and NICs. Each source is optional;
+ * what a missing source could not tell is added as a note, never invented.
+ * `sysfs_root` is "/" normally (tests point it at a fake tree). */
+mgpu_result mgpu_topo_discover_host(const mgpu_host_facts *facts, const char *sysfs_root, mgpu_topo **out);
 
 /* Machine model facts by PCI device id / GPU name (HBM bandwidth, memory,
  * NVLink generation): table in topo_gpu_models.c. */

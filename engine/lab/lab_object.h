@@ -1,14 +1,16 @@
-/* lua_lab.h - what the files of the coordinator-side `lab` object share
- * (lua_lab.c: files, answers, records, output; lua_lab_run.c: running rank
- * workers; lua_lab_jobs.c and lua_lab_spmd.c: the calls that do;
- * lua_lab_peak.c: link peaks). The object itself is
- * pushed by lab_push_object (engine/lab/lab_internal.h). */
-#ifndef MGPU_LUA_LAB_H
-#define MGPU_LUA_LAB_H
+/* lab_object.h - what the files of the coordinator-side `lab` object share
+ * (lab_aux.c: shared helpers; lab_object.c: files, answers, records, output;
+ * lab_workers.c: running rank workers; lab_jobs.c and lab_spmd.c: the calls
+ * that do; lab_peak.c: link peaks). The object itself is pushed by
+ * lab_push_object (engine/lab/lab_internal.h). */
+#ifndef MGPU_LAB_OBJECT_H
+#define MGPU_LAB_OBJECT_H
 #include <jansson.h>
 #include <lauxlib.h>
 #include "lab/lab_internal.h"
 #include "mgpu/rt.h"
+
+/*--- Helpers (lab_aux.c) ----------------------------------------------------*/
 
 /* The run a `lab` function belongs to (its first upvalue). */
 lab_run *lab_run_of(lua_State *L);
@@ -18,7 +20,7 @@ void lab_push_json(lua_State *L, json_t *j);
 /* Raise "cancelled" when the learner asked to cancel. */
 void lab_check_cancel(lua_State *L, lab_run *run);
 
-/*--- Running workers (lua_lab_run.c) ----------------------------------------*/
+/*--- Running workers (lab_workers.c) ----------------------------------------*/
 
 /* What one engine call collects from its workers. */
 typedef struct lab_collect {
@@ -54,7 +56,7 @@ int lab_l_spmd(lua_State *L);
 int lab_l_topo(lua_State *L);
 int lab_l_topo_xml(lua_State *L);
 int lab_l_copy(lua_State *L);
-/* lab.peak (lua_lab_peak.c) */
+/* lab.peak (lab_peak.c) */
 int lab_l_peak(lua_State *L);
 /* The topology document of the run's machine (runs the "topo" job once per
  * step); raises a Lua error on failure. Borrowed. */

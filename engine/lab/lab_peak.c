@@ -1,8 +1,8 @@
-/* lua_lab_peak.c - lab.peak(link): the nominal one-direction bandwidth of a
+/* lab_peak.c - lab.peak(link): the nominal one-direction bandwidth of a
  * link name, read from the topology model (engine/topo: path bandwidths and
  * the GPU model table), never from a second table of numbers here. */
-#include "lua/lua_lab.h"
-#include "lua/lua_mgpu.h"
+#include "lab/lab_object.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/topo.h"
 #include <ctype.h>
 #include <stdio.h>

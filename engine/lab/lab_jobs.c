@@ -1,10 +1,10 @@
-/* lua_lab_jobs.c - the `lab` calls that measure or discover: lab.bench,
+/* lab_jobs.c - the `lab` calls that measure or discover: lab.bench,
  * lab.topo, lab.topo_xml, lab.copy, each one job on rank workers (the
  * process running the lab never opens CUDA); results come back as the
  * documents `mgpulab bench/topo/copy --json` print. lab.spmd is in
- * lua_lab_spmd.c, the machinery in lua_lab_run.c. */
-#include "lua/lua_lab.h"
-#include "lua/lua_mgpu.h"
+ * lab_spmd.c, the machinery in lab_workers.c. */
+#include "lab/lab_object.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/collbench.h"
 #include "mgpu/size.h"
 #include <stdio.h>

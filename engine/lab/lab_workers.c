@@ -1,10 +1,10 @@
-/* lua_lab_run.c - how the `lab` object runs rank workers: which backend,
+/* lab_workers.c - how the `lab` object runs rank workers: which backend,
  * ranks and launcher a call gets, one mgpu_rt_run per engine call (captured
  * output, cancellation, the Lua budget restarted afterwards), and worker
  * messages turned into the step's events and collected for the caller. */
-#include "lua/lua_lab.h"
-#include "lua/lua_mgpu.h"
-#include "rt/coord_setup.h"
+#include "lab/lab_object.h"
+#include "mgpu/jobs.h"
+#include "mgpu/lua_mgpu.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +20,10 @@ mgpu_result lab_run_backend(lab_run *run)
         return mgpu_fail(MGPU_ERR_INVALID, "--machine and --fault describe a simulated machine; use them with "
                                            "--backend sim (the cuda backend uses the real one)");
     int hosts = 0, per_host = 0, total = 0;
-    MGPU_CHECK(rt_sim_layout(bc, &hosts, &per_host, &total));
+    MGPU_CHECK(mgpu_rt_sim_layout(bc, &hosts, &per_host, &total));
     run->simulated = total > 0;
     /* cuda: the driver's GPU list (no CUDA call in this process) */
-    run->gpus = run->simulated ? total : rt_default_ranks(MGPU_LAUNCH_LOCAL, 0);
+    run->gpus = run->simulated ? total : mgpu_rt_default_ranks(MGPU_LAUNCH_LOCAL, 0);
     snprintf(run->machine, sizeof run->machine, "%s", run->simulated ? (bc->machine ? bc->machine : "dgx-h100") : "");
     run->backend_known = 1;
     return MGPU_OK;
@@ -233,7 +233,7 @@ void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, 
     lab_check_cancel(L, run);
     /* captured output: NCCL's INFO lines reach the log pane as "log"
      * messages, never the shell's terminal */
-    mgpu_rt_config cfg = {.ranks = ranks, .backend = run->env->backend,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = ranks, .backend = run->env->backend,
                           .timeout_s = timeout_s > 0 ? timeout_s : run->env->timeout_s,
                           .cancel = run->env->cancel, .capture_output = 1};
     if (mgpu_launcher_parse(launcher, &cfg.launcher) != MGPU_OK) {

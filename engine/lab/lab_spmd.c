@@ -1,8 +1,8 @@
-/* lua_lab_spmd.c - lab.spmd: a learner's or the lab's SPMD script on rank
+/* lab_spmd.c - lab.spmd: a learner's or the lab's SPMD script on rank
  * workers (the "spmd" job, docs/spmd.md); a failing script is a result the
  * check judges (ok = false, the rank, the reason), not a lab error. */
-#include "lua/lua_lab.h"
-#include "lua/lua_mgpu.h"
+#include "lab/lab_object.h"
+#include "mgpu/lua_mgpu.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* nvml_dl.h - NVML loaded at run time with dlopen (private to the engine).
+/* nvml_dl.h - NVML loaded at run time with dlopen (for the engine only:
+ * topology discovery and the telemetry sampler share it; no UI code).
  *
  * There is no nvml.h on the build machine, and the binary must start on
  * machines without the NVIDIA driver, so the few NVML types and entry points

@@ -8,9 +8,10 @@
 #ifndef MGPU_LUA_MGPU_H
 #define MGPU_LUA_MGPU_H
 #include <jansson.h>
-#include "lua/lua_sandbox.h"
+#include "mgpu/lua_sandbox.h"
 #include "mgpu/comm.h"
 #include "mgpu/dev.h"
+#include "mgpu/spans.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,15 @@ mgpu_result mgpu_lua_open_rank_api(mgpu_lua *sb, const mgpu_lua_rank_host *host,
 /* Add mgpu.comm() and mgpu.group() (lua_mgpu_comm.c); needs the rank API
  * first. Separate so hosts without communicators link without them. */
 mgpu_result mgpu_lua_open_comm_api(mgpu_lua *sb);
+
+/* Turn spans on for a state with the rank API (the spmd job): the zero is
+ * recorded on the default stream now; finished spans go to cb. The state
+ * owns the recorder (freed with it). */
+mgpu_result mgpu_lua_enable_spans(mgpu_lua *sb, mgpu_span_cb cb, void *ctx);
+/* Send the finished spans (wait = 1: wait for every ended span first; use
+ * 0 after a failure, when waiting might hang); *dropped gets the spans lost
+ * so far. A no-op when spans are off. */
+mgpu_result mgpu_lua_flush_spans(mgpu_lua *sb, int wait, long *dropped);
 
 /* A Lua value as JSON (tables with keys 1..n become arrays, other tables
  * objects with string keys; numbers, strings, booleans; nil and NaN become

@@ -12,8 +12,9 @@
  * spans, "span" {rank, stream, stream_id, name, kind, start_us, end_us}
  * for each finished span (every ~100 ms while the script runs, the rest
  * after it; protocol.h). */
-#include "lua/lua_mgpu_internal.h"
+#include "mgpu/lua_mgpu.h"
 #include "mgpu/rt.h"
+#include "mgpu/spans.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,0 +1,113 @@
+/* lua_mgpu_aux.c - the helpers the files of the rank API share (the
+ * per-state context, classes, stream arguments, timeline spans around an
+ * operation); they call into no file of the API (lua_mgpu.c is the opener). */
+#include "lua/lua_mgpu_internal.h"
+#include "mgpu/clock.h"
+#include <stdio.h>
+
+lm_ctx *lm_ctx_get(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, LM_CTX_KEY);
+    lm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (!c) luaL_error(L, "the mgpu rank API is not open in this state");
+    return c;
+}
+
+/* The context without raising (finalizers run while the state closes,
+ * perhaps after the context's own). */
+lm_ctx *lm_ctx_peek(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, LM_CTX_KEY);
+    lm_ctx *c = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return c;
+}
+
+/*--- Timeline spans ----------------------------------------------------------*/
+
+#define FLUSH_EVERY_NS 100000000ull /* the timeline pane fills in while a script runs */
+
+const char *lm_size_label(size_t bytes, char *buf, size_t len)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) v /= 1024.0, u++;
+    snprintf(buf, len, v == (double)(long long)v ? "%.0f %s" : "%.1f %s", v, unit[u]);
+    return buf;
+}
+
+int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char *name)
+{
+    lm_ctx *c = lm_ctx_peek(L);
+    int token = 0;
+    if (c && c->spans) mgpu_spans_begin(c->spans, s, kind, name, &token);
+    return token;
+}
+
+void lm_span_end(lua_State *L, int token, mgpu_result r)
+{
+    lm_ctx *c = lm_ctx_peek(L);
+    if (!c || !c->spans) return;
+    if (r != MGPU_OK) {
+        /* no flush here: the caller is about to raise with the engine's
+         * message, which a flush could replace */
+        mgpu_spans_cancel(c->spans, token);
+        return;
+    }
+    mgpu_spans_end(c->spans, token);
+    /* send what finished now and then, and before the pending cap drops
+     * spans (on sim every span finishes when it is queued); not on every
+     * call near the cap, where a busy GPU would make each call scan them */
+    uint64_t now = mgpu_now_ns(), since = now - c->last_flush_ns;
+    if (since >= FLUSH_EVERY_NS ||
+        (since >= FLUSH_EVERY_NS / 100 && mgpu_spans_pending(c->spans) >= MGPU_SPANS_MAX_PENDING / 2)) {
+        c->last_flush_ns = now;
+        /* a timing problem must not fail the learner's operation: the
+         * span is lost and counted, the work goes on */
+        if (mgpu_spans_flush(c->spans, c->span_cb, c->span_cb_ctx) != MGPU_OK) mgpu_error_clear();
+    }
+}
+
+void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name)
+{
+    lm_ctx *c = lm_ctx_peek(L);
+    if (c && c->spans && mgpu_spans_name_stream(c->spans, s, name) != MGPU_OK) mgpu_error_clear();
+}
+
+void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, name); /* getmetatable() gives the name; setmetatable is refused */
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
+
+int lm_is_stream(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_STREAM) != NULL; }
+
+mgpu_stream *lm_opt_stream(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx)) return lm_ctx_get(L)->stream;
+    lm_stream *s = luaL_checkudata(L, idx, LM_STREAM);
+    if (!s->s) luaL_error(L, "this stream was destroyed");
+    return s->s;
+}
+
+void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx)
+{
+    if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
+    lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
+    u->s = s;
+    u->owned = 0;
+    u->label = label;
+    luaL_setmetatable(L, LM_STREAM);
+    if (owner_idx) {
+        lua_pushvalue(L, owner_idx);
+        lua_setiuservalue(L, -2, 1);
+    }
+}
