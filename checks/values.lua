@@ -76,6 +76,15 @@ local function where(a, default)
   return default or "results pane"
 end
 
+-- A learner's answer to a question (`answer = true`): the verdict never
+-- shows the expected value, answered or not - it says where to look, so the
+-- learner reads the machine rather than the check. The reply to a right
+-- answer may show it (the learner gave it).
+local function unanswered(what, w)
+  return verdict(false, what .. ": not answered yet - press a to answer (headless: --answer ID=VALUE)",
+                 "no answer yet", "your reading of " .. w, w)
+end
+
 local function trim_lower(s)
   return (s:gsub("^%s+", ""):gsub("%s+$", "")):lower()
 end
@@ -121,7 +130,7 @@ end
 
 -- checks.close -----------------------------------------------------------
 
--- {value =, expected =, rtol = 1e-6, atol = 0, what =, where =, unit =, labels =}
+-- {value =, expected =, rtol = 1e-6, atol = 0, what =, where =, unit =, labels =, answer =}
 -- passes when |value - expected| <= atol + rtol x |expected|. value and
 -- expected may both be lists of numbers (same length): every element must
 -- be close; the verdict names the worst one (labels[i] names element i).
@@ -183,6 +192,22 @@ function M.close(a)
                    what, nbad, #ee, name(i), fmt(tonum(ee[i]), unit),
                    worst_why and (": " .. worst_why) or (", got " .. fmt(tonum(ve[i]), unit))), saw, wanted, w)
   end
+  if a.answer and type(a.expected) ~= "table" then
+    if a.value == nil then return unanswered(what, w) end
+    local ok, err, why = one(a.value, a.expected)
+    local en = tonum(a.expected)
+    local tol = rtol > 0 and (fmt(rtol * 100) .. " %") or fmt(atol, unit)
+    local wanted = "within " .. tol .. " of the value in " .. w
+    if why then return verdict(false, what .. ": " .. why, show(a.value), wanted, w) end
+    if ok then
+      return verdict(true, string.format("%s: %s is right (within %s)", what, fmt(tonum(a.value), unit), tol),
+                     fmt(tonum(a.value), unit), wanted, w)
+    end
+    local dir = tonum(a.value) > en and "too high" or "too low"
+    if err > 0.5 * math.abs(en) then dir = dir .. " by far" end
+    return verdict(false, string.format("%s: %s is %s (more than %s off) - look again at %s", what,
+                   fmt(tonum(a.value), unit), dir, tol, w), fmt(tonum(a.value), unit), wanted, w)
+  end
   if a.value == nil and type(a.missing) == "string" then
     local en = tonum(a.expected)
     return verdict(false, what .. ": no value yet - " .. a.missing, "nothing (nil)",
@@ -217,7 +242,7 @@ local function same(v, e)
   return v == e
 end
 
--- {value =, expected =, what =, where =}: value == expected. Strings are
+-- {value =, expected =, what =, where =, answer =}: value == expected. Strings are
 -- compared trimmed and case-insensitive; a number and a numeric string by
 -- value; a boolean and "yes"/"no". `expected` may be a list {any = {...}}
 -- of acceptable values.
@@ -244,12 +269,19 @@ function M.equals(a)
   if a.expected == nil then
     return verdict(false, what .. ": the lab could not work out the expected value", show(a.value), "(unknown)", w)
   end
+  if a.answer then
+    if a.value == nil then return unanswered(what, w) end
+    wanted = "what " .. w .. " shows"
+  end
   if a.value == nil then
     return verdict(false, what .. ": no value yet" .. (a.missing and (" - " .. a.missing) or ""), "nothing (nil)", wanted, w)
   end
   local ok = false
   for _, c in ipairs(choices or { a.expected }) do
     if same(a.value, c) then ok = true break end
+  end
+  if a.answer and not ok then
+    return verdict(false, what .. ": " .. show(a.value) .. " is not right - look again at " .. w, show(a.value), wanted, w)
   end
   if ok then return verdict(true, what .. ": " .. show(a.value) .. " is right", show(a.value), wanted, w) end
   return verdict(false, what .. ": " .. show(a.value) .. " is not " .. wanted, show(a.value), wanted, w)

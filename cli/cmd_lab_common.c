@@ -169,11 +169,23 @@ void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 
 void lab_cli_print_verdict(const mgpu_lab_verdict *v)
 {
-    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED"};
-    printf("%s %s\n", word[v->state <= MGPU_STEP_CANCELLED ? v->state : 0], v->message);
+    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ"};
+    printf("%s %s\n", word[v->state <= MGPU_STEP_READ ? v->state : 0], v->message);
     if (v->saw[0]) printf("  saw: %s\n", v->saw);
     if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
     if (v->where[0]) printf("  where: %s\n", v->where);
+    /* saw/wanted/where above are the first failure's; the others in full */
+    size_t nfail = 0, i;
+    json_t *c;
+    json_array_foreach(v->checks, i, c) {
+        if (json_is_true(json_object_get(c, "ok")) || nfail++ == 0) continue;
+        printf("  also failed: %s\n", json_string_value(json_object_get(c, "msg")));
+        static const char *const k[] = {"saw", "wanted", "where"};
+        for (int j = 0; j < 3; j++) {
+            const char *s = json_string_value(json_object_get(c, k[j]));
+            if (s && *s) printf("    %s: %s\n", k[j], s);
+        }
+    }
     if (v->traceback[0]) {
         for (const char *p = v->traceback; *p;) {
             const char *nl = strchr(p, '\n');
@@ -194,6 +206,7 @@ json_t *lab_cli_verdict_json(const mgpu_lab_info *lab, int step, const mgpu_lab_
                           "where", v->where, "traceback", v->traceback, "seconds", v->seconds);
     if (!o) o = json_pack("{s:s, s:i, s:s}", "lab", lab->id, "step", step + 1, "state", mgpu_step_state_name(v->state));
     json_object_set_new(o, "measurements", v->measurements ? json_incref(v->measurements) : json_object());
+    json_object_set_new(o, "checks", v->checks ? json_incref(v->checks) : json_array());
     if (out && out->logs) json_object_set(o, "logs", out->logs);
     if (out && out->results) json_object_set(o, "results", out->results);
     return o;

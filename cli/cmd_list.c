@@ -65,7 +65,15 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
                        l->load_error);
                 continue;
             }
-            printf("%2d  %-28s %d/%d  %s\n", l->number, l->title, l->passed, l->nsteps, l->summary ? l->summary : "");
+            /* checked steps passed; reading steps read, apart */
+            int checked = 0, reading = 0, read = 0;
+            for (int k = 0; k < l->nsteps; k++) {
+                checked += l->steps[k].has_check;
+                reading += !l->steps[k].has_check;
+                read += !l->steps[k].has_check && l->steps[k].state == MGPU_STEP_READ;
+            }
+            printf("%2d  %-28s %d/%d passed, %d/%d read  %s\n", l->number, l->title, l->passed, checked, read, reading,
+                   l->summary ? l->summary : "");
             if (l->backends) printf("    runs on: %s\n", l->backends);
         }
     }

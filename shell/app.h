@@ -65,6 +65,7 @@ typedef struct shell_verdict {
     mgpu_step_state state;
     char message[1024], saw[256], wanted[256], where[256], traceback[4096];
     double seconds;
+    json_t *checks;         /* every check, whole (owned; may be NULL) */
 } shell_verdict;
 
 typedef struct shell_watch shell_watch;
@@ -126,7 +127,10 @@ void draw_frame(shell_app *a);
 void draw_box(const rect *r, const char *title, int focused);
 /* shell_draw_main.c */
 void draw_text(shell_app *a);
+/* shell_verdict.c */
 void draw_verdict(shell_app *a);
+void verdict_show_all(shell_app *a);  /* v: the whole verdict in a scrollable view */
+void verdict_clear(shell_verdict *v);
 void draw_pane(shell_app *a);
 void ensure_text(shell_app *a);
 /* shell_dialog.c */
@@ -134,6 +138,7 @@ void dialog_draw(shell_app *a);
 int dialog_key(shell_app *a, int ch); /* 1 when a dialog took the key */
 void dialog_message(shell_app *a, const char *title, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dialog_text(shell_app *a, const char *title, const char *text); /* a message of any length */
 void dialog_help(shell_app *a);
 void dialog_close(shell_app *a);
 /* shell_keys.c */
@@ -142,6 +147,7 @@ void mouse_handle(shell_app *a);
 /* shell_actions.c */
 void act_open_lab(shell_app *a, int lab);
 void act_run(shell_app *a, int lab, int step);
+void act_check(shell_app *a, int lab, int step); /* answers against the last run's measurement */
 void act_cancel(shell_app *a);
 void act_edit(shell_app *a);
 void act_hint(shell_app *a);
@@ -150,9 +156,12 @@ void act_answer_next(shell_app *a); /* after a prompt was answered */
 void act_reset(shell_app *a);
 void act_quit(shell_app *a);
 void act_select_step(shell_app *a, int step);
+void act_next(shell_app *a);  /* n: the next step of the open lab */
+int next_step_of(const shell_app *a, int lab, int step); /* -1 when step is the last */
 void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* shell_work.c */
-mgpu_result work_start(shell_app *a, int lab, int step);
+/* check_only: judge the last run again (new answers), no new measurement */
+mgpu_result work_start(shell_app *a, int lab, int step, int check_only);
 void work_join(shell_app *a);          /* after EV_STEP_DONE */
 void work_dispatch(shell_app *a, shell_event *ev); /* one event to the panes and the state */
 void work_refresh_snapshot(shell_app *a);

@@ -7,6 +7,7 @@
 #include "chart.h"
 #include "mgpu/nccl_log.h"
 #include "pane.h"
+#include "text.h"
 
 #define MAX_LINES 4000
 #define SUMMARY_MAX 24   /* summary lines built per frame at most */
@@ -73,6 +74,36 @@ static void log_on_log(void *self, int rank, const char *line)
     else snprintf(s, n + 16, "[lab] %.*s", (int)n, line);
     mgpu_nccl_summary_feed(p->nccl, line);
     push_line(p, s);
+}
+
+/* An SPMD script's errors (a typo, a syntax error) with the script's path:
+ * the rank's message names file:line, the traceback how it got there. */
+static void log_on_result(void *self, const char *kind, json_t *doc)
+{
+    if (strcmp(kind, "spmd") != 0) return;
+    const char *script = json_string_value(json_object_get(doc, "script"));
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "errors"), i, e) {
+        int rank = (int)json_integer_value(json_object_get(e, "rank"));
+        json_t *err = json_object_get(e, "error");
+        const char *msg = json_string_value(json_object_get(err, "message"));
+        const char *tb = json_string_value(json_object_get(err, "traceback"));
+        char line[1200];
+        snprintf(line, sizeof line, "error: %s", msg ? msg : "(no message)");
+        log_on_log(self, rank, line);
+        if (script) {
+            snprintf(line, sizeof line, "  in %s", script);
+            log_on_log(self, rank, line);
+        }
+        for (const char *p = tb ? tb : ""; *p;) {
+            const char *nl = strchr(p, '\n');
+            int n = nl ? (int)(nl - p) : (int)strlen(p);
+            snprintf(line, sizeof line, "  %.*s", n, p);
+            log_on_log(self, rank, line);
+            p = nl ? nl + 1 : p + n;
+        }
+    }
 }
 
 static void log_on_step_start(void *self)
@@ -179,11 +210,33 @@ static void log_draw(void *self, WINDOW *win, int focused)
     }
     p->page = h - top;
     int last = p->count - 1 - p->sy;
-    for (int row = h - 1, i = last; row >= top && i >= 0; row--, i--) {
+    /* newest at the bottom; a long line wraps (an error's file:line and
+     * reason are at its end), continuation rows indented */
+    for (int row = h - 1, i = last; row >= top && i >= 0; i--) {
         const char *s = p->lines[(p->head + i) % MAX_LINES];
-        attr_t a = strstr(s, "WARN") || strstr(s, "error") ? chart_tone_attr(p->color, CHART_BAD) : 0;
-        if (!strncmp(s, "----", 4)) a = A_DIM;
-        chart_text(win, row, 0, 0, a, s);
+        attr_t a = strstr(s, "WARN") || strstr(s, "error") || strstr(s, "ERROR") ? chart_tone_attr(p->color, CHART_BAD) : 0;
+        if (!strncmp(s, "---- step started", 17)) a = A_DIM;
+        enum { WRAP_MAX = 16 };
+        const char *seg[WRAP_MAX];
+        int len[WRAP_MAX], n = 0, ind = w > 20 ? 4 : 0;
+        for (const char *q = s; *q && n < WRAP_MAX;) {
+            int room = n ? w - 1 - ind : w - 1, rest = (int)strlen(q), k = text_fit(q, rest, room);
+            if (k <= 0) k = 1;
+            for (int b = k; k < rest && b > k / 2; b--) /* break at a space in the row's second half */
+                if (q[b] == ' ') {
+                    k = b + 1;
+                    break;
+                }
+            seg[n] = q;
+            len[n++] = k;
+            q += k;
+        }
+        for (int k = n - 1; k >= 0 && row >= top; k--, row--) {
+            char buf[1024];
+            snprintf(buf, sizeof buf, "%.*s", len[k], seg[k]);
+            chart_text(win, row, k ? ind : 0, 0, a, buf);
+        }
+        if (n == 0) row--;
     }
     /* on the separator (or the top row): the reader is not following */
     if (p->sy > 0 && w > 24) chart_textf(win, top > 0 ? top - 1 : 0, w - 22, 21, A_REVERSE, " %d newer lines v ", p->sy);
@@ -221,6 +274,7 @@ const pane_class pane_log = {
     .create = log_create,
     .destroy = log_destroy,
     .on_log = log_on_log,
+    .on_result = log_on_result,
     .on_step_start = log_on_step_start,
     .draw = log_draw,
     .key = log_key,

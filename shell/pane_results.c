@@ -152,14 +152,14 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
     json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
     int ncols = (int)json_array_size(cols), width[MAX_COLS];
     if (ncols > MAX_COLS) ncols = MAX_COLS;
-    char buf[64];
+    char buf[128];
     for (int c = 0; c < ncols; c++) {
         width[c] = (int)strlen(str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
         for (size_t r = 0; r < json_array_size(rows); r++) {
             cell_text(row_cell(json_array_get(rows, r), cols, (size_t)c), buf, sizeof buf);
             if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
         }
-        if (width[c] > 24) width[c] = 24;
+        if (width[c] > 96) width[c] = 96; /* wider cells: scroll sideways (Left/Right) */
     }
     chart_view_put(v, 0, A_BOLD, str_or(json_string_value(json_object_get(doc, "title")), "(untitled table)"));
     chart_view_nl(v);
@@ -354,8 +354,8 @@ static void results_draw(void *self, WINDOW *win, int focused)
     chart_text(win, 0, 0, 0, A_BOLD, head);
     int top = 1;
     if (h >= 6) {
-        chart_textf(win, 1, 0, 0, A_DIM, "%s%s[ ] document  arrows scroll", bench ? (p->chart ? "[t] table  " : "[c] chart  ") : "",
-                    bench && p->chart ? (p->algbw ? "[a] hide algbw  " : "[a] algbw  ") : "");
+        chart_textf(win, 1, 0, 0, A_DIM, "%s%s[ ] document  arrows scroll", bench ? (p->chart ? "[g] table  " : "[g] chart  ") : "",
+                    bench && p->chart ? (p->algbw ? "[b] hide algbw  " : "[b] algbw  ") : "");
         top = 2;
     }
     p->page = h - top;
@@ -375,12 +375,14 @@ static int results_key(void *self, int ch)
 {
     results_pane *p = self;
     switch (ch) {
-    case 'c': case 't': p->chart = ch == 'c' ? !p->chart : 0; p->sy = 0; break;
-    case 'a': p->algbw = !p->algbw; break;
+    /* letters of their own: c, a, +, - are the shell's everywhere (cancel,
+     * answer, pane size) */
+    case 'g': p->chart = !p->chart; p->sy = 0; break;
+    case 'b': p->algbw = !p->algbw; break;
     case '[': if (p->cur > 0) p->cur--, p->sy = p->sx = 0; break;
     case ']': if (p->cur + 1 < p->ndocs) p->cur++, p->sy = p->sx = 0; break;
     default:
-        if (!chart_view_scroll_key(ch, &p->sy, &p->sx, p->content_h, p->page, 120)) return 0;
+        if (!chart_view_scroll_key(ch, &p->sy, &p->sx, p->content_h, p->page, 400)) return 0;
     }
     p->dirty = 1;
     return 1;

@@ -214,7 +214,7 @@ static void tl_draw(void *self, WINDOW *win, int focused)
     fmt_time(p->us_per_col, c, sizeof c);
     int top = 1;
     if (h >= 5) {
-        chart_textf(win, 1, 0, 0, A_DIM, "%s .. %s  (%s/col)%s  +/- zoom  </> scroll  f fit%s", a, b, c, p->fit ? " fit" : "",
+        chart_textf(win, 1, 0, 0, A_DIM, "%s .. %s  (%s/col)%s  i/o zoom  Left/Right scroll  f fit%s", a, b, c, p->fit ? " fit" : "",
                     p->dropped ? "  (spans dropped)" : "");
         top = 2;
     }
@@ -275,8 +275,9 @@ static int tl_key(void *self, int ch)
     timeline_pane *p = self;
     if (p->lane_w <= 0) return 0;
     switch (ch) {
-    case '+': case '=': p->fit = 0; zoom(p, 0.5); break;
-    case '-': case '_': p->fit = 0; zoom(p, 2.0); break;
+    /* + and - size the pane everywhere: zoom has letters of its own */
+    case 'i': p->fit = 0; zoom(p, 0.5); break;
+    case 'o': p->fit = 0; zoom(p, 2.0); break;
     case '<': case KEY_LEFT: p->fit = 0; p->t0 -= p->us_per_col * p->lane_w / 4; break;
     case '>': case KEY_RIGHT: p->fit = 0; p->t0 += p->us_per_col * p->lane_w / 4; break;
     case 'f': case '0': p->fit = 1; break;

@@ -68,7 +68,7 @@ void act_open_lab(shell_app *a, int lab)
         a->lab_open = lab;
         /* start at the first step not passed */
         int k = 0;
-        while (k < l->nsteps && l->steps[k].state == MGPU_STEP_PASSED) k++;
+        while (k < l->nsteps && (l->steps[k].state == MGPU_STEP_PASSED || l->steps[k].state == MGPU_STEP_READ)) k++;
         a->step_sel = k < l->nsteps ? k : 0;
         a->step_top = 0;
         watch_lab(a);
@@ -87,7 +87,7 @@ void act_select_step(shell_app *a, int step)
     a->dirty = 1;
 }
 
-void act_run(shell_app *a, int lab, int step)
+static void start_step(shell_app *a, int lab, int step, int check_only)
 {
     const snap_lab *l = app_lab(a, lab);
     if (!l) return;
@@ -100,13 +100,40 @@ void act_run(shell_app *a, int lab, int step)
         return;
     }
     if (!catalog_free(a, "run")) return;
-    if (work_start(a, lab, step) != MGPU_OK) {
+    if (work_start(a, lab, step, check_only) != MGPU_OK) {
         dialog_message(a, "The step could not start", "%s", mgpu_error_message());
         return;
     }
     a->status[0] = 0;
     a->dirty = 1;
 }
+
+void act_run(shell_app *a, int lab, int step) { start_step(a, lab, step, 0); }
+
+/* After `step`: the first step not passed, else simply the next one. */
+int next_step_of(const shell_app *a, int lab, int step)
+{
+    const snap_lab *l = app_lab(a, lab);
+    if (!l || step + 1 >= l->nsteps) return -1;
+    for (int k = step + 1; k < l->nsteps; k++)
+        if (l->steps[k].state != MGPU_STEP_PASSED && l->steps[k].state != MGPU_STEP_READ) return k;
+    return step + 1;
+}
+
+void act_next(shell_app *a)
+{
+    int k = next_step_of(a, a->lab_open, a->step_sel);
+    if (k < 0) {
+        status_set(a, a->lab_open < 0 ? "open a lab first (Enter)" : "this is the lab's last step; Esc goes to the lab list");
+        return;
+    }
+    a->lab_sel = a->lab_open;
+    act_select_step(a, k);
+    a->focus = FOCUS_STEPS;
+    const snap_step *st = app_step(a, a->lab_open, k);
+    status_set(a, "step %d: %s - read it, then r runs it", k + 1, st->title ? st->title : st->id);
+}
+void act_check(shell_app *a, int lab, int step) { start_step(a, lab, step, 1); }
 
 void act_cancel(shell_app *a)
 {
@@ -226,13 +253,15 @@ void act_answer_next(shell_app *a)
         dialog_message(a, "The answer was not saved", "%s", mgpu_error_message());
         return;
     }
-    int next = m->question + 1, nq = st->nquestions;
+    int next = m->question + 1, nq = st->nquestions, lab = m->lab, step = m->step;
     work_refresh_snapshot(a); /* st is stale from here on */
     if (next < nq) {
         prompt_question(a, next);
     } else {
+        /* judged at once against the measurement on screen; r measures again */
         dialog_close(a);
-        status_set(a, "answers saved; r runs the check");
+        act_check(a, lab, step);
+        status_set(a, "answers saved and checked against the last measurement; r measures again");
     }
 }
 

@@ -10,23 +10,32 @@
 #include <string.h>
 
 static const char help_text[] =
-    "Lists and text\n"
-    "  Up/Down, j/k     move in the focused list, scroll the text or pane\n"
-    "  Left/Right       focus: labs, steps, text, pane\n"
+    "A letter means the same everywhere; only the arrows follow focus.\n"
+    "Focus (shown as \"> \" in a frame's title)\n"
+    "  Tab / Shift-Tab  move focus: labs, steps, text, pane\n"
+    "  Left/Right       move focus between labs, steps and text;\n"
+    "                   in the pane: scroll it sideways\n"
+    "  Up/Down, j/k     move in the focused list; scroll text or pane\n"
+    "  PgUp/PgDn, Space page; Home/End: top/bottom\n"
+    "  Esc              back: pane or text -> steps -> labs\n"
     "  Enter            open the selected lab / run the selected step\n"
-    "  Esc              back from the steps to the lab list\n"
-    "  PgUp/PgDn, Space scroll the step text\n"
     "Steps\n"
     "  r                run the selected step (run, then check)\n"
+    "  v                the whole verdict: every check with what it\n"
+    "                   saw, wanted and where to look; the traceback\n"
     "  c                cancel the running step (the shell stays up)\n"
-    "  e                edit the step's exercise in $EDITOR (default vi);\n"
+    "  e                edit the exercise in $EDITOR (default vi);\n"
     "                   saving it re-runs the check (watch mode)\n"
     "  h                the next hint\n"
     "  a                answer the step's questions\n"
-    "  x                reset the lab's exercises and progress (asks first)\n"
-    "Panes\n"
-    "  1-5              topology, bandwidth, results, timeline, log\n"
-    "  Tab              the next pane\n"
+    "  x                reset the lab's exercises and progress (asks)\n"
+    "Panes (1-5 shows one and focuses it)\n"
+    "  1 topology       g matrix / graph; arrows scroll both ways\n"
+    "  2 bandwidth      live link bandwidth; Up/Down scroll\n"
+    "  3 results        g chart / table, b algbw in the chart,\n"
+    "                   [ ] previous / next document; arrows scroll\n"
+    "  4 timeline       i / o zoom in / out, Left/Right scroll, f fit\n"
+    "  5 log            s summary on/off; arrows, PgUp/PgDn; End follows\n"
     "  + / -            make the pane taller / shorter\n"
     "  z                maximise the pane (again: back)\n"
     "Mouse\n"
@@ -54,7 +63,7 @@ void dialog_help(shell_app *a)
 {
     dialog_close(a);
     a->modal.kind = MODAL_HELP;
-    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (any other key closes)");
+    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (j/k, PgUp/PgDn scroll; other keys close)");
     set_text(&a->modal, help_text);
 }
 
@@ -71,6 +80,14 @@ void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
     set_text(&a->modal, buf);
 }
 
+void dialog_text(shell_app *a, const char *title, const char *text)
+{
+    dialog_close(a);
+    a->modal.kind = MODAL_MESSAGE;
+    snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
+    set_text(&a->modal, text);
+}
+
 void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
 {
     char buf[2048];
@@ -85,36 +102,6 @@ void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
     set_text(&a->modal, buf);
 }
 
-/* Split the dialog text into rows of at most w columns. */
-static int wrap_rows(const char *s, int w, const char **starts, int *lens, int max)
-{
-    int n = 0;
-    const char *p = s;
-    while (*p && n < max) {
-        const char *nl = strchr(p, '\n');
-        int seg = nl ? (int)(nl - p) : (int)strlen(p);
-        do {
-            int k = text_fit(p, seg, w);
-            if (k <= 0 && seg > 0) k = 1;
-            /* break at the last space when the line goes on */
-            if (k < seg) {
-                int b = k;
-                while (b > 0 && p[b] != ' ') b--;
-                if (b > 0) k = b;
-            }
-            starts[n] = p;
-            lens[n] = k;
-            n++;
-            p += k;
-            seg -= k;
-            while (seg > 0 && *p == ' ') p++, seg--;
-        } while (seg > 0 && n < max);
-        if (nl) p = nl + 1;
-        else break;
-    }
-    return n;
-}
-
 void dialog_draw(shell_app *a)
 {
     modal *m = &a->modal;
@@ -124,7 +111,7 @@ void dialog_draw(shell_app *a)
     enum { MAXR = 400 };
     const char *starts[MAXR];
     int lens[MAXR];
-    int n = wrap_rows(m->text ? m->text : "", w - 4, starts, lens, MAXR);
+    int n = text_wrap(m->text ? m->text : "", w - 4, starts, lens, MAXR);
     int extra = m->kind == MODAL_PROMPT ? 2 : (m->kind == MODAL_CONFIRM ? 2 : 0);
     int h = n + extra + 2;
     if (h > LINES - 2) h = LINES - 2;

@@ -13,7 +13,9 @@ void draw_box(const rect *r, const char *title, int focused)
 {
     if (r->h < 2 || r->w < 4) return;
     attr_t fa = theme_attr(TH_FRAME);
-    attrset(fa);
+    /* focus shows in the frame (bold, the focus colour) and, for NO_COLOR
+     * and monochrome terminals, as a "> " before the title */
+    attrset(focused ? theme_attr(TH_FRAME_FOCUS) | A_BOLD : fa);
     mvhline(r->y, r->x + 1, ACS_HLINE, r->w - 2);
     mvhline(r->y + r->h - 1, r->x + 1, ACS_HLINE, r->w - 2);
     mvvline(r->y + 1, r->x, ACS_VLINE, r->h - 2);
@@ -25,7 +27,7 @@ void draw_box(const rect *r, const char *title, int focused)
     attrset(A_NORMAL);
     if (title) {
         char t[256];
-        snprintf(t, sizeof t, " %s ", title);
+        snprintf(t, sizeof t, focused ? " > %s " : " %s ", title);
         text_put(stdscr, r->y, r->x + 2, t, r->w - 4, focused ? theme_attr(TH_FRAME_FOCUS) | A_BOLD : fa);
     }
 }
@@ -93,7 +95,7 @@ static void draw_labs(shell_app *a)
         int li = a->lab_top + i;
         const snap_lab *l = &a->snap.labs[li];
         char prog[32];
-        snprintf(prog, sizeof prog, " %d/%d", l->passed, l->nsteps);
+        snprintf(prog, sizeof prog, " %d/%d", l->passed, l->nchecked); /* reading steps are not passed */
         int pw = (int)strlen(prog);
         char row[256];
         snprintf(row, sizeof row, "%s%2d %s", snap_lab_mark(l), l->number, l->title ? l->title : l->id);
@@ -127,14 +129,14 @@ static void draw_steps(shell_app *a)
         const snap_step *st = &l->steps[si];
         int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == si;
         char row[256];
-        snprintf(row, sizeof row, "%s %d %s", running ? "[>]" : snap_state_mark(st->state), si + 1,
+        snprintf(row, sizeof row, "%s %d %s", running ? "[>]" : snap_step_mark(st), si + 1,
                  st->title ? st->title : st->id);
         attr_t at = si == a->step_sel ? theme_attr(a->focus == FOCUS_STEPS ? TH_SELECTED : TH_SELECTED_DIM)
                                       : A_NORMAL;
         text_put_pad(stdscr, r->y + 1 + i, r->x + 1, row, w, at);
         /* the mark in the state's colour, unless the row is highlighted */
         if (si != a->step_sel && !running)
-            text_put(stdscr, r->y + 1 + i, r->x + 1, snap_state_mark(st->state), 3, state_attr(st->state));
+            text_put(stdscr, r->y + 1 + i, r->x + 1, snap_step_mark(st), 3, state_attr(st->state));
     }
 }
 
@@ -145,7 +147,7 @@ static void draw_status(shell_app *a)
     clrtoeol();
     if (!app_busy(a)) {
         text_put(stdscr, r->y, 0, a->status[0] ? a->status :
-                 "Enter open/run  r run  e edit  h hint  a answer  x reset  1-5/Tab pane  +/- size  z zoom  ? help",
+                 "Enter open/run  r run  v verdict  e edit  h hint  a answer  1-5 pane  Tab focus  ? help",
                  r->w, A_NORMAL);
         return;
     }

@@ -1,5 +1,6 @@
 /* shell_draw_main.c - the main area: the step text (rendered Markdown,
- * scrollable), the verdict box and the active pane in its own window. */
+ * scrollable) and the active pane in its own window (the verdict box is
+ * shell_verdict.c). */
 #include "app.h"
 #include "text.h"
 #include "theme.h"
@@ -80,7 +81,7 @@ static char *compose(const shell_app *a, int lab, int step, size_t *len)
             l->summary ? l->summary : "", l->backends ? l->backends : "every backend");
         for (int k = 0; k < l->nsteps; k++)
             mdf(&md, len, "%d. %s %s\n", k + 1, l->steps[k].title ? l->steps[k].title : l->steps[k].id,
-                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : "");
+                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : l->steps[k].state == MGPU_STEP_READ ? "(read)" : "");
         mdf(&md, len, "\nPress **Enter** to open the lab.\n");
         return md;
     }
@@ -179,86 +180,13 @@ void draw_text(shell_app *a)
     }
 }
 
-/*--- the verdict -------------------------------------------------------------*/
-
-static const char *state_label(mgpu_step_state s)
-{
-    switch (s) {
-    case MGPU_STEP_PASSED: return "PASS";
-    case MGPU_STEP_FAILED: return "FAIL";
-    case MGPU_STEP_ERROR: return "ERROR";
-    case MGPU_STEP_CANCELLED: return "CANCELLED";
-    default: return "NOT RUN";
-    }
-}
-
-static theme_role state_role(mgpu_step_state s)
-{
-    switch (s) {
-    case MGPU_STEP_PASSED: return TH_PASS;
-    case MGPU_STEP_FAILED: return TH_FAIL;
-    case MGPU_STEP_ERROR: return TH_ERROR;
-    case MGPU_STEP_CANCELLED: return TH_CANCELLED;
-    default: return TH_NORMAL;
-    }
-}
-
-/* Wrapped plain text into rows y.. of the box; returns rows used. */
-static int put_wrapped(const rect *r, int y, int maxy, const char *label, const char *s)
-{
-    int x0 = r->x + 2, w = r->w - 4, used = 0, lw = label ? (int)strlen(label) : 0;
-    if (label) text_put(stdscr, y, x0, label, w, A_BOLD);
-    const char *p = s;
-    while (*p && y + used < maxy) {
-        const char *nl = strchr(p, '\n');
-        int seglen = nl ? (int)(nl - p) : (int)strlen(p);
-        int k = text_fit(p, seglen, w - lw);
-        if (k <= 0 && seglen > 0) k = 1;
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", k, p);
-        text_put(stdscr, y + used, x0 + lw, line, w - lw, A_NORMAL);
-        used++;
-        p += k;
-        if (p == (nl ? nl : p + seglen) && nl) p++;
-    }
-    return used ? used : (label ? 1 : 0);
-}
-
-void draw_verdict(shell_app *a)
-{
-    const rect *r = &a->r_verdict;
-    if (r->h < 3) return;
-    int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel;
-    draw_box(r, running ? "Verdict (running...)" : "Verdict", 0);
-    int y = r->y + 1, maxy = r->y + r->h - 1;
-    const shell_verdict *v = &a->verdict;
-    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel) {
-        int x = r->x + 2;
-        x += text_put(stdscr, y, x, state_label(v->state), 12, theme_attr(state_role(v->state)) | A_BOLD);
-        text_putf(stdscr, y, x, r->w - (x - r->x) - 2, A_NORMAL, "  (%.1f s)", v->seconds);
-        y++;
-        y += put_wrapped(r, y, maxy - (v->saw[0] != 0) - (v->wanted[0] != 0) - (v->where[0] != 0), NULL, v->message);
-        if (v->saw[0] && y < maxy) y += put_wrapped(r, y, y + 1, "saw:    ", v->saw);
-        if (v->wanted[0] && y < maxy) y += put_wrapped(r, y, y + 1, "wanted: ", v->wanted);
-        if (v->where[0] && y < maxy) y += put_wrapped(r, y, y + 1, "where:  ", v->where);
-        if (v->state == MGPU_STEP_ERROR && v->traceback[0] && y < maxy) put_wrapped(r, y, maxy, NULL, v->traceback);
-        return;
-    }
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) return;
-    int x = r->x + 2;
-    x += text_put(stdscr, y, x, state_label(st->state), 12, theme_attr(state_role(st->state)) | A_BOLD);
-    if (st->last_run > 0) text_putf(stdscr, y, x, r->w - (x - r->x) - 2, A_NORMAL, "  (last run, %.1f s)", st->seconds);
-    if (st->last_message) put_wrapped(r, y + 1, maxy, NULL, st->last_message);
-}
-
 /*--- the pane ---------------------------------------------------------------*/
 
 void draw_pane(shell_app *a)
 {
     const rect *r = &a->r_pane;
     if (r->h < 3 || r->w < 10) return;
-    draw_box(r, NULL, 0);
+    draw_box(r, NULL, a->focus == FOCUS_PANE);
     /* the titles of every pane on the top edge; the active one stands out.
      * Where they do not all fit, the others shrink to their hotkey. */
     int x = r->x + 2, full = 0;
@@ -267,7 +195,8 @@ void draw_pane(shell_app *a)
     for (int i = 0; i < a->npanes; i++) {
         char t[64];
         if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %c ", shell_panes[i]->hotkey);
-        else snprintf(t, sizeof t, " %c %s ", shell_panes[i]->hotkey, shell_panes[i]->title);
+        else snprintf(t, sizeof t, i == a->pane_cur && a->focus == FOCUS_PANE ? " > %c %s " : " %c %s ",
+                      shell_panes[i]->hotkey, shell_panes[i]->title);
         int tw = (int)strlen(t);
         a->tab_x[i] = x;
         a->tab_w[i] = 0;

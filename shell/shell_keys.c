@@ -31,17 +31,30 @@ static void move_sel(shell_app *a, int delta)
     }
 }
 
+/* One key map (the ? help lists it): a letter means one thing everywhere
+ * (c cancels, a answers, + and - size the pane, whatever has focus); the
+ * pane's own letters (g, b, s, i, o, f, [, ]) are none of those. What
+ * depends on focus is only where the arrows go: Up/Down move in the
+ * focused list or scroll the focused text or pane; Left/Right move focus
+ * between the lists and the text, and scroll the pane sideways when it has
+ * focus. Tab / Shift-Tab move focus round; Esc goes back one level (pane
+ * or text -> steps -> labs). */
+
+/* 1-5 show a pane and give it the keys: the learner who asked for it is
+ * about to scroll it. */
 static void show_pane(shell_app *a, int i)
 {
     if (i < 0 || i >= a->npanes) return;
     a->pane_cur = i;
+    a->focus = FOCUS_PANE;
     a->dirty = 1;
 }
 
-static void focus_step(shell_app *a, int dir)
+static void focus_step(shell_app *a, int dir, int wrap)
 {
     int f = (int)a->focus;
     for (int tries = 0; tries < FOCUS_COUNT; tries++) {
+        if (!wrap && (f + dir < 0 || f + dir >= FOCUS_COUNT)) return; /* arrows stop at the ends */
         f = (f + dir + FOCUS_COUNT) % FOCUS_COUNT;
         if (f == FOCUS_STEPS && a->lab_open < 0) continue;
         if (f == FOCUS_TEXT && a->pane_max) continue;
@@ -73,8 +86,8 @@ void keys_handle(shell_app *a, int ch)
         else act_quit(a);
         return;
     case '?': dialog_help(a); return;
-    case '\t': show_pane(a, a->npanes ? (a->pane_cur + 1) % a->npanes : 0); return;
-    case KEY_BTAB: show_pane(a, a->npanes ? (a->pane_cur + a->npanes - 1) % a->npanes : 0); return;
+    case '\t': focus_step(a, +1, 1); return;
+    case KEY_BTAB: focus_step(a, -1, 1); return;
     case '+': case '=': a->pane_rows++; a->pane_max = 0; return;
     case '-': case '_': a->pane_rows--; a->pane_max = 0; return;
     case 'z':
@@ -89,19 +102,29 @@ void keys_handle(shell_app *a, int ch)
     case 'e': act_edit(a); return;
     case 'h': act_hint(a); return;
     case 'a': act_answer(a); return;
+    case 'v': verdict_show_all(a); return;
+    case 'n': act_next(a); return;
     case 'x': {
         const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
         if (!l) return;
+        if (app_busy(a)) { /* the running step would write its record back over the reset */
+            dialog_message(a, "Reset", "A step is running: its record would be written over the reset. "
+                                       "c cancels it, then x resets.");
+            return;
+        }
         dialog_confirm(a, CONFIRM_RESET,
                        "Reset lab %s? Its exercise files go back to the originals (your copies are kept as "
                        "FILE.bak) and its progress is forgotten.", l->id);
         return;
     }
-    case KEY_LEFT: focus_step(a, -1); return;
-    case KEY_RIGHT: focus_step(a, +1); return;
+    case KEY_LEFT: case KEY_RIGHT:
+        if (a->focus == FOCUS_PANE) pane_key(a, ch); /* sideways; Tab or Esc leave the pane */
+        else focus_step(a, ch == KEY_LEFT ? -1 : +1, 0);
+        return;
     case '\n': case '\r': case KEY_ENTER: enter(a); return;
     case 27:
-        if (a->focus != FOCUS_LABS) a->focus = FOCUS_LABS;
+        if ((a->focus == FOCUS_PANE || a->focus == FOCUS_TEXT) && a->lab_open >= 0) a->focus = FOCUS_STEPS;
+        else a->focus = FOCUS_LABS;
         return;
     case KEY_UP: case 'k': move_sel(a, -1); return;
     case KEY_DOWN: case 'j': move_sel(a, +1); return;

@@ -200,6 +200,19 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
         free(a);
         return 2;
     }
+    /* a terminal that cannot move the cursor (TERM=dumb, an editor's
+     * shell buffer) would get one garbled line: refuse as for a non-tty */
+    const char *cup = tigetstr("cup");
+    if (!cup || cup == (const char *)-1) {
+        endwin();
+        delscreen(scr);
+        fprintf(stderr, "mgpulab: the interactive shell needs a terminal that can move the cursor, and TERM=%s "
+                        "cannot.\nRun it in a full terminal (TERM=xterm-256color, tmux, screen), or use a headless "
+                        "command (`mgpulab --help` lists them).\n", getenv("TERM") ? getenv("TERM") : "unset");
+        evq_close(a->q);
+        free(a);
+        return 2;
+    }
     /* before any thread starts, so they all inherit it (see poll_mask) */
     sigset_t winch;
     sigemptyset(&winch);
@@ -251,6 +264,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     delscreen(scr);
     pthread_sigmask(SIG_SETMASK, &a->poll_mask, NULL);
     dialog_close(a);
+    verdict_clear(&a->verdict);
     md_lines_free(&a->text);
     snap_free(&a->snap);
     if (a->cat) mgpu_lab_catalog_close(a->cat);

@@ -85,7 +85,7 @@ static void *work_main(void *arg)
 
 /*--- UI thread --------------------------------------------------------------*/
 
-mgpu_result work_start(shell_app *a, int lab, int step)
+mgpu_result work_start(shell_app *a, int lab, int step, int check_only)
 {
     shell_work *w = &a->work;
     if (w->active) return mgpu_fail(MGPU_ERR_INVALID, "a step is already running (c cancels it)");
@@ -95,6 +95,7 @@ mgpu_result work_start(shell_app *a, int lab, int step)
     w->env.launcher = a->g->launcher;
     w->env.ranks = a->g->ranks;
     w->env.timeout_s = a->g->timeout_s;
+    w->env.check_only = check_only;
     w->cancel = 0;
     w->env.cancel = &w->cancel;
     w->extra_env[0] = a->tel ? mgpu_telemetry_env(a->tel) : NULL;
@@ -109,7 +110,8 @@ mgpu_result work_start(shell_app *a, int lab, int step)
     w->fraction = -1;
     w->what[0] = 0;
     w->started = shell_now();
-    for (int i = 0; i < a->npanes; i++)
+    /* a re-check keeps the panes: they show the measurement being judged */
+    for (int i = 0; i < a->npanes && !check_only; i++)
         if (shell_panes[i]->on_step_start) shell_panes[i]->on_step_start(a->pane_self[i]);
     if (pthread_create(&w->thread, NULL, work_main, w) != 0)
         return mgpu_fail(MGPU_ERR_INTERNAL, "cannot start the work thread");
@@ -134,11 +136,35 @@ void work_refresh_snapshot(shell_app *a)
     a->text_lab = -1; /* answers and states may change the text shown */
 }
 
+static void log_to_panes(shell_app *a, int rank, const char *line)
+{
+    for (int i = 0; i < a->npanes; i++)
+        if (shell_panes[i]->on_log) shell_panes[i]->on_log(a->pane_self[i], rank, line);
+}
+
+/* The verdict into the log too: "where: log pane" must find the error
+ * there, and a lab's own error (a syntax error in lab.lua or a check) has
+ * no other place that shows its traceback whole. */
+static void log_verdict(shell_app *a, const shell_verdict *sv)
+{
+    char line[1400];
+    snprintf(line, sizeof line, "---- step ended: %s (%.1f s): %s", mgpu_step_state_name(sv->state), sv->seconds,
+             sv->message);
+    log_to_panes(a, -1, line);
+    for (const char *p = sv->traceback; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        snprintf(line, sizeof line, "  %.*s", n, p);
+        log_to_panes(a, -1, line);
+        p = nl ? nl + 1 : p + n;
+    }
+}
+
 static void step_done(shell_app *a, shell_event *ev)
 {
     work_join(a);
     shell_verdict *sv = &a->verdict;
-    memset(sv, 0, sizeof *sv);
+    verdict_clear(sv);
     sv->valid = 1;
     sv->lab = ev->lab;
     sv->step = ev->step;
@@ -154,10 +180,18 @@ static void step_done(shell_app *a, shell_event *ev)
         snprintf(sv->where, sizeof sv->where, "%s", v->where);
         snprintf(sv->traceback, sizeof sv->traceback, "%s", v->traceback);
         sv->seconds = v->seconds;
+        sv->checks = v->checks ? json_incref(v->checks) : NULL;
     }
+    log_verdict(a, sv);
     work_refresh_snapshot(a);
     status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
                mgpu_step_state_name(sv->state), sv->seconds);
+    int next = next_step_of(a, ev->lab, ev->step);
+    if ((sv->state == MGPU_STEP_PASSED || sv->state == MGPU_STEP_READ) && next >= 0 && ev->lab == a->lab_open) {
+        const snap_step *ns = app_step(a, ev->lab, next);
+        status_set(a, "step ended: %s (%.1f s) - n: next step, %d %s", mgpu_step_state_name(sv->state), sv->seconds, next + 1,
+                   ns->title ? ns->title : ns->id);
+    }
     if (a->rerun_pending) { /* a save arrived while it ran */
         a->rerun_pending = 0;
         act_run(a, a->rerun_lab, a->rerun_step);
@@ -167,10 +201,7 @@ static void step_done(shell_app *a, shell_event *ev)
 void work_dispatch(shell_app *a, shell_event *ev)
 {
     switch (ev->type) {
-    case EV_LOG:
-        for (int i = 0; i < a->npanes; i++)
-            if (shell_panes[i]->on_log) shell_panes[i]->on_log(a->pane_self[i], ev->rank, ev->text ? ev->text : "");
-        break;
+    case EV_LOG: log_to_panes(a, ev->rank, ev->text ? ev->text : ""); break;
     case EV_PROGRESS:
         a->work.fraction = ev->fraction;
         snprintf(a->work.what, sizeof a->work.what, "%s", ev->text ? ev->text : "");

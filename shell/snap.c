@@ -53,6 +53,8 @@ static void copy_step(const mgpu_lab_step_info *in, snap_step *st, int *oom)
     st->last_message = dup_or_null(in->last_message, oom);
     st->nhints = in->nhints;
     st->state = in->state;
+    st->last_attempt = in->last_attempt;
+    st->reading = !in->has_check;
     st->last_run = in->last_run;
     st->seconds = in->seconds;
     if (in->nquestions > 0) {
@@ -97,7 +99,10 @@ mgpu_result snap_take(const mgpu_lab_catalog *cat, shell_snap *out)
                 break;
             }
             l->nsteps = in->nsteps;
-            for (int k = 0; k < in->nsteps; k++) copy_step(&in->steps[k], &l->steps[k], &oom);
+            for (int k = 0; k < in->nsteps; k++) {
+                copy_step(&in->steps[k], &l->steps[k], &oom);
+                l->nchecked += in->steps[k].has_check;
+            }
         }
     }
     if (oom) {
@@ -120,10 +125,16 @@ const char *snap_state_mark(mgpu_step_state st)
     }
 }
 
+const char *snap_step_mark(const snap_step *st)
+{
+    if (st->reading) return st->state == MGPU_STEP_NEW ? "( )" : "(*)";
+    return snap_state_mark(st->state);
+}
+
 const char *snap_lab_mark(const snap_lab *lab)
 {
     if (lab->load_error) return "[E]";
-    if (lab->nsteps > 0 && lab->passed >= lab->nsteps) return "[x]";
+    if (lab->nchecked > 0 && lab->passed >= lab->nchecked) return "[x]";
     for (int k = 0; k < lab->nsteps; k++)
         if (lab->steps[k].state == MGPU_STEP_ERROR || lab->steps[k].state == MGPU_STEP_FAILED) return "[!]";
     return lab->passed > 0 ? "[~]" : "[ ]";

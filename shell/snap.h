@@ -14,12 +14,15 @@ typedef struct snap_step {
     int nhints, nquestions;
     snap_question *questions;
     mgpu_step_state state;
+    mgpu_step_state last_attempt; /* a later run of a passed step that did not pass, else NEW */
+    int reading;                  /* no check: read / unread, never passed */
     double last_run, seconds;
 } snap_step;
 
 typedef struct snap_lab {
     char *id, *title, *summary, *dir, *backends, *load_error;
     int number, nsteps, passed;
+    int nchecked;                 /* steps with a check (what passed counts against) */
     snap_step *steps;
 } snap_lab;
 
@@ -33,6 +36,9 @@ mgpu_result snap_take(const mgpu_lab_catalog *cat, shell_snap *out);
 void snap_free(shell_snap *s);
 /* The list mark of a step state: "[x]" passed, "[!]" failed, ... */
 const char *snap_state_mark(mgpu_step_state st);
+/* The list mark of a step: its state's, or "( )" / "(*)" for a reading
+ * step unread / read (not a box to tick). */
+const char *snap_step_mark(const snap_step *st);
 /* A lab's mark from its steps (load error, all passed, some failing, ...). */
 const char *snap_lab_mark(const snap_lab *lab);
 

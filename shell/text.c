@@ -84,3 +84,32 @@ int text_putf(WINDOW *w, int y, int x, int cols, attr_t attr, const char *fmt, .
     va_end(ap);
     return text_put(w, y, x, buf, cols, attr);
 }
+
+int text_wrap(const char *s, int w, const char **starts, int *lens, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p && n < max) {
+        const char *nl = strchr(p, '\n');
+        int seg = nl ? (int)(nl - p) : (int)strlen(p);
+        do {
+            int k = text_fit(p, seg, w);
+            if (k <= 0 && seg > 0) k = 1;
+            /* break at the last space when the line goes on */
+            if (k < seg) {
+                int b = k;
+                while (b > 0 && p[b] != ' ') b--;
+                if (b > 0) k = b;
+            }
+            starts[n] = p;
+            lens[n] = k;
+            n++;
+            p += k;
+            seg -= k;
+            while (seg > 0 && *p == ' ') p++, seg--;
+        } while (seg > 0 && n < max);
+        if (nl) p = nl + 1;
+        else break;
+    }
+    return n;
+}

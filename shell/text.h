@@ -19,4 +19,9 @@ void text_put_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
 int text_putf(WINDOW *w, int y, int x, int cols, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Split `s` into rows of at most w columns, breaking at the last space
+ * where a line goes on and at every newline: starts[i] / lens[i] (bytes)
+ * for at most `max` rows; returns the number of rows. */
+int text_wrap(const char *s, int w, const char **starts, int *lens, int max);
+
 #endif

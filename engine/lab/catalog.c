@@ -9,13 +9,13 @@
 
 const char *mgpu_step_state_name(mgpu_step_state s)
 {
-    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled"};
+    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled", "read"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
 static mgpu_step_state state_parse(const char *s)
 {
-    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_CANCELLED; i++)
+    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_READ; i++)
         if (s && strcmp(s, mgpu_step_state_name((mgpu_step_state)i)) == 0) return (mgpu_step_state)i;
     return MGPU_STEP_NEW;
 }
@@ -135,6 +135,7 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
         mgpu_lab_step_info *s = &e->steps[i];
         json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 0);
         s->state = state_parse(json_str(p, "state"));
+        s->last_attempt = json_str(p, "last_attempt") ? state_parse(json_str(p, "last_attempt")) : MGPU_STEP_NEW;
         s->last_run = json_number_value(json_object_get(p, "last_run"));
         s->seconds = json_number_value(json_object_get(p, "seconds"));
         s->attempts = (int)json_integer_value(json_object_get(p, "attempts"));
@@ -302,7 +303,7 @@ int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab)
     if (!cat || lab < 0 || lab >= cat->nlabs) return 0;
     const lab_entry *e = &cat->labs[lab];
     for (int i = 0; i < e->info.nsteps; i++)
-        if (e->steps[i].state != MGPU_STEP_PASSED) return i;
+        if (e->steps[i].state != MGPU_STEP_PASSED && e->steps[i].state != MGPU_STEP_READ) return i;
     return e->info.nsteps;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*--- Files -----------------------------------------------------------------*/
 
@@ -68,6 +69,38 @@ static int l_answer(lua_State *L)
     return luaL_error(L, "lab.answer: step %s has no question '%s'", s->id, id);
 }
 
+/* The machine a measurement belongs to: a number measured on dgx-h100 says
+ * nothing about pcie-4gpu, nor about dgx-h100 with a link down, nor about
+ * the real host. "sim dgx-h100", "sim dgx-h100 fault nvlink-down",
+ * "cuda host gpu-node-3". */
+static void machine_key(lua_State *L, lab_run *run, char *out, size_t len)
+{
+    if (lab_run_backend(run) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.record");
+    const mgpu_backend_config *bc = &run->env->backend;
+    if (run->simulated) {
+        snprintf(out, len, "sim %s%s%s", run->machine, bc->fault ? " fault " : "", bc->fault ? bc->fault : "");
+        return;
+    }
+    char host[128] = "";
+    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "?");
+    snprintf(out, len, "cuda host %s", host);
+}
+
+/* progress: step.by_machine[key], created on demand when `create` */
+static json_t *machine_obj(lua_State *L, lab_run *run, const char *lab, const char *step, int create)
+{
+    char key[512];
+    machine_key(L, run, key, sizeof key);
+    json_t *all = create ? lab_progress_step_obj(&run->cat->progress, lab, step, "by_machine")
+                         : json_object_get(lab_progress_step(&run->cat->progress, lab, step, 0), "by_machine");
+    json_t *m = json_object_get(all, key);
+    if (!m && create && all) {
+        m = json_object();
+        json_object_set_new(all, key, m);
+    }
+    return m;
+}
+
 static int l_record(lua_State *L)
 {
     lab_run *run = lab_run_of(L);
@@ -75,11 +108,13 @@ static int l_record(lua_State *L)
     int t = lua_type(L, 2);
     if (t != LUA_TNUMBER && t != LUA_TSTRING && t != LUA_TBOOLEAN)
         return luaL_error(L, "lab.record: '%s' must be a number, string or boolean, not a %s", key, luaL_typename(L, 2));
+    const mgpu_lab_step_info *s = &run->lab->steps[run->step];
+    json_t *mine = machine_obj(L, run, run->lab->info.id, s->id, 1); /* may raise: before v exists */
     json_t *v = NULL;
     if (mgpu_lua_to_json(L, 2, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.record");
-    const mgpu_lab_step_info *s = &run->lab->steps[run->step];
     json_t *m = lab_progress_step_obj(&run->cat->progress, run->lab->info.id, s->id, "measurements");
     json_object_set(m, key, v);
+    json_object_set(mine, key, v);
     json_object_set_new(run->measurements, key, v);
     return 0;
 }
@@ -92,8 +127,9 @@ static int l_measured(lua_State *L)
     const char *labid = li >= 0 ? run->cat->labs[li].info.id : lab;
     int si = li >= 0 ? mgpu_lab_find_step(run->cat, li, step) : -1;
     const char *stepid = si >= 0 ? run->cat->labs[li].steps[si].id : step;
-    json_t *p = lab_progress_step(&run->cat->progress, labid, stepid, 0);
-    json_t *v = json_object_get(json_object_get(p, "measurements"), key);
+    /* only what was measured on this machine (nil otherwise: the lab falls
+     * back to what the machine shows now) */
+    json_t *v = json_object_get(machine_obj(L, run, labid, stepid, 0), key);
     if (v) lab_push_json(L, v);
     else lua_pushnil(L);
     return 1;

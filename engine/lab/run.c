@@ -52,12 +52,35 @@ static int one_verdict(lua_State *L, int idx, mgpu_lab_verdict *v)
     return ok;
 }
 
+/* Field k of the verdict table at idx as a JSON string ("" when absent). */
+static json_t *field_json(lua_State *L, int idx, const char *k)
+{
+    lua_getfield(L, idx, k);
+    int absent = lua_isnil(L, -1);
+    json_t *j = json_string(absent ? "" : luaL_tolstring(L, -1, NULL));
+    lua_pop(L, absent ? 1 : 2);
+    return j ? j : json_string("(not UTF-8)");
+}
+
+/* The verdict table at idx, whole, appended to v->checks: the shell's full
+ * verdict view and the headless JSON list every check, not the summary. */
+static void record_check(lua_State *L, int idx, int ok, mgpu_lab_verdict *v)
+{
+    if (!v->checks) v->checks = json_array();
+    json_t *c = json_object();
+    json_object_set_new(c, "ok", json_boolean(ok));
+    static const char *const keys[] = {"msg", "saw", "wanted", "where"};
+    for (int i = 0; i < 4; i++) json_object_set_new(c, keys[i], field_json(L, idx, keys[i]));
+    json_array_append_new(v->checks, c);
+}
+
 /* The check's return value (top of stack) into v->state and texts. */
 static void judge(lua_State *L, mgpu_lab_verdict *v)
 {
     int top = lua_gettop(L);
     if (is_verdict(L, top)) {
         int r = one_verdict(L, top, v);
+        if (r >= 0) record_check(L, top, r, v);
         v->state = r > 0 ? MGPU_STEP_PASSED : r == 0 ? MGPU_STEP_FAILED : MGPU_STEP_ERROR;
         if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, r ? "check passed" : "check failed");
         return;
@@ -79,6 +102,7 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         mgpu_lab_verdict one;
         memset(&one, 0, sizeof one);
         int r = is_verdict(L, -1) ? one_verdict(L, lua_gettop(L), &one) : -1;
+        if (r >= 0) record_check(L, lua_gettop(L), r, v);
         lua_pop(L, 1);
         if (r < 0) {
             v->state = MGPU_STEP_ERROR;
@@ -127,11 +151,53 @@ static mgpu_result call_step_fn(lab_entry *e, int step, const char *field, int w
     return mgpu_lua_pcall(e->sb, 1 + with_result, 1);
 }
 
+/* The last result of each step's run stays in the lab's sandbox (registry
+ * table, keyed by step number): answering a question judges that result
+ * again instead of repeating a sweep that took half a minute. */
+static const char LAST_RESULTS[] = "mgpulab.last_results";
+
+static void keep_result(lua_State *L, int step)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RESULTS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LAST_RESULTS);
+    }
+    lua_pushvalue(L, -2);
+    lua_seti(L, -2, step + 1);
+    lua_pop(L, 1);
+}
+
+/* Push the step's kept result; 0 (nothing pushed) when there is none. */
+static int push_kept_result(lua_State *L, int step)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RESULTS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    int t = lua_geti(L, -1, step + 1);
+    lua_remove(L, -2);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
 static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const mgpu_lab_verdict *v, double started)
 {
     const mgpu_lab_step_info *s = &e->steps[step];
     json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
-    json_object_set_new(p, "state", json_string(mgpu_step_state_name(v->state)));
+    /* the best result stays: a re-run that fails or is cancelled does not
+     * take back a pass; it is shown beside it as the latest attempt */
+    const char *old = json_string_value(json_object_get(p, "state"));
+    if (old && strcmp(old, "passed") == 0 && v->state != MGPU_STEP_PASSED) {
+        json_object_set_new(p, "last_attempt", json_string(mgpu_step_state_name(v->state)));
+    } else {
+        json_object_set_new(p, "state", json_string(mgpu_step_state_name(v->state)));
+        json_object_del(p, "last_attempt");
+    }
     json_object_set_new(p, "last_run", json_real(started));
     json_object_set_new(p, "seconds", json_real(v->seconds));
     json_object_set_new(p, "attempts", json_integer(s->attempts + 1));
@@ -165,12 +231,14 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     if (lab_workspace_prepare(e, step) != MGPU_OK) {
         out->state = MGPU_STEP_ERROR;
         snprintf(out->message, sizeof out->message, "the exercise could not be copied: %s", mgpu_error_message());
-    } else if (s->has_run && call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
+    } else if (s->has_run && !(run.env->check_only && push_kept_result(L, step)) &&
+               call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
         lab_error(&run, e->sb, "run", out);
     } else {
         if (!s->has_run) lua_pushnil(L);
-        if (!s->has_check) {
-            out->state = MGPU_STEP_PASSED;
+        else keep_result(L, step);
+        if (!s->has_check) { /* nothing was judged: read, not passed */
+            out->state = MGPU_STEP_READ;
             snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");
         } else if (call_step_fn(e, step, "check", 1, &run) != MGPU_OK) {
             lab_error(&run, e->sb, "check", out);
@@ -202,4 +270,6 @@ void mgpu_lab_verdict_clear(mgpu_lab_verdict *v)
     if (!v) return;
     json_decref(v->measurements);
     v->measurements = NULL;
+    json_decref(v->checks);
+    v->checks = NULL;
 }

@@ -60,11 +60,11 @@ return {
         local b = lab.backend
         return {
           checks.equals{ value = lab.answer("backend"), expected = b.kind, what = "backend",
-                         where = "results pane (3), row 'backend'", missing = "press a to answer" },
+                         where = "results pane (3), row 'backend'", answer = true },
           checks.equals{ value = lab.answer("gpus"), expected = res and res.gpus, what = "GPUs",
-                         where = "topology pane (1): one row per GPU", missing = "press a to answer" },
+                         where = "topology pane (1): one row per GPU", answer = true },
           checks.equals{ value = lab.answer("emulated"), expected = b.emulated, what = "emulated nodes (yes/no)",
-                         where = "results pane (3), rows 'ranks / launcher' and 'why'", missing = "press a to answer" },
+                         where = "results pane (3), rows 'ranks / launcher' and 'why'", answer = true },
         }
       end,
     },

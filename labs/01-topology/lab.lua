@@ -96,7 +96,8 @@ return {
       text = "steps/01-matrix.md",
       hints = {
         "The cell in row GPU0, column GPU1 of the matrix (topology pane 1 or the results table).",
-        "NV# means # bonded NVLinks; lab.peak says per-link x links: NVLink 4 is 25 GB/s per link per direction.",
+        "NV# means # bonded NVLinks. The log pane (5) prints this machine's rate per NVLink; the peak is that rate times the links.",
+        "A PCIe path (PIX, PXB, PHB, NODE, SYS) runs at most at the PCIe link rate the log pane prints.",
         "With one GPU: link01 = none, nvdomain = 1, and peak01 is GPU0's PCIe link (the 'pcie' column of step 2).",
       },
       questions = {
@@ -109,7 +110,11 @@ return {
         matrix_table(lab, topo)
         local l = link01(topo)
         local p, src = lab.peak(l or "PCIe")
-        lab.log(string.format("GPU0-GPU1: %s; peak %s GB/s (%s)", tostring(l or "none (one GPU)"), f2(p), tostring(src)))
+        -- the ingredients of the peak, not the answers: the per-link rates
+        local nv1, nvsrc = lab.peak("NV1")
+        local pcie = lab.peak("PCIe")
+        lab.log("link rates of this machine: NVLink " .. (nv1 and (f2(nv1) .. " GB/s per link per direction") or
+                ("none (" .. tostring(nvsrc) .. ")")) .. "; GPU0's PCIe link " .. (pcie and (f2(pcie) .. " GB/s per direction") or "unknown"))
         lab.record("link", l or "none")
         if p then lab.record("peak_gbs", p) end
         lab.record("gpus", #gpus(topo))
@@ -118,12 +123,12 @@ return {
       check = function(lab, r)
         return {
           checks.equals{ value = lab.answer("link01"), expected = r.link or "none", what = "link GPU0-GPU1",
-                         where = "topology pane (1): row GPU0, column GPU1", missing = "press a to answer" },
+                         where = "topology pane (1): row GPU0, column GPU1", answer = true },
           checks.equals{ value = lab.answer("nvdomain"), expected = nvdomain(r.topo), what = "GPUs in GPU0's NVLink domain",
-                         where = "topology pane (1): the NV# cells of row GPU0, plus GPU0", missing = "press a to answer" },
+                         where = "topology pane (1): the NV# cells of row GPU0, plus GPU0", answer = true },
           checks.close{ value = lab.answer("peak01"), expected = r.peak, rtol = 0.05, unit = "GB/s",
-                        what = "peak of " .. tostring(r.link or "GPU0's PCIe link"), missing = "press a to answer",
-                        where = "log pane (5): " .. tostring(r.src) },
+                        what = r.link and "peak of the GPU0-GPU1 link" or "peak of GPU0's PCIe link", answer = true,
+                        where = "the matrix cell's link and the per-link rates in the log pane (5)" },
         }
       end,
     },
@@ -162,11 +167,11 @@ return {
         local topo, g0 = r.topo, gpus(r.topo)[1]
         local v = {
           checks.equals{ value = lab.answer("numa0"), expected = g0 and g0.numa, what = "GPU0's NUMA node",
-                         where = "results pane (3), table GPUs, column NUMA", missing = "press a to answer" },
+                         where = "results pane (3), table GPUs, column NUMA", answer = true },
           checks.equals{ value = lab.answer("cpus0"), expected = g0 and count_cpus(g0.cpulist), what = "CPUs local to GPU0",
-                         where = "results pane (3), table GPUs, column CPU affinity", missing = "press a to answer" },
+                         where = "results pane (3), table GPUs, column CPU affinity", answer = true },
           checks.equals{ value = lab.answer("nics"), expected = host_nics(topo, g0 and g0.host or 0), what = "NICs on this host",
-                         where = "results pane (3), table NICs", missing = "press a to answer" },
+                         where = "results pane (3), table NICs", answer = true },
         }
         -- the exercise: nearest_nic(topo, g) for every GPU
         if not r.ok or type(r.fn) ~= "function" then
@@ -229,7 +234,7 @@ return {
       end,
       check = function(lab, r)
         return checks.equals{ value = lab.answer("nopeer"), expected = r.none, what = "ordered GPU pairs without peer access",
-                              where = "results pane (3), table 'peer access'", missing = "press a to answer" }
+                              where = "results pane (3), table 'peer access'", answer = true }
       end,
     },
     {

@@ -35,7 +35,7 @@ done
 # list: the good labs with their progress, the broken ones with their error
 run "$tmp/list" list
 expect 0 "$tmp/list" "list"
-has "$tmp/list" "^ 1  Basics +0/4" && has "$tmp/list" "^ 2  Engine +0/4" && ok || { bad "list lacks the good labs"; cat "$tmp/list"; }
+has "$tmp/list" "^ 1  Basics +0/3 passed, 0/1 read" && has "$tmp/list" "^ 2  Engine +0/4 passed" && ok || { bad "list lacks the good labs"; cat "$tmp/list"; }
 has "$tmp/list" "03-broken +BROKEN +labs/03-broken/lab.lua:4: '}' expected" && ok || { bad "list: the syntax error"; cat "$tmp/list"; }
 has "$tmp/list" "05-shape +BROKEN .*step 1 \(untitled\) has no .title." && ok || { bad "list: the shape error"; cat "$tmp/list"; }
 [ -f "$work/01-basics/sum.lua" ] && cmp -s "$work/01-basics/sum.lua" "$MGPULAB_LABS/01-basics/exercises/sum.lua" && ok ||
@@ -77,14 +77,14 @@ PY
 # verify: the table, exit 0 only when every check passed
 run "$tmp/v1" verify 1 "${sim[@]}"
 expect 0 "$tmp/v1" "verify 1 (all solved)"
-has "$tmp/v1" "^01-basics +3 exercise +passed +sum\(2, 3\) is right" && has "$tmp/v1" "^4 of 4 steps passed$" && ok ||
+has "$tmp/v1" "^01-basics +3 exercise +passed +sum\(2, 3\) is right" && has "$tmp/v1" "^3 of 3 checked steps passed; 1 of 1 reading steps read$" && ok ||
   { bad "verify 1 table"; cat "$tmp/v1"; }
 run "$tmp/v2" verify "${sim[@]}"
 expect 1 "$tmp/v2" "verify (broken labs among them)"
 has "$tmp/v2" "^03-broken +\(did not load\) +error" && has "$tmp/v2" "^02-engine +3 spmd +passed" &&
   has "$tmp/v2" "^04-errors +1 raise +error +lab error in run" && ok || { bad "verify table"; cat "$tmp/v2"; }
 run "$tmp/vj" verify 1 5 --json "${sim[@]}"
-[ $rc -eq 1 ] && [ "$(jq_ "$tmp/vj" 'd["passed"], d["total"]')" = "4 5" ] && ok || { bad "verify --json"; cat "$tmp/vj"; }
+[ $rc -eq 1 ] && [ "$(jq_ "$tmp/vj" 'd["passed"], d["total"], d["read"]')" = "3 4 1" ] && ok || { bad "verify --json"; cat "$tmp/vj"; }
 
 # the engine through rank workers: bench, topo, peak, spmd, copy
 run "$tmp/e" run engine "${sim[@]}"

@@ -13,7 +13,7 @@ saved_state() {
 mark_of() {
     case $1 in
     passed) echo '\[x\]' ;; failed) echo '\[!\]' ;; error) echo '\[E\]' ;;
-    cancelled) echo '\[-\]' ;; *) echo '\[ \]' ;;
+    cancelled) echo '\[-\]' ;; read) echo '\(\*\)' ;; *) echo '\[ \]' ;;
     esac
 }
 
@@ -22,14 +22,14 @@ wait_for '\[ \] +0 Shell test lab' 20
 keys Enter
 wait_for 'Steps: 00-shelltest' 5
 keys r
-wait_for '\[x\] 1 Read this' 20
+wait_for '\(\*\) 1 Read this' 20
 keys j a
 wait_for 'Question 1/1' 5
 keys blue Enter
 wait_gone 'Question 1/1' 5
 keys r
 wait_for '\[x\] 2 Answer a question' 20
-ok "two steps passed"
+ok "the reading step is read, the question passed"
 
 # kill -9 at several moments of the quick benchmark's run and save
 keys j
@@ -44,9 +44,8 @@ for delay in 0.05 0.2 0.5 1.5; do
     for k in $kids; do kill -9 "$k" 2>/dev/null; done
     jq -e . "$PROG" >/dev/null || fail "progress.json does not parse after kill -9 at ${delay}s"
     ls "$XDG_STATE_HOME/mgpulab" | grep -q damaged && fail "progress was set aside as damaged"
-    for s in read answer; do
-        [ "$(saved_state $s)" = passed ] || fail "step $s lost its progress (now $(saved_state $s))"
-    done
+    [ "$(saved_state read)" = read ] || fail "step read lost its progress (now $(saved_state read))"
+    [ "$(saved_state answer)" = passed ] || fail "step answer lost its progress (now $(saved_state answer))"
     ok "kill -9 ${delay}s into a run: progress.json parses, earlier steps kept"
 
     start_shell 120 40 --backend sim --machine dgx-h100

@@ -204,12 +204,12 @@ static void test_results(WINDOW *w)
         CHECK(strstr(t, "busbw") && strstr(t, "#wrong") && strstr(t, "256M"));
         CHECKF(strstr(t, busbw) != NULL, "busbw %s of the 256 MiB row", busbw);
         CHECK(strstr(t, "Avg bus bandwidth"));
-        CHECK(pc->key(p, 'c') == 1);
+        CHECK(pc->key(p, 'g') == 1);
         t = draw(pc, p, w);
         CHECK(strstr(t, "* busbw") && strstr(t, "o algbw") && strstr(t, "16M") && strstr(t, "GB/s"));
         CHECK(strchr(t, '*') != strrchr(t, '*')); /* points, not only the legend */
         check_small(pc, p, "results chart");
-        pc->key(p, 't');
+        pc->key(p, 'g');
         check_small(pc, p, "results table");
         WINDOW *narrow = newwin(16, 50, 0, 0); /* busbw stays in view in a narrow pane */
         t = draw(pc, p, narrow);
@@ -282,7 +282,7 @@ static void test_timeline(WINDOW *w)
     CHECK(strstr(t, "fwd_bwd")); /* a wide block carries its name */
     CHECK(strstr(t, "ovl"));
     CHECK(strstr(t, "0 us .. 200 us"));
-    CHECK(pc->key(p, '+') == 1);
+    CHECK(pc->key(p, 'i') == 1);
     t = draw(pc, p, w);
     CHECK(strstr(t, "50 us .. 150 us"));
     CHECK(pc->key(p, '>') == 1 && pc->key(p, 'f') == 1);

@@ -40,8 +40,9 @@ typedef enum mgpu_step_state {
     MGPU_STEP_FAILED,     /* check ran and said no (the learner's work is not done) */
     MGPU_STEP_ERROR,      /* the lab or the run broke (traceback in the verdict) */
     MGPU_STEP_CANCELLED,  /* cancelled by the user */
+    MGPU_STEP_READ,       /* a step without a check (reading, a demo) was run: read, not passed */
 } mgpu_step_state;
-const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled" */
+const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled", "read" */
 
 typedef struct mgpu_lab_question {
     const char *id;       /* "link01" */
@@ -69,6 +70,10 @@ typedef struct mgpu_lab_step_info {
     int has_run, has_check;   /* the step defines run / check (no check: a reading step) */
     int attempts;             /* runs so far */
     int hints_taken;          /* hints shown so far */
+    /* a step keeps its best result: a passed step stays passed when a later
+     * run fails or is cancelled; that latest run's state is here (else
+     * MGPU_STEP_NEW) and last_message is that run's */
+    mgpu_step_state last_attempt;
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {
@@ -80,7 +85,7 @@ typedef struct mgpu_lab_info {
     const char *backends;     /* what the lab says it runs on, one line ("cuda (1..8 GPUs, emulated nodes for 2+ ranks) and sim") */
     int nsteps;
     const mgpu_lab_step_info *steps;
-    int passed;               /* steps passed */
+    int passed;               /* steps passed (reading steps are read, never passed) */
     const char *load_error;   /* non-NULL: the lab did not load (message and traceback); steps empty */
     int ranks;                /* ranks the lab wants (its `ranks`, default 1) */
     const char *workspace;    /* the learner's copies: <state>/work/NN-name (absolute) */
@@ -137,6 +142,10 @@ typedef struct mgpu_lab_env {
     volatile int *cancel;         /* set to 1 to cancel; may be NULL */
     mgpu_lab_events events;
     const char *const *extra_env; /* "K=V" strings for every worker (MGPU_TELEMETRY=...), NULL-terminated or NULL */
+    /* 1: judge the step's last run in this catalog again (new answers)
+     * without measuring again; a step not run since the catalog opened
+     * runs as usual */
+    int check_only;
 } mgpu_lab_env;
 
 typedef struct mgpu_lab_verdict {
@@ -148,6 +157,10 @@ typedef struct mgpu_lab_verdict {
     char traceback[4096];     /* MGPU_STEP_ERROR: Lua's traceback */
     double seconds;           /* wall time of run + check */
     json_t *measurements;     /* key measurements the step recorded (owned; may be NULL) */
+    /* every check the step's check returned, in order, whole (message is a
+     * summary cut to fit): [{ok, msg, saw, wanted, where}] (owned; NULL when
+     * no check ran) */
+    json_t *checks;
 } mgpu_lab_verdict;
 
 /* Run step `step` of lab `lab`: run, then check; save progress (state, time,
@@ -169,7 +182,7 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step);
  * is kept as FILE.bak) and forget its progress. */
 mgpu_result mgpu_lab_reset(mgpu_lab_catalog *cat, int lab);
 
-/* The first step not passed (nsteps when all passed). */
+/* The first step neither passed nor read (nsteps when none is left). */
 int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab);
 
 /* Step `step` of `lab` by number ("1", 1-based as the headless commands

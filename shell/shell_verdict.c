@@ -1,0 +1,219 @@
+/* shell_verdict.c - the verdict of the selected step: a box under the text
+ * with as much as fits, and the whole verdict (every check with what it
+ * saw, wanted and where to look, the diagnosis, the traceback) in a
+ * scrollable view on `v`. A verdict cut to the box's width hides exactly
+ * the part a learner needs (the "why", the line number), so the box says
+ * when it is cut and the view never cuts. */
+#include "app.h"
+#include "text.h"
+#include "theme.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *state_label(mgpu_step_state s)
+{
+    switch (s) {
+    case MGPU_STEP_PASSED: return "PASS";
+    case MGPU_STEP_FAILED: return "FAIL";
+    case MGPU_STEP_ERROR: return "ERROR";
+    case MGPU_STEP_CANCELLED: return "CANCELLED";
+    case MGPU_STEP_READ: return "READ";
+    default: return "NOT RUN";
+    }
+}
+
+static theme_role state_role(mgpu_step_state s)
+{
+    switch (s) {
+    case MGPU_STEP_PASSED: return TH_PASS;
+    case MGPU_STEP_FAILED: return TH_FAIL;
+    case MGPU_STEP_ERROR: return TH_ERROR;
+    case MGPU_STEP_CANCELLED: return TH_CANCELLED;
+    default: return TH_NORMAL;
+    }
+}
+
+void verdict_clear(shell_verdict *v)
+{
+    json_decref(v->checks);
+    memset(v, 0, sizeof *v);
+}
+
+/* The live verdict of the selected step, or NULL. */
+static const shell_verdict *selected_verdict(const shell_app *a)
+{
+    const shell_verdict *v = &a->verdict;
+    return v->valid && v->lab == a->lab_open && v->step == a->step_sel ? v : NULL;
+}
+
+/*--- the box -----------------------------------------------------------------*/
+
+enum { BOX_ROWS = 64 };
+
+typedef struct box_rows {
+    const char *label[BOX_ROWS];
+    const char *start[BOX_ROWS];
+    int len[BOX_ROWS];
+    int n;
+} box_rows;
+
+/* `s` wrapped to w columns after `label` (continuation rows indented). */
+static void add_wrapped(box_rows *b, const char *label, const char *s, int w)
+{
+    if (!s || !*s) return;
+    int lw = label ? (int)strlen(label) : 0;
+    const char *st[BOX_ROWS];
+    int ln[BOX_ROWS];
+    int n = text_wrap(s, w - lw, st, ln, BOX_ROWS - b->n);
+    for (int i = 0; i < n && b->n < BOX_ROWS; i++, b->n++) {
+        b->label[b->n] = label ? (i == 0 ? label : "") : NULL;
+        b->start[b->n] = st[i];
+        b->len[b->n] = ln[i];
+    }
+}
+
+void draw_verdict(shell_app *a)
+{
+    const rect *r = &a->r_verdict;
+    if (r->h < 3) return;
+    int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel;
+    const shell_verdict *v = selected_verdict(a);
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    draw_box(r, running ? "Verdict (running...)" : (v || (st && st->last_message)) ? "Verdict  v: all of it" : "Verdict",
+             0);
+    int y = r->y + 1, maxy = r->y + r->h - 1, x = r->x + 2, w = r->w - 4;
+    mgpu_step_state state = v ? v->state : st ? st->state : MGPU_STEP_NEW;
+    if (!v && !st) return;
+    int lx = x + text_put(stdscr, y, x, state_label(state), 12, theme_attr(state_role(state)) | A_BOLD);
+    if (v) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (%.1f s)", v->seconds);
+    else if (st->last_run > 0) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    /* the best result stays: say so beside the latest attempt */
+    if (st && st->state == MGPU_STEP_PASSED && state != MGPU_STEP_PASSED)
+        text_put(stdscr, y, lx, "   the step stays passed (its best result)", w - (lx - x), theme_attr(TH_PASS));
+    else if (!v && st && st->state == MGPU_STEP_PASSED && st->last_attempt != MGPU_STEP_NEW)
+        text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "   latest attempt: %s", mgpu_step_state_name(st->last_attempt));
+    y++;
+    box_rows b = {.n = 0};
+    if (v) {
+        add_wrapped(&b, NULL, v->message, w);
+        add_wrapped(&b, "saw:    ", v->saw, w);
+        add_wrapped(&b, "wanted: ", v->wanted, w);
+        add_wrapped(&b, "where:  ", v->where, w);
+        if (v->state == MGPU_STEP_ERROR) add_wrapped(&b, NULL, v->traceback, w);
+    } else if (st->last_message) {
+        add_wrapped(&b, NULL, st->last_message, w);
+    }
+    int rows = maxy - y, cut = b.n > rows;
+    for (int i = 0; i < b.n && i < rows; i++) {
+        int cx = x;
+        if (cut && i == rows - 1) {
+            text_put(stdscr, y + i, x, "... more: press v for the whole verdict", w, theme_attr(TH_DIM) | A_BOLD);
+            break;
+        }
+        if (b.label[i]) cx += text_put(stdscr, y + i, x, b.label[i][0] ? b.label[i] : "        ", w, A_BOLD);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", b.len[i], b.start[i]);
+        text_put(stdscr, y + i, cx, line, w - (cx - x), A_NORMAL);
+    }
+}
+
+/*--- the whole verdict ---------------------------------------------------------*/
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = (b->len + (size_t)n + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) return;
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+static void add_field(sbuf *b, const char *label, const char *s)
+{
+    if (s && *s) sb_add(b, "    %-8s%s\n", label, s);
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+/* Every check, failed ones first (they are what the learner acts on). */
+static void add_checks(sbuf *b, json_t *checks)
+{
+    size_t n = json_array_size(checks), failed = 0;
+    for (size_t i = 0; i < n; i++) failed += !json_is_true(json_object_get(json_array_get(checks, i), "ok"));
+    if (n == 1) { /* the message above is this check's */
+        json_t *c = json_array_get(checks, 0);
+        add_field(b, "saw:", jstr(c, "saw"));
+        add_field(b, "wanted:", jstr(c, "wanted"));
+        add_field(b, "where:", jstr(c, "where"));
+        return;
+    }
+    sb_add(b, "\nChecks: %zu of %zu failed\n", failed, n);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            json_t *c = json_array_get(checks, i);
+            int ok = json_is_true(json_object_get(c, "ok"));
+            if (ok != pass) continue;
+            sb_add(b, "\n%s %zu. %s\n", ok ? "[ok]  " : "[FAIL]", i + 1, *jstr(c, "msg") ? jstr(c, "msg") : "(no message)");
+            add_field(b, "saw:", jstr(c, "saw"));
+            add_field(b, "wanted:", jstr(c, "wanted"));
+            add_field(b, "where:", jstr(c, "where"));
+        }
+}
+
+void verdict_show_all(shell_app *a)
+{
+    const shell_verdict *v = selected_verdict(a);
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) {
+        status_set(a, "open a lab and select a step first");
+        return;
+    }
+    if (!v && !st->last_message) {
+        status_set(a, "no verdict yet: r runs the step");
+        return;
+    }
+    sbuf b = {0};
+    if (v) {
+        sb_add(&b, "%s (%.1f s)\n", state_label(v->state), v->seconds);
+        /* a list's message is a summary of the checks below: not twice */
+        if (json_array_size(v->checks) < 2) sb_add(&b, "\n%s\n", v->message);
+        if (json_array_size(v->checks) > 0) {
+            add_checks(&b, v->checks);
+        } else {
+            add_field(&b, "saw:", v->saw);
+            add_field(&b, "wanted:", v->wanted);
+            add_field(&b, "where:", v->where);
+        }
+        if (v->traceback[0]) sb_add(&b, "\nTraceback:\n%s\n", v->traceback);
+    } else {
+        sb_add(&b, "%s (last run, %.1f s)\n\n%s\n\nRun the step again (r) for every check's details.\n",
+               state_label(st->state), st->seconds, st->last_message);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "Verdict: %s (j/k, PgUp/PgDn scroll; other keys close)", st->title ? st->title : st->id);
+    dialog_text(a, title, b.s ? b.s : "");
+    free(b.s);
+}

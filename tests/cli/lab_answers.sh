@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# lab_answers.sh - questions do not give their answers away (issue 10,
+# item 6): an unanswered or wrong answer shows where to look, never the
+# value (it showed wanted: "NV18", 450 GB/s, "sim"); the log does not print
+# the answers; the first hint of an exercise is a nudge, the last one the
+# answer, and the step text is not the solution.
+set -u
+bin=$1
+src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
+export MGPULAB_LABS=$src/labs MGPULAB_CHECKS=$src/checks
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+sim=(--backend sim --machine dgx-h100)
+
+"$bin" run 1 --step 1 "${sim[@]}" >"$tmp/l1" 2>&1
+grep -qE 'wanted: .*(NV18|450)' "$tmp/l1" && bad "unanswered lab 1 step 1 shows the answer as wanted"
+grep -qE '\[lab\].*(GPU0-GPU1: NV18|450)' "$tmp/l1" && bad "the log of lab 1 step 1 prints the answers"
+grep -q 'not answered yet - press a to answer' "$tmp/l1" || bad "unanswered questions do not say how to answer"
+grep -q 'where: topology pane (1): row GPU0, column GPU1' "$tmp/l1" || bad "an unanswered question does not say where to look"
+
+"$bin" run 1 --step 1 "${sim[@]}" --answer link01=NV12 --answer nvdomain=8 --answer peak01=300 >"$tmp/l1w" 2>&1
+verdict() { grep -E '^(PASS|FAIL|ERROR)|^  (saw|wanted|where|also failed):' "$1"; }
+verdict "$tmp/l1w" | grep -qE 'NV18|450' && bad "a wrong answer is told the right one"
+grep -q '"NV12" is not right - look again at' "$tmp/l1w" || bad "a wrong answer is not told where to look"
+grep -q 'is too low' "$tmp/l1w" || bad "a wrong number is not told which way it is off"
+
+"$bin" run 1 --step 1 "${sim[@]}" --answer link01=NV18 --answer nvdomain=8 --answer peak01=450 >"$tmp/l1r" 2>&1
+grep -q '^PASS' "$tmp/l1r" || bad "the right answers do not pass"
+
+"$bin" run 0 --step 2 "${sim[@]}" >"$tmp/l0" 2>&1
+grep -qE 'wanted: "?sim' "$tmp/l0" && bad "unanswered lab 0 step 2 shows the backend as wanted"
+
+h1=$("$bin" hint 3 --step events 2>&1)
+echo "$h1" | grep -q 'consume:wait(e0)' && bad "the first hint of stale.lua is the solution: $h1"
+grep -q 'consume:wait(e0)' "$src/labs/03-p2p/steps/03-events.md" && bad "the events step text prints the solution"
+h2=$("$bin" hint 3 --step events 2>&1); h3=$("$bin" hint 3 --step events 2>&1)
+echo "$h3" | grep -q 'consume:wait(e0)' || bad "the last hint of stale.lua does not give the answer: $h3"
+[ $fail -eq 0 ] && echo "ok - answers are not given away; hints go from a nudge to the answer"
+exit $fail
