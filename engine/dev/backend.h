@@ -94,9 +94,15 @@ struct mgpu_dev_ops {
     /* *on = 1 when dev has peer access to peer now (as far as this process
      * enabled it). */
     mgpu_result (*peer_enabled)(mgpu_backend *be, int dev, int peer, int *on);
-    /* buf is a device buffer of this backend; fill the payload, offset,
-     * bytes, device and host of `w` (dev.c seals it). */
-    mgpu_result (*ipc_export)(mgpu_buffer *buf, struct mgpu_ipc_wire *w);
+    /* buf is a device buffer of this backend (a caching allocator's whole
+     * segment); export its range [off, off+bytes): fill the payload,
+     * offset, bytes, device and host of `w` (dev.c seals it). */
+    mgpu_result (*ipc_export)(mgpu_buffer *buf, size_t off, size_t bytes, struct mgpu_ipc_wire *w);
+    /* Optional: the exported range [off, off+bytes) of buf was freed while
+     * the segment lives on in the cache; handles to it are stale now. NULL:
+     * the backend cannot tell (a GPU cannot: cudaIpcOpenMemHandle still
+     * maps the cached segment). */
+    void (*ipc_revoke)(mgpu_buffer *buf, size_t off, size_t bytes);
     /* `w` is sealed, of this backend and from another process; buf was
      * allocated by dev.c (be, kind DEVICE, bytes); fill ptr, impl, device. */
     mgpu_result (*ipc_open)(mgpu_backend *be, int dev, const struct mgpu_ipc_wire *w, mgpu_buffer *buf);
@@ -109,7 +115,7 @@ struct mgpu_dev_ops {
      * device memory is not host-addressable (cuda leaves this out). */
     void *(*host_view)(mgpu_buffer *buf);
 
-    /* Virtual memory for expandable segments (engine/mem). NULL: none.
+    /* Virtual memory for expandable segments (engine/dev/mem). NULL: none.
      * vmm_reserve fills seg->ptr and seg->impl with `seg->bytes` of address
      * space on seg->device and no memory; vmm_map backs [off, off+bytes)
      * with device memory (MGPU_ERR_DEVICE_OOM when the device is full, no
@@ -129,7 +135,7 @@ struct mgpu_backend {
     mgpu_topo *topo;        /* owned; set by ops->open */
     int device_count;       /* cached after open */
     char reason[256];       /* why this backend (set by mgpu_backend_open) */
-    struct mgpu_mem_state *mem; /* device memory allocators (engine/mem/mem_dev.c) */
+    struct mgpu_mem_state *mem; /* device memory allocators (engine/dev/mem/mem_dev.c) */
 };
 
 /* dev.c: MGPU_OK when `dev` is one of the backend's devices, else a clear error. */

@@ -28,7 +28,7 @@ int cuda_ipc_open_device(const mgpu_buffer *buf)
     return cuda_ipc_is_import(buf) ? ((const struct cuda_import *)buf->impl)->open_dev : -1;
 }
 
-mgpu_result cuda_ipc_export(mgpu_buffer *buf, mgpu_ipc_wire *w)
+mgpu_result cuda_ipc_export(mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w)
 {
     if (cuda_ipc_is_import(buf))
         return mgpu_fail(MGPU_ERR_INVALID,
@@ -42,8 +42,10 @@ mgpu_result cuda_ipc_export(mgpu_buffer *buf, mgpu_ipc_wire *w)
     memcpy(w->payload, &h, sizeof h);
     w->backend = MGPU_IPC_BACKEND_CUDA;
     w->device = buf->device;
-    w->offset = 0; /* our device buffers are whole cudaMalloc allocations */
-    w->bytes = buf->bytes;
+    /* The handle names the whole cudaMalloc allocation (a caching
+     * allocator's segment); the block is a range of it. */
+    w->offset = off;
+    w->bytes = bytes;
     w->host = 0;
     return MGPU_OK;
 }

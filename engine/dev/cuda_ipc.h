@@ -4,7 +4,7 @@
 #define MGPU_CUDA_IPC_H
 #include "dev/cuda_internal.h"
 
-mgpu_result cuda_ipc_export(mgpu_buffer *buf, mgpu_ipc_wire *w);
+mgpu_result cuda_ipc_export(mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w);
 mgpu_result cuda_ipc_open(mgpu_backend *be, int dev, const mgpu_ipc_wire *w, mgpu_buffer *buf);
 mgpu_result cuda_ipc_close(mgpu_buffer *buf);
 

@@ -97,7 +97,7 @@ size_t cuda_vmm_granularity(mgpu_backend *be, int dev)
 
 mgpu_result cuda_vmm_reserve(mgpu_backend *be, mgpu_buffer *seg)
 {
-    if (seg->phantom) /* engine/mem keeps phantom memory out of GPU mappings */
+    if (seg->phantom) /* engine/dev/mem keeps phantom memory out of GPU mappings */
         return mgpu_fail(MGPU_ERR_INTERNAL, "phantom memory cannot live in a mapped (expandable) segment on a GPU");
     size_t gran = cuda_vmm_granularity(be, seg->device);
     if (!gran)

@@ -1,7 +1,7 @@
 /* dev.c - the device API: argument checks that do not depend on the
  * backend, then dispatch through the backend's ops (see backend.h). */
 #include "dev/backend.h"
-#include "mem/mem_dev.h"
+#include "dev/mem/mem_dev.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
 #include <stdlib.h>

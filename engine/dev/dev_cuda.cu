@@ -7,7 +7,7 @@
 #include <string.h>
 #include "dev/cuda_internal.h"
 #include "dev/cuda_ipc.h"
-#include "mem/mem_dev.h"
+#include "dev/mem/mem_dev.h"
 #include "mgpu/size.h"
 #include "dev/cuda_kernels.h"
 #include "mgpu/topo.h"

@@ -2,7 +2,7 @@
  * sealing, checking and text form, then dispatch to the backend. Kept out
  * of dev.c so the handle rules live in one place. */
 #include "dev/backend.h"
-#include "mem/mem_dev.h"
+#include "dev/mem/mem_dev.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,12 +100,20 @@ mgpu_result mgpu_ipc_export(mgpu_buffer *buf, mgpu_ipc_handle *out)
     MGPU_CHECK(mgpu_mem_export_view(buf, &seg, &off));
     mgpu_ipc_wire w;
     memset(&w, 0, sizeof w);
-    MGPU_CHECK(buf->be->ops->ipc_export(seg, &w));
-    w.offset += off;
-    w.bytes = buf->bytes;
+    MGPU_CHECK(buf->be->ops->ipc_export(seg, off, buf->bytes, &w));
+    buf->ipc_exported = 1;
     mgpu_ipc_wire_seal(&w);
     memcpy(out->bytes, &w, sizeof w);
     return MGPU_OK;
+}
+
+void mgpu_ipc_forget(mgpu_buffer *buf)
+{
+    if (!buf->ipc_exported || !buf->be->ops->ipc_revoke) return;
+    mgpu_buffer *seg = NULL;
+    size_t off = 0;
+    if (mgpu_mem_export_view(buf, &seg, &off) == MGPU_OK) buf->be->ops->ipc_revoke(seg, off, buf->bytes);
+    buf->ipc_exported = 0;
 }
 
 mgpu_result mgpu_ipc_open(mgpu_backend *be, int dev, const mgpu_ipc_handle *h, mgpu_buffer **out)

@@ -1,8 +1,9 @@
 /* dev_mem.c - the device API's memory calls: argument checks, then device
- * memory through the allocators of engine/mem (caching or plain, real or
+ * memory through the allocators of engine/dev/mem (caching or plain, real or
  * phantom) and host memory straight from the backend. */
 #include "dev/backend.h"
-#include "mem/mem_dev.h"
+#include "dev/ipc_wire.h"
+#include "dev/mem/mem_dev.h"
 #include <stdlib.h>
 
 const char *mgpu_mem_kind_name(mgpu_mem_kind k)
@@ -89,7 +90,10 @@ mgpu_result mgpu_mem_alloc_phantom(mgpu_backend *be, int device, mgpu_stream *s,
 void mgpu_mem_free(mgpu_buffer *buf)
 {
     if (!buf) return;
-    if (buf->kind == MGPU_MEM_DEVICE) mgpu_mem_device_free(buf);
+    if (buf->kind == MGPU_MEM_DEVICE) {
+        mgpu_ipc_forget(buf); /* before its block can go to another tensor */
+        mgpu_mem_device_free(buf);
+    }
     else buf->be->ops->mem_free(buf->be, buf);
     free(buf);
 }

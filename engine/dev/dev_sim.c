@@ -568,6 +568,7 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .checksum = sim_checksum,
     .peer_enabled = sim_peer_enabled,
     .ipc_export = sim_ipc_export,  /* sim_ipc.c */
+    .ipc_revoke = sim_ipc_revoke,
     .ipc_open = sim_ipc_open,
     .ipc_close = sim_ipc_close,
     .host_view = sim_host_view,

@@ -44,4 +44,9 @@ const char *mgpu_ipc_wire_who(const mgpu_ipc_wire *w, char *buf, size_t len);
 #ifdef __cplusplus
 }
 #endif
+/* dev_ipc.c, for dev_mem.c: buf is being freed; if it was exported, its
+ * handles go stale now (the backend's ipc_revoke), even when the caching
+ * allocator keeps the segment behind it. */
+void mgpu_ipc_forget(mgpu_buffer *buf);
+
 #endif

@@ -24,18 +24,30 @@
 #define HDR_MAGIC 0x4844484d49534d47ull /* an arbitrary tag: "our header" */
 enum { STATE_LIVE = 1, STATE_FREED = 2 };
 
+/* One exported range of the mapping. The caching allocator puts many
+ * tensors in one segment and keeps it when a tensor is freed, so the
+ * segment's own state cannot say that *this* tensor went away: each
+ * exported range has a slot of its own, marked freed when its block is. */
+typedef struct sim_ipc_range {
+    uint64_t offset;
+    uint64_t bytes;
+    uint32_t state;  /* 0: unused, else STATE_* (__atomic) */
+    uint32_t pad;
+} sim_ipc_range;
+
 typedef struct sim_ipc_header {
     uint64_t magic;
     uint64_t token;
     uint64_t bytes;
     uint32_t state;  /* STATE_*: read and written with __atomic builtins */
     int32_t pid;
+    sim_ipc_range range[]; /* up to the end of the header page */
 } sim_ipc_header;
 
 /* The sim part of a handle. */
 typedef struct sim_payload {
     int32_t fd;
-    int32_t pad;
+    int32_t slot;    /* the range's slot in the header; -1: the whole mapping only */
     uint64_t token;
     uint64_t start;  /* exporter's start time, clock ticks after boot */
 } sim_payload;
@@ -125,6 +137,34 @@ static int exporter_gone(int pid, uint64_t start)
     return state == 'Z' || state == 'X' || state == 'x' || now != start;
 }
 
+static int range_slots(void) { return (int)((page_size() - sizeof(sim_ipc_header)) / sizeof(sim_ipc_range)); }
+
+/* The live slot of [offset, offset+bytes), or a new one (reusing a freed
+ * slot); -1 when the page is full: then only the mapping's own state
+ * guards the handle. Exporting a range twice gives the same slot, so the
+ * same handle, as cudaIpcGetMemHandle does. */
+static int range_slot(sim_ipc_header *h, uint64_t offset, uint64_t bytes)
+{
+    int n = range_slots(), spare = -1;
+    for (int i = 0; i < n; i++) {
+        uint32_t st = __atomic_load_n(&h->range[i].state, __ATOMIC_ACQUIRE);
+        if (st == STATE_LIVE && h->range[i].offset == offset && h->range[i].bytes == bytes) return i;
+        if (st != STATE_LIVE && spare < 0) spare = i;
+    }
+    if (spare < 0) return -1;
+    h->range[spare].offset = offset;
+    h->range[spare].bytes = bytes;
+    __atomic_store_n(&h->range[spare].state, STATE_LIVE, __ATOMIC_RELEASE);
+    return spare;
+}
+
+/* Live: the mapping, and the range when the handle has a slot. */
+static int range_live(const sim_ipc_header *h, int slot)
+{
+    if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != STATE_LIVE) return 0;
+    return slot < 0 || slot >= range_slots() || __atomic_load_n(&h->range[slot].state, __ATOMIC_ACQUIRE) == STATE_LIVE;
+}
+
 static uint64_t new_token(void)
 {
     uint64_t t = 0;
@@ -183,7 +223,7 @@ static mgpu_result make_shareable(mgpu_buffer *buf)
     return MGPU_OK;
 }
 
-static mgpu_result export_locked(sim_state *st, mgpu_buffer *buf, mgpu_ipc_wire *w)
+static mgpu_result export_locked(sim_state *st, mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w)
 {
     sim_devmem *m = buf->impl;
     if (!m) return mgpu_fail(MGPU_ERR_INTERNAL, "IPC export: sim device buffer without its mapping");
@@ -197,12 +237,13 @@ static mgpu_result export_locked(sim_state *st, mgpu_buffer *buf, mgpu_ipc_wire 
     uint64_t start = 0;
     if (!proc_stat(getpid(), &state, &start))
         return mgpu_fail(MGPU_ERR_IO, "IPC export: cannot read /proc/self/stat (is /proc mounted?)");
-    sim_payload p = {.fd = m->memfd, .token = m->hdr->token, .start = start};
+    w->offset = (uint64_t)((char *)buf->ptr - (char *)m->map) + off;
+    w->bytes = bytes;
+    sim_payload p = {.fd = m->memfd, .slot = range_slot(m->hdr, w->offset, w->bytes), .token = m->hdr->token,
+                     .start = start};
     memcpy(w->payload, &p, sizeof p);
     w->backend = MGPU_IPC_BACKEND_SIM;
     w->device = buf->device;
-    w->offset = (uint64_t)((char *)buf->ptr - (char *)m->map);
-    w->bytes = buf->bytes;
     w->host = (uint32_t)st->host;
     return MGPU_OK;
 }
@@ -259,8 +300,7 @@ static mgpu_result open_locked(sim_state *st, int dev, const mgpu_ipc_wire *w, m
      * too small, cannot be mapped, or its header does not carry our token. */
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= page + w->offset + w->bytes)
         h = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (h == MAP_FAILED || h->magic != HDR_MAGIC || h->token != p.token ||
-        __atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != STATE_LIVE) {
+    if (h == MAP_FAILED || h->magic != HDR_MAGIC || h->token != p.token || !range_live(h, p.slot)) {
         if (h != MAP_FAILED) munmap(h, page);
         close(fd);
         return stale_freed(by);
@@ -285,6 +325,7 @@ static mgpu_result open_locked(sim_state *st, int dev, const mgpu_ipc_wire *w, m
     m->exp_pid = w->pid;
     m->exp_rank = w->rank;
     m->exp_start = p.start;
+    m->slot = p.slot;
     buf->ptr = data + w->offset;
     buf->impl = m;
     buf->device = w->device;
@@ -305,7 +346,7 @@ mgpu_result sim_ipc_check_live(const mgpu_buffer *b)
     if (!m || !m->imported) return MGPU_OK;
     char by[64];
     who(by, sizeof by, m->exp_pid, m->exp_rank);
-    if (__atomic_load_n(&m->hdr->state, __ATOMIC_ACQUIRE) != STATE_LIVE)
+    if (!range_live(m->hdr, m->slot))
         return mgpu_fail(MGPU_ERR_INVALID,
                          "use after free through IPC: %s freed the buffer behind this opened handle "
                          "while this process still uses it. On a GPU nothing stops you: you would "
@@ -324,13 +365,28 @@ mgpu_result sim_ipc_check_live(const mgpu_buffer *b)
 
 /*--- The ops ---------------------------------------------------------------*/
 
-mgpu_result sim_ipc_export(mgpu_buffer *buf, mgpu_ipc_wire *w)
+mgpu_result sim_ipc_export(mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w)
 {
     sim_state *st = sim_of(buf->be);
     pthread_mutex_lock(&st->lock);
-    mgpu_result r = export_locked(st, buf, w);
+    mgpu_result r = export_locked(st, buf, off, bytes, w);
     pthread_mutex_unlock(&st->lock);
     return r;
+}
+
+void sim_ipc_revoke(mgpu_buffer *buf, size_t off, size_t bytes)
+{
+    sim_state *st = sim_of(buf->be);
+    pthread_mutex_lock(&st->lock);
+    sim_devmem *m = buf->impl;
+    if (m && m->hdr && !m->imported) {
+        uint64_t at = (uint64_t)((char *)buf->ptr - (char *)m->map) + off;
+        for (int i = 0, n = range_slots(); i < n; i++)
+            if (__atomic_load_n(&m->hdr->range[i].state, __ATOMIC_ACQUIRE) == STATE_LIVE &&
+                m->hdr->range[i].offset == at && m->hdr->range[i].bytes == bytes)
+                __atomic_store_n(&m->hdr->range[i].state, STATE_FREED, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&st->lock);
 }
 
 /* cudaIpcMemLazyEnablePeerAccess: opening on another GPU than the memory's

@@ -15,6 +15,7 @@ typedef struct sim_devmem {
     int open_dev;           /* importer: the device the handle was opened on */
     int exp_pid, exp_rank;  /* importer: who exported it (for messages) */
     uint64_t exp_start;     /* importer: exporter's start time (pid reuse) */
+    int slot;               /* importer: the exported range's slot in the header (-1: none) */
 } sim_devmem;
 
 /* Map `buf->bytes` of private device memory (huge-page aligned when big). */
@@ -24,7 +25,8 @@ mgpu_result sim_devmem_alloc(mgpu_buffer *buf);
 void sim_devmem_release(mgpu_buffer *buf);
 
 /* The backend's ipc ops (struct mgpu_dev_ops). */
-mgpu_result sim_ipc_export(mgpu_buffer *buf, mgpu_ipc_wire *w);
+mgpu_result sim_ipc_export(mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w);
+void sim_ipc_revoke(mgpu_buffer *buf, size_t off, size_t bytes);
 mgpu_result sim_ipc_open(mgpu_backend *be, int dev, const mgpu_ipc_wire *w, mgpu_buffer *buf);
 mgpu_result sim_ipc_close(mgpu_buffer *buf);
 

@@ -4,7 +4,7 @@
  * can be shared with other processes (sim_ipc.c); a registry answers UVA
  * pointer attributes for any address inside a live buffer. */
 #include "dev/sim_ipc.h"
-#include "mem/mem_dev.h"
+#include "dev/mem/mem_dev.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,14 +15,14 @@ ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
-# Progress to report: lab 0 run once (steps 1 and 4 pass, 2 and 3 wait for the learner).
+# Progress to report: lab 0 run once (step 1 is read, 4 passes, 2 and 3 wait for the learner).
 "$bin" run 0 --backend sim --machine single-gpu --json >/dev/null 2>&1
 "$bin" hint 0 >/dev/null 2>&1
 
 out=$("$bin" report 2>&1); rc=$?
 check "report exits 0 (rc=$rc)" '[ $rc -eq 0 ]'
 check "Markdown: the lab's table" 'grep -q "^## 00-welcome Welcome" <<<"$out" && grep -q "^| step | state | attempts | hints |" <<<"$out"'
-check "Markdown: step 1 passed after one attempt" 'grep -qE "^\| 1 .* \| passed \| 1 \| [0-9]+ \|" <<<"$out"'
+check "Markdown: step 1 (a reading step) read after one attempt" 'grep -qE "^\| 1 .* \| read \| 1 \| [0-9]+ \|" <<<"$out"'
 "$bin" report --format json >"$tmp/r.json"; rc=$?
 check "JSON: the step states, attempts and hints as the progress file has them" 'python3 -c "
 import json, sys
@@ -30,7 +30,7 @@ d = json.load(open(sys.argv[1]))
 lab = [l for l in d[\"labs\"] if l[\"id\"] == \"00-welcome\"][0]
 s = {x[\"id\"]: x for x in lab[\"steps\"]}
 first = lab[\"steps\"][0]
-assert first[\"state\"] == \"passed\" and first[\"attempts\"] == 1, first
+assert first[\"state\"] == \"read\" and first[\"attempts\"] == 1, first
 assert sum(x[\"hints_taken\"] for x in lab[\"steps\"]) == 1, lab
 assert d[\"format\"] == \"mgpulab-report\"
 " "$tmp/r.json"'

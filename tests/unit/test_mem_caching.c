@@ -2,7 +2,7 @@
  * size classes, splitting, max_split_size, per-stream reuse, free-and-retry,
  * the fragmentation that makes a large request fail although enough is
  * free (lab 9), and expandable segments curing it. */
-#include "mem/caching.h"
+#include "dev/mem/caching.h"
 #include "tap.h"
 #include <stdlib.h>
 #include <string.h>

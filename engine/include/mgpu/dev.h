@@ -104,8 +104,9 @@ typedef struct mgpu_buffer {
                           * device's memory, but nothing stands behind ptr; ops and
                           * collectives on it take modelled time and move no data,
                           * and reading its values is an error */
-    struct mgpu_mem_block *mem_block; /* the caching allocator's block (engine/mem);
+    struct mgpu_mem_block *mem_block; /* the caching allocator's block (engine/dev/mem);
                                        * NULL for a plain allocation */
+    int ipc_exported;    /* 1 once an IPC handle was made of it (dev_ipc.c) */
 } mgpu_buffer;
 
 /* Allocate `bytes` of `kind` memory (device ignored for host kinds). Device

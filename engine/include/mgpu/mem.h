@@ -1,5 +1,5 @@
 /* mem.h - device memory the way PyTorch manages it: a caching allocator
- * (engine/mem/) behind mgpu_mem_alloc(MGPU_MEM_DEVICE), its statistics and
+ * (engine/dev/mem/) behind mgpu_mem_alloc(MGPU_MEM_DEVICE), its statistics and
  * its out-of-memory sentence, and phantom (shape-only) memory.
  *
  * The design is PyTorch's CUDACachingAllocator: requests are rounded to 512 B

@@ -2,8 +2,8 @@
  * per device (created at first use) over the backend's own allocation ops,
  * or plain allocations with the same statistics kept; the public memory
  * API of mgpu/mem.h. */
-#include "mem/mem_dev.h"
-#include "mem/caching.h"
+#include "dev/mem/mem_dev.h"
+#include "dev/mem/caching.h"
 #include "mgpu/size.h"
 #include <pthread.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * one can touch, so a phantom buffer has a unique address (the allocator
  * splits and merges by address) and any read that slips past the checks
  * faults at once instead of returning made-up values. */
-#include "mem/mem_dev.h"
+#include "dev/mem/mem_dev.h"
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>

@@ -2,7 +2,7 @@
  * policy) and caching_expand.c (expandable segments). */
 #ifndef MGPU_MEM_CACHING_INTERNAL_H
 #define MGPU_MEM_CACHING_INTERNAL_H
-#include "mem/caching.h"
+#include "dev/mem/caching.h"
 
 struct mgpu_mem_segment {
     void *handle;          /* the provider's */

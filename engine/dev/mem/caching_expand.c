@@ -11,7 +11,7 @@
  *
  * A segment is a list of blocks in address order covering the whole range:
  * allocated, free (mapped, in a pool) or unmapped holes (in no pool). */
-#include "mem/caching_internal.h"
+#include "dev/mem/caching_internal.h"
 #include <stdlib.h>
 
 int mem_expand_enabled(const mgpu_caching *a)

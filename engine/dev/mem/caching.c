@@ -2,7 +2,7 @@
  * mgpu/mem.h): size classes, pools with per-stream free lists, block
  * splitting and merging, the max_split_size rules, free-and-retry.
  * Expandable segments live in caching_expand.c. */
-#include "mem/caching_internal.h"
+#include "dev/mem/caching_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
