@@ -80,6 +80,7 @@ static void print_header(bench_out *b, json_t *dev)
         printf("# SIMULATED machine %s: times are the link model's, data moves for real\n", b->machine);
         if (!o->set_iters || !o->set_warmup)
             printf("# (sim: unset -n/-w default to 1 and 0, the model being deterministic)\n");
+        if (o->check) printf("%s\n", mgpu_collbench_check_note(1));
     }
     printf("#\n# Using devices\n");
     json_t *lines = json_object_get(dev, "lines");

@@ -2,7 +2,8 @@
  * size, out-of-place then in-place, nccl-tests' method - data set up,
  * warm-up, an event pair around `iters` calls on the communicator's stream,
  * time / iters, then one more call on fresh data checked element by element
- * against the exact expected result. Times are combined over ranks with an
+ * against the exact expected result (on the sim, large blocks in a stated
+ * sample: mgpu/collbench.h, "What is checked"). Times are combined over ranks with an
  * all-reduce (-a), wrong counts summed, as nccl-tests does over MPI. */
 #include "mgpu/collbench.h"
 #include "mgpu/mem.h"
@@ -33,7 +34,58 @@ typedef struct sweep {
      * nothing writes the send buffer, so the next size adds only the rest) */
     uint64_t send_seed;
     size_t send_valid;
+    int sampled; /* host-addressable buffers (sim): large blocks are sampled */
 } sweep;
+
+/*--- What is checked (mgpu/collbench.h) ----------------------------------------*/
+
+/* The checked element ranges of a buffer of `total` elements made of blocks
+ * of L (the call's count): in every block the same spans, all of the block
+ * or the sim's evenly spaced sample, the first and the last at its ends. */
+typedef struct ranges {
+    size_t first[MGPU_CB_SAMPLE_BLOCKS], len[MGPU_CB_SAMPLE_BLOCKS];
+    int nspans, span;
+    size_t L, blocks, block;
+} ranges;
+
+static void ranges_init(ranges *r, const sweep *w, size_t L, size_t total, size_t ts)
+{
+    memset(r, 0, sizeof *r);
+    r->L = L;
+    r->blocks = L ? total / L : 0;
+    size_t b = MGPU_CB_SAMPLE_BYTES / ts;
+    if (!w->sampled || L * ts <= MGPU_CB_FULL_CHECK_BYTES) {
+        r->nspans = 1;
+        r->len[0] = L;
+        return;
+    }
+    r->nspans = MGPU_CB_SAMPLE_BLOCKS;
+    for (int i = 0; i < MGPU_CB_SAMPLE_BLOCKS; i++) {
+        r->first[i] = (uint64_t)(L - b) * (uint64_t)i / (MGPU_CB_SAMPLE_BLOCKS - 1);
+        r->len[i] = b;
+    }
+}
+
+/* Every element of every block. */
+static int ranges_whole(const ranges *r) { return r->nspans == 1; }
+
+/* The next range [*first, *first + *n) in buffer elements; 0 at the end. */
+static int ranges_next(ranges *r, size_t *first, size_t *n)
+{
+    if (r->block >= r->blocks) return 0;
+    *first = r->block * r->L + r->first[r->span];
+    *n = r->len[r->span];
+    if (++r->span == r->nspans) r->span = 0, r->block++;
+    return 1;
+}
+
+const char *mgpu_collbench_check_note(int sampled)
+{
+    if (!sampled) return "# Check: every output element against its exact expected value";
+    return "# Check: every output element of blocks up to 16 MiB (the call's count); a larger block in "
+           "8 evenly spaced 2 MiB spans, its first and last included (input written there only; every byte "
+           "still moves)";
+}
 
 /*--- Data in and out ---------------------------------------------------------*/
 
@@ -53,6 +105,19 @@ static mgpu_result write_input(sweep *w, const mgpu_cb_data *d, mgpu_buffer *buf
         MGPU_CHECK(mgpu_copy(w->s, buf, off + first * ts, w->stage, 0, m * ts, MGPU_COPY_CE));
         MGPU_CHECK(mgpu_stream_synchronize(w->s)); /* the chunk is reused */
     }
+    return MGPU_OK;
+}
+
+/* Rank input where it is checked, skipping the elements below `from` that
+ * the buffer already holds. */
+static mgpu_result write_checked_input(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, mgpu_buffer *buf,
+                                       size_t off, size_t from)
+{
+    ranges r;
+    size_t first, n;
+    ranges_init(&r, w, k->param, k->send, mgpu_dtype_size(d->dtype));
+    while (ranges_next(&r, &first, &n))
+        if (first + n > from) MGPU_CHECK(write_input(w, d, buf, off, first > from ? first : from, first + n));
     return MGPU_OK;
 }
 
@@ -86,19 +151,43 @@ static double tolerance(const mgpu_cb_data *d)
     return eps * (double)(d->nranks + 2) * (double)(d->arange + d->crange);
 }
 
-/* Count output elements [0, n) at byte offset off that differ from the expected. */
+/* Sentinel where output elements [0, n) are checked, except [skip, skip_end). */
+static mgpu_result clear_checked(sweep *w, const mgpu_cb_counts *k, size_t n, size_t skip, size_t skip_end,
+                                 mgpu_dtype t)
+{
+    ranges r;
+    size_t first, m;
+    ranges_init(&r, w, k->param, n, mgpu_dtype_size(t));
+    while (ranges_next(&r, &first, &m)) {
+        size_t end = first + m;
+        if (first < skip) MGPU_CHECK(clear(w, w->recv, first, (end < skip ? end : skip) - first, t));
+        if (end > skip_end) {
+            size_t from = first > skip_end ? first : skip_end;
+            MGPU_CHECK(clear(w, w->recv, from, end - from, t));
+        }
+    }
+    return MGPU_OK;
+}
+
+/* Count the checked output elements at byte offset off that differ from
+ * the expected (recv elements [0, k->recv)). */
 static mgpu_result check_output(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, mgpu_buffer *buf,
-                                size_t off, size_t n, int64_t *wrong)
+                                size_t off, int64_t *wrong)
 {
     size_t ts = mgpu_dtype_size(d->dtype);
     double tol = tolerance(d);
     *wrong = 0;
     const char *view = mgpu_buffer_host_view(buf);
     if (view) MGPU_CHECK(mgpu_stream_synchronize(w->s));
-    for (size_t first = 0; first < n; first += CHUNK_ELEMS) {
-        size_t m = n - first < CHUNK_ELEMS ? n - first : CHUNK_ELEMS;
-        /* chunks start at multiples of the period: periodic expectations are computed once */
-        int again = first > 0 && w->coll->periodic && d->op != MGPU_PROD;
+    ranges rg;
+    size_t start, len;
+    ranges_init(&rg, w, k->param, k->recv, ts);
+    while (ranges_next(&rg, &start, &len))
+    for (size_t first = start; first < start + len; first += CHUNK_ELEMS) {
+        size_t m = start + len - first < CHUNK_ELEMS ? start + len - first : CHUNK_ELEMS;
+        /* chunks of a range lie a multiple of the period apart: periodic
+         * expectations are computed once per range */
+        int again = first > start && w->coll->periodic && d->op != MGPU_PROD;
         if (!again && !w->coll->expected(d, w->rank, k, first, m, w->expect)) return MGPU_OK; /* undefined here */
         const void *h = w->stage->ptr;
         if (view) h = view + off + first * ts; /* host-addressable (sim): read in place */
@@ -199,10 +288,12 @@ static mgpu_result run_once(sweep *w, const call *k)
 static mgpu_result prepare(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, const call *cl, int in_place)
 {
     if (!in_place) {
-        MGPU_CHECK(clear(w, w->recv, 0, k->recv, d->dtype));
+        MGPU_CHECK(clear_checked(w, k, k->recv, 0, 0, d->dtype));
         size_t from = w->send_seed == d->seed ? w->send_valid : 0;
-        MGPU_CHECK(write_input(w, d, w->send, cl->send_off, from < k->send ? from : k->send, k->send));
-        if (from < k->send) w->send_seed = d->seed, w->send_valid = k->send;
+        MGPU_CHECK(write_checked_input(w, d, k, w->send, cl->send_off, from));
+        ranges r;
+        ranges_init(&r, w, k->param, k->send, mgpu_dtype_size(d->dtype));
+        if (from < k->send && ranges_whole(&r)) w->send_seed = d->seed, w->send_valid = k->send;
         return MGPU_OK;
     }
     /* In place the input overwrites its part of the output anyway: the
@@ -210,9 +301,8 @@ static mgpu_result prepare(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts
      * its expected result, leaving it alone is correct.) */
     size_t recv_elems = k->recv > k->send ? k->recv : k->send, ts = mgpu_dtype_size(d->dtype);
     size_t in_first = cl->send_off / ts, in_end = in_first + k->send;
-    MGPU_CHECK(clear(w, w->recv, 0, in_first, d->dtype));
-    if (recv_elems > in_end) MGPU_CHECK(clear(w, w->recv, in_end, recv_elems - in_end, d->dtype));
-    return write_input(w, d, w->recv, cl->send_off, 0, k->send);
+    MGPU_CHECK(clear_checked(w, k, recv_elems, in_first, in_end, d->dtype));
+    return write_checked_input(w, d, k, w->recv, cl->send_off, 0);
 }
 
 static mgpu_result bench_half(sweep *w, const mgpu_cb_data *d, const mgpu_cb_counts *k, int in_place,
@@ -252,7 +342,7 @@ static mgpu_result bench_half(sweep *w, const mgpu_cb_data *d, const mgpu_cb_cou
     MGPU_CHECK(tamper(w, w->recv, cl.recv_off, k->recv, d->dtype));
     MGPU_CHECK(mgpu_stream_synchronize(w->s));
     int64_t wrong = 0;
-    MGPU_CHECK(check_output(w, d, k, w->recv, cl.recv_off, k->recv, &wrong));
+    MGPU_CHECK(check_output(w, d, k, w->recv, cl.recv_off, &wrong));
     double total = (double)(wrong < INT32_MAX / w->nranks ? wrong : INT32_MAX / w->nranks);
     MGPU_CHECK(all_reduce_value(w, MGPU_I32, MGPU_SUM, &total));
     out->wrong = (int64_t)total;
@@ -317,6 +407,7 @@ mgpu_result mgpu_collbench_sweep(mgpu_backend *be, mgpu_comm *c, const mgpu_coll
     MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, send_b, &w.send), res, out);
     MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, recv_b, &w.recv), res, out);
     MGPU_CHECKGOTO(mgpu_mem_alloc_uncached(w.be, MGPU_MEM_DEVICE, w.dev, 16, &w.scalar), res, out);
+    w.sampled = mgpu_buffer_host_view(w.send) != NULL;
     MGPU_CHECKGOTO(mgpu_mem_alloc(w.be, MGPU_MEM_PINNED, -1, (size_t)CHUNK_ELEMS * 4, &w.stage), res, out);
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.start), res, out);
     MGPU_CHECKGOTO(mgpu_event_create(w.be, w.dev, MGPU_EVENT_TIMING, &w.end), res, out);

@@ -77,6 +77,23 @@ extern const mgpu_collbench_coll mgpu_cb_all_reduce, mgpu_cb_all_gather, mgpu_cb
 
 /* "all_reduce", nccl-tests' "all_reduce_perf", "allreduce"; NULL if none. */
 const mgpu_collbench_coll *mgpu_collbench_find(const char *name);
+/* What is checked. nccl-tests checks every element, and so does the bench
+ * on a GPU. On the sim every rank's buffers are host memory that the kernel
+ * must first fault in and zero, and the host's few cores check every rank:
+ * there a per-peer block (the call's count; a buffer holds one or n of
+ * them) up to MGPU_CB_FULL_CHECK_BYTES is written and checked whole, and a
+ * larger one in MGPU_CB_SAMPLE_BLOCKS evenly spaced spans of
+ * MGPU_CB_SAMPLE_BYTES, the first and the last included. The collective
+ * still moves every byte; the input is written only where it is checked
+ * (elsewhere the send buffer reads as zeros), the sentinel goes only there,
+ * and #wrong counts exactly the wrong elements among those checked. */
+#define MGPU_CB_FULL_CHECK_BYTES ((size_t)16 << 20)
+#define MGPU_CB_SAMPLE_BLOCKS 8
+#define MGPU_CB_SAMPLE_BYTES ((size_t)2 << 20)
+/* One comment line for the output (no newline) saying what was checked:
+ * sampled = the sim's rule above, else every element. */
+const char *mgpu_collbench_check_note(int sampled);
+
 /* NULL-terminated list, in nccl-tests' order. */
 const mgpu_collbench_coll *const *mgpu_collbench_colls(void);
 /* Their names for a message: "all_reduce, all_gather, ... or sendrecv". */

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# sim_first_run.sh - issue 9 part 7: a learner's first run of the sim's
+# 8-rank all_reduce sweep (8 B - 256 MiB, dgx-h100), target < 3 s wall on
+# 2 cores. Each run is a fresh process; between runs it waits PAUSE seconds
+# so the kernel has handed the previous run's freed pages back (on a VM with
+# free page reporting the next run then faults cold memory, as a first run
+# does; dropping the page cache would not model this and needs root).
+# Prints wall, user and system seconds and peak RSS of each run, the
+# median wall time, the #wrong total and the output's "# Check:" line.
+# usage: bench/sim_first_run.sh [path/to/mgpulab] [runs] [pause_s]
+#   (give two binaries as "old:new" to compare before and after)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bins=${1:-$here/build/mgpulab}
+runs=${2:-5}
+pause=${3:-5}
+echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pause ${pause} s between runs"
+IFS=: read -r -a list <<<"$bins"
+for bin in "${list[@]}"; do
+  walls=()
+  echo "# $bin"
+  for i in $(seq "$runs"); do
+    sleep "$pause"
+    out=$(mktemp)
+    /usr/bin/time -f "%e %U %S %M" -o "$out.time" "$bin" bench all_reduce --backend sim --machine dgx-h100 \
+      -b 8 -e 256M -f 2 >"$out"
+    read -r wall user sys rss <"$out.time"
+    wrong=$(awk '$1 ~ /^[0-9]+$/ && NF == 13 {w += $9 + $13} END {print w + 0}' "$out")
+    echo "run $i: wall ${wall} s  user ${user} s  sys ${sys} s  peak rss $((rss / 1024)) MiB  wrong ${wrong}  (load $(cut -d' ' -f1 /proc/loadavg))"
+    [ "$i" = 1 ] && { grep '^# Check:' "$out" || echo "# (no '# Check:' line: every element checked)"; }
+    walls+=("$wall")
+    rm -f "$out" "$out.time"
+  done
+  printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR] = $1} END {printf "median wall %.2f s over %d runs (target < 3 s)\n", a[int((NR + 1) / 2)], NR}'
+done
