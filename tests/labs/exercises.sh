@@ -8,6 +8,15 @@
 # labs use it). MGPU_LAB_ARGS replaces the backend arguments (the GPU round:
 # "--backend cuda"); MGPU_LABS_ONLY=ID[,ID] tests only those labs;
 # MGPU_LABS_STEPS_ONLY=1 skips the whole-lab runs (the GPU round runs it apart).
+#
+# Runs: the whole lab once, unsolved (--json): it must exit 0, and it gives
+# every step's unsolved state (a step fails unsolved after the steps before
+# it, as a learner meets it). Each step is then run alone, solved. With
+# MGPU_LABS_STEPS_ONLY the unsolved states come from runs of each step alone.
+# With MGPU_TEST_ASAN=1 (the sanitized build's ctest) the solved states come
+# from one run of the whole lab with every solution and answer instead of
+# one run per step: every step still runs unsolved and solved under the
+# sanitizers; the release pass holds each step alone to "passes solved".
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -49,44 +58,91 @@ PY
 state_of() { # state_of JSONFILE -> the step's state
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["state"])' "$1" 2>/dev/null
 }
+states_of() { # states_of JSONFILE -> every step's state, in order, one line
+  python3 -c 'import json,sys; print(" ".join(s["state"] for s in json.load(open(sys.argv[1]))["steps"]))' "$1" 2>/dev/null
+}
+nth() { # nth N WORDS... -> the Nth word
+  local n=$1; shift
+  [ "$n" -ge 1 ] && [ "$n" -le $# ] && echo "${!n}"
+}
 
+# answers_for ID STEP QIDS -> the --answer arguments in the array `answers`;
+# 1 (after saying why) when the solutions lack one
+answers_for() {
+  local id=$1 step=$2 qids=$3 af q line
+  answers=()
+  [ -n "$qids" ] || return 0
+  af=$MGPULAB_LABS/$id/solutions/answers-$(machine_of "$id").txt
+  [ -f "$af" ] || { bad "$id step $step asks questions ($qids) but $af does not exist"; return 1; }
+  for q in ${qids//,/ }; do
+    line=$(grep -E "^$q=" "$af" | head -1)
+    [ -n "$line" ] || { bad "$id step $step: $af has no answer for '$q'"; return 1; }
+    answers+=(--answer "$line")
+  done
+}
+
+# solved_whole ID SIM... -> every step's state with every exercise solved and
+# every question answered, one run of the whole lab (MGPU_TEST_ASAN)
+solved_whole() {
+  local id=$1; shift
+  local all=() kind lid step ex sol qids
+  "$bin" reset "$id" >/dev/null 2>&1
+  while IFS=$'\x1f' read -r kind lid step ex sol qids; do
+    [ "$kind" = step ] && [ "$lid" = "$id" ] || continue
+    [ -n "$ex" ] && [ -n "$sol" ] && cp "$sol" "$ex"
+    answers_for "$id" "$step" "$qids" 2>/dev/null >/dev/null && all+=("${answers[@]}")
+  done <"$tmp/plan"
+  "$bin" run "$id" "$@" --json "${all[@]}" >"$tmp/solved_whole.json" 2>"$tmp/solved_whole.err"
+  states_of "$tmp/solved_whole.json"
+  "$bin" reset "$id" >/dev/null 2>&1
+}
+
+seen=,
+unsolved_states= solved_states=
 while IFS=$'\x1f' read -r kind id a b c d; do
   [ "$only" = ",," ] || [[ $only == *",$id,"* ]] || continue
+  if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$(machine_of "$id")"); fi
   if [ "$kind" = lab ]; then
+    seen=$seen$id,
+    unsolved_states= solved_states=
     if [ -n "$a" ]; then bad "lab $id does not load: $a"; continue; fi
     [ -n "${MGPU_LABS_STEPS_ONLY:-}" ] && continue
-    if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$(machine_of "$id")"); fi
-    "$bin" run "$id" "${sim[@]}" >"$tmp/whole.out" 2>&1; rc=$?
-    [ $rc -eq 0 ] && ok || { bad "mgpulab run $id exited $rc (a lab error or a crash)"; tail -30 "$tmp/whole.out"; }
+    # the whole lab on a fresh workspace, nothing answered
+    "$bin" run "$id" "${sim[@]}" --json >"$tmp/whole.json" 2>"$tmp/whole.err"; rc=$?
+    if [ $rc -eq 0 ]; then ok; unsolved_states=$(states_of "$tmp/whole.json")
+    else bad "mgpulab run $id exited $rc (a lab error or a crash)"; head -c 3000 "$tmp/whole.json"; tail -30 "$tmp/whole.err"; fi
+    [ "${MGPU_TEST_ASAN:-0}" = 1 ] && solved_states=$(solved_whole "$id" "${sim[@]}")
     continue
   fi
   step=$a ex=$b sol=$c qids=$d
-  labdir=$MGPULAB_LABS/$id
-  machine=$(machine_of "$id")
-  if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$machine"); fi
-  answers=()
-  if [ -n "$qids" ]; then
-    af=$labdir/solutions/answers-$machine.txt
-    [ -f "$af" ] || { bad "$id step $step asks questions ($qids) but $af does not exist"; continue; }
-    for q in ${qids//,/ }; do
-      line=$(grep -E "^$q=" "$af" | head -1)
-      [ -n "$line" ] || { bad "$id step $step: $af has no answer for '$q'"; continue 2; }
-      answers+=(--answer "$line")
-    done
-  fi
+  answers_for "$id" "$step" "$qids" || continue
   if [ -n "$ex" ] && [ -z "$sol" ]; then bad "$id step $step: exercise $(basename "$ex") has no solution in solutions/"; continue; fi
   # unsolved: a fresh workspace, no answers -> the check must say no
-  "$bin" reset "$id" >/dev/null 2>&1 || { bad "mgpulab reset $id failed"; continue; }
-  "$bin" run "$id" --step "$step" "${sim[@]}" --json >"$tmp/unsolved.json" 2>"$tmp/unsolved.err"
-  st=$(state_of "$tmp/unsolved.json")
-  [ "$st" = failed ] && ok || { bad "$id step $step unsolved: state '$st', wanted 'failed' (the check must fail on the unsolved exercise)"; head -c 3000 "$tmp/unsolved.json"; cat "$tmp/unsolved.err"; }
+  if [ -n "$unsolved_states" ]; then
+    st=$(nth "$step" $unsolved_states)
+    [ "$st" = failed ] && ok || { bad "$id step $step unsolved: state '$st', wanted 'failed' (the check must fail on the unsolved exercise; seen in the run of the whole lab)"; head -c 3000 "$tmp/whole.json"; }
+  else
+    "$bin" reset "$id" >/dev/null 2>&1 || { bad "mgpulab reset $id failed"; continue; }
+    "$bin" run "$id" --step "$step" "${sim[@]}" --json >"$tmp/unsolved.json" 2>"$tmp/unsolved.err"
+    st=$(state_of "$tmp/unsolved.json")
+    [ "$st" = failed ] && ok || { bad "$id step $step unsolved: state '$st', wanted 'failed' (the check must fail on the unsolved exercise)"; head -c 3000 "$tmp/unsolved.json"; cat "$tmp/unsolved.err"; }
+  fi
   # solved: the reference solution in the workspace, the right answers
+  if [ -n "$solved_states" ]; then
+    st=$(nth "$step" $solved_states)
+    [ "$st" = passed ] && ok || { bad "$id step $step solved: state '$st', wanted 'passed' (seen in the run of the whole lab, every step solved)"; head -c 3000 "$tmp/solved_whole.json"; cat "$tmp/solved_whole.err"; }
+    continue
+  fi
+  "$bin" reset "$id" >/dev/null 2>&1 || { bad "mgpulab reset $id failed"; continue; }
   [ -n "$ex" ] && cp "$sol" "$ex"
   "$bin" run "$id" --step "$step" "${sim[@]}" --json "${answers[@]}" >"$tmp/solved.json" 2>"$tmp/solved.err"
   st=$(state_of "$tmp/solved.json")
   [ "$st" = passed ] && ok || { bad "$id step $step solved: state '$st', wanted 'passed'"; head -c 3000 "$tmp/solved.json"; cat "$tmp/solved.err"; }
   "$bin" reset "$id" >/dev/null 2>&1
 done <"$tmp/plan"
+
+# every lab asked for was there (ctest runs one test per labs/ directory)
+for id in ${MGPU_LABS_ONLY:+${MGPU_LABS_ONLY//,/ }}; do [[ $seen == *",$id,"* ]] || bad "MGPU_LABS_ONLY: no lab '$id' in $MGPULAB_LABS"; done
 
 echo "exercises.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
