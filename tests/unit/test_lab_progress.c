@@ -18,9 +18,11 @@
 
 /* The child: save ever-newer complete states as fast as it can. Every
  * filler step holds the same generation number, so a torn write or a mix
- * of two generations would show. */
-static void writer(const char *dir)
+ * of two generations would show. After its first complete save it writes
+ * one byte to `saved` (the parent's event; no timing assumed). */
+static void writer(const char *dir, int saved)
 {
+    signal(SIGPIPE, SIG_IGN);
     lab_progress p;
     if (lab_progress_load(&p, dir) != MGPU_OK) _exit(3);
     for (long gen = 1;; gen++) {
@@ -32,6 +34,7 @@ static void writer(const char *dir)
             json_object_set_new(s, "message", json_string("a message long enough to need more than one write call"));
         }
         if (lab_progress_save(&p) != MGPU_OK) _exit(4);
+        if (gen == 1 && write(saved, "s", 1) != 1) { /* the parent did not wait for it (SIGPIPE ignored) */ }
     }
 }
 
@@ -52,8 +55,20 @@ static void test_sigkill(const char *dir)
     int rounds = 60, torn = 0, damaged = 0, empty = 0;
     long last = 0;
     for (int r = 0; r < rounds; r++) {
+        int ev[2];
+        CHECK(pipe(ev) == 0);
         pid_t pid = fork();
-        if (pid == 0) writer(dir);
+        if (pid == 0) {
+            close(ev[0]);
+            writer(dir, ev[1]);
+        }
+        close(ev[1]);
+        /* Most rounds kill at any moment, a first save or not; every fourth
+         * waits for the writer's first complete save first, so completed
+         * saves are read back however slow the machine is. */
+        char c;
+        if (r % 4 == 3) CHECKF(read(ev[0], &c, 1) == 1, "round %d: the writer ended before its first save", r);
+        close(ev[0]);
         struct timespec ts = {0, (long)(rand() % 15000) * 1000L + 200000L};
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
