@@ -79,7 +79,8 @@ mgpu_result lab_own_file(const lab_entry *e, const char *path, const char *what)
                                            "inside it", what, path, real);
     struct stat st;
     if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-        return mgpu_fail(MGPU_ERR_INVALID, "%s %s is not a regular file", what, path);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s %s is %s, not a regular file", what, path,
+                         S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
     return MGPU_OK;
 }
 
