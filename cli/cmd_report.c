@@ -3,6 +3,7 @@
  * Markdown, JSON or one self-contained HTML page; --export writes the JSON
  * with the learner's name, host and machine for an instructor to collect;
  * --class DIR aggregates such files (report_class.c). */
+#include "mgpu/file.h"
 #include "cmd.h"
 #include "cmd_lab.h"
 #include "report.h"
@@ -82,12 +83,16 @@ static void learner_defaults(const char **name, const char **id, char *nbuf, siz
 /* A learner's exercise file as a JSON string; NULL when unreadable. */
 static json_t *json_load_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    return json_stringn(buf, n); /* NULL when not UTF-8 */
+    char *buf = NULL;
+    size_t n = 0;
+    /* a regular file only (a FIFO would block the report), at most 4 MiB */
+    if (mgpu_file_read(path, (size_t)4 << 20, &buf, &n) != MGPU_OK) {
+        mgpu_error_clear();
+        return NULL;
+    }
+    json_t *s = json_stringn(buf, n < 65536 ? n : 65536); /* NULL when not UTF-8 */
+    free(buf);
+    return s;
 }
 
 /* Solutions go into the export only when the class configuration asks. */
@@ -215,14 +220,12 @@ static void print_html(json_t *doc, FILE *f)
 /* Write atomically: a temporary file beside FILE, then rename. */
 static int export_doc(json_t *doc, const char *path)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        fprintf(stderr, "mgpulab report: --export: path too long\n");
-        return 1;
-    }
-    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "mgpulab report: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    mgpu_result r = text ? mgpu_file_write_atomic(path, text, strlen(text))
+                         : mgpu_fail(MGPU_ERR_NOMEM, "out of memory writing %s", path);
+    free(text);
+    if (r != MGPU_OK) {
+        fprintf(stderr, "mgpulab report: --export: %s\n", mgpu_error_message());
         return 1;
     }
     printf("wrote the progress of %s to %s\n",

@@ -1,5 +1,6 @@
 /* cmd_run.c - `mgpulab run LAB [--step N]`: run a lab's steps headless and
  * print each verdict (the same framework the shell uses). */
+#include "mgpu/file.h"
 #include "cmd_lab.h"
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +89,17 @@ static int save_answers(mgpu_lab_catalog *cat, int lab, int only_step, const run
 
 static void print_text(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    while (f && fgets(line, sizeof line, f)) fputs(line, stdout);
-    if (f) fclose(f);
+    /* a step text is a regular file of at most 4 MiB (load.c checked it lies
+     * inside the lab); anything else is named, not streamed */
+    char *text = NULL;
+    size_t n = 0;
+    if (mgpu_file_read(path, (size_t)4 << 20, &text, &n) != MGPU_OK) {
+        fprintf(stderr, "mgpulab run: the step's text: %s\n", mgpu_error_message());
+        mgpu_error_clear();
+    } else {
+        fwrite(text, 1, n, stdout);
+        free(text);
+    }
     printf("\n");
 }
 

@@ -1,5 +1,6 @@
 /* cmd_topo.c - `mgpulab topo`: the `nvidia-smi topo -m` matrix and legend,
  * the peer-access matrix, the model's notes; or JSON, or NCCL topology XML. */
+#include "mgpu/file.h"
 #include "cmd.h"
 #include "mgpu/jobs.h"
 #include "mgpu/rt.h"
@@ -254,12 +255,7 @@ static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, topo_arg
 
 static mgpu_result write_xml_file(const char *xml, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    size_t n = strlen(xml);
-    int bad = fwrite(xml, 1, n, f) != n;
-    if ((fclose(f) != 0 || bad)) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return MGPU_OK;
+    return mgpu_file_write_atomic(path, xml, strlen(xml));
 }
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)

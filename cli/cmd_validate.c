@@ -9,6 +9,7 @@
  *      each against the collective model of that same topology;
  *   4. the "validate_ranks" job: per-rank times that name a straggler.
  * validate_*.c judge and print (validate.h). */
+#include "mgpu/file.h"
 #include "cmd.h"
 #include "validate.h"
 #include "mgpu/collbench.h"
@@ -245,15 +246,21 @@ static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, vargs *a
 
 static int write_file(const char *path, const vreport *rep, vformat f)
 {
-    FILE *out = fopen(path, "w");
+    /* composed in memory, then written atomically and never over a device
+     * or through a link (mgpu/file.h) */
+    char *text = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&text, &n);
     if (!out) {
         fprintf(stderr, "mgpulab validate: cannot write %s: %s\n", path, strerror(errno));
         return 1;
     }
     if (f == F_MARKDOWN) vreport_print_markdown(rep, out);
     else vreport_print_junit(rep, out);
-    if (fclose(out) != 0) {
-        fprintf(stderr, "mgpulab validate: writing %s failed: %s\n", path, strerror(errno));
+    int bad = fclose(out) != 0 || mgpu_file_write_atomic(path, text, n) != MGPU_OK;
+    free(text);
+    if (bad) {
+        fprintf(stderr, "mgpulab validate: %s\n", mgpu_error_message()[0] ? mgpu_error_message() : "out of memory");
         return 1;
     }
     return 0;

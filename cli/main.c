@@ -1,6 +1,7 @@
 /* main.c - mgpulab's entry point: global options, then one subcommand. */
 #include "cmd.h"
 #include "shell.h"
+#include "mgpu/file.h"
 #include "mgpu/classcfg.h"
 #include "mgpu/size.h"
 #include <stdio.h>
@@ -152,6 +153,23 @@ static int apply_class(mgpu_cli_globals *g, int shell)
     return 0;
 }
 
+/* --trace FILE: only spmd records one, so any other command refuses it
+ * rather than ignore it; and FILE must be one a trace may replace (a new
+ * name or a regular file, never a device or a link), checked before the
+ * run, not after it. */
+static int check_trace(const mgpu_cli_globals *g, const char *cmd)
+{
+    if (strcmp(cmd, "spmd") != 0) {
+        fprintf(stderr, "mgpulab %s: --trace is recorded by `mgpulab spmd` only; %s writes no trace\n", cmd, cmd);
+        return 2;
+    }
+    if (mgpu_file_check_output(g->trace) != MGPU_OK) {
+        fprintf(stderr, "mgpulab %s: --trace: %s\n", cmd, mgpu_error_message());
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     mgpu_cli_globals g = {0};
@@ -176,6 +194,7 @@ int main(int argc, char **argv)
     for (int i = 0; commands[i]; i++)
         if (strcmp(args[0], commands[i]->name) == 0) {
             if (mgpu_cli_wants_help(commands[i], n, args)) return 0;
+            if (g.trace && (rc = check_trace(&g, commands[i]->name))) return rc;
             return commands[i]->run(&g, n, args);
         }
     fprintf(stderr, "mgpulab: '%s' is not a command; `mgpulab --help` lists them\n", args[0]);

@@ -4,6 +4,7 @@
 #include "app.h"
 #include "text.h"
 #include "theme.h"
+#include "mgpu/file.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,29 +12,15 @@
 
 /*--- the text ---------------------------------------------------------------*/
 
+/* The step's text: a regular file of at most 4 MiB (a link to /dev/zero or
+ * a FIFO is refused, never streamed); NULL when it cannot be shown. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 8192, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-        if (n == cap) {
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
+    char *buf = NULL;
+    if (mgpu_file_read(path, (size_t)4 << 20, &buf, len) != MGPU_OK) {
+        mgpu_error_clear();
+        return NULL;
     }
-    fclose(f);
-    *len = n;
     return buf;
 }
 

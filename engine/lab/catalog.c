@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *mgpu_step_state_name(mgpu_step_state s)
 {
@@ -75,9 +76,10 @@ static int is_lab_dir(const char *dir, const char *name)
     if (*p != '-' || !p[1]) return 0;
     char path[PATH_MAX * 2];
     snprintf(path, sizeof path, "%s/%s/lab.lua", dir, name);
-    FILE *f = fopen(path, "r");
-    if (f) fclose(f);
-    return f != NULL;
+    /* exists is enough: reading it later refuses a FIFO or device with a
+     * load error (fopen here would block on a FIFO) */
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 /* Read every checks/NAME.lua once; each lab's sandbox runs them. A file that
@@ -127,6 +129,11 @@ static mgpu_result read_checks(mgpu_lab_catalog *cat)
 }
 
 static const char *json_str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+void lab_sync_all_progress(mgpu_lab_catalog *cat)
+{
+    for (int i = 0; i < cat->nlabs; i++) lab_sync_progress(cat, &cat->labs[i]);
+}
 
 void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
 {
@@ -338,7 +345,7 @@ mgpu_result mgpu_lab_answer(mgpu_lab_catalog *cat, int lab, int step, const char
     if (!a) return mgpu_fail(MGPU_ERR_INVALID, "the answer to '%s' is not UTF-8 text", question_id);
     json_object_set_new(lab_progress_step_obj(&cat->progress, e->info.id, s->id, "answers"), question_id, a);
     mgpu_result r = lab_progress_save(&cat->progress);
-    lab_sync_progress(cat, e);
+    lab_sync_all_progress(cat); /* the save may have merged other labs' news */
     return r;
 }
 
@@ -353,6 +360,6 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step)
     json_object_set_new(p, "hints_taken", json_integer(s->hints_taken + 1));
     /* a hint that could not be counted is still worth showing */
     if (lab_progress_save(&cat->progress) != MGPU_OK) mgpu_error_clear();
-    lab_sync_progress(cat, e);
+    lab_sync_all_progress(cat);
     return h;
 }

@@ -13,6 +13,8 @@
 #define LAB_LOAD_BUDGET_S 5.0
 #define LAB_STEP_BUDGET_S 10.0
 #define LAB_MAX_FILE ((size_t)4 << 20)
+#define LAB_MAX_STEPS 256
+#define LAB_MAX_PROGRESS ((size_t)16 << 20)
 
 typedef struct lab_run lab_run;
 
@@ -59,6 +61,7 @@ void lab_entry_free(lab_entry *e);
 /* Copy the info's progress fields (state, time, answers, ...) from the
  * progress document; call after every change to it. */
 void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e);
+void lab_sync_all_progress(mgpu_lab_catalog *cat);
 
 /* Load one lab's sandbox and table into e (e->info.dir/id set); a broken lab
  * sets e->info.load_error and still returns MGPU_OK. */
@@ -74,6 +77,16 @@ int lab_safe_relpath(const char *p);
 /* Resolve `path` (relative: to the lab directory) and accept it only when it
  * lies inside the lab directory or the lab's workspace. */
 mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len);
+/* A file the lab names (a step's text, exercise, solution): it must resolve
+ * (links followed) to a regular file inside the lab directory. `what` names
+ * it in the error ("step 2 (sweep): its text"). */
+mgpu_result lab_own_file(const lab_entry *e, const char *path, const char *what);
+
+/* The exercise sandbox (exercise_env.c): install once per lab state, after
+ * `checks`; apply to a loaded chunk on top of the stack (its _ENV becomes a
+ * fresh table with read-only views of checks and the libraries). */
+mgpu_result lab_exercise_env_install(mgpu_lua *sb);
+void lab_exercise_env_apply(lua_State *L);
 
 /* The `lab` object (engine/lab/lab_object.c): push a fresh one for this run. */
 void lab_push_object(lua_State *L, lab_run *run);

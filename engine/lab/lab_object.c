@@ -49,6 +49,7 @@ static int l_load(lua_State *L)
     mgpu_result r = mgpu_lua_load(mgpu_lua_from_state(L), text, len, chunk);
     free(text);
     if (r != MGPU_OK) return luaL_error(L, "%s", mgpu_lua_error_message(mgpu_lua_from_state(L)));
+    lab_exercise_env_apply(L); /* its own globals; checks and libraries read-only */
     lua_call(L, 0, LUA_MULTRET);
     return lua_gettop(L) - top;
 }

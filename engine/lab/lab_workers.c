@@ -280,6 +280,7 @@ void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, 
     char **env = build_env(L, run, opts);
     cfg.extra_env = (const char *const *)env;
     memset(rep, 0, sizeof *rep);
+    mgpu_lua_hold_budget(mgpu_lua_from_state(L)); /* the workers have their own timeout */
     mgpu_result r = mgpu_rt_run(&cfg, job, params, on_msg, c, rep);
     free_env(env);
     json_decref(params);

@@ -135,6 +135,19 @@ static int is_fn_or_nil(lua_State *L, int t, const char *k, int *has)
 
 static int file_exists(const char *p) { return access(p, R_OK) == 0; }
 
+/* A file the step names must stay inside the lab (no link out of it, no
+ * FIFO or device): a shape error otherwise. */
+static int own_file(const lab_entry *e, const char *path, const char *where, const char *what, shape_err *se)
+{
+    char w[96];
+    snprintf(w, sizeof w, "%s: its %s", where, what);
+    if (lab_own_file(e, path, w) == MGPU_OK) return 0;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mgpu_error_message());
+    mgpu_error_clear();
+    return shape_fail(se, "%s", msg);
+}
+
 /* One step table at the top of the stack into e->steps[i]. */
 static int read_step(lua_State *L, lab_entry *e, int i, shape_err *se)
 {
@@ -156,14 +169,17 @@ static int read_step(lua_State *L, lab_entry *e, int i, shape_err *se)
         if (!lab_safe_relpath(text)) return shape_fail(se, "%s: text \"%s\" must be a path inside the lab", where, text);
         snprintf(path, sizeof path, "%s/%s", e->info.dir, text);
         if (!file_exists(path)) return shape_fail(se, "%s: its text %s does not exist", where, path);
+        if (own_file(e, path, where, "text", se)) return -1;
         s->text_path = lab_keep(e, path);
     }
     if (ex) {
         if (!lab_safe_relpath(ex)) return shape_fail(se, "%s: exercise \"%s\" must be a file name", where, ex);
         snprintf(path, sizeof path, "%s/exercises/%s", e->info.dir, ex);
         if (!file_exists(path)) return shape_fail(se, "%s: its exercise %s does not exist", where, path);
+        if (own_file(e, path, where, "exercise", se)) return -1;
         s->exercise_src = lab_keep(e, path);
         snprintf(path, sizeof path, "%s/solutions/%s", e->info.dir, ex);
+        if (file_exists(path) && own_file(e, path, where, "solution", se)) return -1;
         s->solution = file_exists(path) ? lab_keep(e, path) : NULL;
         snprintf(path, sizeof path, "%s/%s", e->info.workspace, ex);
         s->exercise = lab_keep(e, path);
@@ -213,7 +229,12 @@ static int read_lab(lua_State *L, lab_entry *e, shape_err *se)
     lua_getfield(L, t, "steps");
     if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
         return shape_fail(se, "lab.lua: `steps` must be a non-empty list of step tables");
-    int n = (int)luaL_len(L, -1);
+    lua_Integer nl = luaL_len(L, -1);
+    /* a cap keeps the per-step checks (unique ids, files) cheap whatever a lab says */
+    if (nl > LAB_MAX_STEPS)
+        return shape_fail(se, "lab.lua: %lld steps; a lab has at most %d (split it into several labs)", (long long)nl,
+                          LAB_MAX_STEPS);
+    int n = (int)nl;
     e->steps = calloc((size_t)n, sizeof *e->steps);
     e->questions = calloc((size_t)n, sizeof *e->questions);
     if (!e->steps || !e->questions) return shape_fail(se, "out of memory");
@@ -253,7 +274,7 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
     snprintf(chunk, sizeof chunk, "@labs/%s/lab.lua", e->info.id);
     char *text = NULL;
     size_t len = 0;
-    if (lab_read_file(path, &text, &len) != MGPU_OK) {
+    if (lab_own_file(e, path, "lab.lua") != MGPU_OK || lab_read_file(path, &text, &len) != MGPU_OK) {
         set_error(e, mgpu_error_message(), NULL);
         return MGPU_OK;
     }
@@ -261,6 +282,11 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
                           .print_ctx = e};
     MGPU_CHECK(mgpu_lua_open(&lc, &e->sb));
     load_checks(cat, e->sb);
+    if (lab_exercise_env_install(e->sb) != MGPU_OK) {
+        free(text);
+        set_error(e, mgpu_error_message(), NULL);
+        return MGPU_OK;
+    }
     lua_State *L = mgpu_lua_state(e->sb);
     if (mgpu_lua_run(e->sb, text, len, chunk, 1) != MGPU_OK) {
         free(text);

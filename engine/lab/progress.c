@@ -1,5 +1,10 @@
-/* progress.c - the progress file: atomic writes, damaged files kept aside. */
+/* progress.c - the progress file: atomic writes, damaged files kept aside,
+ * and saves that merge with what other commands saved meanwhile (a `run` of
+ * lab 2 that took minutes must not drop the pass of lab 1 that a second
+ * `run` saved in between). */
 #include "lab/progress.h"
+#include "mgpu/file.h"
+#include <sys/file.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +17,9 @@
 #include <unistd.h>
 
 #define TMP_PREFIX "progress.json.tmp-"
+/* A learner's progress is kilobytes; a file far larger is not one of ours
+ * (reading a 1 GB file took 29 s and 2 GB of memory). */
+#define PROGRESS_MAX ((size_t)16 << 20)
 
 static json_t *empty_doc(void) { return json_pack("{s:i, s:{}}", "version", 1, "labs"); }
 
@@ -46,6 +54,37 @@ static void remove_stale_temps(const char *dir)
     closedir(d);
 }
 
+/* The file's document: *doc NULL (and jerr says why) when it is missing,
+ * unparsable or too large, which the caller treats as damaged or new. A
+ * FIFO, device or directory in its place is refused, not read (a FIFO would
+ * block every command). */
+static mgpu_result read_doc(const char *path, json_t **doc, json_error_t *jerr)
+{
+    *doc = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return MGPU_OK; /* missing: new progress */
+    if (!S_ISREG(st.st_mode))
+        return mgpu_fail(MGPU_ERR_INVALID, "the progress file %s is not a regular file (a FIFO, device or "
+                                           "directory?); move it away and run again", path);
+    if ((size_t)st.st_size > PROGRESS_MAX) {
+        snprintf(jerr->text, sizeof jerr->text, "%lld bytes, over the limit of %zu MiB", (long long)st.st_size,
+                 PROGRESS_MAX >> 20);
+        return MGPU_OK;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (mgpu_file_read(path, PROGRESS_MAX, &text, &len) != MGPU_OK) {
+        if (access(path, F_OK) != 0) { /* removed meanwhile */
+            mgpu_error_clear();
+            return MGPU_OK;
+        }
+        return mgpu_fail(mgpu_error_code(), "%s", mgpu_error_message());
+    }
+    *doc = json_loadb(text, len, 0, jerr);
+    free(text);
+    return MGPU_OK;
+}
+
 mgpu_result lab_progress_load(lab_progress *p, const char *state_dir)
 {
     memset(p, 0, sizeof *p);
@@ -53,15 +92,19 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir)
         return mgpu_fail(MGPU_ERR_INVALID, "state directory path too long: %s", state_dir);
     remove_stale_temps(state_dir);
     json_error_t jerr;
-    json_t *doc = json_load_file(p->path, 0, &jerr);
+    memset(&jerr, 0, sizeof jerr);
+    json_t *doc = NULL;
+    MGPU_CHECK(read_doc(p->path, &doc, &jerr));
     if (doc && shape_ok(doc)) {
         p->doc = doc;
-        return MGPU_OK;
+        p->base = json_deep_copy(doc);
+        return p->base ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
     }
     json_decref(doc);
     if (access(p->path, F_OK) != 0 && errno == ENOENT) {
         p->doc = empty_doc();
-        return p->doc ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+        p->base = empty_doc();
+        return p->doc && p->base ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
     }
     /* Damaged: keep it for the learner (or us) to look at, start afresh. */
     char aside[PATH_MAX + 64], stamp[32];
@@ -79,8 +122,11 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir)
              "the progress file %.300s was damaged (%.200s, line %d); it was kept as %.400s and progress starts afresh",
              p->path, jerr.text[0] ? jerr.text : "not the progress shape", jerr.line, aside);
     p->doc = empty_doc();
-    return p->doc ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+    p->base = empty_doc();
+    return p->doc && p->base ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
 }
+
+static mgpu_result write_doc(const lab_progress *p);
 
 static mgpu_result write_all(int fd, const char *buf, size_t n, const char *path)
 {
@@ -94,7 +140,112 @@ static mgpu_result write_all(int fd, const char *buf, size_t n, const char *path
     return MGPU_OK;
 }
 
-mgpu_result lab_progress_save(const lab_progress *p)
+/* ours[key] becomes theirs[key] (or goes, when theirs has none). */
+static void take(json_t *ours, const char *key, json_t *theirs)
+{
+    json_t *t = json_object_get(theirs, key);
+    if (t) json_object_set(ours, key, t);
+    else json_object_del(ours, key);
+}
+
+/* Three-way merge of one object's members into `ours`: a member this
+ * process left as it was when read (equal to base) takes the disk's
+ * version; one it changed (or removed) keeps its own. */
+static void merge_members(json_t *ours, json_t *base, json_t *disk)
+{
+    /* keys of all three; a copy of the key list, since ours changes */
+    json_t *keys = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(ours, k, v) json_object_set_new(keys, k, json_null());
+    if (base) json_object_foreach(base, k, v) json_object_set_new(keys, k, json_null());
+    json_object_foreach(disk, k, v) json_object_set_new(keys, k, json_null());
+    json_object_foreach(keys, k, v) {
+        json_t *o = json_object_get(ours, k), *b = base ? json_object_get(base, k) : NULL;
+        if (o == b || (o && b && json_equal(o, b))) take(ours, k, disk);
+    }
+    json_decref(keys);
+}
+
+/* Merge what other commands saved since we read the file into p->doc:
+ * labs, then each lab's steps, then each step's members. */
+static void merge_disk(lab_progress *p, json_t *disk)
+{
+    json_t *ol = json_object_get(p->doc, "labs"), *bl = json_object_get(p->base, "labs"),
+           *dl = json_object_get(disk, "labs");
+    if (!json_is_object(ol) || !json_is_object(dl)) return;
+    json_t *keys = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(ol, k, v) json_object_set_new(keys, k, json_null());
+    if (json_is_object(bl)) json_object_foreach(bl, k, v) json_object_set_new(keys, k, json_null());
+    json_object_foreach(dl, k, v) json_object_set_new(keys, k, json_null());
+    json_object_foreach(keys, k, v) {
+        json_t *o = json_object_get(ol, k), *b = json_object_get(bl, k), *d = json_object_get(dl, k);
+        if (o == b || (o && b && json_equal(o, b))) {
+            take(ol, k, dl); /* a lab we did not touch: theirs */
+            continue;
+        }
+        if (!o || !json_is_object(d)) continue; /* we reset it, or only we have it */
+        /* both may have changed it: step by step */
+        json_t *os = json_object_get(o, "steps"), *bs = json_object_get(b, "steps"), *ds = json_object_get(d, "steps");
+        if (json_is_object(os) && json_is_object(ds)) {
+            json_t *sk = json_object();
+            const char *s;
+            json_t *sv;
+            json_object_foreach(os, s, sv) json_object_set_new(sk, s, json_null());
+            if (json_is_object(bs)) json_object_foreach(bs, s, sv) json_object_set_new(sk, s, json_null());
+            json_object_foreach(ds, s, sv) json_object_set_new(sk, s, json_null());
+            json_object_foreach(sk, s, sv) {
+                json_t *o1 = json_object_get(os, s), *b1 = json_is_object(bs) ? json_object_get(bs, s) : NULL,
+                       *d1 = json_object_get(ds, s);
+                if (o1 == b1 || (o1 && b1 && json_equal(o1, b1))) take(os, s, ds);
+                else if (o1 && json_is_object(o1) && json_is_object(d1))
+                    merge_members(o1, json_is_object(b1) ? b1 : NULL, d1); /* member by member */
+            }
+            json_decref(sk);
+        } else if (!os && ds) {
+            json_object_set(o, "steps", ds);
+        }
+    }
+    json_decref(keys);
+}
+
+mgpu_result lab_progress_save(lab_progress *p)
+{
+    /* one saver at a time: read what is on disk, merge, write, under a lock
+     * beside the file (the file itself is replaced by rename) */
+    char lock[PATH_MAX + 8];
+    snprintf(lock, sizeof lock, "%s.lock", p->path);
+    int lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lfd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot lock the progress file (%s): %s", lock, strerror(errno));
+    while (flock(lfd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            int e = errno;
+            close(lfd);
+            return mgpu_fail(MGPU_ERR_IO, "cannot lock the progress file (%s): %s", lock, strerror(e));
+        }
+    json_t *disk = NULL;
+    json_error_t jerr;
+    if (read_doc(p->path, &disk, &jerr) != MGPU_OK) {
+        close(lfd);
+        return mgpu_fail(mgpu_error_code(), "%s", mgpu_error_message());
+    }
+    if (disk && shape_ok(disk)) merge_disk(p, disk);
+    json_decref(disk);
+    mgpu_result r = write_doc(p);
+    if (r == MGPU_OK) {
+        json_t *b = json_deep_copy(p->doc);
+        if (b) {
+            json_decref(p->base);
+            p->base = b;
+        }
+    }
+    close(lfd); /* and the lock with it */
+    return r;
+}
+
+static mgpu_result write_doc(const lab_progress *p)
 {
     char *text = json_dumps(p->doc, JSON_INDENT(1) | JSON_SORT_KEYS);
     if (!text) return mgpu_fail(MGPU_ERR_NOMEM, "cannot serialise the progress");
@@ -134,7 +285,8 @@ mgpu_result lab_progress_save(const lab_progress *p)
 void lab_progress_free(lab_progress *p)
 {
     json_decref(p->doc);
-    p->doc = NULL;
+    json_decref(p->base);
+    p->doc = p->base = NULL;
 }
 
 static json_t *get_or_add(json_t *parent, const char *key, int create)

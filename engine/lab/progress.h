@@ -16,6 +16,7 @@
 typedef struct lab_progress {
     char path[PATH_MAX];
     json_t *doc;
+    json_t *base;       /* the document as last read from or written to disk */
     char warning[1024]; /* "" or what happened to a damaged file */
 } lab_progress;
 
@@ -25,9 +26,13 @@ typedef struct lab_progress {
  * be moved aside (then nothing is overwritten later either). Temporary files
  * left by a writer that was killed are removed. */
 mgpu_result lab_progress_load(lab_progress *p, const char *state_dir);
-/* Write the whole document atomically: a temporary file in the same
- * directory, fsync, rename over progress.json, fsync the directory. */
-mgpu_result lab_progress_save(const lab_progress *p);
+/* Save under a lock (progress.json.lock): first merge into p->doc what
+ * other commands saved since this one read the file (every lab, step and
+ * step member this process did not change takes the disk's version), then
+ * write the whole document atomically: a temporary file in the same
+ * directory, fsync, rename over progress.json, fsync the directory.
+ * Objects inside p->doc may be replaced: re-read pointers into it. */
+mgpu_result lab_progress_save(lab_progress *p);
 void lab_progress_free(lab_progress *p);
 
 /* The step's object (borrowed), created when `create`; NULL when absent. */

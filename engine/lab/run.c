@@ -261,7 +261,7 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     lab_run_free(&run);
     save_progress(cat, e, step, out, started);
     mgpu_result r = lab_progress_save(&cat->progress);
-    lab_sync_progress(cat, e);
+    lab_sync_all_progress(cat); /* the save may have merged other labs' news */
     return r;
 }
 

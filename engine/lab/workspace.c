@@ -1,6 +1,7 @@
 /* workspace.c - the learner's copies of exercise files, reset, and which
  * paths a lab may read (its own directory and its workspace, nothing else). */
 #include "lab/lab_internal.h"
+#include "mgpu/file.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,21 +24,9 @@ int lab_safe_relpath(const char *p)
 
 mgpu_result lab_read_file(const char *path, char **text, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return mgpu_fail(MGPU_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    char *buf = malloc(LAB_MAX_FILE + 1);
-    size_t n = buf ? fread(buf, 1, LAB_MAX_FILE + 1, f) : 0;
-    int err = ferror(f);
-    fclose(f);
-    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory reading %s", path);
-    if (err || n > LAB_MAX_FILE) {
-        free(buf);
-        return mgpu_fail(MGPU_ERR_IO, err ? "cannot read %s" : "%s is larger than 4 MiB", path);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    if (len) *len = n;
-    return MGPU_OK;
+    /* regular files only, capped: a lab file linked to /dev/zero or a FIFO
+     * is refused instead of read forever */
+    return mgpu_file_read(path, LAB_MAX_FILE, text, len);
 }
 
 mgpu_result lab_copy_file(const char *src, const char *dst)
@@ -45,25 +34,8 @@ mgpu_result lab_copy_file(const char *src, const char *dst)
     char *text = NULL;
     size_t n = 0;
     MGPU_CHECK(lab_read_file(src, &text, &n));
-    char tmp[PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", dst, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    mgpu_result r = MGPU_OK;
-    if (fd < 0) r = mgpu_fail(MGPU_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
-    else {
-        size_t off = 0;
-        while (off < n && r == MGPU_OK) {
-            ssize_t w = write(fd, text + off, n - off);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-            else off += (size_t)w;
-        }
-        if (r == MGPU_OK && fsync(fd) != 0) r = mgpu_fail(MGPU_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
-        close(fd);
-        if (r == MGPU_OK && rename(tmp, dst) != 0)
-            r = mgpu_fail(MGPU_ERR_IO, "cannot create %s: %s", dst, strerror(errno));
-        if (r != MGPU_OK) unlink(tmp);
-    }
+    /* atomic, and never over a link or device planted in the workspace */
+    mgpu_result r = mgpu_file_write_atomic(dst, text, n);
     free(text);
     return r;
 }
@@ -96,6 +68,20 @@ static int inside(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
     return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+mgpu_result lab_own_file(const lab_entry *e, const char *path, const char *what)
+{
+    char real[PATH_MAX], rlab[PATH_MAX];
+    if (!realpath(path, real)) return mgpu_fail(MGPU_ERR_IO, "%s %s: %s", what, path, strerror(errno));
+    if (!realpath(e->info.dir, rlab) || !inside(real, rlab))
+        return mgpu_fail(MGPU_ERR_INVALID, "%s %s leads out of the lab directory (to %s); a lab's files must lie "
+                                           "inside it", what, path, real);
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+        return mgpu_fail(MGPU_ERR_INVALID, "%s %s is %s, not a regular file", what, path,
+                         S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : "a device or socket");
+    return MGPU_OK;
 }
 
 mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len)
@@ -132,7 +118,7 @@ mgpu_result mgpu_lab_reset(mgpu_lab_catalog *cat, int lab)
         MGPU_CHECK(lab_workspace_prepare(e, i));
     }
     lab_progress_forget_lab(&cat->progress, e->info.id);
-    MGPU_CHECK(lab_progress_save(&cat->progress));
-    lab_sync_progress(cat, e);
-    return MGPU_OK;
+    mgpu_result r = lab_progress_save(&cat->progress);
+    lab_sync_all_progress(cat); /* the save may have merged other labs' news */
+    return r;
 }

@@ -3,6 +3,7 @@
  * calls with tracebacks (see lua_sandbox.h). */
 #include "mgpu/lua_sandbox.h"
 #include "mgpu/clock.h"
+#include "lua/lua_runaway.h"
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@ struct mgpu_lua {
     uint64_t deadline_ns;     /* 0 = no budget running */
     int hook_count;
     int expired;              /* the budget ran out during this call */
+    unsigned alloc_tick;      /* allocations since the allocator last read the clock */
+    lua_runaway runaway;      /* the outside watch of the running call (lua_runaway.c) */
     int depth;                /* nesting of mgpu_lua_pcall */
     mgpu_lua_print_fn print;
     void *print_ctx;
@@ -43,6 +46,16 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > osize && (nsize - osize > sb->limit || sb->used > sb->limit - (nsize - osize))) {
         sb->hit_limit = 1;
+        return NULL;
+    }
+    /* C functions (string.rep of 100 MB in a loop) allocate without
+     * running VM instructions, so the hook may not see the budget run out:
+     * growth past the deadline is refused too, and the call unwinds with
+     * the budget's message (mgpu_lua_pcall looks at `expired` first). The
+     * clock is read for large requests and every 64th small one. */
+    if (sb->deadline_ns && nsize > osize && (nsize - osize >= 4096 || (++sb->alloc_tick & 63) == 0) &&
+        (sb->expired || mgpu_now_ns() >= sb->deadline_ns)) {
+        sb->expired = 1;
         return NULL;
     }
     void *p = realloc(ptr, nsize);
@@ -225,6 +238,26 @@ static int sb_collectgarbage(lua_State *L)
                          "count, step, isrunning)", opt);
 }
 
+/* setmetatable without __gc: Lua runs finalizers with hooks off (and at
+ * lua_close with no budget at all), so a finalizer with an endless loop
+ * would escape the time budget. __close runs as an ordinary call and stays. */
+static int sb_setmetatable(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        int gc = lua_rawget(L, 2) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (gc)
+            return luaL_error(L, "setmetatable: __gc finalizers are not available in the mgpulab sandbox (Lua "
+                                 "runs them outside the script's time budget); use a to-be-closed variable "
+                                 "(__close) to clean up");
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 static void wrap_global(lua_State *L, const char *name, lua_CFunction fn)
 {
     lua_getglobal(L, name);
@@ -280,6 +313,7 @@ static int open_libs_protected(lua_State *L)
     set_refused_lib(L, "debug", "it reaches inside other functions and would defeat the sandbox's limits");
     wrap_global(L, "load", sb_load);
     wrap_global(L, "collectgarbage", sb_collectgarbage);
+    wrap_global(L, "setmetatable", sb_setmetatable);
     lua_pushcfunction(L, sb_print);
     lua_setglobal(L, "print");
     return 0;
@@ -323,7 +357,10 @@ mgpu_result mgpu_lua_open(const mgpu_lua_config *cfg, mgpu_lua **out)
 void mgpu_lua_close(mgpu_lua *sb)
 {
     if (!sb) return;
-    sb->deadline_ns = 0; /* __gc metamethods at close run without a budget */
+    /* __gc metamethods at close run without a budget: only the host's own
+     * (scripts cannot set __gc, see sb_setmetatable) */
+    sb->deadline_ns = 0;
+    lua_runaway_disarm(&sb->runaway);
     lua_close(sb->L);
     free(sb->err_msg);
     free(sb->err_tb);
@@ -342,9 +379,23 @@ mgpu_lua *mgpu_lua_from_state(lua_State *L)
 
 void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds) { sb->time_limit_s = seconds > 0 ? seconds : 0; }
 
+static void arm_runaway(mgpu_lua *sb)
+{
+    uint64_t grace = (uint64_t)(lua_runaway_grace_s(sb->time_limit_s) * 1e9);
+    lua_runaway_arm(&sb->runaway, sb->deadline_ns + grace, sb->time_limit_s);
+}
+
 void mgpu_lua_restart_budget(mgpu_lua *sb)
 {
-    if (sb->deadline_ns && !sb->expired) sb->deadline_ns = mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9);
+    if (sb->deadline_ns && !sb->expired) {
+        sb->deadline_ns = mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9);
+        arm_runaway(sb);
+    }
+}
+
+void mgpu_lua_hold_budget(mgpu_lua *sb)
+{
+    if (sb->deadline_ns && !sb->expired) lua_runaway_disarm(&sb->runaway);
 }
 size_t mgpu_lua_mem_used(const mgpu_lua *sb) { return sb->used; }
 size_t mgpu_lua_mem_limit(const mgpu_lua *sb) { return sb->limit; }
@@ -438,6 +489,7 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
         sb->engine_msg = NULL;
         sb->deadline_ns = sb->time_limit_s > 0 ? mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9) : 0;
         lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count); /* undo a previous expiry's count of 1 */
+        if (sb->deadline_ns) arm_runaway(sb);
     }
     lua_pushcfunction(L, sb_msgh);
     lua_insert(L, base);
@@ -446,7 +498,10 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
     sb->depth--;
     lua_remove(L, base);
     int expired = sb->expired;
-    if (outer) sb->deadline_ns = 0;
+    if (outer) {
+        sb->deadline_ns = 0;
+        lua_runaway_disarm(&sb->runaway);
+    }
     if (st == LUA_OK) return MGPU_OK;
 
     size_t n = 0;
@@ -454,7 +509,15 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
     mgpu_result code = MGPU_ERR_INVALID;
     if (expired) {
         code = MGPU_ERR_TIMEOUT;
-        set_error(sb, text ? text : "time budget exceeded", text ? n : 20);
+        if (st == LUA_ERRMEM || !text || strstr(text, "not enough memory")) {
+            /* the allocator refused growth past the deadline (sb_alloc) */
+            char m[200];
+            snprintf(m, sizeof m, "the script ran past its time budget of %g s and was stopped (inside a "
+                                  "library call: string.rep, table.concat, ...)", sb->time_limit_s);
+            set_error(sb, m, strlen(m));
+        } else {
+            set_error(sb, text, n);
+        }
     } else if (st == LUA_ERRMEM || (sb->hit_limit && text && strstr(text, "not enough memory"))) {
         /* no handler runs for memory errors: say which limit was hit */
         char m[256];

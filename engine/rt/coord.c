@@ -21,7 +21,8 @@
 #include "rt/protocol.h"
 #include "rt/rt_internal.h"
 
-#define MAX_PENDING 64            /* unauthenticated connections at once */
+#define MAX_STRANGERS 64          /* unauthenticated connections at once beyond the ranks still to say hello */
+#define HELLO_MAX 16384           /* largest frame before a good hello (a hello is ~200 bytes) */
 #define HELLO_GRACE_S 5.0         /* an unauthenticated connection must say hello by then */
 #define EOF_GRACE_S 0.5           /* wait this long for a dead worker's exit status */
 #define ABORT_WINDOW_S 2.0        /* flight dumps are collected this long after a failure */
@@ -56,7 +57,7 @@ typedef struct coord {
     double timeout_s;
     char token[MGPU_PROTO_TOKEN_HEX + 1];
     rt_listener lis;
-    conn *conns[MAX_PENDING + 4096];
+    conn *conns[MAX_STRANGERS + 8192];
     int nconns;
     rank_state *ranks;
     rt_proc *procs;
@@ -180,6 +181,7 @@ static void on_hello(coord *c, int i, json_t *msg)
     rank_state *rs = &c->ranks[rank];
     if (rs->hello) return refuse(c, i, "a second connection claims rank %lld", (long long)rank);
     k->rank = (int)rank;
+    k->rd.limit = 0; /* a rank of this run: full-size frames from now on */
     rs->c = k;
     rs->hello = 1;
     rs->pid = pid;
@@ -406,7 +408,7 @@ static void check_cancel(coord *c, uint64_t now)
 
 static void run_loop(coord *c)
 {
-    struct pollfd *pf = calloc((size_t)(1 + MAX_PENDING + 4096 + c->nprocs + c->npipes), sizeof *pf);
+    struct pollfd *pf = calloc((size_t)(1 + MAX_STRANGERS + 8192 + c->nprocs + c->npipes), sizeof *pf);
     uint64_t done_deadline = 0;
     while (pf) {
         uint64_t now = mgpu_now_ns();
@@ -444,9 +446,14 @@ static void run_loop(coord *c)
             for (;;) {
                 int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0) break;
+                /* every rank may be connecting at once (512 local ranks
+                 * start together): room for all of them plus a few
+                 * strangers, who are refused past that and time out at
+                 * HELLO_GRACE_S, and buffer at most HELLO_MAX each */
                 int pending = 0;
                 for (int i = 0; i < c->nconns; i++) pending += c->conns[i]->rank < 0;
-                conn *k = pending < MAX_PENDING && c->nconns < MAX_PENDING + 4096 ? calloc(1, sizeof *k) : NULL;
+                conn *k = pending < c->size + MAX_STRANGERS && c->nconns < MAX_STRANGERS + 8192 ? calloc(1, sizeof *k)
+                                                                                               : NULL;
                 if (!k) {
                     close(fd);
                     continue;
@@ -455,6 +462,7 @@ static void run_loop(coord *c)
                 if (c->lis.tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
                 k->fd = fd;
                 k->rank = -1;
+                k->rd.limit = HELLO_MAX;
                 k->since_ns = mgpu_now_ns();
                 c->conns[c->nconns++] = k;
             }

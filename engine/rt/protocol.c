@@ -139,7 +139,8 @@ mgpu_result mgpu_proto_reader_fill(mgpu_proto_reader *r, int fd, int *eof)
         if (r->cap - r->len < 65536) {
             size_t cap = r->cap ? r->cap * 2 : 131072;
             /* Never more than one maximal frame plus a read's worth. */
-            if (cap > MGPU_PROTO_MAX + 4 + 131072) cap = MGPU_PROTO_MAX + 4 + 131072;
+            size_t most = (r->limit ? r->limit : MGPU_PROTO_MAX) + 4 + 65536;
+            if (cap > most) cap = most;
             if (cap <= r->len) return MGPU_OK; /* full: let next() drain it first */
             unsigned char *nb = realloc(r->buf, cap);
             if (!nb) return mgpu_fail(MGPU_ERR_NOMEM, "protocol: out of memory buffering a message");
@@ -169,6 +170,9 @@ mgpu_result mgpu_proto_reader_next(mgpu_proto_reader *r, json_t **out)
     if (r->len < 4) return MGPU_OK;
     uint32_t n = be32(r->buf);
     MGPU_CHECK(check_len(n));
+    if (r->limit && n > r->limit)
+        return mgpu_fail(MGPU_ERR_PARSE, "protocol: a frame of %u bytes before the hello (at most %zu until the peer "
+                                         "has shown the run's token)", n, r->limit);
     if (r->len < 4 + (size_t)n) return MGPU_OK;
     mgpu_result res = parse_body(r->buf + 4, n, out);
     memmove(r->buf, r->buf + 4 + n, r->len - 4 - n);

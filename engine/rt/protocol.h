@@ -103,6 +103,10 @@ mgpu_result mgpu_proto_recv(int fd, int timeout_ms, json_t **out);
 typedef struct mgpu_proto_reader {
     unsigned char *buf;
     size_t len, cap;
+    size_t limit; /* largest frame body accepted; 0 = MGPU_PROTO_MAX. The
+                   * coordinator keeps it small until a peer has said hello
+                   * with the run's token, so a stranger cannot make it
+                   * buffer 16 MiB per connection. */
 } mgpu_proto_reader;
 
 /* Read what the socket has. Returns MGPU_OK (maybe nothing new), or

@@ -316,7 +316,14 @@ int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
     w->bs = (mgpu_bootstrap){.ctx = w, .rank = w->env.rank, .size = w->env.size, .allgather = ag_through_coord};
     if (connect_coord(coord, &w->fd) != MGPU_OK || hello(w, token) != MGPU_OK) goto fatal;
     connected = 1;
-    if (mgpu_proto_recv(w->fd, 60000, &job) != MGPU_OK) goto fatal;
+    if (mgpu_proto_recv(w->fd, 60000, &job) != MGPU_OK) {
+        /* nothing can be reported over a connection that is gone: say it
+         * here, where the coordinator shows a rank's output */
+        fprintf(stderr, "mgpulab worker (rank %d): the coordinator accepted this rank's hello but sent no job (%s)\n",
+                w->env.rank, mgpu_error_message());
+        rc = 1;
+        goto out;
+    }
     if (strcmp(mgpu_proto_type(job), "job") != 0) goto out; /* abort before the start: nothing to report */
     if (pipe2(w->stop_pipe, O_CLOEXEC) < 0 || pthread_create(&w->io, NULL, io_main, w) != 0) {
         mgpu_fail(MGPU_ERR_IO, "rank %d could not start its I/O thread", w->env.rank);

@@ -1,5 +1,6 @@
 /* chrome_trace.c - timeline spans as Chrome trace JSON (mgpu/chrome_trace.h). */
 #include "mgpu/chrome_trace.h"
+#include "mgpu/file.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,22 +131,11 @@ mgpu_result mgpu_chrome_trace_write(const mgpu_chrome_trace *tr, const char *pat
     if (!tr || !path || !*path) return mgpu_fail(MGPU_ERR_INVALID, "chrome trace: no file to write");
     json_t *doc = mgpu_chrome_trace_json(tr, other);
     if (!doc) return mgpu_fail(MGPU_ERR_NOMEM, "chrome trace: out of memory");
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        json_decref(doc);
-        return mgpu_fail(MGPU_ERR_NOMEM, "chrome trace: out of memory");
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    mgpu_result r = MGPU_OK;
-    if (json_dump_file(doc, tmp, JSON_COMPACT) != 0) {
-        r = mgpu_fail(MGPU_ERR_IO, "cannot write the trace to %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-    } else if (rename(tmp, path) != 0) {
-        r = mgpu_fail(MGPU_ERR_IO, "cannot move the trace into place as %s: %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    free(tmp);
+    char *text = json_dumps(doc, JSON_COMPACT);
     json_decref(doc);
+    if (!text) return mgpu_fail(MGPU_ERR_NOMEM, "chrome trace: out of memory");
+    /* never over a device node or through a symbolic link (mgpu/file.h) */
+    mgpu_result r = mgpu_file_write_atomic(path, text, strlen(text));
+    free(text);
     return r;
 }

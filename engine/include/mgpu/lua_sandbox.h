@@ -19,6 +19,12 @@
  *    catch the error with pcall and carry on. Time spent blocked inside a C
  *    function (a collective waiting for peers) is not seen by the hook;
  *    the communicator's watchdog covers that.
+ *    Work the hook never sees is bounded too: scripts cannot set __gc
+ *    finalizers (Lua runs them with hooks off), growth of memory past the
+ *    deadline is refused (string.rep in a loop), and a thread outside the
+ *    state stops the process with "exceeded its time budget" when a call is
+ *    still running well after its budget (a pattern backtracking inside
+ *    string.find; engine/lua/lua_runaway.c).
  *  - every call into Lua goes through mgpu_lua_pcall, with a message
  *    handler that appends luaL_traceback.
  *
@@ -90,6 +96,9 @@ void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds);
  * call it when they return, so the budget measures the script's own time
  * between such calls. No-op outside a call or without a budget. */
 void mgpu_lua_restart_budget(mgpu_lua *sb);
+/* Before a host function blocks in the engine for long (rank workers): the
+ * outside watch (below) stands down until mgpu_lua_restart_budget. */
+void mgpu_lua_hold_budget(mgpu_lua *sb);
 size_t mgpu_lua_mem_used(const mgpu_lua *sb);
 size_t mgpu_lua_mem_limit(const mgpu_lua *sb);
 

@@ -1,0 +1,117 @@
+/* file.c - capped reads of regular files only, and atomic writes that never
+ * replace anything but a regular file (see mgpu/file.h). */
+#include "mgpu/file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *kind_of(mode_t m)
+{
+    if (S_ISLNK(m)) return "a symbolic link";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
+mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *len)
+{
+    *text = NULL;
+    if (len) *len = 0;
+    /* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return mgpu_fail(MGPU_ERR_IO, "cannot read %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s is %s; only a regular file is read", path, kind_of(st.st_mode));
+    }
+    if ((unsigned long long)st.st_size > cap) {
+        close(fd);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s is %lld bytes, over the limit of %zu bytes for this file", path,
+                         (long long)st.st_size, cap);
+    }
+    char *buf = malloc(cap < (size_t)st.st_size + 1 ? cap + 1 : (size_t)st.st_size + 1);
+    size_t room = buf ? (size_t)st.st_size : 0, n = 0;
+    if (!buf) {
+        close(fd);
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of memory reading %s", path);
+    }
+    /* read what fstat promised and no more: a file growing under us is cut at
+     * the size seen, so the cap holds */
+    while (n < room) {
+        ssize_t r = read(fd, buf + n, room - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            return mgpu_fail(MGPU_ERR_IO, "cannot read %s: %s", path, strerror(e));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *text = buf;
+    if (len) *len = n;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_file_check_output(const char *path)
+{
+    if (!path || !*path) return mgpu_fail(MGPU_ERR_INVALID, "no file name to write");
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return MGPU_OK;
+        return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    }
+    if (S_ISREG(st.st_mode)) return MGPU_OK;
+    return mgpu_fail(MGPU_ERR_INVALID,
+                     "refusing to write %s: it is %s, and only a regular file (or a new name) is replaced; "
+                     "name another file",
+                     path, kind_of(st.st_mode));
+}
+
+static mgpu_result write_all(int fd, const char *p, size_t n, const char *path)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", path, w < 0 ? strerror(errno) : "no progress");
+        p += w;
+        n -= (size_t)w;
+    }
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n)
+{
+    MGPU_CHECK(mgpu_file_check_output(path));
+    char tmp[PATH_MAX + 48];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return mgpu_fail(MGPU_ERR_INVALID, "path too long: %s", path);
+    unlink(tmp); /* a leftover of ours from a killed run; O_EXCL below then holds */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    mgpu_result r = write_all(fd, data, n, tmp);
+    if (r == MGPU_OK && fsync(fd) != 0) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    if (close(fd) != 0 && r == MGPU_OK) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    /* looked at again just before the rename: the target may have changed */
+    if (r == MGPU_OK) r = mgpu_file_check_output(path);
+    if (r == MGPU_OK && rename(tmp, path) != 0)
+        r = mgpu_fail(MGPU_ERR_IO, "cannot move %s into place as %s: %s", tmp, path, strerror(errno));
+    if (r != MGPU_OK) unlink(tmp);
+    return r;
+}

@@ -1,0 +1,33 @@
+/* file.h - reading and writing files named by users or found in labs,
+ * without the traps of plain fopen: a FIFO that blocks forever, /dev/zero
+ * that never ends, a symbolic link or device node that an atomic rename
+ * would replace (`--trace /dev/null` must not turn /dev/null into a file). */
+#ifndef MGPU_FILE_H
+#define MGPU_FILE_H
+#include <stddef.h>
+#include "mgpu/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read a whole regular file of at most `cap` bytes into a NUL-terminated
+ * malloc'd buffer (*len = its length; len may be NULL). A FIFO, device,
+ * directory or socket is refused without blocking (MGPU_ERR_INVALID); a
+ * larger file is refused with its size and the cap (MGPU_ERR_INVALID);
+ * a missing file is MGPU_ERR_IO with errno's words. */
+mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *len);
+
+/* May `path` be written (replaced) as an output file? Yes when it does not
+ * exist or is a regular file; a symbolic link, a device, a FIFO, a socket
+ * or a directory is refused with a sentence naming what it is. */
+mgpu_result mgpu_file_check_output(const char *path);
+
+/* Write `n` bytes to `path` atomically after mgpu_file_check_output: a new
+ * temporary file beside it (never following a link), fsync, rename. */
+mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

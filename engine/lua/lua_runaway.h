@@ -1,0 +1,25 @@
+/* lua_runaway.h - the sandbox's last resort against a script that the
+ * instruction hook cannot stop (see lua_runaway.c). */
+#ifndef MGPU_LUA_RUNAWAY_H
+#define MGPU_LUA_RUNAWAY_H
+#include <stdint.h>
+
+typedef struct lua_runaway {
+    uint64_t stop_at_ns;      /* 0 = not armed */
+    double budget_s;          /* for the message */
+    struct lua_runaway *next; /* in the armed list */
+    int listed;
+} lua_runaway;
+
+/* How long after its budget ran out a call may take to unwind before the
+ * process is stopped: the hook needs a moment to be reached, and a blocked
+ * engine call (a collective) is given the communicator's watchdog's chance
+ * to report first. */
+double lua_runaway_grace_s(double budget_s);
+
+/* Arm (or re-arm) w: at stop_at_ns (mgpu_now_ns clock) the process prints
+ * why and exits with status 124, unless w is disarmed first. */
+void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s);
+void lua_runaway_disarm(lua_runaway *w);
+
+#endif

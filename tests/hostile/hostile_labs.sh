@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# hostile_labs.sh - labs that try to read outside their directory, block the
+# reader, or let an exercise pass its own check (issue 16 items 6, 12, 15).
+. "$(dirname "$0")/hostile_lib.bash"
+labs=$tmp/labs
+export MGPULAB_LABS=$labs MGPULAB_CHECKS=$src/tests/data/labs/checks
+secret=$tmp/secret.txt
+echo "TOP-SECRET-LINE" >"$secret"
+mk() { mkdir -p "$labs/$1/steps" "$labs/$1/exercises"; }
+
+# 01: a step text and an exercise that are links to a file outside the lab
+mk 01-textlink
+ln -s "$secret" "$labs/01-textlink/steps/t.md"
+printf 'return { title = "Text link", steps = { { id = "t", title = "T", text = "steps/t.md" } } }\n' \
+  >"$labs/01-textlink/lab.lua"
+mk 02-exlink
+ln -s "$secret" "$labs/02-exlink/exercises/ex.lua"
+printf 'return { title = "Exercise link", steps = { { id = "e", title = "E", exercise = "ex.lua",\n  run = function(lab) return lab.read(lab.exercise) end } } }\n' \
+  >"$labs/02-exlink/lab.lua"
+# 03: a step text linked to /dev/zero (streamed for ever by the reader)
+mk 03-zero
+ln -s /dev/zero "$labs/03-zero/steps/z.md"
+printf 'return { title = "Zero", steps = { { id = "z", title = "Z", text = "steps/z.md" } } }\n' >"$labs/03-zero/lab.lua"
+# 04: lab.lua is a FIFO nobody writes to
+mkdir -p "$labs/04-fifo" && mkfifo "$labs/04-fifo/lab.lua"
+# 05: an exercise that replaces the check library and its own check
+mk 05-cheat
+cat >"$labs/05-cheat/exercises/sum.lua" <<'LUA'
+checks.equals = function() return { ok = true, msg = "all good" } end
+return function(a, b) return 0 end
+LUA
+cat >"$labs/05-cheat/lab.lua" <<'LUA'
+return { title = "Cheat", steps = { { id = "sum", title = "Sum", exercise = "sum.lua",
+  run = function(lab) local ok, f = pcall(lab.load, lab.exercise); return { ok = ok, f = f } end,
+  check = function(lab, r)
+    return checks.equals{ value = r.ok and type(r.f) == "function" and r.f(2, 3) or tostring(r.f),
+                          expected = 5, what = "sum(2, 3)", where = "sum.lua" }
+  end } } }
+LUA
+# 06: more steps than a lab may have (the id check was quadratic)
+mk 06-many
+{ echo 'local s = {}'
+  echo 'for i = 1, 20000 do s[i] = { id = "s" .. i, title = "S" } end'
+  echo 'return { title = "Many", steps = s }'; } >"$labs/06-many/lab.lua"
+
+hrun "$tmp/list" list
+[ $rc -eq 0 ] && ok || { bad "list: exit $rc (a FIFO lab.lua or /dev/zero text blocks it?)"; cat "$tmp/list"; }
+has "$tmp/list" "01-textlink +BROKEN .*leads out of the lab" && ok || { bad "a text linked out of the lab loads"; cat "$tmp/list"; }
+has "$tmp/list" "02-exlink +BROKEN .*leads out of the lab" && ok || { bad "an exercise linked out of the lab loads"; cat "$tmp/list"; }
+has "$tmp/list" "03-zero +BROKEN .*(leads out of the lab|not a regular file)" && ok || { bad "a text linked to /dev/zero loads"; cat "$tmp/list"; }
+has "$tmp/list" "04-fifo +BROKEN .*FIFO" && ok || { bad "a FIFO lab.lua is not named"; cat "$tmp/list"; }
+has "$tmp/list" "06-many +BROKEN .*at most 256" && ok || { bad "20000 steps are not refused"; cat "$tmp/list"; }
+! grep -rq "TOP-SECRET" "$tmp/list" "$XDG_STATE_HOME" 2>/dev/null && ok || bad "the secret reached the output or the workspace"
+hrun "$tmp/t" run 1 --text
+! has "$tmp/t" "TOP-SECRET" && ok || { bad "run --text printed a file outside the lab"; cat "$tmp/t"; }
+hrun "$tmp/e" run 2 --backend sim
+! has "$tmp/e" "TOP-SECRET" && ok || { bad "lab.read(lab.exercise) returned a file outside the lab"; cat "$tmp/e"; }
+
+hrun "$tmp/c" run 5 --backend sim
+has "$tmp/c" "^FAIL" && ! has "$tmp/c" "^PASS" && has "$tmp/c" "belongs to the lab" && ok ||
+  { bad "an exercise replaced checks.equals and passed"; cat "$tmp/c"; }
+
+# corrupt state: progress.json as a FIFO must be named, not block every command
+mkdir -p "$XDG_STATE_HOME/mgpulab" && rm -f "$XDG_STATE_HOME/mgpulab/progress.json"
+mkfifo "$XDG_STATE_HOME/mgpulab/progress.json"
+hrun "$tmp/pf" list
+[ $rc -ne 137 ] && has "$tmp/pf" "progress.json is not a regular file" && ok || { bad "a FIFO progress.json: exit $rc"; cat "$tmp/pf"; }
+finish

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# sandbox_budget.sh - scripts that escaped the Lua time budget and hung the
+# run for ever (issue 16 item 2): a __gc finalizer that loops (finalizers
+# run with hooks off, at lua_close with no budget at all), string.rep in a
+# loop (C work between hook checks), and a backtracking pattern (C work that
+# never returns to the VM) - in an SPMD script, a lab and a learner's
+# exercise. Each must end with the budget's message, never hang.
+. "$(dirname "$0")/hostile_lib.bash"
+cd "$tmp"
+echo 'setmetatable({}, {__gc = function() while true do end end}); collectgarbage()' >gc.lua
+echo 'local t = setmetatable({}, {__gc = function() while true do end end})' >gcclose.lua
+echo 'while true do local s = string.rep("z", 1e8) end' >rep.lua
+echo 'print(string.find(string.rep("a", 1e5), ".-.-.-.-.-.-.-.-b"))' >pat.lua
+for f in gc gcclose; do
+  hrun out spmd $f.lua --backend sim --ranks 2 --time-limit 1
+  [ $rc -eq 1 ] && has out "__gc finalizers are not available" && ok || { bad "spmd $f.lua: exit $rc"; cat out; }
+done
+hrun out spmd rep.lua --backend sim --ranks 2 --time-limit 1
+[ $rc -eq 1 ] && has out "time budget of 1 s" && ok || { bad "spmd rep.lua: exit $rc"; cat out; }
+hrun out spmd pat.lua --backend sim --ranks 2 --time-limit 1
+[ $rc -eq 1 ] && has out "exceeded its time budget of 1 s" && ok || { bad "spmd pat.lua: exit $rc"; cat out; }
+
+# labs: one whose lab.lua leaves a looping finalizer (it hung every list),
+# one whose exercise backtracks in a pattern (verify hung)
+labs=$tmp/labs
+export MGPULAB_LABS=$labs MGPULAB_CHECKS=$src/tests/data/labs/checks
+mkdir -p "$labs/01-gc" "$labs/02-pattern/exercises"
+echo 'setmetatable({}, {__gc = function() while true do end end})
+return { title = "GC", steps = { { id = "a", title = "A" } } }' >"$labs/01-gc/lab.lua"
+echo 'return function() return string.find(string.rep("a", 1e5), ".-.-.-.-.-.-.-.-b") end' \
+  >"$labs/02-pattern/exercises/p.lua"
+echo 'return { title = "Pattern", steps = { { id = "p", title = "P", exercise = "p.lua",
+  run = function(lab) return lab.load(lab.exercise)() end } } }' >"$labs/02-pattern/lab.lua"
+hrun out list
+[ $rc -eq 0 ] && has out "01-gc +BROKEN .*__gc finalizers are not available" && ok || { bad "list with a __gc lab: exit $rc"; cat out; }
+hrun out verify 2 --backend sim
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "exceeded its time budget" && ok || { bad "verify of a backtracking exercise: exit $rc"; cat out; }
+finish
