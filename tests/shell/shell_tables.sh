@@ -23,7 +23,7 @@ keys Enter
 wait_for 'Steps: 00-welcome' 5
 keys Tab
 wait_for '─ > Finding your way around the shell' 5
-page_until '^│\[.*│ key +\| does +│'
+page_until '│ key +\| does +│'
 wait_for '│ -+\+-+ +│' 5
 wait_for '│ r +\| run the step \(its measurement and its check\) +│' 5
 wait_for '│ v +\| the whole verdict: every check, what it saw, +│' 5
