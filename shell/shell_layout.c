@@ -10,8 +10,12 @@ static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; 
 static int verdict_rows(const shell_app *a)
 {
     const shell_verdict *v = &a->verdict;
-    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel)
+    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel) {
+        /* a read step or a pass has one line to say: the text keeps the rows */
+        if (v->state == MGPU_STEP_READ) return 3;
+        if (v->state == MGPU_STEP_PASSED) return 4;
         return v->state == MGPU_STEP_ERROR && v->traceback[0] ? 10 : 7;
+    }
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (st && (st->state != MGPU_STEP_NEW || st->last_message)) return 4;
     return 0;

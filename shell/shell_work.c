@@ -16,7 +16,7 @@ double shell_now(void)
 
 int app_busy(const shell_app *a) { return a->work.active; }
 
-#define SAMPLE_TAIL_S 1.5 /* > the sim's 0.3 s hold of a modelled rate */
+#define SAMPLE_TAIL_S 5.5 /* the bandwidth pane's 5 s window falls idle, read to 0.0 */
 
 int app_sampling(const shell_app *a)
 {

@@ -58,6 +58,20 @@ ok "the last results of the step after a restart"
 keys q
 wait_exit "$SHELL_PID" 10
 
+# 80x24: marking a reading step read keeps the text's rows (the verdict box
+# took 7 rows to say "read", leaving the text 2 lines)
+start_shell 80 24 --backend sim --machine dgx-h100
+wait_for 'Welcome' 20
+keys Enter
+wait_for 'Steps: 00-welcome' 5
+keys r
+wait_for '\(\*\) 1 Finding' 20
+wait_for 'READ' 5
+wait_for '─ Finding your way around the shell  1-([6-9]|1[0-9])/' 5
+ok "a read step's verdict is one line; the text keeps its rows"
+keys q
+wait_exit "$SHELL_PID" 10
+
 # auto backend without a GPU: a short banner, the reason in the log pane
 if ! [ -e /dev/nvidiactl ]; then
     start_shell 120 40
