@@ -24,10 +24,10 @@ wait_for 'Steps: 00-welcome' 5
 keys Tab
 wait_for '─ > Finding your way around the shell' 5
 page_until '│ key +\| does +│'
-wait_for '│ -+\+-+ +│' 5
-wait_for '│ r +\| run the step \(its measurement and its check\) +│' 5
-wait_for '│ v +\| the whole verdict: every check, what it saw, +│' 5
-wait_for '│ +\| wanted, where to look +│' 5
+page_until '│ -+\+-+ +│'
+page_until '│ r +\| run the step \(its measurement and its check\) +│'
+page_until '│ v +\| the whole verdict: every check, what it saw, +│'
+page_until '│ +\| wanted, where to look +│'
 no_runon
 ok "lab 0: the key table has columns, a rule and wrapped cells"
 
@@ -37,8 +37,8 @@ keys j Enter
 wait_for 'Steps: 01-topology' 5
 keys Tab
 page_until '│ cell +\| path +\| one direction +│'
-wait_for '│ NV# +\| # bonded NVLinks +\| # x 25 GB/s +│' 5
-wait_for '│ +\| \(through NVSwitch +\| \(NVLink 4\) +│' 5
+page_until '│ NV# +\| # bonded NVLinks +\| # x 25 GB/s +│'
+page_until '│ +\| \(through NVSwitch +\| \(NVLink 4\) +│'
 page_until '│ NET +\| another host +\| the NIC: NDR 400 +│'
 no_runon
 ok "lab 1: the link legend is a table"
@@ -50,9 +50,9 @@ wait_for 'Steps: 02-allreduce' 5
 keys j j Tab
 wait_for '─ > How close to the peak' 5
 page_until '│ link +\| peak per direction +│'
-wait_for '│ NV18 \(H100/H200, NVLink 4\) +\| 18 x 25 = 450 GB/s +│' 5
-wait_for '│ NDR InfiniBand \(between +\| 50 GB/s +│' 5
-wait_for '│ nodes\) +\| +│' 5
+page_until '│ NV18 \(H100/H200, NVLink 4\) +\| 18 x 25 = 450 GB/s +│'
+page_until '│ NDR InfiniBand \(between +\| 50 GB/s +│'
+page_until '│ nodes\) +\| +│'
 no_runon
 ok "lab 2: the peak table is a table"
 
