@@ -62,6 +62,7 @@ typedef struct bench_out {
     int summary_seen;
     int simulated;
     char machine[128];
+    const char *fault; /* --fault, said in the header: the numbers are the fault's */
 } bench_out;
 
 static void print_header(bench_out *b, json_t *dev)
@@ -78,6 +79,7 @@ static void print_header(bench_out *b, json_t *dev)
     if (o->blocking) printf("# Blocking Enabled: wait for completion after each collective\n");
     if (b->simulated) {
         printf("# SIMULATED machine %s: times are the link model's, data moves for real\n", b->machine);
+        if (b->fault && *b->fault) printf("# fault: %s (modelled by the sim: these numbers are the faulty machine's)\n", b->fault);
         if (!o->set_iters || !o->set_warmup)
             printf("# (sim: unset -n/-w default to 1 and 0, the model being deterministic)\n");
         if (o->check) printf("%s\n", mgpu_collbench_check_note(1));
@@ -212,7 +214,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     /* The coordinator never touches CUDA; a sim backend it may open, to
      * count the machine's GPUs, name it and ask its model. */
     mgpu_backend *sim = NULL;
-    int sim_only = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    int sim_only = mgpu_backend_config_is_sim(&g->backend);
     if (sim_only) {
         mgpu_backend_config bc = g->backend;
         bc.kind = MGPU_BACKEND_SIM;
@@ -239,11 +241,12 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         if (sim) mgpu_backend_close(sim);
         return mgpu_cli_usage_error("bench", "-r %d: the root must be a rank, 0..%d", o.root, cfg.ranks - 1);
     }
-    bench_out b = {.o = &o, .coll = coll, .json = o.json || g->json};
+    bench_out b = {.o = &o, .coll = coll, .json = o.json || g->json, .fault = g->backend.fault};
     if (b.json) {
         b.rows = json_array();
         b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
         json_object_set_new(b.doc, "options", mgpu_collbench_params_json(coll, &o));
+        if (b.fault && *b.fault) json_object_set_new(b.doc, "fault", json_string(b.fault));
     }
     json_t *params = mgpu_collbench_params_json(coll, &o);
     mgpu_rt_report rep;

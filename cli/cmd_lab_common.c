@@ -78,14 +78,22 @@ static void cell_text(json_t *v, char *buf, size_t len)
     else snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "-");
 }
 
-/* lab.table{title, columns, rows} as aligned text columns. */
+/* lab.table{title, columns, rows} as aligned text columns: every column
+ * (a 16-column cap cut lab 1's matrix after NIC6); a cell's text is cut
+ * at W bytes. */
 static void print_table(json_t *doc)
 {
-    enum { MAXC = 16, W = 48 };
+    enum { W = 48 };
     const char *title = json_string_value(json_object_get(doc, "title"));
     json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
-    size_t nc = json_array_size(cols) < MAXC ? json_array_size(cols) : MAXC;
-    int width[MAXC] = {0};
+    size_t nc = json_array_size(cols);
+    for (size_t r = 0; r < json_array_size(rows); r++)
+        if (json_array_size(json_array_get(rows, r)) > nc) nc = json_array_size(json_array_get(rows, r));
+    int *width = calloc(nc ? nc : 1, sizeof *width);
+    if (!width) {
+        printf("  %s: (no memory to lay the table out)\n", title ? title : "table");
+        return;
+    }
     char buf[W + 1];
     for (size_t r = 0; r <= json_array_size(rows); r++)
         for (size_t c = 0; c < nc; c++) {
@@ -99,10 +107,11 @@ static void print_table(json_t *doc)
         for (size_t c = 0; c < nc; c++) {
             json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
             cell_text(v, buf, sizeof buf);
-            printf(" %-*s", width[c], buf);
+            printf(" %-*s", c + 1 < nc ? width[c] : 0, buf);
         }
         printf("\n");
     }
+    free(width);
 }
 
 static void ev_result(void *ctx, const char *kind, json_t *doc)
@@ -149,7 +158,7 @@ void lab_cli_env(const mgpu_cli_globals *g, lab_cli_out *out, mgpu_lab_env *env)
 void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 {
     /* only the sim is opened here: the coordinator never touches CUDA */
-    int sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+    int sim = mgpu_backend_config_is_sim(&g->backend);
     if (!sim) return;
     mgpu_backend *be = NULL;
     mgpu_backend_config bc = g->backend;

@@ -29,7 +29,7 @@ static const char usage[] =
     "\n"
     "Examples:\n"
     "  mgpulab run 2 --backend sim --machine dgx-h100\n"
-    "  mgpulab run topology --step 2 --answer link=NV18\n"
+    "  mgpulab run topology --step 1 --answer link01=NV18\n"
     "\n"
     "Exit status: 0 when every step ran (passed, or failed its check: your work is not\n"
     "done yet), 1 when a step hit a lab error or was cancelled, 2 for bad arguments.\n";

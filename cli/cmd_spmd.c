@@ -259,9 +259,9 @@ static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a,
     }
     /* On sim a learner's first run should be small and readable; on cuda
      * the runtime's default is one rank per GPU. The coordinator never
-     * opens cuda itself, so "auto" counts as sim only when cuda is not
-     * built in. */
-    *sim = g->backend.kind == MGPU_BACKEND_SIM || (g->backend.kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda());
+     * opens cuda itself; "auto" counts as sim where the workers will
+     * fall back to it. */
+    *sim = mgpu_backend_config_is_sim(&g->backend);
     if (cfg->ranks == 0 && *sim) cfg->ranks = 2;
 
     char chunk[4096 + 2];

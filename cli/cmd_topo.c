@@ -269,6 +269,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     FILE *banner = a.json ? NULL : (a.xml && !a.xml_file) ? stderr : stdout;
     const char *line = str_at(doc, "banner"), *xml = str_at(doc, "xml");
     if (banner) fprintf(banner, "# %s\n", line ? line : "?");
+    if (banner && str_at(doc, "backend_detail")) fprintf(banner, "# why not cuda: %s\n", str_at(doc, "backend_detail"));
     if (a.xml) {
         if (!xml) {
             fprintf(stderr, "mgpulab topo: the worker sent no topology XML\n");

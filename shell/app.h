@@ -51,6 +51,7 @@ typedef struct shell_work {
     volatile int cancel;    /* the c key sets it; the lab framework polls it */
     int lab, step;
     double started;         /* monotonic seconds */
+    double ended;           /* when the last run was joined (0 none) */
     double fraction;        /* last progress, < 0 unknown */
     char what[256];
     mgpu_lab_env env;
@@ -89,6 +90,8 @@ typedef struct shell_app {
     shell_watch *watch;
     int rerun_pending;       /* watch fired while a step ran: run again after it */
     int rerun_lab, rerun_step;
+    json_t *run_results;     /* the running step's results [{kind, doc}], saved when it ends */
+    int shown_lab, shown_step; /* whose results the panes show (-1: none yet) */
     /* panes */
     pane_context pctx;
     int npanes;
@@ -101,7 +104,9 @@ typedef struct shell_app {
     /* selection and view */
     int lab_sel, lab_open;   /* selected row; the lab whose steps are shown (-1 none) */
     int step_sel;
-    int lab_top, step_top;   /* first visible rows */
+    int lab_top, step_top;   /* first visible items */
+    int labs_wrap, steps_wrap; /* rows a title may take (1: cut), as room allows (layout) */
+    int lab_at_row[256], step_at_row[256]; /* the item drawn on each row of the list (-1 none), for the mouse */
     focus_area focus;
     md_lines text;           /* the selected step's rendered text */
     int text_lab, text_step, text_width; /* what `text` was rendered for */
@@ -179,5 +184,15 @@ double shell_now(void); /* monotonic seconds */
 const snap_lab *app_lab(const shell_app *a, int lab);
 const snap_step *app_step(const shell_app *a, int lab, int step);
 int app_busy(const shell_app *a); /* a step is running */
+/* Telemetry is sampled: a step runs, or ended less than a moment ago (the
+ * bandwidth pane then reads the links falling idle, not the last value). */
+int app_sampling(const shell_app *a);
+/* The selected step's last saved results into the results pane, when the
+ * selection moved to a step whose results are not shown (results_store.h). */
+void results_follow_selection(shell_app *a);
+/* Rows the lab list / the open lab's step list take at `inner_w` columns,
+ * each title wrapped to at most `wrap` rows (shell_draw.c; the layout asks). */
+int list_lab_rows(const shell_app *a, int inner_w, int wrap);
+int list_step_rows(const shell_app *a, int inner_w, int wrap);
 
 #endif

@@ -28,26 +28,48 @@ int chart_textf(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *fmt,
 }
 
 static const char RAMP[] = " .:-=+*#%@";
+/* U+2581..U+2588, one eighth to a full block: a bar chart in one row */
+static const char *const BLOCKS[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+static int use_blocks;
 
-char chart_spark_char(double v, double max)
+void chart_use_blocks(int on) { use_blocks = on; }
+
+/* The ramp level of v in [0, max]: 0 for none, any traffic at least 1. */
+static int spark_level(double v, double max, int levels)
 {
-    int levels = (int)sizeof RAMP - 1;
-    if (!(max > 0) || !(v > 0)) return RAMP[0];
+    if (!(max > 0) || !(v > 0)) return 0;
     int i = (int)ceil(v / max * (levels - 1));
     if (i < 1) i = 1; /* any traffic at all is visible */
     if (i > levels - 1) i = levels - 1;
-    return RAMP[i];
+    return i;
+}
+
+char chart_spark_char(double v, double max) { return RAMP[spark_level(v, max, (int)sizeof RAMP - 1)]; }
+
+const char *chart_spark_glyph(double v, double max)
+{
+    if (use_blocks) return BLOCKS[spark_level(v, max, (int)(sizeof BLOCKS / sizeof BLOCKS[0]))];
+    static char one[sizeof RAMP][2];
+    int i = spark_level(v, max, (int)sizeof RAMP - 1);
+    one[i][0] = RAMP[i];
+    return one[i];
 }
 
 void chart_sparkline(WINDOW *w, int y, int x, int width, const double *vals, int n, double max, attr_t attr)
 {
-    char buf[256];
+    char buf[256 * 3 + 1];
     if (width <= 0) return;
-    if (width > (int)sizeof buf - 1) width = (int)sizeof buf - 1;
+    if (width > 256) width = 256;
     int first = n > width ? n - width : 0, pad = width - (n - first);
-    for (int i = 0; i < pad; i++) buf[i] = ' ';
-    for (int i = first; i < n; i++) buf[pad + i - first] = chart_spark_char(vals[i], max);
-    buf[width] = 0;
+    size_t len = 0;
+    for (int i = 0; i < pad; i++) buf[len++] = ' ';
+    for (int i = first; i < n; i++) {
+        const char *g = chart_spark_glyph(vals[i], max);
+        size_t k = strlen(g);
+        memcpy(buf + len, g, k);
+        len += k;
+    }
+    buf[len] = 0;
     chart_text(w, y, x, width, attr, buf);
 }
 

@@ -11,10 +11,14 @@ int chart_textf(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *fmt,
     __attribute__((format(printf, 6, 7)));
 
 /* A sparkline of the last `width` of vals[0..n) (oldest first) scaled to
- * [0, max] with the ASCII ramp " .:-=+*#%@" (works without UTF-8). */
+ * [0, max]: block characters (U+2581..U+2588) once chart_use_blocks(1)
+ * (a UTF-8 terminal), else the ASCII ramp " .:-=+*#%@". */
 void chart_sparkline(WINDOW *w, int y, int x, int width, const double *vals, int n, double max, attr_t attr);
-/* The ramp character for v in [0, max]: exposed for the tests. */
+void chart_use_blocks(int on);
+/* The ASCII ramp character for v in [0, max]: exposed for the tests. */
 char chart_spark_char(double v, double max);
+/* The glyph the sparkline draws for v (a block or the ASCII character). */
+const char *chart_spark_glyph(double v, double max);
 
 typedef struct chart_series {
     const char *label;     /* legend text: "busbw" */

@@ -1,6 +1,8 @@
 /* md.c - Markdown to wrapped, styled terminal lines (md4c callbacks build
  * one flat block of text with a style per byte; leaving the block wraps it). */
 #include "md.h"
+#include "md_out.h"
+#include "md_table.h"
 #include "text.h"
 #include <md4c.h>
 #include <stdlib.h>
@@ -23,82 +25,21 @@ typedef struct mdr {
     int nlists;
     char bullet[16];      /* the list mark for the next block's first line */
     int need_blank;
+    md_table *table;      /* the open table, its cells collected until it ends */
+    int in_thead, in_th;  /* in the table's header rows, in a header cell */
     int oom;
 } mdr;
 
-/*--- output lines ---------------------------------------------------------*/
+/*--- output lines (md_out.c) ----------------------------------------------*/
 
-static md_line *new_line(mdr *r)
-{
-    md_lines *o = r->out;
-    if (o->n == o->cap) {
-        int cap = o->cap ? o->cap * 2 : 64;
-        md_line *nl = realloc(o->lines, (size_t)cap * sizeof *nl);
-        if (!nl) {
-            r->oom = 1;
-            return NULL;
-        }
-        o->lines = nl;
-        o->cap = cap;
-    }
-    md_line *l = &o->lines[o->n++];
-    l->nseg = 0;
-    l->segs = NULL;
-    return l;
-}
+static md_line *new_line(mdr *r) { return md_out_line(r->out, &r->oom); }
 
-static void add_seg(mdr *r, md_line *l, int style, const char *s, size_t n)
-{
-    if (!l || n == 0) return;
-    if (l->nseg > 0 && l->segs[l->nseg - 1].style == style) {
-        md_seg *g = &l->segs[l->nseg - 1];
-        size_t old = strlen(g->text);
-        char *t = realloc(g->text, old + n + 1);
-        if (!t) {
-            r->oom = 1;
-            return;
-        }
-        memcpy(t + old, s, n);
-        t[old + n] = 0;
-        g->text = t;
-        return;
-    }
-    md_seg *segs = realloc(l->segs, (size_t)(l->nseg + 1) * sizeof *segs);
-    char *t = malloc(n + 1);
-    if (!segs || !t) {
-        if (segs) l->segs = segs;
-        free(t);
-        r->oom = 1;
-        return;
-    }
-    memcpy(t, s, n);
-    t[n] = 0;
-    l->segs = segs;
-    l->segs[l->nseg].style = style;
-    l->segs[l->nseg].text = t;
-    l->nseg++;
-}
+static void add_seg(mdr *r, md_line *l, int style, const char *s, size_t n) { md_out_seg(l, style, s, n, &r->oom); }
 
-static void add_spaces(mdr *r, md_line *l, int n)
-{
-    static const char sp[] = "                                                                ";
-    while (n > 0) {
-        int k = n > 64 ? 64 : n;
-        add_seg(r, l, MD_S_NORMAL, sp, (size_t)k);
-        n -= k;
-    }
-}
+static void add_spaces(mdr *r, md_line *l, int n) { md_out_spaces(l, n, &r->oom); }
 
 /* A bytes range of the block, split where the style changes. */
-static void add_range(mdr *r, md_line *l, size_t a, size_t b)
-{
-    while (a < b) {
-        size_t e = a;
-        while (e < b && r->sty[e] == r->sty[a]) e++;
-        add_seg(r, l, r->sty[a], r->buf + a, e - a);
-        a = e;
-    }
-}
+static void add_range(mdr *r, md_line *l, size_t a, size_t b) { md_out_range(l, r->buf, r->sty, a, b, &r->oom); }
 
 /*--- the current block -----------------------------------------------------*/
 
@@ -110,6 +51,7 @@ static int cur_style(const mdr *r)
     if (r->code || r->in_code) s |= MD_S_CODE;
     if (r->link) s |= MD_S_LINK;
     if (r->heading) s |= MD_S_HEADING;
+    if (r->in_th) s |= MD_S_STRONG;
     return s;
 }
 
@@ -300,6 +242,21 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
         break;
     case MD_BLOCK_HTML: r->in_html = 1; break;
     case MD_BLOCK_P: flush(r); break;
+    case MD_BLOCK_TABLE:
+        flush(r);
+        md_table_free(r->table);
+        r->table = md_table_new();
+        if (!r->table) r->oom = 1;
+        break;
+    case MD_BLOCK_THEAD: r->in_thead = 1; break;
+    case MD_BLOCK_TR:
+        if (r->table && md_table_row(r->table, r->in_thead) != 0) r->oom = 1;
+        break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+        r->len = 0;
+        r->in_th = type == MD_BLOCK_TH;
+        break;
     case MD_BLOCK_HR: {
         flush(r);
         r->need_blank = 1;
@@ -315,9 +272,13 @@ static int enter_block(MD_BLOCKTYPE type, void *detail, void *ud)
     return r->oom ? -1 : 0;
 }
 
+static enum md_table_align table_align(const MD_BLOCK_TD_DETAIL *d)
+{
+    return d->align == MD_ALIGN_RIGHT ? MD_TABLE_RIGHT : d->align == MD_ALIGN_CENTER ? MD_TABLE_CENTER : MD_TABLE_LEFT;
+}
+
 static int leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
 {
-    (void)detail;
     mdr *r = ud;
     switch (type) {
     case MD_BLOCK_P:
@@ -336,6 +297,23 @@ static int leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
         r->need_blank = 1;
         break;
     case MD_BLOCK_HTML: r->in_html = 0; break;
+    case MD_BLOCK_THEAD: r->in_thead = 0; break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+        if (r->table && md_table_cell(r->table, r->buf, r->sty, r->len, table_align(detail)) != 0) r->oom = 1;
+        r->len = 0;
+        r->in_th = 0;
+        break;
+    case MD_BLOCK_TABLE:
+        if (r->table) {
+            r->need_blank = 1;
+            blank_if_needed(r);
+            md_table_render(r->table, r->out, r->indent, r->width, &r->oom);
+            md_table_free(r->table);
+            r->table = NULL;
+        }
+        r->need_blank = 1;
+        break;
     case MD_BLOCK_LI:
         flush(r);
         r->bullet[0] = 0;
@@ -427,7 +405,7 @@ mgpu_result md_render(const char *text, size_t len, int width, md_lines *out)
     if (width < 10) return mgpu_fail(MGPU_ERR_INVALID, "text area of %d columns is too narrow", width);
     mdr r = {.out = out, .width = width};
     MD_PARSER p = {0};
-    p.flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS;
+    p.flags = MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS | MD_FLAG_TABLES;
     p.enter_block = enter_block;
     p.leave_block = leave_block;
     p.enter_span = enter_span;
@@ -435,6 +413,7 @@ mgpu_result md_render(const char *text, size_t len, int width, md_lines *out)
     p.text = text_cb;
     int rc = md_parse(text, (MD_SIZE)len, &p, &r);
     if (!r.oom) flush(&r);
+    md_table_free(r.table); /* a parse that stopped inside a table */
     free(r.buf);
     free(r.sty);
     if (r.oom) {

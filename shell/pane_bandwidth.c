@@ -7,6 +7,9 @@
 #include "pane.h"
 
 #define HIST 60          /* samples kept: ~6 s at 10 Hz */
+#define RECENT 50        /* the number shown: the highest of the last ~5 s; the
+                          * sim's modelled load comes in bursts between the real
+                          * copies and checks of a sweep, seconds apart */
 #define MAX_GPUS 64
 
 enum { NV_TX, NV_RX, PCIE_TX, PCIE_RX, NSERIES };
@@ -82,6 +85,16 @@ static void bw_on_step_start(void *self)
     (void)self; /* live numbers: the history just rolls on */
 }
 
+/* The highest of the last RECENT of the n samples (oldest first, ending at HIST). */
+static double recent_max(const double *v, int n)
+{
+    int k = n < RECENT ? n : RECENT;
+    double m = 0;
+    for (int i = HIST - k; i < HIST; i++)
+        if (v[i] > m) m = v[i];
+    return m;
+}
+
 /* "123.4" GB/s, or "  -  " for a number the source does not give */
 static void gbs(char *buf, size_t len, double bps, int has)
 {
@@ -119,8 +132,8 @@ static void bw_draw(void *self, WINDOW *win, int focused)
     chart_textf(win, 0, 0, 0, A_BOLD, "source: %s", p->source[0] ? p->source : "?");
     int top = 1;
     if (h >= 5) {
-        chart_textf(win, 1, 0, 0, A_DIM, "GB/s now; lines: last %d samples, full = NVLink %.0f / PCIe %.0f GB/s", HIST,
-                    max_nv / 1e9, max_pcie / 1e9);
+        chart_textf(win, 1, 0, 0, A_DIM, "GB/s: highest of the last 5 s; lines: last %d samples, full = NVLink %.0f / "
+                    "PCIe %.0f GB/s", HIST, max_nv / 1e9, max_pcie / 1e9);
         top = 2;
     }
     /* "GPU0  NVLink TX <spark> 123.4  RX <spark> 120.0" */
@@ -136,8 +149,8 @@ static void bw_draw(void *self, WINDOW *win, int focused)
             double max = kind ? max_pcie : max_nv;
             attr_t a = kind ? pcie_attr : nv_attr;
             char tv[16], rv[16];
-            gbs(tv, sizeof tv, g->v[tx][HIST - 1], has);
-            gbs(rv, sizeof rv, g->v[rx][HIST - 1], has);
+            gbs(tv, sizeof tv, recent_max(g->v[tx], p->nsamples), has);
+            gbs(rv, sizeof rv, recent_max(g->v[rx], p->nsamples), has);
             if (!kind) chart_view_putf(&v, 0, A_BOLD, "GPU%d", g->gpu);
             chart_view_put(&v, 6, a, kind ? "PCIe" : "NVLink");
             if (spark < 4) { /* narrow: numbers only */

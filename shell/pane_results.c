@@ -354,7 +354,7 @@ static void results_draw(void *self, WINDOW *win, int focused)
     chart_text(win, 0, 0, 0, A_BOLD, head);
     int top = 1;
     if (h >= 6) {
-        chart_textf(win, 1, 0, 0, A_DIM, "%s%s[ ] document  arrows scroll", bench ? (p->chart ? "[g] table  " : "[g] chart  ") : "",
+        chart_textf(win, 1, 0, 0, A_DIM, "%s%s'[' ']' prev/next document  arrows scroll", bench ? (p->chart ? "[g] table  " : "[g] chart  ") : "",
                     bench && p->chart ? (p->algbw ? "[b] hide algbw  " : "[b] algbw  ") : "");
         top = 2;
     }

@@ -174,17 +174,16 @@ static void topo_draw(void *self, WINDOW *win, int focused)
         chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that reads the topology (lab 1) to see the matrix");
         return;
     }
-    const char *banner = json_string_value(json_object_get(p->doc, "banner"));
+    /* which machine, in a few words (the top bar has the backend's line,
+     * said once): a lab may have run on a machine of its own */
     const char *machine = str_or(json_string_value(json_object_get(p->doc, "machine")), "?");
     int sim = json_is_true(json_object_get(p->doc, "simulated"));
-    if (banner) chart_text(win, 0, 0, 0, A_BOLD, banner);
-    else chart_textf(win, 0, 0, 0, A_BOLD, "%s machine %s", sim ? "SIMULATED" : "this", machine);
+    char head[160];
+    snprintf(head, sizeof head, "%s %s ", sim ? "SIMULATED" : "machine", machine);
+    int x = chart_text(win, 0, 0, 0, A_BOLD, head);
+    chart_textf(win, 0, x + 1, 0, A_DIM, "%s  [g] %s  arrows/PgUp/PgDn scroll%s", p->show_graph ? "graph" : "matrix",
+                p->show_graph ? "matrix" : "graph", focused ? "" : "  (focus the pane to scroll)");
     int top = 1;
-    if (h >= 6) {
-        chart_textf(win, 1, 0, 0, A_DIM, "%s  [g] %s  arrows/PgUp/PgDn scroll%s", p->show_graph ? "graph" : "matrix",
-                    p->show_graph ? "matrix" : "graph", focused ? "" : "  (focus the pane to scroll)");
-        top = 2;
-    }
     chart_view v = {win, top, h, p->sy, p->sx, 0};
     if (p->show_graph && p->graph) {
         topo_graph_draw(p->graph, &v, p->color);

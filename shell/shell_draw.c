@@ -49,11 +49,10 @@ static void draw_top(shell_app *a)
     }
     static const char keys[] = " Enter run  c cancel  e edit  h hint  ? help  q quit ";
     int kw = (int)strlen(keys);
-    int room = r->w - x - kw - 1;
-    if (room < 20) room = r->w - x - 1; /* narrow: the banner matters more than the hints */
     char line[300];
     snprintf(line, sizeof line, " %s ", a->backend_line);
-    x += text_put(stdscr, 0, x, line, room, a->simulated ? theme_attr(TH_BANNER) : bar | A_BOLD);
+    /* the banner matters more than the hints (the status line has them) */
+    x += text_put(stdscr, 0, x, line, r->w - x - 1, a->simulated ? theme_attr(TH_BANNER) : bar | A_BOLD);
     if (r->w - x >= kw) text_put(stdscr, 0, r->w - kw, keys, kw, bar);
 }
 
@@ -68,13 +67,90 @@ static attr_t state_attr(mgpu_step_state st)
     }
 }
 
-/* Keep the selected row visible: adjust *top for a list of `rows` rows. */
-static void follow(int sel, int rows, int *top)
+/* Keep the selected item visible in a list of `rows` rows whose item i
+ * takes height[i] rows: adjust *top (the first item shown). */
+static void follow(int sel, int rows, const int *height, int *top)
 {
     if (rows <= 0) return;
     if (sel < *top) *top = sel;
-    if (sel >= *top + rows) *top = sel - rows + 1;
+    for (;;) { /* the rows from *top through sel must fit */
+        int used = 0;
+        for (int i = *top; i <= sel; i++) used += height[i];
+        if (used <= rows || *top >= sel) break;
+        (*top)++;
+    }
     if (*top < 0) *top = 0;
+}
+
+#define MAX_TITLE_ROWS 3
+
+/* A list row's title wrapped to w columns in at most `wrap` rows (the last
+ * one cut where the row ends): its rows. */
+static int title_rows(const char *title, int w, int wrap, const char **starts, int *lens)
+{
+    if (wrap > MAX_TITLE_ROWS) wrap = MAX_TITLE_ROWS;
+    if (wrap <= 1 || w < 8) {
+        starts[0] = title;
+        lens[0] = (int)strlen(title);
+        return 1;
+    }
+    /* break at a space or after a hyphen ("collective-" / "mismatch") */
+    int n = 0;
+    const char *p = title;
+    while (*p && n < wrap) {
+        int seg = (int)strlen(p), k = text_fit(p, seg, w);
+        if (k <= 0) k = 1;
+        if (k < seg) {
+            int b = k;
+            while (b > 0 && p[b] != ' ' && p[b - 1] != '-') b--;
+            if (b > 0) k = b;
+        }
+        starts[n] = p;
+        lens[n] = k;
+        while (lens[n] > 0 && p[lens[n] - 1] == ' ') lens[n]--;
+        n++;
+        p += k;
+        while (*p == ' ') p++;
+    }
+    if (*p && n > 0) lens[n - 1] = (int)strlen(starts[n - 1]); /* the rest, cut where the row ends */
+    return n > 0 ? n : 1;
+}
+
+/* The prefix of a lab's row ("[x]  2 ") and its progress (" 2/4"). */
+static void lab_parts(const snap_lab *l, char *prefix, size_t plen, char *prog, size_t glen)
+{
+    snprintf(prefix, plen, "%s%2d ", snap_lab_mark(l), l->number);
+    snprintf(prog, glen, " %d/%d", l->passed, l->nchecked); /* reading steps are not passed */
+}
+
+int list_lab_rows(const shell_app *a, int inner_w, int wrap)
+{
+    int total = 0;
+    for (int i = 0; i < a->snap.nlabs; i++) {
+        const snap_lab *l = &a->snap.labs[i];
+        char prefix[32], prog[32];
+        const char *st[MAX_TITLE_ROWS];
+        int ln[MAX_TITLE_ROWS];
+        lab_parts(l, prefix, sizeof prefix, prog, sizeof prog);
+        int tw = inner_w - text_width(prefix, -1) - (int)strlen(prog);
+        total += title_rows(l->title ? l->title : l->id, tw, wrap, st, ln);
+    }
+    return total;
+}
+
+int list_step_rows(const shell_app *a, int inner_w, int wrap)
+{
+    const snap_lab *l = app_lab(a, a->lab_open);
+    int total = 0;
+    for (int i = 0; l && i < l->nsteps; i++) {
+        char prefix[32];
+        const char *st[MAX_TITLE_ROWS];
+        int ln[MAX_TITLE_ROWS];
+        snprintf(prefix, sizeof prefix, "[ ] %d ", i + 1);
+        total += title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, inner_w - text_width(prefix, -1),
+                            wrap, st, ln);
+    }
+    return total;
 }
 
 static void draw_labs(shell_app *a)
@@ -90,19 +166,35 @@ static void draw_labs(shell_app *a)
         text_put(stdscr, r->y + 1, r->x + 1, "no labs found", w, theme_attr(TH_ERROR));
         return;
     }
-    follow(a->lab_sel, rows, &a->lab_top);
-    for (int i = 0; i < rows && a->lab_top + i < a->snap.nlabs; i++) {
-        int li = a->lab_top + i;
+    int n = a->snap.nlabs, height[n];
+    const char *st[MAX_TITLE_ROWS];
+    int ln[MAX_TITLE_ROWS];
+    char prefix[32], prog[32];
+    for (int i = 0; i < n; i++) {
+        lab_parts(&a->snap.labs[i], prefix, sizeof prefix, prog, sizeof prog);
+        int tw = w - text_width(prefix, -1) - (int)strlen(prog);
+        height[i] = title_rows(a->snap.labs[i].title ? a->snap.labs[i].title : a->snap.labs[i].id, tw, a->labs_wrap, st, ln);
+    }
+    follow(a->lab_sel, rows, height, &a->lab_top);
+    for (int y = 0; y < (int)(sizeof a->lab_at_row / sizeof a->lab_at_row[0]); y++) a->lab_at_row[y] = -1;
+    int y = 0;
+    for (int li = a->lab_top; li < n && y < rows; li++) {
         const snap_lab *l = &a->snap.labs[li];
-        char prog[32];
-        snprintf(prog, sizeof prog, " %d/%d", l->passed, l->nchecked); /* reading steps are not passed */
-        int pw = (int)strlen(prog);
-        char row[256];
-        snprintf(row, sizeof row, "%s%2d %s", snap_lab_mark(l), l->number, l->title ? l->title : l->id);
+        lab_parts(l, prefix, sizeof prefix, prog, sizeof prog);
+        int pw = (int)strlen(prog), xw = text_width(prefix, -1);
+        int k = title_rows(l->title ? l->title : l->id, w - xw - pw, a->labs_wrap, st, ln);
         attr_t at = A_NORMAL;
         if (li == a->lab_sel) at = theme_attr(a->focus == FOCUS_LABS ? TH_SELECTED : TH_SELECTED_DIM);
-        text_put_pad(stdscr, r->y + 1 + i, r->x + 1, row, w - pw, at | (li == a->lab_open ? A_BOLD : 0));
-        text_put_pad(stdscr, r->y + 1 + i, r->x + 1 + w - pw, prog, pw, at);
+        for (int j = 0; j < k && y < rows; j++, y++) {
+            char row[256];
+            /* continuation rows are indented under the title */
+            snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], st[j]);
+            int x = j ? xw : 0;
+            if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
+            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - pw - x, at | (li == a->lab_open ? A_BOLD : 0));
+            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + w - pw, j ? "" : prog, pw, at);
+            if (y < (int)(sizeof a->lab_at_row / sizeof a->lab_at_row[0])) a->lab_at_row[y] = li;
+        }
     }
 }
 
@@ -123,20 +215,37 @@ static void draw_steps(shell_app *a)
         text_put(stdscr, r->y + 1, r->x + 1, "this lab did not load", w, theme_attr(TH_ERROR));
         return;
     }
-    follow(a->step_sel, rows, &a->step_top);
-    for (int i = 0; i < rows && a->step_top + i < l->nsteps; i++) {
-        int si = a->step_top + i;
+    int n = l->nsteps, height[n > 0 ? n : 1];
+    const char *ts[MAX_TITLE_ROWS];
+    int ln[MAX_TITLE_ROWS];
+    char prefix[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(prefix, sizeof prefix, "[ ] %d ", i + 1);
+        height[i] = title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, w - text_width(prefix, -1),
+                               a->steps_wrap, ts, ln);
+    }
+    follow(a->step_sel, rows, height, &a->step_top);
+    for (int y = 0; y < (int)(sizeof a->step_at_row / sizeof a->step_at_row[0]); y++) a->step_at_row[y] = -1;
+    int y = 0;
+    for (int si = a->step_top; si < n && y < rows; si++) {
         const snap_step *st = &l->steps[si];
         int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == si;
-        char row[256];
-        snprintf(row, sizeof row, "%s %d %s", running ? "[>]" : snap_step_mark(st), si + 1,
-                 st->title ? st->title : st->id);
+        snprintf(prefix, sizeof prefix, "%s %d ", running ? "[>]" : snap_step_mark(st), si + 1);
+        int xw = text_width(prefix, -1);
+        int k = title_rows(st->title ? st->title : st->id, w - xw, a->steps_wrap, ts, ln);
         attr_t at = si == a->step_sel ? theme_attr(a->focus == FOCUS_STEPS ? TH_SELECTED : TH_SELECTED_DIM)
                                       : A_NORMAL;
-        text_put_pad(stdscr, r->y + 1 + i, r->x + 1, row, w, at);
-        /* the mark in the state's colour, unless the row is highlighted */
-        if (si != a->step_sel && !running)
-            text_put(stdscr, r->y + 1 + i, r->x + 1, snap_step_mark(st), 3, state_attr(st->state));
+        for (int j = 0; j < k && y < rows; j++, y++) {
+            char row[256];
+            snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], ts[j]);
+            int x = j ? xw : 0;
+            if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
+            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - x, at);
+            /* the mark in the state's colour, unless the row is highlighted */
+            if (!j && si != a->step_sel && !running)
+                text_put(stdscr, r->y + 1 + y, r->x + 1, snap_step_mark(st), 3, state_attr(st->state));
+            if (y < (int)(sizeof a->step_at_row / sizeof a->step_at_row[0])) a->step_at_row[y] = si;
+        }
     }
 }
 

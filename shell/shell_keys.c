@@ -179,13 +179,14 @@ void mouse_handle(shell_app *a)
     }
     if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) return;
     if (in_rect(&a->r_labs, me.y, me.x)) {
-        int row = me.y - a->r_labs.y - 1 + a->lab_top;
-        if (row >= 0 && row < a->snap.nlabs && me.y > a->r_labs.y) act_open_lab(a, row);
+        /* a wrapped title takes several rows: the row's item, as drawn */
+        int y = me.y - a->r_labs.y - 1, row = y >= 0 && y < 256 ? a->lab_at_row[y] : -1;
+        if (row >= 0 && row < a->snap.nlabs) act_open_lab(a, row);
         else a->focus = FOCUS_LABS;
     } else if (in_rect(&a->r_steps, me.y, me.x)) {
         const snap_lab *l = app_lab(a, a->lab_open);
-        int row = me.y - a->r_steps.y - 1 + a->step_top;
-        if (l && row >= 0 && row < l->nsteps && me.y > a->r_steps.y) {
+        int y = me.y - a->r_steps.y - 1, row = y >= 0 && y < 256 ? a->step_at_row[y] : -1;
+        if (l && row >= 0 && row < l->nsteps) {
             a->lab_sel = a->lab_open;
             act_select_step(a, row);
             a->focus = FOCUS_STEPS;

@@ -10,8 +10,12 @@ static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; 
 static int verdict_rows(const shell_app *a)
 {
     const shell_verdict *v = &a->verdict;
-    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel)
+    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel) {
+        /* a read step or a pass has one line to say: the text keeps the rows */
+        if (v->state == MGPU_STEP_READ) return 3;
+        if (v->state == MGPU_STEP_PASSED) return 4;
         return v->state == MGPU_STEP_ERROR && v->traceback[0] ? 10 : 7;
+    }
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (st && (st->state != MGPU_STEP_NEW || st->last_message)) return 4;
     return 0;
@@ -27,9 +31,26 @@ void layout_compute(shell_app *a)
     int body_y = 1, body_h = H - 2;
     int lw = clamp(W / 4, 26, 40);
     int nlabs = a->snap.nlabs > 0 ? a->snap.nlabs : 1;
-    int labs_h = clamp(nlabs + 2, 5, body_h / 2);
+    /* titles wrap where the boxes have the rows for it, else they are cut:
+     * the steps keep room for the open lab's steps, cut */
+    const snap_lab *open = app_lab(a, a->lab_open);
+    int steps_min = clamp((open ? open->nsteps : 0) + 2, 5, body_h / 2);
+    a->labs_wrap = 1;
+    for (int k = 3; k > 1 && a->snap.nlabs > 0; k--)
+        if (list_lab_rows(a, lw - 2, k) + 2 <= body_h - steps_min) {
+            a->labs_wrap = k;
+            break;
+        }
+    int labs_h = a->labs_wrap > 1 ? list_lab_rows(a, lw - 2, a->labs_wrap) + 2 : clamp(nlabs + 2, 5, body_h / 2);
+    if (labs_h < 5) labs_h = 5;
     a->r_labs = (rect){body_y, 0, labs_h, lw};
     a->r_steps = (rect){body_y + labs_h, 0, body_h - labs_h, lw};
+    a->steps_wrap = 1;
+    for (int k = 3; k > 1 && open; k--)
+        if (list_step_rows(a, lw - 2, k) <= body_h - labs_h - 2) {
+            a->steps_wrap = k;
+            break;
+        }
 
     int mx = lw, mw = W - lw, mh = body_h;
     int vh = verdict_rows(a);

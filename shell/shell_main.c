@@ -5,7 +5,9 @@
 #include "app.h"
 #include "theme.h"
 #include "watch.h"
+#include "chart.h"
 #include <errno.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -117,7 +119,7 @@ static void on_saved(shell_app *a, const int *changed, int n)
 static void poll_once(shell_app *a)
 {
     int timeout = -1; /* idle: sleep until a key, an event or a save */
-    if (app_busy(a)) timeout = mgpu_telemetry_interval_ms(a->tel); /* telemetry (10-20 Hz) and the elapsed time */
+    if (app_sampling(a)) timeout = mgpu_telemetry_interval_ms(a->tel); /* telemetry (10-20 Hz) and the elapsed time */
     int wt = watch_timeout_ms(a->watch);
     if (wt >= 0 && (timeout < 0 || wt < timeout)) timeout = wt;
     struct pollfd fds[3] = {{.fd = STDIN_FILENO, .events = POLLIN}, {.fd = evq_fd(a->q), .events = POLLIN},
@@ -148,7 +150,8 @@ static void poll_once(shell_app *a)
     while ((i = watch_changed(a->watch)) >= 0)
         if (n < 64) changed[n++] = i;
     if (n) on_saved(a, changed, n);
-    if (app_busy(a)) {
+    results_follow_selection(a);
+    if (app_sampling(a)) {
         if (shell_now() - a->last_sample >= 0.095) panes_telemetry(a);
         a->dirty = 1;
     }
@@ -179,6 +182,8 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
         return 2;
     }
     setlocale(LC_ALL, "");
+    /* block characters draw the sparklines where the terminal is UTF-8 */
+    chart_use_blocks(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     shell_app *a = calloc(1, sizeof *a);
     if (!a) {
         fprintf(stderr, "mgpulab: out of memory\n");
@@ -187,6 +192,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     a->g = g;
     a->lab_open = -1;
     a->text_lab = -1;
+    a->shown_lab = a->shown_step = -1;
     initial_backend_line(a);
     if (evq_open(&a->q) != MGPU_OK) {
         fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
@@ -265,6 +271,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     pthread_sigmask(SIG_SETMASK, &a->poll_mask, NULL);
     dialog_close(a);
     verdict_clear(&a->verdict);
+    json_decref(a->run_results);
     md_lines_free(&a->text);
     snap_free(&a->snap);
     if (a->cat) mgpu_lab_catalog_close(a->cat);

@@ -141,6 +141,22 @@ static void *topo_main(void *arg)
                          name ? " (" : "", name ? name : "", name ? ")" : "");
                 banner = line;
             }
+            /* the banner stays short; why auto did not take cuda goes to
+             * the log pane once, and the banner says where */
+            const char *detail = json_string_value(json_object_get(doc, "backend_detail"));
+            char with_hint[300];
+            if (detail) {
+                shell_event *ev = evq_new(EV_LOG);
+                if (ev) {
+                    ev->rank = -1;
+                    size_t n = strlen(detail) + 64;
+                    ev->text = malloc(n);
+                    if (ev->text) snprintf(ev->text, n, "why not cuda: %s", detail);
+                    evq_push(a->q, ev);
+                }
+                snprintf(with_hint, sizeof with_hint, "%s why: log 5", banner);
+                banner = with_hint;
+            }
             done->text = strdup(banner);
             done->simulated = json_is_true(json_object_get(doc, "simulated"));
         }

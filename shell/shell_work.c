@@ -2,6 +2,7 @@
  * callbacks copy what they get into the event queue, and the UI thread
  * hands the events to the panes. */
 #include "app.h"
+#include "results_store.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,13 @@ double shell_now(void)
 }
 
 int app_busy(const shell_app *a) { return a->work.active; }
+
+#define SAMPLE_TAIL_S 5.5 /* the bandwidth pane's 5 s window falls idle, read to 0.0 */
+
+int app_sampling(const shell_app *a)
+{
+    return a->work.active || (a->work.ended > 0 && shell_now() - a->work.ended < SAMPLE_TAIL_S);
+}
 
 /*--- callbacks: work thread -----------------------------------------------*/
 
@@ -113,6 +121,10 @@ mgpu_result work_start(shell_app *a, int lab, int step, int check_only)
     /* a re-check keeps the panes: they show the measurement being judged */
     for (int i = 0; i < a->npanes && !check_only; i++)
         if (shell_panes[i]->on_step_start) shell_panes[i]->on_step_start(a->pane_self[i]);
+    json_decref(a->run_results);
+    a->run_results = json_array(); /* NULL when out of memory: then nothing is saved */
+    a->shown_lab = lab;
+    a->shown_step = step;
     if (pthread_create(&w->thread, NULL, work_main, w) != 0)
         return mgpu_fail(MGPU_ERR_INTERNAL, "cannot start the work thread");
     w->active = 1;
@@ -126,6 +138,7 @@ void work_join(shell_app *a)
     if (!a->work.active) return;
     pthread_join(a->work.thread, NULL);
     a->work.active = 0;
+    a->work.ended = shell_now();
 }
 
 void work_refresh_snapshot(shell_app *a)
@@ -160,9 +173,48 @@ static void log_verdict(shell_app *a, const shell_verdict *sv)
     }
 }
 
+/* The run's results become the step's last results on disk (a re-check
+ * that produced none leaves the measurement it judged). */
+static void save_results(shell_app *a, int lab, int step)
+{
+    const snap_lab *l = app_lab(a, lab);
+    const snap_step *st = app_step(a, lab, step);
+    if (l && st && a->run_results && json_array_size(a->run_results) > 0 &&
+        results_store_save(a->state_dir, l->id, st->id, a->run_results) != MGPU_OK)
+        log_to_panes(a, -1, mgpu_error_message());
+    json_decref(a->run_results);
+    a->run_results = NULL;
+}
+
+void results_follow_selection(shell_app *a)
+{
+    if (app_busy(a) || !a->cat || a->lab_open < 0) return;
+    if (a->lab_open == a->shown_lab && a->step_sel == a->shown_step) return;
+    a->shown_lab = a->lab_open;
+    a->shown_step = a->step_sel;
+    const snap_lab *l = app_lab(a, a->lab_open);
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    json_t *saved = l && st ? results_store_load(a->state_dir, l->id, st->id) : NULL;
+    if (!saved) return; /* nothing kept: the panes keep what they show */
+    for (int i = 0; i < a->npanes; i++) {
+        if (strcmp(shell_panes[i]->name, "results") != 0) continue;
+        shell_panes[i]->on_step_start(a->pane_self[i]);
+        json_t *r;
+        size_t k;
+        json_array_foreach(json_object_get(saved, "results"), k, r) {
+            json_t *doc = json_object_get(r, "doc");
+            const char *kind = json_string_value(json_object_get(r, "kind"));
+            if (kind && doc) shell_panes[i]->on_result(a->pane_self[i], kind, doc);
+        }
+    }
+    json_decref(saved);
+    a->dirty = 1;
+}
+
 static void step_done(shell_app *a, shell_event *ev)
 {
     work_join(a);
+    save_results(a, ev->lab, ev->step);
     shell_verdict *sv = &a->verdict;
     verdict_clear(sv);
     sv->valid = 1;
@@ -208,6 +260,8 @@ void work_dispatch(shell_app *a, shell_event *ev)
         break;
     case EV_RESULT:
         if (!ev->doc) break;
+        if (app_busy(a) && a->run_results)
+            json_array_append_new(a->run_results, json_pack("{s:s, s:O}", "kind", ev->kind ? ev->kind : "", "doc", ev->doc));
         for (int i = 0; i < a->npanes; i++)
             if (shell_panes[i]->on_result) shell_panes[i]->on_result(a->pane_self[i], ev->kind, ev->doc);
         break;

@@ -134,7 +134,8 @@ struct mgpu_backend {
     void *impl;
     mgpu_topo *topo;        /* owned; set by ops->open */
     int device_count;       /* cached after open */
-    char reason[256];       /* why this backend (set by mgpu_backend_open) */
+    char reason[256];       /* why this backend, short (set by mgpu_backend_open) */
+    char reason_detail[256]; /* what ruled cuda out (auto), "" otherwise */
     struct mgpu_mem_state *mem; /* device memory allocators (engine/dev/mem/mem_dev.c) */
 };
 

@@ -22,3 +22,10 @@ int mgpu_build_has_cuda(void)
     return 0;
 #endif
 }
+
+int mgpu_backend_config_is_sim(const mgpu_backend_config *cfg)
+{
+    if (cfg->kind == MGPU_BACKEND_SIM) return 1;
+    if (cfg->kind != MGPU_BACKEND_AUTO) return 0;
+    return cfg->machine || cfg->fault || !mgpu_build_has_cuda() || mgpu_driver_gpu_count() == 0;
+}

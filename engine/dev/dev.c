@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*--- Backends ---------------------------------------------------------*/
 
@@ -97,7 +98,9 @@ mgpu_result mgpu_backend_open(const mgpu_backend_config *cfg, mgpu_backend **out
     }
     mgpu_error_clear();
     MGPU_CHECK(open_with(&mgpu_dev_sim_ops, cfg, out));
-    snprintf((*out)->reason, sizeof (*out)->reason, "auto: no usable GPU (%s), using sim", why);
+    /* the banner stays one short line; the driver's story is on demand */
+    snprintf((*out)->reason, sizeof (*out)->reason, "auto: no usable GPU");
+    snprintf((*out)->reason_detail, sizeof (*out)->reason_detail, "%s", why);
     return MGPU_OK;
 }
 
@@ -113,6 +116,7 @@ void mgpu_backend_close(mgpu_backend *be)
 const char *mgpu_backend_name(const mgpu_backend *be) { return be->ops->name; }
 int mgpu_backend_simulated(const mgpu_backend *be) { return be->ops == &mgpu_dev_sim_ops; }
 const char *mgpu_backend_reason(const mgpu_backend *be) { return be->reason; }
+const char *mgpu_backend_reason_detail(const mgpu_backend *be) { return be->reason_detail; }
 const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be) { return be->topo; }
 
 /*--- Devices ----------------------------------------------------------*/
@@ -138,6 +142,7 @@ mgpu_result mgpu_device_info_get(mgpu_backend *be, int dev, mgpu_device_info *ou
     memset(out, 0, sizeof *out);
     out->numa_node = -1;
     MGPU_CHECK(be->ops->device_info(be, dev, out));
+    if (!out->host[0] && gethostname(out->host, sizeof out->host - 1) != 0) snprintf(out->host, sizeof out->host, "?");
     return MGPU_OK;
 }
 

@@ -135,6 +135,7 @@ static mgpu_result sim_device_info(mgpu_backend *be, int dev, mgpu_device_info *
     out->async_engines = sm >= 80 ? 3 : 2;
     out->can_map_host_memory = 1;
     out->unified_addressing = 1;
+    snprintf(out->host, sizeof out->host, "SIMULATED-node%d", g->host); /* as sim_nccl_log.c names it */
     return MGPU_OK;
 }
 

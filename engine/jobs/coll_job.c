@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEV_LINE 224
+#define DEV_LINE 256
 
 /* Params the coordinator sends (cli/cmd_bench.c writes them). */
 static mgpu_result read_params(json_t *p, mgpu_collbench_options *o, const mgpu_collbench_coll **coll)
@@ -77,9 +77,8 @@ static mgpu_result send_devices(mgpu_worker *wk, const mgpu_collbench_options *o
     mgpu_device_info info;
     memset(&info, 0, sizeof info);
     MGPU_CHECK(mgpu_device_info_get(be, dev, &info));
-    char host[64] = "?", mine[DEV_LINE];
-    gethostname(host, sizeof host - 1);
-    snprintf(mine, sizeof mine, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s", rank, (int)getpid(), host,
+    char mine[DEV_LINE];
+    snprintf(mine, sizeof mine, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s", rank, (int)getpid(), info.host,
              dev, info.pci_bus_id, info.name);
     char *all = calloc((size_t)n, DEV_LINE);
     if (!all) return mgpu_fail(MGPU_ERR_NOMEM, "bench: no memory for %d device lines", n);

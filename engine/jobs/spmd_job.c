@@ -148,7 +148,10 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     MGPU_CHECKGOTO(mgpu_lua_open_rank_api(sb, &host, args, (int)nargs), r, out);
     MGPU_CHECKGOTO(mgpu_lua_open_comm_api(sb), r, out);
     if (spans) MGPU_CHECKGOTO(mgpu_lua_enable_spans(sb, send_span, w), r, out);
-    r = mgpu_lua_load(sb, script, script_len, chunk && *chunk ? chunk : "=script");
+    const char *chunkname = chunk && *chunk ? chunk : "=script";
+    /* a misspelt name in the script is an error, not a silent nil (seed = rnk) */
+    MGPU_CHECKGOTO(mgpu_lua_strict_globals(sb, script, script_len, chunkname), r, out);
+    r = mgpu_lua_load(sb, script, script_len, chunkname);
     if (r == MGPU_OK) r = mgpu_lua_pcall(sb, 0, LUA_MULTRET);
     if (spans) flush_spans(w, sb, r == MGPU_OK); /* before the error: the spans show where it stood */
     if (r != MGPU_OK) {

@@ -117,6 +117,7 @@ static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
     json_object_set_new(o, "machine", json_string(mgpu_topo_machine_name(t)));
     /* The banner line `mgpulab topo` prints above the matrix. */
     json_object_set_new(o, "banner", json_string(line));
+    if (*mgpu_backend_reason_detail(be)) json_object_set_new(o, "backend_detail", json_string(mgpu_backend_reason_detail(be)));
     json_object_set_new(o, "hosts", json_integer(mgpu_topo_host_count(t)));
     json_object_set_new(o, "gpus", gpus_json(t));
     json_object_set_new(o, "nics", nics_json(t));

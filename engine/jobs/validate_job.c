@@ -109,9 +109,9 @@ static mgpu_result measure(mgpu_worker *w, rank_bufs *b, uint64_t work, uint64_t
     }
     MGPU_CHECK(mgpu_event_elapsed_ms(h0, h1, &ms));
     double work_us = median(wt, iters), coll_us = median(ct, iters);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    *out = json_pack("{s:i, s:i, s:s, s:f, s:f, s:f, s:f}", "rank", mgpu_worker_rank(w), "dev", dev, "host", host,
+    mgpu_device_info info; /* its host: on sim, the modelled host */
+    MGPU_CHECK(mgpu_device_info_get(mgpu_worker_backend(w), dev, &info));
+    *out = json_pack("{s:i, s:i, s:s, s:f, s:f, s:f, s:f}", "rank", mgpu_worker_rank(w), "dev", dev, "host", info.host,
                      "work_us", work_us, "coll_us", coll_us, "local_copy_gbs",
                      work_us > 0 ? (double)work / (work_us * 1000.0) : 0.0, "h2d_gbs",
                      ms > 0 ? (double)work * iters / (ms * 1e6) : 0.0);

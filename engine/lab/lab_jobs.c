@@ -44,6 +44,7 @@ int lab_l_bench(lua_State *L)
     long sizes = 0;
     for (uint64_t s = o.min_bytes; s <= o.max_bytes && sizes < 100000; s = mgpu_collbench_next_size(&o, s)) {
         sizes++;
+        c.weight_total += lab_bench_row_weight(s) * o.ndtypes * o.nops;
         if (mgpu_collbench_next_size(&o, s) <= s) break;
     }
     c.expected_rows = sizes * o.ndtypes * o.nops;

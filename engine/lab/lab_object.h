@@ -33,12 +33,18 @@ typedef struct lab_collect {
     json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
     json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
     long expected_rows;        /* bench: for the progress bar */
+    double weight_total, weight_done; /* bench: the rows' expected time (lab_bench_row_weight) */
     mgpu_nccl_summary *nccl;   /* the run's NCCL INFO lines, parsed (allocated on the first one) */
 } lab_collect;
 /* The parsed NCCL log of the run (lab.bench's and lab.spmd's `nccl`), or
  * NULL when the workers printed no NCCL line. A new reference. */
 json_t *lab_collect_nccl_json(const lab_collect *c);
 void lab_collect_free(lab_collect *c);
+/* A bench row's share of the sweep's time for the progress bar: a fixed
+ * cost per row (launch, check, messages) plus time in proportion to its
+ * bytes - so a sweep to 256 MiB no longer sits at 90 % for most of its run,
+ * the small sizes having counted as much as the large. */
+double lab_bench_row_weight(uint64_t bytes);
 /* ranks: the user's --ranks, else the call's, else the lab's. */
 int lab_pick_ranks(lab_run *run, int call_ranks);
 /* The call's launcher, else --launcher unless it is the default "local",

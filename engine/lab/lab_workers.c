@@ -99,6 +99,10 @@ void lab_push_backend(lua_State *L, lab_run *run)
 
 /*--- Messages from the workers --------------------------------------------*/
 
+#define ROW_FIXED_BYTES (1u << 20) /* a row's fixed cost, as bytes moved: ~ what 1 MiB costs */
+
+double lab_bench_row_weight(uint64_t bytes) { return (double)bytes + (double)ROW_FIXED_BYTES; }
+
 
 static void on_msg(void *ctx, const mgpu_rt_msg *m)
 {
@@ -128,7 +132,17 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
             json_array_append_new(c->results, json_pack("{s:i, s:O}", "rank", m->rank, "row", m->body));
         } else if (m->rank == 0) {
             json_array_append(c->results, m->body);
-            if (ev->progress && c->expected_rows > 0)
+            json_t *size = json_object_get(m->body, "size");
+            uint64_t bytes = json_is_integer(size) ? (uint64_t)json_integer_value(size) : 0;
+            c->weight_done += lab_bench_row_weight(bytes);
+            /* "bench: 128 MiB done": where the sweep stands, beside the bar */
+            char what[64];
+            if (bytes >= (1u << 20)) snprintf(what, sizeof what, "%s: %llu MiB done", c->kind, (unsigned long long)(bytes >> 20));
+            else if (bytes >= 1024) snprintf(what, sizeof what, "%s: %llu KiB done", c->kind, (unsigned long long)(bytes >> 10));
+            else snprintf(what, sizeof what, "%s: %llu B done", c->kind, (unsigned long long)bytes);
+            if (ev->progress && c->weight_total > 0)
+                ev->progress(ev->ctx, c->weight_done < c->weight_total ? c->weight_done / c->weight_total : 1.0, what);
+            else if (ev->progress && c->expected_rows > 0)
                 ev->progress(ev->ctx, (double)json_array_size(c->results) / (double)c->expected_rows, c->kind);
         }
     } else if (spmd && strcmp(m->type, "flight") == 0 && c->flights) {

@@ -58,6 +58,8 @@ static int l_stream_new(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const known[] = {"device", "legacy_default", NULL};
+    lm_check_options(L, 1, "mgpu.stream", known);
     int dev = (int)opt_int_field(L, 1, "device", c->host.device);
     int legacy = opt_bool_field(L, 1, "legacy_default", 0);
     lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
@@ -143,6 +145,8 @@ static int l_event_new(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
+    static const char *const known[] = {"timing", "blocking", "device", NULL};
+    lm_check_options(L, 1, "mgpu.event", known);
     int timing = opt_bool_field(L, 1, "timing", 1);
     int blocking = opt_bool_field(L, 1, "blocking", 0);
     int dev = (int)opt_int_field(L, 1, "device", c->host.device);
@@ -248,6 +252,8 @@ static int l_copy(lua_State *L)
 {
     lm_tensor *dst = lm_check_tensor(L, 1), *src = lm_check_tensor(L, 2);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    static const char *const known[] = {"engine", "stream", "count", "dst_offset", "src_offset", NULL};
+    lm_check_options(L, 3, "mgpu.copy", known);
     if (dst->t.dtype != src->t.dtype)
         return luaL_error(L, "mgpu.copy moves elements of one type: dst is %s, src is %s",
                           mgpu_dtype_name(dst->t.dtype), mgpu_dtype_name(src->t.dtype));

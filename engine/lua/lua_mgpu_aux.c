@@ -4,6 +4,7 @@
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/clock.h"
 #include <stdio.h>
+#include <string.h>
 
 lm_ctx *lm_ctx_get(lua_State *L)
 {
@@ -109,5 +110,36 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
     if (owner_idx) {
         lua_pushvalue(L, owner_idx);
         lua_setiuservalue(L, -2, 1);
+    }
+}
+
+/*--- Option tables --------------------------------------------------------------*/
+
+/* A misspelt option key (seeed=) would be ignored and mean its default:
+ * every key of the table at idx must be one of `known` (NULL-terminated). */
+void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *known)
+{
+    if (!lua_istable(L, idx)) return;
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1); /* the value; the key stays for lua_next */
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            luaL_error(L, "%s: the options table has a %s key; options are named: %s=...", fn, luaL_typename(L, -1),
+                       known[0] ? known[0] : "?");
+        }
+        const char *k = lua_tostring(L, -1);
+        int ok = 0;
+        for (const char *const *p = known; *p && !ok; p++) ok = strcmp(*p, k) == 0;
+        if (!ok) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (const char *const *p = known; *p; p++) {
+                if (p != known) luaL_addstring(&b, ", ");
+                luaL_addstring(&b, *p);
+            }
+            luaL_pushresult(&b);
+            luaL_error(L, "%s: unknown option '%s' (the options: %s)", fn, k, lua_tostring(L, -1));
+        }
     }
 }

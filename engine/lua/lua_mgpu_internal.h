@@ -80,6 +80,10 @@ int lm_span_begin(lua_State *L, mgpu_stream *s, mgpu_span_kind kind, const char 
 void lm_span_end(lua_State *L, int token, mgpu_result r);
 void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
 /* "4 MiB", "1.5 KiB", "12 B" */
+/* Raise "FN: unknown option 'K' (the options: ...)" for a key of the
+ * options table at idx that is not in `known` (NULL-terminated). */
+void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *known);
+
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */

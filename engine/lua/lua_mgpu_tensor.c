@@ -46,6 +46,8 @@ static int l_tensor_new(lua_State *L)
     const char *dtype = "f32", *kind = "device";
     int dev = c->host.device;
     if (lua_istable(L, 1)) {
+        static const char *const known[] = {"count", "dtype", "kind", "device", NULL};
+        lm_check_options(L, 1, "mgpu.tensor", known);
         lua_getfield(L, 1, "count");
         lua_getfield(L, 1, "dtype");
         lua_getfield(L, 1, "kind");
@@ -91,6 +93,8 @@ static int l_fill(lua_State *L)
         s = lm_opt_stream(L, 3);
     } else if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const known[] = {"kind", "seed", "value", "stream", NULL};
+        lm_check_options(L, 2, "tensor:fill", known);
         lua_getfield(L, 2, "kind");
         lua_getfield(L, 2, "seed");
         lua_getfield(L, 2, "value");

@@ -141,9 +141,7 @@ void rt_listener_close(rt_listener *l)
 mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *gpus_per_host, int *total)
 {
     *hosts = *gpus_per_host = *total = 0;
-    int sim = be->kind == MGPU_BACKEND_SIM ||
-              (be->kind == MGPU_BACKEND_AUTO && (be->machine || (!mgpu_build_has_cuda() || mgpu_driver_gpu_count() == 0)));
-    if (!sim) return MGPU_OK;
+    if (!mgpu_backend_config_is_sim(be)) return MGPU_OK;
     mgpu_topo *t = NULL;
     MGPU_CHECK(mgpu_topo_open_machine(be->machine ? be->machine : "dgx-h100", &t));
     *hosts = mgpu_topo_host_count(t);

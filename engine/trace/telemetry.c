@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "mgpu/clock.h"
+#include "mgpu/dev.h"
 #include "mgpu/topo.h"
 #include "trace/telemetry_internal.h"
 #include "trace/telemetry_shm.h"
@@ -30,16 +31,6 @@ struct mgpu_telemetry {
     /* cuda */
     tel_nvml *nvml;
 };
-
-/* The same choice the workers' backend will make, without CUDA: sim when
- * asked, or auto with a --machine, without the cuda build or without a GPU
- * the driver lists (as the runtime decides, engine/rt/coord_setup.c). */
-static int wants_sim(const mgpu_backend_config *cfg)
-{
-    if (cfg->kind == MGPU_BACKEND_SIM) return 1;
-    if (cfg->kind == MGPU_BACKEND_CUDA) return 0;
-    return cfg->machine || !mgpu_build_has_cuda() || mgpu_driver_gpu_count() == 0;
-}
 
 static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
 {
@@ -90,7 +81,7 @@ mgpu_result mgpu_telemetry_open(const mgpu_backend_config *cfg, mgpu_telemetry *
     *out = NULL;
     mgpu_telemetry *t = calloc(1, sizeof *t);
     if (!t) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory opening telemetry");
-    if (wants_sim(cfg)) {
+    if (mgpu_backend_config_is_sim(cfg)) { /* the workers' backend will be the sim */
         mgpu_result r = open_sim(cfg, t);
         if (r != MGPU_OK) {
             mgpu_telemetry_close(t);

@@ -23,5 +23,8 @@ fi
 out=$("$bin" topo 2>&1); rc=$?
 check '[ $rc -eq 0 ]' "auto falls back to sim (rc=$rc)"
 check 'grep -q "SIMULATED machine dgx-h100 (auto: no usable GPU" <<<"$out"' "auto says why: $(head -1 <<<"$out")"
+# the banner is one short line (issue 10, item 15); the driver's story follows once
+check '[ "$(head -1 <<<"$out" | wc -c)" -le 80 ]' "the banner is short: $(head -1 <<<"$out")"
+check 'grep -q "^# why not cuda: ." <<<"$out"' "the detail follows the banner: $(head -3 <<<"$out")"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -91,6 +91,54 @@ static void test_markdown(void)
     md_lines_free(&m);
 }
 
+/* Tables (issue 10, item 5): aligned columns, a rule under the header,
+ * wrapped cells when the table is wider than the screen - not run-on text
+ * with the pipes in it. */
+static void test_table(void)
+{
+    const char *doc = "Before.\n\n| cell | path | one direction |\n|---|---|---|\n"
+                      "| `NV#` | # bonded NVLinks (through NVSwitch on a DGX) | # x 25 GB/s (NVLink 4) |\n"
+                      "| `SYS` | across CPU sockets | often no P2P at all |\n\nAfter.\n";
+    md_lines m = {0};
+    char buf[512], row[512];
+    CHECK_OK(md_render(doc, strlen(doc), 100, &m));
+    int h = find_line(&m, "cell");
+    CHECK(h >= 0);
+    line_text(&m.lines[h], buf, sizeof buf);
+    CHECKF(strstr(buf, "|---") == NULL && strchr(buf, '|') != NULL, "header: '%s'", buf);
+    CHECK(h >= 0 && line_has_style(&m.lines[h], "cell", MD_S_STRONG));
+    /* the rule under the header, then the rows with their columns aligned */
+    line_text(&m.lines[h + 1], buf, sizeof buf);
+    CHECKF(strncmp(buf, "-----", 5) == 0 && strstr(buf, "-+-"), "rule: '%s'", buf);
+    int nv = find_line(&m, "NV#"), sys = find_line(&m, "SYS");
+    CHECK(nv == h + 2 && sys == nv + 1);
+    line_text(&m.lines[nv], row, sizeof row);
+    line_text(&m.lines[sys], buf, sizeof buf);
+    CHECKF(strstr(row, "| # x 25") - row == strstr(buf, "| often") - buf, "columns not aligned:\n'%s'\n'%s'", row, buf);
+    CHECK(line_has_style(&m.lines[nv], "NV#", MD_S_CODE));
+    CHECK(find_line(&m, "Before.") < h && find_line(&m, "After.") > sys);
+    CHECK(find_line(&m, "|---|") < 0);
+
+    /* at 40 columns the widest column wraps; every line fits, no word is lost */
+    CHECK_OK(md_render(doc, strlen(doc), 40, &m));
+    char all[2048] = "";
+    for (int i = 0; i < m.n; i++) {
+        line_text(&m.lines[i], buf, sizeof buf);
+        CHECKF(text_width(buf, -1) <= 40, "line %d is %d wide: '%s'", i, text_width(buf, -1), buf);
+        strcat(all, buf);
+        strcat(all, "\n");
+    }
+    const char *words[] = {"bonded", "NVLinks", "NVSwitch", "DGX)", "(NVLink", "4)", "often", "P2P", "all"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) CHECKF(strstr(all, words[i]), "'%s' lost:\n%s", words[i], all);
+    nv = find_line(&m, "NV#");
+    sys = find_line(&m, "SYS");
+    CHECKF(sys > nv + 1, "the NV# row did not wrap:\n%s", all);
+    /* a continuation line keeps the column bars */
+    line_text(&m.lines[nv + 1], buf, sizeof buf);
+    CHECKF(strstr(buf, " | ") != NULL, "continuation: '%s'", buf);
+    md_lines_free(&m);
+}
+
 static void test_text(void)
 {
     CHECK(text_width("abc", -1) == 3);
@@ -189,6 +237,7 @@ int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
     test_markdown();
+    test_table();
     test_text();
     test_evq();
     test_watch();

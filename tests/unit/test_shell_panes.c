@@ -177,6 +177,30 @@ static void test_bandwidth(WINDOW *w)
     CHECK(strstr(t, "123.4") && strstr(t, "5.0"));
     CHECK(strstr(t, "@@@@@")); /* the full-scale sparkline */
     check_small(pc, p, "bandwidth");
+    /* the sim's load comes in bursts: the number is the highest of the last
+     * 5 s (issue 10, item 15: it read 0.0 through a sweep) */
+    for (int k = 0; k < 30; k++) {
+        for (int g = 0; g < 8; g++) {
+            s[g].nvlink_tx = g == 2 && k % 3 == 0 ? 90e9 : 0;
+            s[g].nvlink_rx = s[g].pcie_tx = 0;
+        }
+        pc->on_telemetry(p, s, 8, "modelled (SIMULATED dgx-h100)");
+    }
+    t = draw(pc, p, w);
+    CHECKF(strstr(t, "90.0") != NULL, "bursts of 90 GB/s between zeros:\n%s", t);
+    /* links fallen idle for the window read 0.0, not the last busy value
+     * ("now 55.0"; the shell samples 5.5 s past a step's end) */
+    for (int g = 0; g < 8; g++) s[g].nvlink_tx = s[g].nvlink_rx = s[g].pcie_tx = 0;
+    for (int k = 0; k < 47; k++) pc->on_telemetry(p, s, 8, "modelled (SIMULATED dgx-h100)");
+    CHECKF(strstr(draw(pc, p, w), "90.0") != NULL, "the last burst, 49 samples ago, is still in the window");
+    for (int k = 0; k < 2; k++) pc->on_telemetry(p, s, 8, "modelled (SIMULATED dgx-h100)");
+    t = draw(pc, p, w);
+    CHECKF(!strstr(t, "90.0") && !strstr(t, "123.4") && !strstr(t, " 5.0"), "idle links:\n%s", t);
+    /* block characters on a UTF-8 terminal, the ASCII ramp otherwise */
+    CHECK(strcmp(chart_spark_glyph(1, 1), "@") == 0 && strcmp(chart_spark_glyph(0, 1), " ") == 0);
+    chart_use_blocks(1);
+    CHECK(strcmp(chart_spark_glyph(1, 1), "\u2588") == 0 && strcmp(chart_spark_glyph(0.01, 1), "\u2581") == 0);
+    chart_use_blocks(0);
     /* idle: zeros until the lines are flat, then no more redraws */
     for (int g = 0; g < 8; g++) s[g].nvlink_tx = s[g].nvlink_rx = s[g].pcie_tx = 0;
     for (int k = 0; k < 200; k++) pc->on_telemetry(p, s, 8, "modelled (SIMULATED dgx-h100)");

@@ -44,7 +44,10 @@ mgpu_result mgpu_backend_open(const mgpu_backend_config *cfg, mgpu_backend **out
 void mgpu_backend_close(mgpu_backend *be);
 const char *mgpu_backend_name(const mgpu_backend *be);    /* "cuda" or "sim" */
 int mgpu_backend_simulated(const mgpu_backend *be);       /* 1 for sim */
-const char *mgpu_backend_reason(const mgpu_backend *be);  /* why this backend was chosen */
+const char *mgpu_backend_reason(const mgpu_backend *be);  /* why this backend was chosen, short */
+/* What ruled cuda out when auto fell back to the sim ("no NVIDIA driver
+ * (libcuda.so.1) ..."); "" otherwise. Banners leave it out. */
+const char *mgpu_backend_reason_detail(const mgpu_backend *be);
 /* One line for banners: "SIMULATED machine dgx-h100 (sim backend requested)"
  * or "cuda: 8 GPUs (NVIDIA H200)". */
 void mgpu_backend_describe(mgpu_backend *be, char *buf, size_t len);
@@ -59,6 +62,12 @@ int mgpu_build_has_cuda(void);
 /* GPUs the NVIDIA driver lists (/proc/driver/nvidia/gpus), narrowed by
  * CUDA_VISIBLE_DEVICES; no CUDA call, so no context (driver_probe.c). */
 int mgpu_driver_gpu_count(void);
+/* 1 when opening `cfg` will give the sim without touching CUDA: --backend
+ * sim, or auto with --machine/--fault, without the cuda backend built in,
+ * or with no GPU listed by the driver (mgpu_backend_open's own rule). The
+ * coordinator uses it to open the sim's model itself (rank count, banner,
+ * --predict) where the workers will run on the sim. */
+int mgpu_backend_config_is_sim(const mgpu_backend_config *cfg);
 mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out);
 /* "auto", "cuda" or "sim" (an out-of-range kind reads "auto"). */
 const char *mgpu_backend_kind_name(mgpu_backend_kind kind);
@@ -77,6 +86,9 @@ typedef struct mgpu_device_info {
     int async_engines;        /* copy engines */
     int can_map_host_memory;
     int unified_addressing;
+    char host[64];            /* the host it is on: this machine's name, or on
+                               * sim the modelled host ("SIMULATED-node1"), as
+                               * the sim's NCCL INFO lines name it */
 } mgpu_device_info;
 
 mgpu_result mgpu_device_count(mgpu_backend *be, int *count);

@@ -84,6 +84,14 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults);
  * LUA_MULTRET). */
 mgpu_result mgpu_lua_run(mgpu_lua *sb, const char *text, size_t len, const char *chunkname, int nresults);
 
+/* From now on the chunk `chunkname` (source `text`, for the error's
+ * wording) may not read a global that does not exist: a misspelt name
+ * reads as nil, and `seed = rnk` in an options table would silently mean
+ * the default seed. The read raises "'rnk' is not defined: seed = rnk ...
+ * did you mean 'rank'?" naming the option key when the line assigns it.
+ * Other chunks (and C code) read globals as before (lua_strict.c). */
+mgpu_result mgpu_lua_strict_globals(mgpu_lua *sb, const char *text, size_t len, const char *chunkname);
+
 /* The last error of mgpu_lua_load/pcall: the message alone and the
  * traceback alone ("" when none). Valid until the next call. */
 const char *mgpu_lua_error_message(const mgpu_lua *sb);
