@@ -72,9 +72,16 @@ static mgpu_result gemm_bf16(const mgpu_nn_gemm_args *g)
     return r;
 }
 
+/* One BLAS thread: every rank is its own process already, and OpenBLAS's
+ * threads spinning against each other on a shared machine cost more than
+ * they give. */
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+static void blas_single_thread(void) { openblas_set_num_threads(1); }
+
 static mgpu_result sim_nn_gemm(mgpu_stream *s, const mgpu_nn_gemm_args *g)
 {
     sim_state *stt = sim_of(s->be);
+    pthread_once(&blas_once, blas_single_thread);
     if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
         return mgpu_fail(MGPU_ERR_INVALID, "gemm: a dim above 2^31 is more than BLAS takes");
     pthread_mutex_lock(&stt->lock);
