@@ -90,6 +90,7 @@ function Linear:parameters(list)
 end
 function Linear:forward(x)
   local n = x:count() // self.fan_in
+  self.in_shape = x:shape()
   self.x = x:view{n, self.fan_in}
   local y = nn.buffer(self, "y", {n, self.fan_out})
   mgpu.nn.gemm(self.x, self.weight.value, y, {tb = true})
@@ -108,8 +109,7 @@ function Linear:backward(dy, ready)
   end
   local dx = nn.buffer(self, "dx", {n, self.fan_in})
   mgpu.nn.gemm(d, self.weight.value, dx)                  -- dx = dy W
-  local shape = dy:shape(); shape[#shape] = self.fan_in
-  return dx:view(shape)
+  return dx:view(self.in_shape)                           -- shaped as the input was
 end
 
 -- Conv2d without bias (a batch norm follows it): w [out, in, k, k].
@@ -199,6 +199,88 @@ function Act:backward(dy)
   local dx = nn.buffer(self, "dx", dy:shape(), dy:dtype())
   mgpu.nn.act_backward(self.kind, self.x, dy, dx)
   return dx
+end
+
+-- RMSNorm over the last dim (LayerNorm with `layer = true`).
+local Norm = class("Norm")
+nn.Norm = Norm
+function nn.rmsnorm(name, d, opts)
+  opts = opts or {}
+  local m = setmetatable({name = name, d = d, eps = opts.eps or 1e-6, layer = opts.layer, dtype = opts.dtype}, Norm)
+  m.weight = param(name .. ".weight", {d}, opts.dtype)
+  m.weight.value:fill(1)
+  if m.layer then
+    m.bias = param(name .. ".bias", {d}, opts.dtype)
+    m.bias.value:fill(0)
+  end
+  return m
+end
+function nn.layernorm(name, d, opts)
+  opts = opts or {}
+  opts.layer = true
+  opts.eps = opts.eps or 1e-5
+  return nn.rmsnorm(name, d, opts)
+end
+function Norm:parameters(list)
+  list = list or {}
+  list[#list + 1] = self.weight
+  if self.bias then list[#list + 1] = self.bias end
+  return list
+end
+function Norm:forward(x)
+  self.x = x
+  local rows = x:count() // self.d
+  local y = nn.buffer(self, "y", x:shape())
+  self.rstd = nn.buffer(self, "rstd", {rows}, "f32")
+  if self.layer then
+    self.mean = nn.buffer(self, "mean", {rows}, "f32")
+    mgpu.nn.layernorm(x, self.weight.value, self.bias.value, y, self.mean, self.rstd, {eps = self.eps})
+  else
+    mgpu.nn.rmsnorm(x, self.weight.value, y, self.rstd, {eps = self.eps})
+  end
+  return y
+end
+function Norm:backward(dy, ready)
+  local dx = nn.buffer(self, "dx", dy:shape())
+  if self.layer then
+    mgpu.nn.layernorm_backward(self.x, self.weight.value, self.mean, self.rstd, dy, dx, self.weight.grad, self.bias.grad)
+  else
+    mgpu.nn.rmsnorm_backward(self.x, self.weight.value, self.rstd, dy, dx, self.weight.grad)
+  end
+  if ready then
+    ready(self.weight)
+    if self.bias then ready(self.bias) end
+  end
+  return dx
+end
+
+-- Embedding: ids (i32, any shape) -> rows of the table [vocab, dim].
+local Embedding = class("Embedding")
+nn.Embedding = Embedding
+function nn.embedding(name, vocab, d, opts)
+  opts = opts or {}
+  local m = setmetatable({name = name, vocab = vocab, d = d, dtype = opts.dtype}, Embedding)
+  m.weight = param(name .. ".weight", {vocab, d}, opts.dtype)
+  nn.uniform_(m.weight.value, 1.0, opts.seed or 1)
+  return m
+end
+function Embedding:parameters(list)
+  list = list or {}
+  list[#list + 1] = self.weight
+  return list
+end
+function Embedding:forward(ids)
+  self.ids = ids
+  local shape = ids:shape(); shape[#shape + 1] = self.d
+  local y = nn.buffer(self, "y", shape)
+  mgpu.nn.embedding(ids, self.weight.value, y)
+  return y
+end
+function Embedding:backward(dy, ready)
+  self.weight.grad:fill(0)                               -- the backward accumulates rows
+  mgpu.nn.embedding_backward(self.ids, dy, self.weight.grad)
+  if ready then ready(self.weight) end
+  return nil                                              -- ids have no gradient
 end
 
 -- Sequential: forward in order, backward in reverse.
