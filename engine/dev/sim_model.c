@@ -53,7 +53,7 @@ static const struct {
     .host_latency_ns = 200.0,
     .host_load_latency_ns = 1500.0,
     .default_nvlink_latency_ns = 700.0,
-    /* Starting values until the H200 calibration (bench/nn-calibrate.py):
+    /* Starting values until the H200 calibration (scripts/compare-nn-torch.py):
      * cuBLAS bf16 GEMMs reach ~70 % of the dense peak at large shapes;
      * streaming kernels ~85 % of HBM as the D2D copy does; reductions
      * (norms, softmax, pooling) make more than one pass, ~60 %. */

@@ -16,8 +16,13 @@ local nn = {}
 --- Tensors --------------------------------------------------------------
 
 -- A device tensor of `shape` (a list of dims) and dtype (default f32).
+-- With nn.phantom = true every tensor the library makes is phantom
+-- (shape-only): a model then takes its modelled time and memory on the sim
+-- without computing anything (a 70B what-if; bench/nn_bench.lua's
+-- predictions). Reading a phantom value (loss:get) is an error.
+nn.phantom = false
 function nn.empty(shape, dtype)
-  return mgpu.tensor{shape = shape, dtype = dtype or "f32"}
+  return mgpu.tensor{shape = shape, dtype = dtype or "f32", phantom = nn.phantom}
 end
 
 -- Same-shape dims? (for reusing buffers between steps)
