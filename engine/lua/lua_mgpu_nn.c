@@ -46,14 +46,15 @@ static mgpu_stream *opt_stream(lua_State *L, int o)
 }
 
 /* Run one op between a span's begin and end; raise on failure. */
-#define RUN(name, s, call)                                                  \
+#define RUN_SPAN(name, span, s, call)                                        \
     do {                                                                    \
-        int tok_ = lm_span_begin(L, (s), MGPU_SPAN_KERNEL, (name));         \
+        int tok_ = lm_span_begin(L, (s), MGPU_SPAN_KERNEL, (span));         \
         mgpu_result r_ = (call);                                            \
         lm_span_end(L, tok_, r_);                                           \
         if (r_ != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.nn." name); \
         return 0;                                                           \
     } while (0)
+#define RUN(name, s, call) RUN_SPAN(name, name, s, call)
 
 /* gemm(a, b, c, {ta=, tb=, alpha=1, beta=0}) */
 static int l_gemm(lua_State *L)
@@ -91,7 +92,7 @@ static int l_act(lua_State *L) /* act("relu", x, y) */
     mgpu_nn_act act = check_act(L, 1);
     mgpu_tensor *x = T(L, 2, 0), *y = T(L, 3, 0);
     mgpu_stream *s = opt_stream(L, 4);
-    RUN("act", s, mgpu_nn_activation(s, act, x, y));
+    RUN_SPAN("act", mgpu_nn_act_name(act), s, mgpu_nn_activation(s, act, x, y));
 }
 
 static int l_act_backward(lua_State *L) /* act_backward("relu", x, dy, dx) */
@@ -99,7 +100,8 @@ static int l_act_backward(lua_State *L) /* act_backward("relu", x, dy, dx) */
     mgpu_nn_act act = check_act(L, 1);
     mgpu_tensor *x = T(L, 2, 0), *dy = T(L, 3, 0), *dx = T(L, 4, 0);
     mgpu_stream *s = opt_stream(L, 5);
-    RUN("act_backward", s, mgpu_nn_activation_backward(s, act, x, dy, dx));
+    static const char *const bw[MGPU_ACT_COUNT] = {"relu_backward", "gelu_backward", "silu_backward"};
+    RUN_SPAN("act_backward", bw[act], s, mgpu_nn_activation_backward(s, act, x, dy, dx));
 }
 
 static int l_swiglu(lua_State *L) /* swiglu(gate, up, y) */

@@ -44,6 +44,20 @@ then ok; else bad "decoder training: rc=$rc"; cat "$tmp/dec"; fi
 "$bin" spmd "$src/tests/data/nn_modules_fd.lua" --backend sim --ranks 1 >"$tmp/fd" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c 'worst relative error' "$tmp/fd")" -eq 3 ] && ok || { bad "module gradients: rc=$rc"; cat "$tmp/fd"; }
 
+# the ops are kernel spans on the timeline, with their modelled durations
+"$bin" spmd "$src/examples/spmd/train_resnet.lua" --backend sim --ranks 1 --trace "$tmp/t.json" -- 2 8 8 >"$tmp/tr" 2>&1; rc=$?
+if [ $rc -eq 0 ] && python3 - "$tmp/t.json" <<'PY'
+import json, sys
+xs = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X" and e["cat"] == "kernel"]
+names = {e["name"] for e in xs}
+for want in ("conv2d", "conv2d_backward", "batchnorm", "batchnorm_backward", "relu", "relu_backward", "gemm",
+             "cross_entropy", "sgd", "avgpool"):
+    assert want in names, f"no {want} kernel span in {sorted(names)}"
+conv = [e for e in xs if e["name"] == "conv2d"]
+assert all(e["dur"] > 0 for e in conv), "a conv2d took no modelled time"
+PY
+then ok; else bad "training spans: rc=$rc"; cat "$tmp/tr"; fi
+
 # the loader: only library names, nothing outside labs/lib
 cat >"$tmp/imp.lua" <<'LUA'
 for _, name in ipairs{"../x", "nn/../../etc", "NN", "nn..x", "nope"} do
