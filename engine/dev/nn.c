@@ -226,8 +226,7 @@ mgpu_result mgpu_nn_gemm(mgpu_stream *s, const mgpu_tensor *a, int ta, const mgp
     mat_dims(cm, &bc, &rc, &cc);
     size_t m = ta ? ca : ra, k = ta ? ra : ca, kb = tb ? cb : rb, n = tb ? rb : cb;
     char sa[128], sb[128], sc[128];
-    if (k != kb || rc != m || cc != n || ba != bc || (bb != 1 && bb != ba) ||
-        (ba > 1 && a->ndim < 3) /* a 2-dim operand has no batch */)
+    if (k != kb || rc != m || cc != n || ba != bc || (bb != 1 && bb != ba))
         return mgpu_fail(MGPU_ERR_INVALID,
                          "gemm: a %s%s times b %s%s does not give c %s (want [.., %zu, %zu] from inner dims %zu "
                          "and %zu, and one batch)",
@@ -477,8 +476,9 @@ typedef struct conv_geom {
     int stride, pad;
 } conv_geom;
 
-static void conv_check(call *c, const mgpu_tensor *x, const mgpu_tensor *w, const mgpu_tensor *y, int stride, int pad,
-                       conv_geom *g)
+/* y is the output (forward) or its gradient (backward), named y_name. */
+static void conv_check(call *c, const mgpu_tensor *x, const mgpu_tensor *w, const mgpu_tensor *y, const char *y_name,
+                       int stride, int pad, conv_geom *g)
 {
     if (c->r != MGPU_OK) return;
     size_t dx[MGPU_TENSOR_MAX_DIMS], dw[MGPU_TENSOR_MAX_DIMS];
@@ -503,7 +503,7 @@ static void conv_check(call *c, const mgpu_tensor *x, const mgpu_tensor *w, cons
     g->p = (g->h + 2 * (size_t)pad - g->r) / (size_t)stride + 1;
     g->q = (g->w + 2 * (size_t)pad - g->r) / (size_t)stride + 1;
     size_t want[4] = {g->n, g->k, g->p, g->q};
-    want_dims(c, y, c->what[6] == '_' ? "dy" : "y", 4, want);
+    want_dims(c, y, y_name, 4, want);
 }
 
 /* 1x1, stride 1, no padding: x itself is the column matrix. */
@@ -544,7 +544,7 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     const void *pw = in(&c, w, "w", K_FLOAT);
     char *py = out(&c, y, "y", K_FLOAT);
     conv_geom g;
-    conv_check(&c, x, w, y, stride, pad, &g);
+    conv_check(&c, x, w, y, "y", stride, pad, &g);
     int ph = phantom_mode(&c);
     if (c.r != MGPU_OK) return c.r;
     if (ph && !models_time(&c)) return MGPU_OK;
@@ -577,7 +577,7 @@ mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const 
     char *pdx = opt_out(&c, dx, "dx", K_FLOAT);
     char *pdw = out(&c, dw, "dw", K_FLOAT);
     conv_geom g;
-    conv_check(&c, x, w, dy, stride, pad, &g);
+    conv_check(&c, x, w, dy, "dy", stride, pad, &g);
     want_same(&c, dx, "dx", x, "x");
     want_same(&c, dw, "dw", w, "w");
     int ph = phantom_mode(&c);
