@@ -490,6 +490,39 @@ static void test_phantom_and_model(void)
     mgpu_tensor_free(&x), mgpu_tensor_free(&y);
 }
 
+/* Kernels on two streams of one GPU share its SMs (one after the other);
+ * a copy on another stream overlaps a kernel (links and HBM, not SMs). */
+static void test_streams_overlap(void)
+{
+    size_t n = 2048;
+    mgpu_stream *s2 = NULL;
+    CHECK_OK(mgpu_stream_create(be, 0, 0, &s2));
+    mgpu_buffer *b[6];
+    for (int i = 0; i < 6; i++) CHECK_OK(mgpu_mem_alloc_phantom(be, 0, NULL, n * n * 2, 0, &b[i]));
+    mgpu_tensor t[6];
+    for (int i = 0; i < 6; i++) t[i] = (mgpu_tensor){.buf = b[i], .count = n * n, .dtype = MGPU_BF16, .ndim = 2, .shape = {n, n}};
+    mgpu_device_synchronize(be, 0);
+    double a0, a1, c0, c1;
+    CHECK_OK(mgpu_stream_model_time(s, &a0));
+    CHECK_OK(mgpu_stream_model_time(s2, &c0));
+    CHECK_OK(mgpu_nn_gemm(s, &t[0], 0, &t[1], 0, &t[2], 1, 0));
+    CHECK_OK(mgpu_nn_gemm(s2, &t[3], 0, &t[4], 0, &t[5], 1, 0));
+    CHECK_OK(mgpu_stream_model_time(s, &a1));
+    CHECK_OK(mgpu_stream_model_time(s2, &c1));
+    double one = a1 - a0;
+    CHECKF(c1 - c0 >= 2 * one * 0.99, "the second stream's GEMM ended at %g ns, want after the first's (%g ns each)", c1 - c0, one);
+    mgpu_device_synchronize(be, 0);
+    CHECK_OK(mgpu_stream_model_time(s, &a0));
+    CHECK_OK(mgpu_stream_model_time(s2, &c0));
+    CHECK_OK(mgpu_nn_gemm(s, &t[0], 0, &t[1], 0, &t[2], 1, 0));
+    CHECK_OK(mgpu_copy(s2, b[3], 0, b[4], 0, n * n * 2, MGPU_COPY_CE));
+    CHECK_OK(mgpu_stream_model_time(s, &a1));
+    CHECK_OK(mgpu_stream_model_time(s2, &c1));
+    CHECKF(c1 - c0 < one, "a copy beside a GEMM took %g ns of modelled time, the GEMM %g: they should overlap", c1 - c0, one);
+    for (int i = 0; i < 6; i++) mgpu_mem_free(b[i]);
+    mgpu_stream_destroy(s2);
+}
+
 int main(void)
 {
     mgpu_backend_config cfg = {.kind = MGPU_BACKEND_SIM, .machine = "dgx-h100"};
@@ -521,6 +554,7 @@ int main(void)
     test_bf16();
     test_shape_errors();
     test_phantom_and_model();
+    test_streams_overlap();
     mgpu_stream_destroy(s);
     mgpu_backend_close(be);
     return tap_done();
