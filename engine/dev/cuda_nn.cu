@@ -477,6 +477,6 @@ static mgpu_result cuda_nn_gemm(mgpu_stream *s, const mgpu_nn_gemm_args *g)
 }
 
 extern "C" const struct mgpu_nn_ops cuda_nn_ops = {
-    cuda_nn_gemm,
-    cuda_nn_kernel,
+    .gemm = cuda_nn_gemm,
+    .kernel = cuda_nn_kernel,
 };
