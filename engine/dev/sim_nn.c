@@ -145,8 +145,46 @@ static void cross_entropy(const mgpu_nn_args *a)
 
 /*--- conv2d's columns ------------------------------------------------------------*/
 
+/* f32, the common case, row by row of the column matrix: a row of P*Q
+ * columns reads one kernel tap across the image (the sim spends most of a
+ * ResNet step here). */
+static void im2col_f32(const mgpu_nn_args *a, int back)
+{
+    size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
+    long stride = a->i[0], pad = a->i[1];
+    size_t img = C * H * W, colsz = C * R * R * P * Q;
+    float *x = a->t[0], *col = a->t[1];
+    if (back) memset(x, 0, nimg * img * sizeof *x);
+    for (size_t n = 0; n < nimg; n++)
+        for (size_t row = 0; row < C * R * R; row++) {
+            size_t c = row / (R * R), r = row / R % R, s = row % R;
+            float *xc = x + n * img + c * H * W, *d = col + n * colsz + row * P * Q;
+            for (size_t p = 0; p < P; p++, d += Q) {
+                long h = (long)p * stride - pad + (long)r;
+                if (h < 0 || h >= (long)H) {
+                    if (!back) memset(d, 0, Q * sizeof *d);
+                    continue;
+                }
+                float *xr = xc + (size_t)h * W;
+                long w = -pad + (long)s;
+                for (size_t q = 0; q < Q; q++, w += stride) {
+                    int inside = w >= 0 && w < (long)W;
+                    if (back) {
+                        if (inside) xr[w] += d[q];
+                    } else {
+                        d[q] = inside ? xr[w] : 0.f;
+                    }
+                }
+            }
+        }
+}
+
 static void im2col(const mgpu_nn_args *a, int back)
 {
+    if (a->dtype == MGPU_F32) {
+        im2col_f32(a, back);
+        return;
+    }
     mgpu_dtype dt = a->dtype;
     size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
     long stride = a->i[0], pad = a->i[1];
