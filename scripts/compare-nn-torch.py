@@ -30,7 +30,7 @@ lua = os.path.join(here, "bench", "nn_bench.lua")
 
 
 def run_mgpulab(backend, mode):
-    cmd = [mgpulab, "spmd", lua, "--backend", backend, "--ranks", "1"]
+    cmd = [mgpulab, "spmd", lua, "--backend", backend, "--ranks", "1", "--time-limit", "900"]
     if backend == "sim":
         cmd += ["--machine", machine]
     cmd += ["--", mode]
