@@ -54,7 +54,8 @@ mgpu_result mgpu_nn_add(mgpu_stream *s, const mgpu_tensor *a, const mgpu_tensor 
 
 /* Softmax cross-entropy fused with its gradient: logits [N, C], labels
  * [N] i32, loss f32 [2] = {mean loss, rows predicted right}; dlogits [N, C]
- * (may be NULL) = (softmax - onehot) / N. */
+ * (may be NULL) = (softmax - onehot) / N. A label outside 0..C-1 is an
+ * error on the sim and clamped on cuda (no device-side check). */
 mgpu_result mgpu_nn_cross_entropy(mgpu_stream *s, const mgpu_tensor *logits, const mgpu_tensor *labels,
                                   mgpu_tensor *loss, mgpu_tensor *dlogits);
 
