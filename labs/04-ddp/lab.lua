@@ -220,10 +220,17 @@ return {
           identical_params(out.mine, out.n, "results pane (3); your reducer's ready() and wait()"),
           checks.close{ value = la[#la], expected = lb[#lb], rtol = 1e-4, what = "final loss, your reducer vs the naive exchange",
                         where = "results pane (3), table 'final loss'" },
-          checks.bandwidth{ value = b.step_ms, peak = a.step_ms, fraction = 1.03, unit = "ms",
-                            what = "naive step time", peak_what = "your step time (yours should be >= 3 % faster)",
-                            where = "results pane (3), table 'the wide ResNet'" },
         }
+        -- Ranks that share one GPU share its SMs: the exchange is a local copy
+        -- and no reducer can win much; the bar holds where each rank has a GPU.
+        if (lab.backend.gpus or 0) >= out.n then
+          v[#v + 1] = checks.bandwidth{ value = b.step_ms, peak = a.step_ms, fraction = 1.03, unit = "ms",
+                                        what = "naive step time", peak_what = "your step time (yours should be >= 3 % faster)",
+                                        where = "results pane (3), table 'the wide ResNet'" }
+        else
+          lab.log(string.format("[lab] %d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
+                                out.n, lab.backend.gpus or 0, b.step_ms, a.step_ms))
+        end
         if nvlink_sim(lab) then
           v[#v + 1] = checks.bandwidth{ value = 100 * a.hidden, peak = 100, fraction = 0.25, unit = "%",
                                         what = "all-reduce time hidden behind backward",
