@@ -127,6 +127,9 @@ struct mgpu_dev_ops {
     void (*vmm_unmap)(mgpu_buffer *seg, size_t off, size_t bytes);
     void (*vmm_release)(mgpu_buffer *seg);
     size_t (*vmm_granularity)(mgpu_backend *be, int dev);
+
+    /* Training ops (nn_ops.h, called by nn.c). NULL: the backend has none. */
+    const struct mgpu_nn_ops *nn;
 };
 
 struct mgpu_backend {

@@ -26,6 +26,7 @@ struct cuda_backend {
     int npageable, cap_pageable;
     struct cuda_gate_page *gate_pages;
     uint64_t *phantom_used;      /* [ndev]: phantom bytes counted against each GPU */
+    void **blas;                 /* [ndev] cuBLAS handles, made at the first GEMM (cuda_blas.cu) */
 };
 
 static inline struct cuda_backend *cuda_be(mgpu_backend *be)
@@ -106,6 +107,8 @@ mgpu_result cuda_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
                       size_t src_off, size_t bytes, mgpu_copy_engine how);
 mgpu_result cuda_memory_latency(mgpu_stream *s, mgpu_buffer *buf, size_t bytes, uint64_t accesses,
                                 double *ns);
+extern "C" const struct mgpu_nn_ops cuda_nn_ops; /* cuda_nn.cu */
+void cuda_blas_free(struct cuda_backend *cb);     /* cuda_blas.cu */
 mgpu_result cuda_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count, mgpu_dtype dtype,
                       const mgpu_fill_spec *spec);
 mgpu_result cuda_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,

@@ -29,6 +29,7 @@ static void cuda_close(mgpu_backend *be)
         (void)cudaGetLastError();
     }
     cuda_gate_pages_free(cb);
+    cuda_blas_free(cb);
     for (int i = 0; i < cb->npageable; i++) free(cb->pageable[i].ptr);
     free(cb->pageable);
     free(cb->peer_on);
@@ -627,4 +628,5 @@ extern "C" const struct mgpu_dev_ops mgpu_dev_cuda_ops = {
     .vmm_unmap = cuda_vmm_unmap,
     .vmm_release = cuda_vmm_release,
     .vmm_granularity = cuda_vmm_granularity,
+    .nn = &cuda_nn_ops, /* cuda_nn.cu */
 };

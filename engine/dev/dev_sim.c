@@ -223,6 +223,11 @@ static double run_op(sim_state *st, mgpu_stream *s, const sim_cost *c, double by
     return end;
 }
 
+double sim_run_priced(sim_state *st, mgpu_stream *s, const sim_cost *c, double bytes)
+{
+    return run_op(st, s, c, bytes);
+}
+
 /*--- Streams, events, gates -------------------------------------------*/
 
 static mgpu_result sim_stream_create(mgpu_backend *be, mgpu_stream *s)
@@ -578,4 +583,5 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .vmm_unmap = sim_vmm_unmap,
     .vmm_release = sim_vmm_release,
     .vmm_granularity = sim_vmm_granularity,
+    .nn = &mgpu_sim_nn_ops, /* sim_nn.c */
 };

@@ -37,6 +37,12 @@ typedef struct sim_state {
 
 static inline sim_state *sim_of(mgpu_backend *be) { return (sim_state *)be->impl; }
 
+/* dev_sim.c: run a priced operation on s (lock held); returns its end. */
+double sim_run_priced(sim_state *st, mgpu_stream *s, const sim_cost *c, double bytes);
+
+/* sim_nn.c: the training ops. */
+extern const struct mgpu_nn_ops mgpu_sim_nn_ops;
+
 /* sim_memory.c; called with the lock held. */
 mgpu_result sim_mem_alloc_locked(sim_state *st, mgpu_buffer *buf);
 void sim_mem_free_locked(sim_state *st, mgpu_buffer *buf);

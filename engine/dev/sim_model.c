@@ -32,6 +32,9 @@ static const struct {
     double host_latency_ns;     /* host memcpy start */
     double host_load_latency_ns; /* a GPU load from pinned host memory, round trip */
     double default_nvlink_latency_ns; /* when topo gives no latency */
+    double kernel_latency_ns;   /* a kernel's launch and ramp, back to back on a stream */
+    double eff_flops[MGPU_NN_CLASS_COUNT]; /* achieved / peak FLOP/s per op class */
+    double eff_bytes[MGPU_NN_CLASS_COUNT]; /* achieved / spec HBM bandwidth per op class */
 } K = {
     .h2d_pinned_eff = 55.3 / PCIE_GEN5_X16_GBS,
     .d2h_pinned_eff = 55.2 / PCIE_GEN5_X16_GBS,
@@ -50,7 +53,18 @@ static const struct {
     .host_latency_ns = 200.0,
     .host_load_latency_ns = 1500.0,
     .default_nvlink_latency_ns = 700.0,
+    /* Starting values until the H200 calibration (scripts/compare-nn-torch.py):
+     * cuBLAS bf16 GEMMs reach ~70 % of the dense peak at large shapes;
+     * streaming kernels ~85 % of HBM as the D2D copy does; reductions
+     * (norms, softmax, pooling) make more than one pass, ~60 %. */
+    .kernel_latency_ns = 2500.0,
+    .eff_flops = {0.70, 0.50, 0.50},
+    .eff_bytes = {0.85, 0.85, 0.60},
 };
+
+/* A GPU the table does not know: A100-class compute, as the HBM fallback. */
+#define FALLBACK_BF16_TFLOPS 312.0
+#define FALLBACK_F32_TFLOPS 19.5
 
 /* Fallbacks when the topology does not know a GPU's figures (an imported
  * XML of an unknown GPU): PCIe gen4 x16 and A100-class HBM. Said in the
@@ -87,6 +101,9 @@ mgpu_result sim_model_init(sim_model *m, const mgpu_topo *t, int host)
         m->gpu[d].topo_index = gi;
         m->gpu[d].pcie_gbs = g->pcie_gbs > 0 ? g->pcie_gbs : FALLBACK_PCIE_GBS;
         m->gpu[d].hbm_gbs = g->hbm_gbs > 0 ? g->hbm_gbs : FALLBACK_HBM_GBS;
+        const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
+        m->gpu[d].bf16_tflops = gm && gm->bf16_tflops > 0 ? gm->bf16_tflops : FALLBACK_BF16_TFLOPS;
+        m->gpu[d].f32_tflops = gm && gm->f32_tflops > 0 ? gm->f32_tflops : FALLBACK_F32_TFLOPS;
     }
     m->ndev = n;
     return MGPU_OK;
@@ -225,6 +242,17 @@ double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place whe
         return K.hbm_latency_ns + link;
     }
     return K.host_load_latency_ns;
+}
+
+void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
+                       sim_cost *out)
+{
+    const sim_model_gpu *g = &m->gpu[dev];
+    double peak = (bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
+    double t_flops = flops / (peak * K.eff_flops[cls]);
+    double t_bytes = bytes / (g->hbm_gbs * K.eff_bytes[cls]);
+    cost_set(out, K.kernel_latency_ns + (t_flops > t_bytes ? t_flops : t_bytes), 0, "sm");
+    cost_use(m, out, dev, SIM_RES_SM);
 }
 
 double sim_cost_ns(const sim_cost *c, double bytes)

@@ -10,6 +10,7 @@
 #define MGPU_SIM_MODEL_H
 #include "mgpu/dev.h"
 #include "mgpu/topo.h"
+#include "dev/nn_ops.h"
 
 /* Per-GPU resources. Each direction of a link is its own resource, so
  * bidirectional traffic runs at full speed both ways. */
@@ -19,6 +20,7 @@ typedef enum sim_res_kind {
     SIM_RES_HBM,          /* the GPU's own memory (local copies, fills) */
     SIM_RES_NVL_TX,       /* NVLink, data leaving the GPU */
     SIM_RES_NVL_RX,       /* NVLink, data arriving at the GPU */
+    SIM_RES_SM,           /* the GPU's SMs: training ops' kernels */
     SIM_RES_KINDS
 } sim_res_kind;
 
@@ -38,6 +40,7 @@ typedef struct sim_model_gpu {
     int topo_index;     /* global index in the topology */
     double pcie_gbs;    /* nominal per direction */
     double hbm_gbs;     /* spec peak */
+    double bf16_tflops, f32_tflops; /* dense compute peaks */
 } sim_model_gpu;
 
 typedef struct sim_model {
@@ -75,6 +78,12 @@ void sim_model_touch(const sim_model *m, int exec_dev, sim_place where, int writ
 /* Modelled latency of one dependent load from `exec_dev` into memory at
  * `where` (device, peer device or pinned host). */
 double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place where);
+
+/* A training op's kernel(s) on `dev`: its FLOPs at the GPU's bf16 or f32
+ * peak and its bytes at HBM bandwidth, each at the op class's efficiency,
+ * whichever bounds it, plus a launch; it occupies the GPU's SMs. */
+void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
+                       sim_cost *out);
 
 /* Nanoseconds the operation takes for `bytes`. */
 double sim_cost_ns(const sim_cost *c, double bytes);

@@ -5,6 +5,7 @@
 #include "mgpu/tensor.h"
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,131 @@ mgpu_result mgpu_tensor_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, 
     MGPU_CHECK(mgpu_mem_alloc(be, kind, device, count * esz, &out->buf));
     out->count = count;
     out->dtype = dtype;
+    out->ndim = 1;
+    out->shape[0] = count;
+    return MGPU_OK;
+}
+
+/*--- Shapes and views ----------------------------------------------------*/
+
+int mgpu_tensor_dims(const mgpu_tensor *t, size_t *dims)
+{
+    if (t->ndim < 1 || t->ndim > MGPU_TENSOR_MAX_DIMS) {
+        dims[0] = t->count;
+        return 1;
+    }
+    for (int i = 0; i < t->ndim; i++) dims[i] = t->shape[i];
+    return t->ndim;
+}
+
+static const char *dims_str(int ndim, const size_t *dims, char *buf, size_t len)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(buf, len, "[");
+    for (int i = 0; i < ndim && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%zu", i ? ", " : "", dims[i]);
+    if (n < len) snprintf(buf + n, len - n, "]");
+    return buf;
+}
+
+const char *mgpu_tensor_shape_str(const mgpu_tensor *t, char *buf, size_t len)
+{
+    size_t d[MGPU_TENSOR_MAX_DIMS];
+    int nd = mgpu_tensor_dims(t, d);
+    char s[96];
+    snprintf(buf, len, "%s %s", dims_str(nd, d, s, sizeof s), mgpu_dtype_name(t->dtype));
+    return buf;
+}
+
+int mgpu_tensor_same_shape(const mgpu_tensor *a, const mgpu_tensor *b)
+{
+    size_t da[MGPU_TENSOR_MAX_DIMS], db[MGPU_TENSOR_MAX_DIMS];
+    int na = mgpu_tensor_dims(a, da), nb = mgpu_tensor_dims(b, db);
+    if (na != nb) return 0;
+    for (int i = 0; i < na; i++)
+        if (da[i] != db[i]) return 0;
+    return 1;
+}
+
+/* ndim and dims valid (1..4 dims, each >= 1, product fits); *count = product. */
+static mgpu_result check_dims(int ndim, const size_t *shape, size_t *count, const char *what)
+{
+    if (ndim < 1 || ndim > MGPU_TENSOR_MAX_DIMS)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: a shape has 1 to %d dims, not %d", what, MGPU_TENSOR_MAX_DIMS, ndim);
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] == 0) return mgpu_fail(MGPU_ERR_INVALID, "%s: dim %d is 0; every dim needs at least 1", what, i);
+        if (n > SIZE_MAX / shape[i]) return mgpu_fail(MGPU_ERR_INVALID, "%s: the shape's element count overflows", what);
+        n *= shape[i];
+    }
+    *count = n;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_tensor_alloc_shape(mgpu_backend *be, mgpu_mem_kind kind, int device, mgpu_dtype dtype,
+                                    int ndim, const size_t *shape, mgpu_tensor *out)
+{
+    size_t n;
+    memset(out, 0, sizeof *out);
+    MGPU_CHECK(check_dims(ndim, shape, &n, "tensor"));
+    MGPU_CHECK(mgpu_tensor_alloc(be, kind, device, dtype, n, out));
+    out->ndim = ndim;
+    for (int i = 0; i < ndim; i++) out->shape[i] = shape[i];
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_tensor_reshape(const mgpu_tensor *t, int ndim, const size_t *shape, mgpu_tensor *out)
+{
+    MGPU_CHECK(check_tensor(t, "reshape"));
+    size_t n;
+    MGPU_CHECK(check_dims(ndim, shape, &n, "reshape"));
+    if (n != t->count) {
+        char a[128], b[96];
+        return mgpu_fail(MGPU_ERR_INVALID, "cannot reshape %s (%zu elements) to %s (%zu elements)",
+                         mgpu_tensor_shape_str(t, a, sizeof a), t->count, dims_str(ndim, shape, b, sizeof b), n);
+    }
+    mgpu_tensor v = *t;
+    v.ndim = ndim;
+    for (int i = 0; i < ndim; i++) v.shape[i] = shape[i];
+    *out = v;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_tensor_slice0(const mgpu_tensor *t, size_t start, size_t len, mgpu_tensor *out)
+{
+    MGPU_CHECK(check_tensor(t, "slice"));
+    size_t d[MGPU_TENSOR_MAX_DIMS];
+    int nd = mgpu_tensor_dims(t, d);
+    if (len == 0 || start >= d[0] || len > d[0] - start) {
+        char a[128];
+        return mgpu_fail(MGPU_ERR_INVALID, "slice: rows %zu..%zu (%zu rows) are not inside dim 0 of %s (rows 0..%zu)",
+                         start, start + len, len, mgpu_tensor_shape_str(t, a, sizeof a), d[0]);
+    }
+    size_t row = t->count / d[0];
+    mgpu_tensor v = *t;
+    v.ndim = nd;
+    for (int i = 0; i < nd; i++) v.shape[i] = d[i];
+    v.shape[0] = len;
+    v.count = len * row;
+    v.offset = t->offset + start * row * mgpu_dtype_size(t->dtype);
+    *out = v;
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_tensor_flat_range(const mgpu_tensor *t, size_t first, size_t n, mgpu_tensor *out)
+{
+    MGPU_CHECK(check_tensor(t, "flat range"));
+    if (n == 0 || first >= t->count || n > t->count - first) {
+        char a[128];
+        return mgpu_fail(MGPU_ERR_INVALID, "flat range: elements %zu..%zu are not inside %s (%zu elements)", first,
+                         first + n, mgpu_tensor_shape_str(t, a, sizeof a), t->count);
+    }
+    mgpu_tensor v = *t;
+    v.ndim = 1;
+    v.shape[0] = n;
+    v.count = n;
+    v.offset = t->offset + first * mgpu_dtype_size(t->dtype);
+    *out = v;
     return MGPU_OK;
 }
 

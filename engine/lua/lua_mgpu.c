@@ -429,6 +429,8 @@ static int open_protected(lua_State *L)
     lm_open_tensor(L);
     lm_open_ipc(L);
     lm_open_mem(L);
+    lm_open_nn(L);
+    lm_open_lib(L);
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     return 0;

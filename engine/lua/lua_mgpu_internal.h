@@ -37,6 +37,10 @@ typedef struct lm_ctx {
 typedef struct lm_tensor {
     mgpu_tensor t;        /* t.buf == NULL once freed */
     mgpu_mem_kind kind;
+    /* A view (reshape, slice, flat range) shares its parent's buffer and
+     * keeps the parent alive (user value 1); it never frees the buffer, and
+     * becomes unusable when the parent is freed explicitly. */
+    struct lm_tensor *parent;
 } lm_tensor;
 
 typedef struct lm_stream {
@@ -89,6 +93,8 @@ const char *lm_size_label(size_t bytes, char *buf, size_t len);
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
 void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phantom tensors */
+void lm_open_nn(lua_State *L);      /* lua_mgpu_nn.c: mgpu.nn, the training ops */
+void lm_open_lib(lua_State *L);     /* lua_mgpu_lib.c: mgpu.import, the shipped Lua library */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
 
 #endif

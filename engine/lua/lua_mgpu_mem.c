@@ -133,7 +133,8 @@ static int l_phantom_tensor(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     luaL_checktype(L, 1, LUA_TTABLE);
-    static const char *const known[] = {"count", "dtype", "device", "phantom_on_cuda", NULL};
+    /* "shape" and "phantom": mgpu.tensor{shape =, phantom = true} hands its table on */
+    static const char *const known[] = {"count", "dtype", "device", "phantom_on_cuda", "shape", "phantom", NULL};
     lm_check_options(L, 1, "mgpu.phantom_tensor", known);
     lua_getfield(L, 1, "count");
     lua_getfield(L, 1, "dtype");

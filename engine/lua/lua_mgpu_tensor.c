@@ -18,7 +18,89 @@ lm_tensor *lm_check_tensor(lua_State *L, int idx)
 {
     lm_tensor *t = luaL_checkudata(L, idx, LM_TENSOR);
     if (!t->t.buf) luaL_error(L, "this tensor was freed");
+    for (lm_tensor *p = t->parent; p; p = p->parent)
+        if (!p->t.buf) luaL_error(L, "this view's tensor was freed (a view shares its tensor's memory)");
     return t;
+}
+
+/* A shape from a Lua table {d0, d1, ...} at idx: 1..4 positive dims. */
+static int check_shape(lua_State *L, int idx, const char *what, size_t *dims)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int nd = (int)lua_rawlen(L, idx);
+    if (nd < 1 || nd > MGPU_TENSOR_MAX_DIMS)
+        return luaL_error(L, "%s: a shape is a list of 1 to %d dims, got %d", what, MGPU_TENSOR_MAX_DIMS, nd);
+    for (int i = 0; i < nd; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        int ok = 0;
+        lua_Integer d = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || d < 1) return luaL_error(L, "%s: dim %d of the shape must be an integer >= 1", what, i + 1);
+        dims[i] = (size_t)d;
+    }
+    return nd;
+}
+
+/* Push a view of the tensor at idx described by v. */
+static int push_view(lua_State *L, int idx, const mgpu_tensor *v)
+{
+    lm_tensor *parent = lm_check_tensor(L, idx);
+    lm_tensor *t = lua_newuserdatauv(L, sizeof *t, 1);
+    memset(t, 0, sizeof *t);
+    luaL_setmetatable(L, LM_TENSOR);
+    lua_pushvalue(L, idx);
+    lua_setiuservalue(L, -2, 1);
+    t->t = *v;
+    t->kind = parent->kind;
+    t->parent = parent;
+    return 1;
+}
+
+/* t:view{d0, d1, ...} (also t:reshape): the same elements in another shape */
+static int l_view(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    size_t dims[MGPU_TENSOR_MAX_DIMS];
+    int nd = check_shape(L, 2, "tensor:view", dims);
+    mgpu_tensor v;
+    if (mgpu_tensor_reshape(&t->t, nd, dims, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:view");
+    return push_view(L, 1, &v);
+}
+
+/* t:slice(start, len): rows start..start+len-1 (0-based) along dim 0 */
+static int l_slice(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    lua_Integer start = luaL_checkinteger(L, 2), len = luaL_checkinteger(L, 3);
+    if (start < 0 || len < 1) return luaL_error(L, "tensor:slice: start must be >= 0 and len >= 1 (got %I, %I)", start, len);
+    mgpu_tensor v;
+    if (mgpu_tensor_slice0(&t->t, (size_t)start, (size_t)len, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:slice");
+    return push_view(L, 1, &v);
+}
+
+/* t:flat(first, n): elements first..first+n-1 (0-based) as a 1-dim view */
+static int l_flat(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    lua_Integer first = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+    if (first < 0 || n < 1) return luaL_error(L, "tensor:flat: first must be >= 0 and n >= 1 (got %I, %I)", first, n);
+    mgpu_tensor v;
+    if (mgpu_tensor_flat_range(&t->t, (size_t)first, (size_t)n, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:flat");
+    return push_view(L, 1, &v);
+}
+
+/* t:shape() -> {d0, d1, ...} */
+static int l_shape(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    size_t d[MGPU_TENSOR_MAX_DIMS];
+    int nd = mgpu_tensor_dims(&t->t, d);
+    lua_createtable(L, nd, 0);
+    for (int i = 0; i < nd; i++) {
+        lua_pushinteger(L, (lua_Integer)d[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
 }
 
 static mgpu_mem_kind parse_kind(lua_State *L, const char *k)
@@ -38,20 +120,46 @@ static mgpu_dtype parse_dtype(lua_State *L, const char *name)
 }
 
 /* mgpu.tensor(count [, dtype [, kind [, device]]]) or
- * mgpu.tensor{count=, dtype="f32", kind="device", device=this rank's} */
+ * mgpu.tensor{count= or shape={d0, ..}, dtype="f32", kind="device",
+ * device=this rank's, phantom=false} */
 static int l_tensor_new(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     lua_Integer count;
     const char *dtype = "f32", *kind = "device";
-    int dev = c->host.device;
+    int dev = c->host.device, nd = 0, phantom = 0;
+    size_t dims[MGPU_TENSOR_MAX_DIMS];
     if (lua_istable(L, 1)) {
-        static const char *const known[] = {"count", "dtype", "kind", "device", NULL};
+        static const char *const known[] = {"count", "dtype", "kind", "device", "shape", "phantom", NULL};
         lm_check_options(L, 1, "mgpu.tensor", known);
+        lua_getfield(L, 1, "shape");
+        if (!lua_isnil(L, -1)) {
+            nd = check_shape(L, lua_gettop(L), "mgpu.tensor", dims);
+            lua_Integer n = 1;
+            for (int i = 0; i < nd; i++) {
+                if ((size_t)n > SIZE_MAX / 8 / dims[i]) return luaL_error(L, "mgpu.tensor: the shape is too large");
+                n *= (lua_Integer)dims[i];
+            }
+            lua_pushinteger(L, n);
+            lua_setfield(L, 1, "count");
+        }
+        lua_getfield(L, 1, "phantom");
+        phantom = lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        if (phantom) {
+            lua_getglobal(L, "mgpu");
+            lua_getfield(L, -1, "phantom_tensor");
+            lua_pushvalue(L, 1);
+            lua_call(L, 1, 1);
+            lm_tensor *t = lm_check_tensor(L, -1);
+            if (nd && mgpu_tensor_reshape(&t->t, nd, dims, &t->t) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.tensor");
+            return 1;
+        }
         lua_getfield(L, 1, "count");
         lua_getfield(L, 1, "dtype");
         lua_getfield(L, 1, "kind");
         lua_getfield(L, 1, "device");
+        if (lua_isnil(L, -4)) return luaL_error(L, "mgpu.tensor{...} needs count= or shape=");
         count = luaL_checkinteger(L, -4);
         dtype = luaL_optstring(L, -3, dtype);
         kind = luaL_optstring(L, -2, kind);
@@ -68,7 +176,8 @@ static int l_tensor_new(lua_State *L)
     lm_tensor *t = lua_newuserdatauv(L, sizeof *t, 0);
     memset(t, 0, sizeof *t);
     luaL_setmetatable(L, LM_TENSOR);
-    if (mgpu_tensor_alloc(c->host.be, mk, dev, dt, (size_t)count, &t->t) != MGPU_OK)
+    if (nd ? mgpu_tensor_alloc_shape(c->host.be, mk, dev, dt, nd, dims, &t->t)
+           : mgpu_tensor_alloc(c->host.be, mk, dev, dt, (size_t)count, &t->t))
         return mgpu_lua_raise_engine(L, "mgpu.tensor");
     t->kind = mk;
     return 1;
@@ -77,7 +186,8 @@ static int l_tensor_new(lua_State *L)
 static int l_tensor_gc(lua_State *L)
 {
     lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
-    if (t->t.buf) mgpu_tensor_free(&t->t);
+    if (t->parent) memset(&t->t, 0, sizeof t->t); /* a view owns nothing */
+    else if (t->t.buf) mgpu_tensor_free(&t->t);
     return 0;
 }
 
@@ -263,12 +373,13 @@ static int l_bytes(lua_State *L)
 static int l_tostring(lua_State *L)
 {
     lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
+    char sh[128];
     if (!t->t.buf) lua_pushstring(L, "tensor (freed)");
     else if (t->kind == MGPU_MEM_DEVICE)
-        lua_pushfstring(L, "tensor(%I %s, device %d)", (lua_Integer)t->t.count, mgpu_dtype_name(t->t.dtype),
-                        t->t.buf->device);
+        lua_pushfstring(L, "tensor(%s, device %d%s)", mgpu_tensor_shape_str(&t->t, sh, sizeof sh), t->t.buf->device,
+                        t->t.buf->phantom ? ", phantom" : "");
     else
-        lua_pushfstring(L, "tensor(%I %s, %s host memory)", (lua_Integer)t->t.count, mgpu_dtype_name(t->t.dtype),
+        lua_pushfstring(L, "tensor(%s, %s host memory)", mgpu_tensor_shape_str(&t->t, sh, sizeof sh),
                         mgpu_mem_kind_name(t->kind));
     return 1;
 }
@@ -279,7 +390,8 @@ void lm_open_tensor(lua_State *L)
         {"fill", l_fill},   {"checksum", l_checksum}, {"compare", l_compare}, {"get", l_get},
         {"set", l_set},     {"to_table", l_to_table}, {"count", l_count},     {"dtype", l_dtype},
         {"kind", l_kind},   {"device", l_device},     {"bytes", l_bytes},     {"free", l_tensor_gc},
-        {NULL, NULL},
+        {"view", l_view},   {"reshape", l_view},      {"slice", l_slice},     {"flat", l_flat},
+        {"shape", l_shape}, {NULL, NULL},
     };
     static const luaL_Reg meta[] = {
         {"__gc", l_tensor_gc}, {"__close", l_tensor_gc}, {"__len", l_count}, {"__tostring", l_tostring},

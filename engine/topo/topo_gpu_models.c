@@ -9,13 +9,14 @@
 #define MIB(x) ((uint64_t)(x) << 20)
 
 static const mgpu_gpu_model models[] = {
-    /* pci     name                        sm  SMs  memory        HBM GB/s  NVLink GB/s/dir/link, links, PCIe gen, width */
-    {0x2330, "NVIDIA H100 80GB HBM3", 90, 132, MIB(81559), 3350.0, 25.0, 18, 5, 16},
-    {0x2335, "NVIDIA H200", 90, 132, MIB(143771), 4800.0, 25.0, 18, 5, 16},
-    {0x2331, "NVIDIA H100 PCIe", 90, 114, MIB(81559), 2000.0, 25.0, 12, 5, 16}, /* NVLink bridge */
-    {0x20b2, "NVIDIA A100-SXM4-80GB", 80, 108, MIB(81920), 2039.0, 25.0, 12, 4, 16},
-    {0x20b0, "NVIDIA A100-SXM4-40GB", 80, 108, MIB(40960), 1555.0, 25.0, 12, 4, 16},
-    {0x26b9, "NVIDIA L40S", 89, 142, MIB(46068), 864.0, 0.0, 0, 4, 16},
+    /* pci     name                        sm  SMs  memory        HBM GB/s  NVLink GB/s/dir/link, links, PCIe gen, width,
+     * dense bf16 and f32 TFLOP/s (data sheets: H100 SXM 989/67, H100 PCIe 756/51, A100 312/19.5, L40S 362/91.6) */
+    {0x2330, "NVIDIA H100 80GB HBM3", 90, 132, MIB(81559), 3350.0, 25.0, 18, 5, 16, 989.0, 67.0},
+    {0x2335, "NVIDIA H200", 90, 132, MIB(143771), 4800.0, 25.0, 18, 5, 16, 989.0, 67.0},
+    {0x2331, "NVIDIA H100 PCIe", 90, 114, MIB(81559), 2000.0, 25.0, 12, 5, 16, 756.0, 51.0}, /* NVLink bridge */
+    {0x20b2, "NVIDIA A100-SXM4-80GB", 80, 108, MIB(81920), 2039.0, 25.0, 12, 4, 16, 312.0, 19.5},
+    {0x20b0, "NVIDIA A100-SXM4-40GB", 80, 108, MIB(40960), 1555.0, 25.0, 12, 4, 16, 312.0, 19.5},
+    {0x26b9, "NVIDIA L40S", 89, 142, MIB(46068), 864.0, 0.0, 0, 4, 16, 362.0, 91.6},
 };
 
 /* Other spellings users and tools write (the CUDA device name is canonical). */

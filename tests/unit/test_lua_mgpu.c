@@ -59,7 +59,7 @@ static void test_tensors(void)
     ok("local t = mgpu.tensor(1000)\n"
        "assert(#t == 1000 and t:count() == 1000 and t:dtype() == 'f32' and t:kind() == 'device')\n"
        "assert(t:device() == 0 and t:bytes() == 4000)\n"
-       "assert(tostring(t) == 'tensor(1000 f32, device 0)', tostring(t))\n"
+       "assert(tostring(t) == 'tensor([1000] f32, device 0)', tostring(t))\n"
        "t:fill{kind = 'index', value = 1}\n"
        "assert(t:get(0) == 1 and t:get(5) == 6 and t:get(999) == 1 + 999 % 1024)\n"
        "t:set(3, 2.5); assert(t:get(3) == 2.5)\n"
@@ -97,6 +97,37 @@ static void test_tensors(void)
        "local t = mgpu.tensor(10); t:free(); assert(tostring(t) == 'tensor (freed)')");
 }
 
+/* Shapes and views (issue 11, item 1) and mgpu.nn through Lua. */
+static void test_shapes_views(void)
+{
+    ok("local t = mgpu.tensor{shape = {2, 3, 4}, dtype = 'bf16'}:fill{kind = 'index'}\n"
+       "local s = t:shape(); assert(#s == 3 and s[1] == 2 and s[3] == 4 and t:count() == 24)\n"
+       "assert(tostring(t) == 'tensor([2, 3, 4] bf16, device 0)', tostring(t))\n"
+       "local v = t:view{6, 4}; assert(v:shape()[1] == 6 and v:get(5) == t:get(5))\n"
+       "local r = t:slice(1, 1); assert(r:count() == 12 and r:get(0) == t:get(12))\n"
+       "local f = v:flat(10, 4); assert(#f:shape() == 1 and f:get(0) == t:get(10))\n"
+       "f:set(1, 99); assert(t:get(11) == 99)   -- a view writes its tensor\n"
+       "local p = mgpu.tensor{shape = {1024, 1024}, phantom = true}\n"
+       "assert(p:is_phantom() and p:shape()[2] == 1024)");
+    fails("local t = mgpu.tensor{shape = {2, 4}}; t:view{3, 3}", MGPU_ERR_INVALID,
+          "cannot reshape [2, 4] f32 (8 elements) to [3, 3] (9 elements)");
+    fails("local t = mgpu.tensor{shape = {2, 4}}; t:slice(1, 2)", MGPU_ERR_INVALID, "not inside dim 0 of [2, 4] f32");
+    fails("local t = mgpu.tensor{shape = {2, 4}}; t:flat(6, 3)", MGPU_ERR_INVALID, "not inside [2, 4] f32");
+    fails("local t = mgpu.tensor{shape = {2, 4}}; local v = t:view{8}; t:free(); v:get(0)", MGPU_ERR_INVALID,
+          "this view's tensor was freed");
+    fails("mgpu.tensor{shape = {2, 0}}", MGPU_ERR_INVALID, "dim 2 of the shape must be an integer >= 1");
+    fails("mgpu.tensor{shape = {1, 2, 3, 4, 5}}", MGPU_ERR_INVALID, "1 to 4 dims, got 5");
+    /* an op through Lua: a view of rows as a GEMM operand */
+    ok("local a = mgpu.tensor{shape = {4, 3}}:fill(1)\n"
+       "local b = mgpu.tensor{shape = {3, 2}}:fill(2)\n"
+       "local c = mgpu.tensor{shape = {2, 2}}\n"
+       "mgpu.nn.gemm(a:slice(2, 2), b, c)\n"
+       "assert(c:get(3) == 6, c:get(3))");
+    fails("mgpu.nn.gemm(mgpu.tensor{shape = {4, 3}}, mgpu.tensor{shape = {4, 3}}, mgpu.tensor{shape = {4, 4}})",
+          MGPU_ERR_INVALID, "gemm: a [4, 3] f32 times b [4, 3] f32 does not give c [4, 4] f32");
+    fails("mgpu.nn.act('tanh', mgpu.tensor(4), mgpu.tensor(4))", MGPU_ERR_INVALID, "'tanh' is not relu, gelu or silu");
+}
+
 static void test_streams_events(void)
 {
     /* the note's pattern: produce on one stream, record, another waits */
@@ -129,7 +160,7 @@ static void test_log_and_results(void)
 {
     logged[0] = '\0';
     ok("mgpu.log('hello', 1, nil)\nprint('via print', 2.5)\nmgpu.log(mgpu.tensor(3))");
-    CHECKF(strcmp(logged, "hello\t1\tnil\nvia print\t2.5\ntensor(3 f32, device 0)\n") == 0, "logged: '%s'", logged);
+    CHECKF(strcmp(logged, "hello\t1\tnil\nvia print\t2.5\ntensor([3] f32, device 0)\n") == 0, "logged: '%s'", logged);
 
     json_array_clear(rows);
     ok("mgpu.result{name = 'sum', value = 42, ok = true, list = {1, 2, 3}, nested = {x = 1.5}}\n"
@@ -141,7 +172,7 @@ static void test_log_and_results(void)
     CHECK(json_array_size(json_object_get(r0, "list")) == 3);
     CHECK(json_real_value(json_object_get(json_object_get(r0, "nested"), "x")) == 1.5);
     CHECK(strcmp(json_string_value(json_object_get(r0, "name")), "sum") == 0);
-    CHECK(strstr(json_string_value(json_object_get(json_array_get(rows, 1), "t")), "tensor(2 f32") != NULL);
+    CHECK(strstr(json_string_value(json_object_get(json_array_get(rows, 1), "t")), "tensor([2] f32") != NULL);
 
     fails("local t = {}; t.self = t\nmgpu.result{t = t}", MGPU_ERR_INVALID, "nest deeper than 32");
     fails("mgpu.result{f = print}", MGPU_ERR_INVALID, "a function value cannot be sent");
@@ -187,6 +218,7 @@ int main(void)
     if (sb && be) {
         test_identity();
         test_tensors();
+    test_shapes_views();
         test_streams_events();
         test_log_and_results();
         test_errors();

@@ -201,6 +201,8 @@ typedef struct mgpu_gpu_model {
     double nvlink_gbs;     /* per link per direction */
     int nvlinks;
     int pcie_gen, pcie_width; /* the GPU's own PCIe maximum: 5 and 16 for an H100 SXM */
+    double bf16_tflops;    /* dense tensor-core peak (the sim's compute-time model) */
+    double f32_tflops;     /* FP32 without TF32: what an f32 GEMM gets by default */
 } mgpu_gpu_model;
 const mgpu_gpu_model *mgpu_gpu_model_by_pci(unsigned pci_device);
 const mgpu_gpu_model *mgpu_gpu_model_by_name(const char *name);

@@ -1,0 +1,141 @@
+/* nn_ops.h - the seam between the training ops (nn.c, mgpu/nn.h) and the
+ * backends: `struct mgpu_nn_ops`, reached through mgpu_dev_ops.nn.
+ *
+ * nn.c checks shapes, dtypes and phantoms, works out each op's FLOPs and
+ * bytes, and hands the backend flat arguments: device pointers (buffer
+ * address plus offset) and sizes. A backend computes (unless the call is
+ * phantom) and, when it models time (sim), charges the op's modelled
+ * duration to the stream. Float tensors are f32 or bf16 (`dtype`); every
+ * reduction accumulates in f32. Integer tensors (labels, token ids) are i32. */
+#ifndef MGPU_NN_OPS_H
+#define MGPU_NN_OPS_H
+#include "mgpu/dev.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an op is made of, for the compute-time model's efficiency. */
+typedef enum mgpu_nn_class {
+    MGPU_NN_CLASS_GEMM = 0,   /* tensor-core bound */
+    MGPU_NN_CLASS_ELEMENTWISE,/* streams its bytes once */
+    MGPU_NN_CLASS_REDUCE,     /* norms, softmax, pooling: a few passes */
+    MGPU_NN_CLASS_COUNT
+} mgpu_nn_class;
+
+/* The price nn.c computed for one op. */
+typedef struct mgpu_nn_cost {
+    const char *name;   /* "gemm", "relu", ... */
+    mgpu_nn_class cls;
+    double flops;
+    double bytes;       /* read + written */
+} mgpu_nn_cost;
+
+/* C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] for b < batch, all row-
+ * major: op(A) is m x k, op(B) k x n, C m x n; ta/tb say A is stored k x m
+ * or B n x k. Strides are in elements between batch entries (0 repeats the
+ * same matrix). */
+typedef struct mgpu_nn_gemm_args {
+    mgpu_dtype dtype;
+    int ta, tb;
+    size_t m, n, k, batch;
+    const void *a, *b;
+    void *c;
+    size_t stride_a, stride_b, stride_c;
+    float alpha, beta;
+    int phantom;        /* 1: price only */
+    mgpu_nn_cost cost;
+} mgpu_nn_gemm_args;
+
+/* Every op that is not a GEMM. Which pointers, sizes and scalars an op
+ * uses is listed with it; t[] are device pointers (NULL: not given). */
+typedef enum mgpu_nn_kernel {
+    /* y[r,c] = x[r,c] + bias[c]: t0 x, t1 bias, t2 y; n0 rows, n1 cols */
+    MGPU_NNK_BIAS_ADD = 0,
+    /* db[c] = beta*db[c] + sum_r dy[r,c]: t0 dy, t1 db; n0 rows, n1 cols; f0 beta */
+    MGPU_NNK_BIAS_GRAD,
+    /* y = act(x): t0 x, t1 y; n0 count; i0 activation (mgpu_nn_act) */
+    MGPU_NNK_ACT,
+    /* dx = dy * act'(x): t0 x, t1 dy, t2 dx; n0 count; i0 activation */
+    MGPU_NNK_ACT_BACKWARD,
+    /* y = silu(g) * u: t0 g, t1 u, t2 y; n0 count */
+    MGPU_NNK_SWIGLU,
+    /* dg, du from dy: t0 g, t1 u, t2 dy, t3 dg, t4 du; n0 count */
+    MGPU_NNK_SWIGLU_BACKWARD,
+    /* y = alpha*a + beta*b (y may be a or b): t0 a, t1 b, t2 y; n0 count; f0 alpha, f1 beta */
+    MGPU_NNK_ADD,
+    /* loss[0] = mean_r -log softmax(x_r)[label_r], loss[1] = rows whose
+     * argmax is the label; dx = (softmax - onehot)/rows when t3:
+     * t0 logits, t1 labels (i32), t2 loss (f32 [2]), t3 dlogits; n0 rows, n1 classes */
+    MGPU_NNK_CROSS_ENTROPY,
+    /* m = mu*m + (g + wd*p); p -= lr*m: t0 p, t1 g, t2 m; n0 count; f0 lr, f1 mu, f2 wd */
+    MGPU_NNK_SGD,
+    /* AdamW, one fused update (decoupled weight decay, bias-corrected):
+     * t0 p, t1 g, t2 m, t3 v (m and v f32); n0 count; f0 lr, f1 beta1,
+     * f2 beta2, f3 eps, f4 wd, f5 1-beta1^step, f6 1-beta2^step */
+    MGPU_NNK_ADAMW,
+    /* acc[0] (f32) = (accumulate ? acc[0] : 0) + sum x^2: t0 x, t1 acc; n0 count; i0 accumulate */
+    MGPU_NNK_SUMSQ,
+    /* g *= min(1, max_norm / (sqrt(acc[0]) + 1e-6)): t0 g, t1 acc; n0 count; f0 max_norm */
+    MGPU_NNK_CLIP_SCALE,
+    /* col[c*R*S + r*S + s, p*Q + q] = x[c, p*stride - pad + r, q*stride - pad + s]
+     * (0 outside) for one image per batch entry: t0 x (N images), t1 col;
+     * n0 images, n1 C, n2 H, n3 W, n4 R (=S), n5 P, n6 Q; i0 stride, i1 pad */
+    MGPU_NNK_IM2COL,
+    /* The adjoint: dx (overwritten) from dcol, same arguments as IM2COL
+     * with t0 dx, t1 dcol */
+    MGPU_NNK_COL2IM,
+    /* Batch norm over N,H,W per channel of x [N,C,HW]: t0 x, t1 gamma,
+     * t2 beta, t3 running mean, t4 running var (f32), t5 save mean, t6 save
+     * invstd (f32 [C]), t7 y; n0 N, n1 C, n2 HW; i0 train; f0 momentum, f1 eps.
+     * Eval uses the running statistics and leaves the saves alone. */
+    MGPU_NNK_BATCHNORM,
+    /* t0 x, t1 gamma, t2 save mean, t3 save invstd, t4 dy, t5 dx, t6 dgamma,
+     * t7 dbeta; n0 N, n1 C, n2 HW (training-mode statistics) */
+    MGPU_NNK_BATCHNORM_BACKWARD,
+    /* y[n,c] = mean_hw x[n,c,hw]: t0 x, t1 y; n0 N*C, n1 HW */
+    MGPU_NNK_AVGPOOL,
+    /* dx[n,c,hw] = dy[n,c]/HW: t0 dy, t1 dx; n0 N*C, n1 HW */
+    MGPU_NNK_AVGPOOL_BACKWARD,
+    /* Over the last dim: i0 1 = LayerNorm (t2 beta may be NULL), 0 = RMSNorm:
+     * t0 x, t1 gamma, t2 beta, t3 y, t4 save mean, t5 save rstd (f32 [rows]);
+     * n0 rows, n1 cols; f0 eps */
+    MGPU_NNK_NORM,
+    /* t0 x, t1 gamma, t2 save mean, t3 save rstd, t4 dy, t5 dx, t6 dgamma,
+     * t7 dbeta (LayerNorm with beta); n0 rows, n1 cols; i0 layer */
+    MGPU_NNK_NORM_BACKWARD,
+    /* out[i,:] = table[ids[i],:]: t0 ids (i32), t1 table, t2 out; n0 tokens, n1 dim, n2 vocab */
+    MGPU_NNK_EMBEDDING,
+    /* dtable[ids[i],:] += dout[i,:] in token order: t0 ids, t1 dout, t2 dtable; n0, n1, n2 as above */
+    MGPU_NNK_EMBEDDING_BACKWARD,
+    /* Row softmax of scale*s over the last dim, keys after the row's
+     * position masked when i0 (row position = row index mod cols):
+     * t0 s, t1 p; n0 rows, n1 cols; f0 scale; i0 causal */
+    MGPU_NNK_SOFTMAX,
+    /* ds = scale * p * (dp - sum(dp*p)): t0 p, t1 dp, t2 ds; n0 rows, n1 cols; f0 scale */
+    MGPU_NNK_SOFTMAX_BACKWARD,
+    /* y[a,c,b,d] = x[a,b,c,d]: t0 x, t1 y; n0 A, n1 B, n2 C, n3 D */
+    MGPU_NNK_SWAP12,
+    MGPU_NNK_COUNT
+} mgpu_nn_kernel;
+
+typedef struct mgpu_nn_args {
+    mgpu_nn_kernel op;
+    mgpu_dtype dtype;   /* of the float tensors that are not f32 by definition */
+    void *t[8];
+    size_t n[7];
+    float f[8];
+    int i[2];
+    int phantom;        /* 1: price only */
+    mgpu_nn_cost cost;
+} mgpu_nn_args;
+
+struct mgpu_nn_ops {
+    mgpu_result (*gemm)(mgpu_stream *s, const mgpu_nn_gemm_args *g);
+    mgpu_result (*kernel)(mgpu_stream *s, const mgpu_nn_args *a);
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""compare-nn-torch.py - mgpulab's training ops next to torch on the same
+GPU in one call, and the sim's prediction for that GPU next to both.
+
+    python3 scripts/compare-nn-torch.py [MGPULAB] [--machine dgx-h200]
+
+Runs bench/nn_bench.lua three ways: on cuda (the measurement), on the sim
+with phantom tensors (the compute-time model's prediction for the preset's
+GPU, nothing computed), and the same cases in torch (CUDA events, 3 warm-up
+calls, the same repetitions). f32 stays f32 on both sides (TF32 off, as
+mgpulab's f32 GEMM); the ResNet is the same architecture (conv-BN-ReLU
+basic blocks, 1x1 downsampling, no conv bias), torch eager with cuDNN.
+Prints one table: mgpulab ms, torch ms, torch/mgpulab (>= 1 means mgpulab
+is faster), the sim's ms and its error against the measurement; the
+targets of issue 11 are marked (GEMM >= 0.95x torch, ResNet step >= 0.7x,
+sim within 15 %). Exit status 0 always: it reports, the reader judges."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+mgpulab = args[0] if args else os.path.join(here, ".gpu", "mgpulab")
+machine = "dgx-h200"
+if "--machine" in sys.argv:
+    machine = sys.argv[sys.argv.index("--machine") + 1]
+lua = os.path.join(here, "bench", "nn_bench.lua")
+
+
+def run_mgpulab(backend, mode):
+    cmd = [mgpulab, "spmd", lua, "--backend", backend, "--ranks", "1", "--time-limit", "900"]
+    if backend == "sim":
+        cmd += ["--machine", machine]
+    cmd += ["--", mode]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200,
+                         env=dict(os.environ, MGPULAB_LABS=os.path.join(here, "labs")))
+    m = re.search(r"^\[rank 0\] result (\{.*\})$", out.stdout, re.M)
+    if not m:
+        print(out.stdout + out.stderr)
+        raise SystemExit(f"{' '.join(cmd)}: no result row (exit {out.returncode})")
+    return {c["name"]: c["ms"] for c in json.loads(m.group(1))["cases"]}
+
+
+def torch_cases():
+    import torch
+    import torch.nn as tnn
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = "cuda"
+
+    def timed(fn, reps):
+        for _ in range(3):
+            fn()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(reps):
+            fn()
+        b.record()
+        b.synchronize()
+        return a.elapsed_time(b) / reps
+
+    dt = {"bf16": torch.bfloat16, "f32": torch.float32}
+    res = {}
+
+    def gemm(d, m, n, k, reps):
+        a, b = torch.randn(m, k, device=dev, dtype=dt[d]), torch.randn(k, n, device=dev, dtype=dt[d])
+        c = torch.empty(m, n, device=dev, dtype=dt[d])
+        res[f"gemm {d} {m}x{n}x{k}"] = timed(lambda: torch.matmul(a, b, out=c), reps)
+
+    gemm("bf16", 4096, 4096, 4096, 20)
+    gemm("bf16", 8192, 28672, 8192, 5)
+    gemm("bf16", 1024, 1024, 1024, 50)
+    gemm("bf16", 2048, 8192, 2048, 20)
+    gemm("f32", 4096, 4096, 4096, 5)
+    x = torch.randn(256, 64, 32, 32, device=dev, dtype=torch.bfloat16)
+    w = torch.randn(64, 64, 3, 3, device=dev, dtype=torch.bfloat16)
+    res["conv2d bf16 256x64x32x32 3x3"] = timed(lambda: torch.nn.functional.conv2d(x, w, padding=1), 10)
+    r = torch.randn(64 << 20, device=dev, dtype=torch.bfloat16)
+    res["relu bf16 64M"] = timed(lambda: torch.relu(r), 20)
+    a32, b32 = torch.randn(32 << 20, device=dev), torch.randn(32 << 20, device=dev)
+    res["add f32 32M"] = timed(lambda: b32.add_(a32), 20)
+    xn = torch.randn(16384, 4096, device=dev, dtype=torch.bfloat16)
+    ln = tnn.LayerNorm(4096, device=dev, dtype=torch.bfloat16)
+    rms = tnn.RMSNorm(4096, device=dev, dtype=torch.bfloat16)
+    with torch.no_grad():
+        res["layernorm bf16 16384x4096"] = timed(lambda: ln(xn), 20)
+        res["rmsnorm bf16 16384x4096"] = timed(lambda: rms(xn), 20)
+    q = torch.randn(32, 2048, 128, device=dev, dtype=torch.bfloat16)
+    mask = torch.ones(2048, 2048, device=dev, dtype=torch.bool).tril()
+
+    def attn():  # written plainly, as mgpulab's
+        s = torch.bmm(q, q.transpose(1, 2)) * (1 / 128 ** 0.5)
+        p = torch.softmax(s.masked_fill(~mask, float("-inf")), dim=-1)
+        return torch.bmm(p, q)
+    res["attention bf16 b4 h8 t2048 d128"] = timed(attn, 10)
+
+    class Block(tnn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.c1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.b1 = tnn.BatchNorm2d(cout)
+            self.c2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.b2 = tnn.BatchNorm2d(cout)
+            self.down = None
+            if stride != 1 or cin != cout:
+                self.down = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, 0, bias=False), tnn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            y = self.b2(self.c2(torch.relu(self.b1(self.c1(x)))))
+            return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+    def resnet(depth):
+        n = (depth - 2) // 6
+        mods, cin = [tnn.Conv2d(3, 16, 3, 1, 1, bias=False), tnn.BatchNorm2d(16), tnn.ReLU()], 16
+        for stage in range(3):
+            cout = 16 << stage
+            for i in range(n):
+                mods.append(Block(cin, cout, 2 if stage > 0 and i == 0 else 1))
+                cin = cout
+        mods += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(cin, 10)]
+        return tnn.Sequential(*mods).to(dev)
+
+    for depth in (8, 20):
+        model = resnet(depth)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        xi = torch.randn(256, 3, 32, 32, device=dev)
+        yi = torch.randint(0, 10, (256,), device=dev)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            torch.nn.functional.cross_entropy(model(xi), yi).backward()
+            opt.step()
+        res[f"resnet-{depth} step f32 batch 256"] = timed(step, 5)
+    return res
+
+
+ours = run_mgpulab("cuda", "real")
+sim = run_mgpulab("sim", "phantom")
+theirs = torch_cases()
+print(f"{'case':36} {'mgpulab ms':>11} {'torch ms':>10} {'torch/ours':>10} {'sim ms':>9} {'sim err':>8}  target")
+for name, ms in ours.items():
+    t = theirs.get(name)
+    s = sim.get(name)
+    ratio = t / ms if t else float("nan")
+    err = (s - ms) / ms * 100 if s else float("nan")
+    target = ""
+    if name.startswith("gemm bf16 4096x4096") or name.startswith("gemm bf16 8192x28672"):
+        target = "ours >= 0.95x torch: " + ("met" if ratio >= 0.95 else "MISSED")
+    elif name.startswith("resnet"):
+        target = "ours >= 0.7x torch: " + ("met" if ratio >= 0.7 else "MISSED")
+    target += ("; " if target else "") + "sim within 15 %: " + ("met" if abs(err) <= 15 else "MISSED")
+    print(f"{name:36} {ms:11.4f} {t if t else float('nan'):10.4f} {ratio:10.2f} {s if s else float('nan'):9.4f} {err:7.1f}%  {target}")
