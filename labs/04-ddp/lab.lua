@@ -273,6 +273,39 @@ return {
       end,
     },
     {
+      id = "broadcast", title = "Pitfall: ranks that start apart",
+      text = "steps/06-broadcast.md",
+      run = function(lab)
+        local n = nranks(lab)
+        local function naive_init(init)
+          return lab.spmd("scripts/run.lua", { ranks = n, timeout = 120,
+                                               args = { "naive", tostring(STEPS), tostring(GLOBAL), "small", "25", init } })
+        end
+        lab.progress(0, "each rank initialises its own parameters")
+        local apart = naive_init("per-rank")
+        lab.progress(0.5, "the same, then rank 0's parameters broadcast")
+        local bcast = naive_init("broadcast")
+        local sa, sb = checksums(apart, n), checksums(bcast, n)
+        local t = {}
+        for r = 0, n - 1 do t[#t + 1] = { "rank " .. r, sa[r] and sa[r].checksum or "-", sb[r] and sb[r].checksum or "-" } end
+        lab.table{ title = "parameter checksums after " .. STEPS .. " steps of naive data parallel",
+                   columns = { "rank", "no broadcast", "broadcast from rank 0" }, rows = t }
+        return { apart = apart, bcast = bcast, n = n }
+      end,
+      check = function(lab, out)
+        if not out.apart.ok then return broken(out.apart, "the run without a broadcast") end
+        if not out.bcast.ok then return broken(out.bcast, "the run with the broadcast") end
+        local where = "results pane (3), table 'parameter checksums'"
+        local apart = identical_params(out.apart, out.n, where)
+        return {
+          { ok = not apart.ok, msg = apart.ok and "without a broadcast the ranks still agree: did each rank start from its own values?"
+                                   or ("without a broadcast the ranks stay apart, averaged gradients or not: " .. apart.msg),
+            saw = apart.saw, wanted = "different parameters on the ranks", where = where },
+          identical_params(out.bcast, out.n, where),
+        }
+      end,
+    },
+    {
       id = "trace", title = "The NCCL trace of your run",
       text = "steps/05-trace.md",
       questions = { { id = "channels", ask = "How many channels did NCCL use?" },

@@ -17,7 +17,11 @@
 -- train.run{mode =, reducer =, args = mgpu.args}; args (strings):
 --   steps, global batch, model ("small": ResNet-8 width 16, real numbers;
 --   "wide": ResNet-32 width 96, for timing - phantom on the sim, real on a
---   GPU), bucket MiB (ddp).
+--   GPU), bucket MiB (ddp), and the initial parameters: "same" (default:
+--   every rank initialises from the same seeds), "per-rank" (each rank
+--   from its own seed, as two processes that do not share a seed do), or
+--   "broadcast" (per-rank, then rank 0's parameters broadcast to all, as
+--   DDP does when it wraps a model).
 -- Results (mgpu.result): every rank a row {rank, checksum, params = {name
 -- = checksum}} (small model); rank 0 a row {losses, step_ms, exposed_ms,
 -- comm_ms, hidden, grad_mib, ...}.
@@ -70,6 +74,19 @@ function train.run(opts)
                 or resnet.new{depth = 8, width = 16, classes = 10}
   local params = model:parameters()
   local comm = mgpu.comm()
+  local init = args[5] or "same"
+  if init ~= "same" and not nn.phantom then
+    -- each rank's own initial values: the library's, moved by a rank-seeded
+    -- amount (the weights' scale, so the model still trains)
+    for i, p in ipairs(params) do
+      local noise = nn.empty(p.value:shape()):fill{kind = "random", seed = 7000 + 100 * mgpu.rank + i}
+      mgpu.nn.add(p.value, noise, p.value, {alpha = 1, beta = 0.05})
+      noise:free()
+    end
+    if init == "broadcast" then
+      for _, p in ipairs(params) do comm:broadcast(p.value, 0) end
+    end
+  end
   local set = data.images{classes = 10, seed = 1}
   local ce = nn.cross_entropy()
   local opt = nn.sgd{lr = 0.05, momentum = 0.9, weight_decay = 5e-4}
