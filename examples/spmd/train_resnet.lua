@@ -2,7 +2,7 @@
 -- every rank on its own GPU with the same seed (no gradient exchange yet:
 -- that is lab 4's exercise). Arguments: steps, batch, depth (8 or 20).
 --   mgpulab spmd examples/spmd/train_resnet.lua --ranks 1 -- 60 32 8
--- (a long run on the sim needs --time-limit: a script gets 60 s by default)
+-- (a long run on the sim needs --time-limit: a script gets 120 s by default)
 -- Prints the loss every 10 steps, the accuracy on held-out batches and a
 -- checksum of every parameter: the same seed gives the same bits.
 local nn = mgpu.import("nn")

@@ -15,7 +15,7 @@ fail=0; pass=0
 ok()  { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
-"$bin" spmd "$src/examples/spmd/train_resnet.lua" --backend sim --ranks 2 --time-limit 280 -- 60 32 8 >"$tmp/train" 2>&1; rc=$?
+"$bin" spmd "$src/examples/spmd/train_resnet.lua" --backend sim --ranks 2 --time-limit 600 -- 60 32 8 >"$tmp/train" 2>&1; rc=$?
 [ $rc -eq 0 ] && ok || { bad "train_resnet.lua: rc=$rc"; cat "$tmp/train"; }
 if python3 - "$tmp/train" <<'PY'
 import json, re, sys
@@ -30,7 +30,7 @@ then ok; else bad "training result"; cat "$tmp/train"; fi
 
 # the decoder: loss falls, next-token accuracy high, gradient-ready hooks
 # fire once per parameter from the LM head back to the embedding
-"$bin" spmd "$src/examples/spmd/train_decoder.lua" --backend sim --ranks 1 --time-limit 280 -- 60 8 2 >"$tmp/dec" 2>&1; rc=$?
+"$bin" spmd "$src/examples/spmd/train_decoder.lua" --backend sim --ranks 1 --time-limit 600 -- 60 8 2 >"$tmp/dec" 2>&1; rc=$?
 if [ $rc -eq 0 ] && python3 - "$tmp/dec" <<'PY'
 import json, re, sys
 r = json.loads(re.search(r'^\[rank 0\] result (\{.*\})$', open(sys.argv[1]).read(), re.M).group(1))
@@ -41,7 +41,7 @@ PY
 then ok; else bad "decoder training: rc=$rc"; cat "$tmp/dec"; fi
 
 # every module's backward against finite differences of the loss
-"$bin" spmd "$src/tests/data/nn_modules_fd.lua" --backend sim --ranks 1 --time-limit 280 >"$tmp/fd" 2>&1; rc=$?
+"$bin" spmd "$src/tests/data/nn_modules_fd.lua" --backend sim --ranks 1 --time-limit 600 >"$tmp/fd" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ "$(grep -c 'worst relative error' "$tmp/fd")" -eq 3 ] && ok || { bad "module gradients: rc=$rc"; cat "$tmp/fd"; }
 
 # the ops are kernel spans on the timeline, with their modelled durations
