@@ -59,11 +59,15 @@ static void ranges_init(ranges *r, const sweep *w, size_t L, size_t total, size_
         r->len[0] = L;
         return;
     }
+    /* Spans start on multiples of b (whole huge pages of a block that
+     * starts on one, and the same places for several sizes), except the
+     * last, which ends the block; L > 8b keeps them apart. */
     r->nspans = MGPU_CB_SAMPLE_BLOCKS;
     for (int i = 0; i < MGPU_CB_SAMPLE_BLOCKS; i++) {
-        r->first[i] = (uint64_t)(L - b) * (uint64_t)i / (MGPU_CB_SAMPLE_BLOCKS - 1);
+        r->first[i] = (uint64_t)(L - b) * (uint64_t)i / (MGPU_CB_SAMPLE_BLOCKS - 1) / b * b;
         r->len[i] = b;
     }
+    r->first[MGPU_CB_SAMPLE_BLOCKS - 1] = L - b;
 }
 
 /* Every element of every block. */
