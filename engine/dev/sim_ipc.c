@@ -32,7 +32,8 @@ typedef struct sim_ipc_range {
     uint64_t offset;
     uint64_t bytes;
     uint32_t state;  /* 0: unused, else STATE_* (__atomic) */
-    uint32_t pad;
+    uint32_t gen;    /* bumped each time the slot is reused: an old handle to a
+                      * new tensor at the same offset is still stale */
 } sim_ipc_range;
 
 typedef struct sim_ipc_header {
@@ -48,9 +49,12 @@ typedef struct sim_ipc_header {
 typedef struct sim_payload {
     int32_t fd;
     int32_t slot;    /* the range's slot in the header; -1: the whole mapping only */
+    uint32_t gen;    /* the slot's generation when exported */
+    uint32_t pad;
     uint64_t token;
     uint64_t start;  /* exporter's start time, clock ticks after boot */
 } sim_payload;
+_Static_assert(sizeof(sim_payload) <= sizeof(((mgpu_ipc_wire *)0)->payload), "the sim payload fits a handle");
 
 static size_t page_size(void)
 {
@@ -154,15 +158,17 @@ static int range_slot(sim_ipc_header *h, uint64_t offset, uint64_t bytes)
     if (spare < 0) return -1;
     h->range[spare].offset = offset;
     h->range[spare].bytes = bytes;
+    h->range[spare].gen++;
     __atomic_store_n(&h->range[spare].state, STATE_LIVE, __ATOMIC_RELEASE);
     return spare;
 }
 
-/* Live: the mapping, and the range when the handle has a slot. */
-static int range_live(const sim_ipc_header *h, int slot)
+/* Live: the mapping, and the range (same generation) when the handle has a slot. */
+static int range_live(const sim_ipc_header *h, int slot, uint32_t gen)
 {
     if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) != STATE_LIVE) return 0;
-    return slot < 0 || slot >= range_slots() || __atomic_load_n(&h->range[slot].state, __ATOMIC_ACQUIRE) == STATE_LIVE;
+    if (slot < 0 || slot >= range_slots()) return 1;
+    return __atomic_load_n(&h->range[slot].state, __ATOMIC_ACQUIRE) == STATE_LIVE && h->range[slot].gen == gen;
 }
 
 static uint64_t new_token(void)
@@ -239,8 +245,9 @@ static mgpu_result export_locked(sim_state *st, mgpu_buffer *buf, size_t off, si
         return mgpu_fail(MGPU_ERR_IO, "IPC export: cannot read /proc/self/stat (is /proc mounted?)");
     w->offset = (uint64_t)((char *)buf->ptr - (char *)m->map) + off;
     w->bytes = bytes;
-    sim_payload p = {.fd = m->memfd, .slot = range_slot(m->hdr, w->offset, w->bytes), .token = m->hdr->token,
-                     .start = start};
+    int slot = range_slot(m->hdr, w->offset, w->bytes);
+    sim_payload p = {.fd = m->memfd, .slot = slot, .gen = slot >= 0 ? m->hdr->range[slot].gen : 0,
+                     .token = m->hdr->token, .start = start};
     memcpy(w->payload, &p, sizeof p);
     w->backend = MGPU_IPC_BACKEND_SIM;
     w->device = buf->device;
@@ -300,7 +307,7 @@ static mgpu_result open_locked(sim_state *st, int dev, const mgpu_ipc_wire *w, m
      * too small, cannot be mapped, or its header does not carry our token. */
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= page + w->offset + w->bytes)
         h = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (h == MAP_FAILED || h->magic != HDR_MAGIC || h->token != p.token || !range_live(h, p.slot)) {
+    if (h == MAP_FAILED || h->magic != HDR_MAGIC || h->token != p.token || !range_live(h, p.slot, p.gen)) {
         if (h != MAP_FAILED) munmap(h, page);
         close(fd);
         return stale_freed(by);
@@ -326,6 +333,7 @@ static mgpu_result open_locked(sim_state *st, int dev, const mgpu_ipc_wire *w, m
     m->exp_rank = w->rank;
     m->exp_start = p.start;
     m->slot = p.slot;
+    m->gen = p.gen;
     buf->ptr = data + w->offset;
     buf->impl = m;
     buf->device = w->device;
@@ -346,7 +354,7 @@ mgpu_result sim_ipc_check_live(const mgpu_buffer *b)
     if (!m || !m->imported) return MGPU_OK;
     char by[64];
     who(by, sizeof by, m->exp_pid, m->exp_rank);
-    if (!range_live(m->hdr, m->slot))
+    if (!range_live(m->hdr, m->slot, m->gen))
         return mgpu_fail(MGPU_ERR_INVALID,
                          "use after free through IPC: %s freed the buffer behind this opened handle "
                          "while this process still uses it. On a GPU nothing stops you: you would "

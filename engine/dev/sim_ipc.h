@@ -16,6 +16,7 @@ typedef struct sim_devmem {
     int exp_pid, exp_rank;  /* importer: who exported it (for messages) */
     uint64_t exp_start;     /* importer: exporter's start time (pid reuse) */
     int slot;               /* importer: the exported range's slot in the header (-1: none) */
+    uint32_t gen;           /* importer: that slot's generation when exported */
 } sim_devmem;
 
 /* Map `buf->bytes` of private device memory (huge-page aligned when big). */

@@ -2,7 +2,9 @@
  * rank in the sandbox with the rank API (lua_mgpu.h).
  *
  * params: {"script": source text, "chunkname": "@FILE.lua", "args": [strings],
- *          "time_limit_s": seconds (default: the run's timeout),
+ *          "time_limit_s": seconds (default: twice the run's timeout, so
+ *                          that a hung collective is ended and reported by
+ *                          the watchdog, not cut short by the script's budget),
  *          "mem_limit": bytes (default 256 MiB),
  *          "spans": true to record timeline spans (default off: events cost time)}
  * Sends "log" {text} for print()/mgpu.log(), "result" rows for
@@ -123,7 +125,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     json_t *jt = json_object_get(params, "time_limit_s"), *jm = json_object_get(params, "mem_limit");
     mgpu_lua_config cfg = {
         .time_limit_s = json_is_number(jt) && json_number_value(jt) > 0 ? json_number_value(jt)
-                                                                          : mgpu_worker_timeout_s(w),
+                                                                          : 2 * mgpu_worker_timeout_s(w),
         .mem_limit = json_is_integer(jm) && json_integer_value(jm) > 0 ? (size_t)json_integer_value(jm) : 0,
         .print = send_log,
         .print_ctx = w,

@@ -83,7 +83,11 @@ int lab_l_spmd(lua_State *L)
         lua_getfield(L, opts, "timeout");
         timeout = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
         lua_pop(L, 1);
-        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(timeout));
+        /* the script's budget outlasts the watchdog: a hung collective is
+         * ended by the watchdog, with its flight records, while a script
+         * that polls in a loop (lab 8's async mode) would otherwise be
+         * stopped by its budget at the same moment */
+        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
     }
     if (lab_run_backend(run) != MGPU_OK) {
         json_decref(params);

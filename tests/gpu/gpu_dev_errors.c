@@ -160,8 +160,12 @@ int main(void)
     printf("# cuda backend: %d GPU%s (%s)\n", n, n == 1 ? "" : "s", mgpu_backend_reason(be));
 
     mgpu_buffer *huge = NULL, *a = NULL, *b = NULL, *pg = NULL;
-    EXPECT_FAIL(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, 0, (size_t)100e12, &huge), MGPU_ERR_DEVICE_OOM, "free of");
-    CHECKF(strstr(mgpu_error_message(), "TiB") != NULL, "OOM message lacks sizes: %s", mgpu_error_message());
+    /* PyTorch's sentence, sizes in GiB however large (torch's format_size) */
+    EXPECT_FAIL(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, 0, (size_t)100e12, &huge), MGPU_ERR_DEVICE_OOM,
+                "out of memory on GPU 0. Tried to allocate 93132.26 GiB (100000000000000 bytes)");
+    CHECKF(strstr(mgpu_error_message(), "GPU 0 has a total capacity of") != NULL &&
+               strstr(mgpu_error_message(), " is free. Of the allocated memory ") != NULL,
+           "OOM message lacks capacity and allocated sizes: %s", mgpu_error_message());
     EXPECT_FAIL(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, 99, 1024, &huge), MGPU_ERR_INVALID, "does not exist");
     mgpu_stream *bad = NULL, *s = NULL;
     EXPECT_FAIL(mgpu_stream_create(be, -1, 0, &bad), MGPU_ERR_INVALID, "does not exist");

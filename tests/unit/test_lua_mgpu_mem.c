@@ -109,6 +109,8 @@ static void test_phantom(void)
     fails("mgpu.phantom_tensor{count = 8, dtype = 'f64'}", "dtype 'f64'");
     /* more than the GPU: the same sentence for phantom memory */
     fails("mgpu.phantom_tensor{count = 100 * 2^30}", "Tried to allocate 400.00 GiB of phantom memory (429496729600 bytes)");
+    /* torch's format_size never says TiB */
+    fails("mgpu.phantom_tensor{count = 512 * 2^30}", "Tried to allocate 2048.00 GiB of phantom memory");
 }
 
 int main(void)

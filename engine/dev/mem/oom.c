@@ -8,27 +8,38 @@
  * the max_split_size knob next to expandable segments. */
 #include "dev/mem/caching.h"
 #include "dev/mem/mem_dev.h"
-#include "mgpu/size.h"
 #include <stdio.h>
+
+/* PyTorch's format_size: bytes, KiB, MiB, then GiB however large (a 1 TiB
+ * request reads "1024.00 GiB", as torch prints it), so the sentence can be
+ * compared with torch's word for word. */
+static const char *torch_size(uint64_t bytes, char *buf, size_t len)
+{
+    if (bytes <= 1024) snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+    else if (bytes <= 1048576) snprintf(buf, len, "%.2f KiB", (double)bytes / 1024.0);
+    else if (bytes <= 1073741824ull) snprintf(buf, len, "%.2f MiB", (double)bytes / 1048576.0);
+    else snprintf(buf, len, "%.2f GiB", (double)bytes / 1073741824.0);
+    return buf;
+}
 
 mgpu_result mgpu_mem_oom_fail(mgpu_backend *be, int dev, const mgpu_mem_oom *o, int caching)
 {
     uint64_t fr = 0, total = 0;
     (void)be->ops->mem_info(be, dev, &fr, &total);
     char ask[32], cap[32], fre[32], alloc[32], unalloc[32], big[32], ph[32], seg[32];
-    mgpu_human_bytes(o->requested, ask, sizeof ask);
-    mgpu_human_bytes(total, cap, sizeof cap);
-    mgpu_human_bytes(fr, fre, sizeof fre);
-    mgpu_human_bytes(o->allocated, alloc, sizeof alloc);
+    torch_size(o->requested, ask, sizeof ask);
+    torch_size(total, cap, sizeof cap);
+    torch_size(fr, fre, sizeof fre);
+    torch_size(o->allocated, alloc, sizeof alloc);
     uint64_t idle = o->reserved > o->allocated ? o->reserved - o->allocated : 0;
-    mgpu_human_bytes(idle, unalloc, sizeof unalloc);
-    mgpu_human_bytes(o->largest_free, big, sizeof big);
-    mgpu_human_bytes(o->alloc_size, seg, sizeof seg);
+    torch_size(idle, unalloc, sizeof unalloc);
+    torch_size(o->largest_free, big, sizeof big);
+    torch_size(o->alloc_size, seg, sizeof seg);
     char asked[96] = "";
     if (o->alloc_size > o->requested + MGPU_MEM_MIN_BLOCK)
         snprintf(asked, sizeof asked, " (the allocator asked the device for a %s segment)", seg);
     char phantom[96] = "";
-    if (o->phantom) snprintf(phantom, sizeof phantom, " (%s of it phantom)", mgpu_human_bytes(o->phantom, ph, sizeof ph));
+    if (o->phantom) snprintf(phantom, sizeof phantom, " (%s of it phantom)", torch_size(o->phantom, ph, sizeof ph));
     const char *sim = mgpu_backend_simulated(be) ? "simulated " : "";
     const char *what = o->phantom_request ? " of phantom memory" : "";
     if (!caching)

@@ -2,12 +2,16 @@
 -- rank's tensor has a different shape (half the elements). A collective only
 -- completes when every rank of the communicator calls the same one with the
 -- same count, so NCCL waits - forever, unless a watchdog ends it.
+-- The tensor is small on purpose: on an H200 with NCCL 2.28 (4 emulated
+-- ranks, socket transport) 1024 vs 512 elements hung every rank, while
+-- 1 Mi vs 512 Ki elements completed in 40 ms with undefined contents and
+-- 16 Mi vs 8 Mi left one rank hanging (docs/gpu-results.md).
 --   mgpu.args[1]: "blocking" (default) - wait on the host for the result;
 --                 "async" - keep the host working and poll comm:async_error()
 local comm = mgpu.comm()
 local mode = mgpu.args[1] or "blocking"
 local last = mgpu.world - 1
-local n = mgpu.rank == last and (1 << 19) or (1 << 20)
+local n = mgpu.rank == last and 512 or 1024
 
 local x <close> = mgpu.tensor(1 << 20):fill(1)
 comm:all_reduce(x)                                   -- #1: every rank agrees
