@@ -52,6 +52,10 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     else printf("Lab %d step %d/%d: %s\nhint %d of %d: %s\n", l->number, step + 1, l->nsteps, s->title,
                 k % s->nhints + 1, s->nhints, h);
     rc = 0;
+    if (h && mgpu_error_code() != MGPU_OK) {
+        fprintf(stderr, "mgpulab hint: the hint could not be counted in your progress: %s\n", mgpu_error_message());
+        rc = 1;
+    }
 out:
     mgpu_lab_catalog_close(cat);
     return rc;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MIN_TIMEOUT_S 2.0
+
 static const mgpu_cmd *const commands[] = {
     &mgpu_cmd_list,
     &mgpu_cmd_run,
@@ -108,6 +110,13 @@ static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
         case 5:
             if (mgpu_parse_seconds(val, "--timeout", 86400, &g->timeout_s) != MGPU_OK) {
                 fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+                return 2;
+            }
+            /* ranks beat every 0.5 s (engine/rt/protocol.h): a shorter
+             * timeout would call a healthy rank hung */
+            if (g->timeout_s > 0 && g->timeout_s < MIN_TIMEOUT_S) {
+                fprintf(stderr, "mgpulab: --timeout %s: at least %g s (ranks send a heartbeat every 0.5 s; a "
+                                "shorter timeout would report a healthy rank as hung)\n", val, MIN_TIMEOUT_S);
                 return 2;
             }
             break;

@@ -52,7 +52,13 @@ static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint
          * and make the comm unusable the same way. */
         char why[400], msg[512];
         snprintf(why, sizeof why, "%s", mgpu_error_message());
-        mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
+        if (c->aborted || strstr(why, "was aborted"))
+            /* not a timeout: the run stopped the collective (a rank died,
+             * the watchdog elsewhere fired); "within 60 s" after 7 s misled */
+            snprintf(msg, sizeof msg, "%s #%llu on comm %s was aborted before it completed: another rank failed "
+                                      "or the run was stopped", mgpu_coll_name(op), (unsigned long long)seq, c->name);
+        else
+            mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
         mgpu_comm_core_set_error(c, MGPU_ERR_TIMEOUT, msg);
         if (why[0]) return mgpu_fail(MGPU_ERR_TIMEOUT, "%s (%s)", msg, why);
         return mgpu_fail(MGPU_ERR_TIMEOUT, "%s", msg);

@@ -24,6 +24,74 @@ static uint32_t wire_check(const mgpu_ipc_wire *w)
     return fnv1a((const unsigned char *)&c, sizeof c);
 }
 
+/*--- The run's MAC: SipHash-2-4 keyed with the run's token ------------------*/
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                                               \
+    do {                                                                                                       \
+        v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);                                              \
+        v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                                                                 \
+        v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                                                                 \
+        v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                                              \
+    } while (0)
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+static uint64_t siphash24(const uint64_t k[2], const unsigned char *m, size_t n)
+{
+    uint64_t v0 = 0x736f6d6570736575ull ^ k[0], v1 = 0x646f72616e646f6dull ^ k[1];
+    uint64_t v2 = 0x6c7967656e657261ull ^ k[0], v3 = 0x7465646279746573ull ^ k[1];
+    size_t full = n & ~(size_t)7;
+    for (size_t i = 0; i < full; i += 8) {
+        uint64_t x = le64(m + i);
+        v3 ^= x;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= x;
+    }
+    uint64_t b = (uint64_t)n << 56;
+    for (size_t i = 0; i < (n & 7); i++) b |= (uint64_t)m[full + i] << (8 * i);
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The key: the run's token (MGPU_TOKEN, set by the launcher for every rank
+ * and never visible to scripts) folded into 128 bits; outside a run a fixed
+ * key, so tools and tests still agree with themselves. */
+static void run_key(uint64_t k[2])
+{
+    static const uint64_t zero[2] = {0, 0};
+    const char *t = getenv("MGPU_TOKEN");
+    if (!t) t = "";
+    size_t n = strlen(t);
+    k[0] = siphash24(zero, (const unsigned char *)t, n);
+    uint64_t one[2] = {1, 0};
+    k[1] = siphash24(one, (const unsigned char *)t, n);
+}
+
+static uint64_t wire_mac(const mgpu_ipc_wire *w)
+{
+    mgpu_ipc_wire c = *w;
+    c.check = 0;
+    c.mac = 0;
+    uint64_t k[2];
+    run_key(k);
+    return siphash24(k, (const unsigned char *)&c, sizeof c);
+}
+
 /* The launcher sets MGPU_RANK for every worker; outside a run it is unset. */
 static int16_t own_rank(void)
 {
@@ -40,6 +108,12 @@ void mgpu_ipc_wire_seal(mgpu_ipc_wire *w)
     w->version = MGPU_IPC_VERSION;
     w->rank = own_rank();
     w->pid = (int32_t)getpid();
+    mgpu_ipc_wire_reseal(w);
+}
+
+void mgpu_ipc_wire_reseal(mgpu_ipc_wire *w)
+{
+    w->mac = wire_mac(w);
     w->check = wire_check(w);
 }
 
@@ -67,6 +141,10 @@ static mgpu_result check_wire(const mgpu_ipc_handle *h, mgpu_ipc_wire *w)
     if (w->check != wire_check(w))
         return mgpu_fail(MGPU_ERR_INVALID, "the IPC handle is damaged (its check word does not match): "
                                            "pass the exporter's handle string unchanged");
+    if (w->mac != wire_mac(w))
+        return mgpu_fail(MGPU_ERR_INVALID, "this IPC handle was not exported in this run (its MAC does not match "
+                                           "the run's token): handles are shared only between the ranks of one "
+                                           "run, as mgpu.share passes them");
     if (w->backend != MGPU_IPC_BACKEND_CUDA && w->backend != MGPU_IPC_BACKEND_SIM)
         return mgpu_fail(MGPU_ERR_INVALID, "IPC handle of unknown backend %d", w->backend);
     if (w->bytes == 0 || w->offset > UINT64_MAX - w->bytes)

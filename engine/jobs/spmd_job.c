@@ -17,19 +17,35 @@
 #include "mgpu/lua_mgpu.h"
 #include "mgpu/rt.h"
 #include "mgpu/spans.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* JSON strings must be UTF-8; a script may print any bytes. */
+/* A printed line as it travels to the coordinator: UTF-8 (JSON needs it),
+ * without NUL (the coordinator's parser refused the whole message and the
+ * run failed) or other control bytes (ANSI/OSC escapes from a script would
+ * reach the learner's terminal raw): each becomes '?'; tabs stay. A line
+ * over LOG_LINE_MAX is cut and says how much was cut (a 20 MB line was
+ * dropped without a word, being over the protocol's frame limit). */
+#define LOG_LINE_MAX ((size_t)64 << 10)
+
 static json_t *text_json(const char *s, size_t n)
 {
-    json_t *j = json_stringn(s, n);
-    if (j) return j;
-    char *copy = malloc(n + 1);
+    size_t keep = n > LOG_LINE_MAX ? LOG_LINE_MAX : n;
+    char *copy = malloc(keep + 64);
     if (!copy) return NULL;
-    for (size_t i = 0; i < n; i++) copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-    copy[n] = '\0';
-    j = json_stringn(copy, n);
+    for (size_t i = 0; i < keep; i++) {
+        unsigned char b = (unsigned char)s[i];
+        copy[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : s[i];
+    }
+    size_t len = keep;
+    if (keep < n) len += (size_t)snprintf(copy + keep, 64, " ... (%zu more bytes cut)", n - keep);
+    json_t *j = json_stringn(copy, len);
+    if (!j) { /* not UTF-8 (or cut inside a character): ASCII only */
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)copy[i] >= 0x80) copy[i] = '?';
+        j = json_stringn(copy, len);
+    }
     free(copy);
     return j;
 }

@@ -358,8 +358,10 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step)
     const char *h = s->hints[s->hints_taken % s->nhints];
     json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
     json_object_set_new(p, "hints_taken", json_integer(s->hints_taken + 1));
-    /* a hint that could not be counted is still worth showing */
-    if (lab_progress_save(&cat->progress) != MGPU_OK) mgpu_error_clear();
+    /* a hint that could not be counted is still worth showing; the error
+     * stays for the caller to tell the learner */
+    mgpu_error_clear();
+    if (lab_progress_save(&cat->progress) == MGPU_OK) mgpu_error_clear();
     lab_sync_all_progress(cat);
     return h;
 }

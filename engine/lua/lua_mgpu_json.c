@@ -2,6 +2,7 @@
  * to the coordinator (mgpu.result{...} and returned tables). */
 #include "lua/lua_mgpu_internal.h"
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #define MAX_DEPTH 32
@@ -94,6 +95,8 @@ static mgpu_result convert(lua_State *L, int idx, int depth, json_t **out)
     case LUA_TSTRING: {
         size_t len;
         const char *s = lua_tolstring(L, idx, &len);
+        if (memchr(s, '\0', len))
+            return mgpu_fail(MGPU_ERR_INVALID, "result: a string holds a NUL byte; send text, or numbers for data");
         *out = json_stringn(s, len);
         return *out ? MGPU_OK : mgpu_fail(MGPU_ERR_INVALID, "result: strings sent to the coordinator must be UTF-8");
     }

@@ -59,6 +59,7 @@ typedef struct coord {
     rt_listener lis;
     conn *conns[MAX_STRANGERS + 8192];
     int nconns;
+    int nhello;                   /* ranks that said hello */
     rank_state *ranks;
     rt_proc *procs;
     int nprocs;
@@ -184,6 +185,7 @@ static void on_hello(coord *c, int i, json_t *msg)
     k->rd.limit = 0; /* a rank of this run: full-size frames from now on */
     rs->c = k;
     rs->hello = 1;
+    c->nhello++;
     rs->pid = pid;
     rs->last_ns = mgpu_now_ns();
     MGPU_DEBUG("coordinator: rank %lld connected (pid %lld on %s)", (long long)rank, (long long)pid, host);
@@ -362,9 +364,14 @@ static void on_line(void *ctx, int rank, const char *stream, const char *text, s
 static void check_timers(coord *c, uint64_t now)
 {
     double start_limit = c->timeout_s > 15 ? c->timeout_s : 15;
+    /* While ranks are still to say hello, one that connected may be slow to
+     * (100 ranks starting on two busy cores): its connection waits as long
+     * as the start does. Strangers are bounded meanwhile by count and by
+     * HELLO_MAX bytes each; once every rank is in, 5 s is plenty. */
+    double grace = c->nhello < c->size ? start_limit : HELLO_GRACE_S;
     for (int i = c->nconns - 1; i >= 0; i--)
-        if (c->conns[i]->rank < 0 && age(now, c->conns[i]->since_ns) > HELLO_GRACE_S)
-            refuse(c, i, "no hello within %.0f s", HELLO_GRACE_S);
+        if (c->conns[i]->rank < 0 && age(now, c->conns[i]->since_ns) > grace)
+            refuse(c, i, "no hello within %.0f s", grace);
     if (c->failed) return;
     for (int r = 0; r < c->size; r++) {
         rank_state *rs = &c->ranks[r];

@@ -137,5 +137,10 @@ mgpu_result mgpu_chrome_trace_write(const mgpu_chrome_trace *tr, const char *pat
     /* never over a device node or through a symbolic link (mgpu/file.h) */
     mgpu_result r = mgpu_file_write_atomic(path, text, strlen(text));
     free(text);
-    return r;
+    if (r != MGPU_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", mgpu_error_message());
+        return mgpu_fail(r, "cannot write the trace to %s: %s", path, why);
+    }
+    return MGPU_OK;
 }

@@ -175,7 +175,9 @@ void mgpu_lab_verdict_clear(mgpu_lab_verdict *v);
 mgpu_result mgpu_lab_answer(mgpu_lab_catalog *cat, int lab, int step, const char *question_id, const char *answer);
 
 /* The next hint for the step (cycles through them; counts hints taken in
- * progress); NULL when the step has none. */
+ * progress); NULL when the step has none. When the count could not be
+ * saved (a full or read-only disk) the hint is still returned and
+ * mgpu_error_code() says why; otherwise the error state is cleared. */
 const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step);
 
 /* Put the lab's exercise files back to the unsolved originals (the old copy
