@@ -79,7 +79,8 @@ static void ensure_thread(void)
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&at, 64 << 10);
+    /* The default stack: a small one made pthread_create fail (EINVAL) once
+     * OpenBLAS's static TLS came into the process, leaving no watch at all. */
     pthread_t t;
     if (pthread_create(&t, &at, watch, NULL) == 0) thread_pid = me;
     pthread_attr_destroy(&at);
