@@ -55,9 +55,20 @@ start_shell() {
 screen() { tm capture-pane -p -t main 2>/dev/null; }
 keys() { tm send-keys -t main "$@"; }
 
+# The SECONDS of the waits below are hang guards, not expectations: a wait
+# returns as soon as its event shows. They are stretched (x3, at least 30 s;
+# x3 again in the ASan pass, MGPU_TEST_ASAN=1) so that a slow or loaded
+# machine is not mistaken for a broken shell.
+guard() {
+    local s=$(( $1 * 3 ))
+    [ "$s" -lt 30 ] && s=30
+    [ "${MGPU_TEST_ASAN:-0}" = 1 ] && s=$(( s * 3 ))
+    echo "$s"
+}
+
 # wait_for REGEX [SECONDS]: until the screen matches (grep -E).
 wait_for() {
-    local re=$1 limit=${2:-20}
+    local re=$1 limit; limit=$(guard "${2:-20}")
     local end=$((SECONDS + limit))
     while [ $SECONDS -lt $end ]; do
         screen | grep -Eq -- "$re" && return 0
@@ -68,7 +79,7 @@ wait_for() {
 
 # wait_gone REGEX [SECONDS]: until the screen no longer matches.
 wait_gone() {
-    local re=$1 limit=${2:-20}
+    local re=$1 limit; limit=$(guard "${2:-20}")
     local end=$((SECONDS + limit))
     while [ $SECONDS -lt $end ]; do
         screen | grep -Eq -- "$re" || return 0
@@ -79,7 +90,7 @@ wait_gone() {
 
 # wait_exit PID [SECONDS]: until the process is gone.
 wait_exit() {
-    local pid=$1 limit=${2:-10}
+    local pid=$1 limit; limit=$(guard "${2:-10}")
     local end=$((SECONDS + limit))
     while [ $SECONDS -lt $end ]; do
         kill -0 "$pid" 2>/dev/null || return 0
