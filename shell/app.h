@@ -42,6 +42,7 @@ typedef struct modal {
     char input[512];
     int input_len;
     int scroll;
+    int live_verdict;       /* the `v` view: redrawn when a new verdict of its step arrives */
 } modal;
 
 /* The work thread's run of one step. */
@@ -135,6 +136,7 @@ void draw_text(shell_app *a);
 /* shell_verdict.c */
 void draw_verdict(shell_app *a);
 void verdict_show_all(shell_app *a);  /* v: the whole verdict in a scrollable view */
+void verdict_view_refresh(shell_app *a); /* a new verdict arrived: an open `v` view of its step shows it */
 void verdict_clear(shell_verdict *v);
 void draw_pane(shell_app *a);
 void ensure_text(shell_app *a);

@@ -196,6 +196,10 @@ void verdict_show_all(shell_app *a)
         return;
     }
     sbuf b = {0};
+    /* a save re-runs the check while the learner reads: say which verdict this is */
+    if (app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel)
+        sb_add(&b, "(a new run of this step is under way: this is the last verdict; the view\n"
+                   " shows the new one when the run ends)\n\n");
     if (v) {
         sb_add(&b, "%s (%.1f s)\n", state_label(v->state), v->seconds);
         /* a list's message is a summary of the checks below: not twice */
@@ -215,5 +219,14 @@ void verdict_show_all(shell_app *a)
     char title[128];
     snprintf(title, sizeof title, "Verdict: %s (j/k, PgUp/PgDn scroll; other keys close)", st->title ? st->title : st->id);
     dialog_text(a, title, b.s ? b.s : "");
+    a->modal.live_verdict = 1;
     free(b.s);
+}
+
+void verdict_view_refresh(shell_app *a)
+{
+    if (a->modal.kind != MODAL_MESSAGE || !a->modal.live_verdict || !selected_verdict(a)) return;
+    int scroll = a->modal.scroll;
+    verdict_show_all(a);
+    a->modal.scroll = scroll; /* the learner's place, where the new text is as long */
 }

@@ -236,6 +236,7 @@ static void step_done(shell_app *a, shell_event *ev)
     }
     log_verdict(a, sv);
     work_refresh_snapshot(a);
+    verdict_view_refresh(a);
     status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
                mgpu_step_state_name(sv->state), sv->seconds);
     int next = next_step_of(a, ev->lab, ev->step);
