@@ -3,6 +3,7 @@
  * options, and printing a step's verdict (cmd_lab_common.c). */
 #ifndef MGPU_CLI_CMD_LAB_H
 #define MGPU_CLI_CMD_LAB_H
+#include "mgpu/log_keep.h"
 #include "cmd.h"
 #include "mgpu/lab.h"
 
@@ -17,7 +18,8 @@ int lab_cli_find(const char *cmd, mgpu_lab_catalog *cat, const char *name);
 /* What a step run prints and collects. */
 typedef struct lab_cli_out {
     int json;
-    json_t *logs;      /* --json: [{rank, text}] of the current step */
+    mgpu_log_keep logs; /* --json: the first and last {rank, text} of the current step */
+    int keeping;       /* logs is initialised (a step is running under --json) */
     json_t *results;   /* --json: [{kind, doc}] of the current step */
 } lab_cli_out;
 

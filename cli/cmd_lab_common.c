@@ -55,7 +55,7 @@ static void ev_log(void *ctx, int rank, const char *line)
 {
     lab_cli_out *o = ctx;
     if (o->json) {
-        json_array_append_new(o->logs, json_pack("{s:i, s:s}", "rank", rank, "text", line));
+        if (o->keeping) mgpu_log_keep_add(&o->logs, rank, line);
         return;
     }
     /* one tag per line of a multi-line text */
@@ -216,7 +216,7 @@ json_t *lab_cli_verdict_json(const mgpu_lab_info *lab, int step, const mgpu_lab_
     if (!o) o = json_pack("{s:s, s:i, s:s}", "lab", lab->id, "step", step + 1, "state", mgpu_step_state_name(v->state));
     json_object_set_new(o, "measurements", v->measurements ? json_incref(v->measurements) : json_object());
     json_object_set_new(o, "checks", v->checks ? json_incref(v->checks) : json_array());
-    if (out && out->logs) json_object_set(o, "logs", out->logs);
+    if (out && out->keeping) json_object_set_new(o, "logs", mgpu_log_keep_json(&out->logs));
     if (out && out->results) json_object_set(o, "results", out->results);
     return o;
 }

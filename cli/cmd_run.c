@@ -138,7 +138,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             if (a.text && si->text_path) print_text(si->text_path);
             fflush(stdout);
         } else {
-            out.logs = json_array();
+            mgpu_log_keep_init(&out.logs);
+            out.keeping = 1;
             out.results = json_array();
         }
         mgpu_lab_verdict v;
@@ -148,9 +149,10 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         }
         if (a.json) json_array_append_new(steps, lab_cli_verdict_json(l, s, &v, &out));
         else lab_cli_print_verdict(&v);
-        json_decref(out.logs);
+        if (out.keeping) mgpu_log_keep_free(&out.logs);
+        out.keeping = 0;
         json_decref(out.results);
-        out.logs = out.results = NULL;
+        out.results = NULL;
         if (v.state == MGPU_STEP_ERROR || v.state == MGPU_STEP_CANCELLED) rc = 1;
         int cancelled = v.state == MGPU_STEP_CANCELLED;
         mgpu_lab_verdict_clear(&v);

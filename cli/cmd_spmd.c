@@ -3,6 +3,7 @@
  * say, each line tagged with its rank; on failure, which rank failed, why,
  * the script's traceback and the flight recorder's analysis; with --trace,
  * the ranks' timeline spans as a Chrome trace. */
+#include "mgpu/log_keep.h"
 #include "cmd.h"
 #include "mgpu/chrome_trace.h"
 #include "mgpu/jobs.h"
@@ -131,7 +132,8 @@ static char *read_script(const char *path, size_t *len)
 typedef struct spmd_run {
     int json;
     int nranks;
-    json_t *doc;        /* --json: everything collected */
+    json_t *doc;        /* --json: everything collected but the logs */
+    mgpu_log_keep logs; /* --json: the first and last log lines */
     json_t **lua_err;   /* per rank: the spmd_error body */
     mgpu_chrome_trace *trace; /* --trace: the spans so far */
     long bad_spans;     /* span messages that were not spans */
@@ -156,8 +158,7 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     if (strcmp(m->type, "log") == 0) {
         const char *text = json_string_value(json_object_get(m->body, "text"));
         if (!text) return;
-        if (r->json)
-            json_array_append_new(json_object_get(r->doc, "logs"), json_pack("{s:i, s:s}", "rank", m->rank, "text", text));
+        if (r->json) mgpu_log_keep_add(&r->logs, m->rank, text);
         else print_tagged(stdout, m->rank, text);
     } else if (strcmp(m->type, "result") == 0) {
         if (r->json) {
@@ -299,6 +300,7 @@ static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report 
             if (r->lua_err[k])
                 json_array_append_new(json_object_get(r->doc, "errors"),
                                       json_pack("{s:i, s:O}", "rank", k, "error", r->lua_err[k]));
+        json_object_set_new(r->doc, "logs", mgpu_log_keep_json(&r->logs));
         json_object_set_new(r->doc, "ok", json_boolean(rep->ok));
         json_object_set_new(r->doc, "failed_rank", rep->ok ? json_null() : json_integer(rep->failed_rank));
         json_object_set_new(r->doc, "reason", json_string(rep->reason));
@@ -325,6 +327,7 @@ static void spmd_run_free(spmd_run *r)
     for (int k = 0; r->lua_err && k < r->nranks; k++) json_decref(r->lua_err[k]);
     free(r->lua_err);
     json_decref(r->doc);
+    mgpu_log_keep_free(&r->logs);
     mgpu_chrome_trace_free(r->trace);
 }
 
@@ -345,6 +348,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         rc = mgpu_cli_error("spmd");
         goto out;
     }
+    if (r.json) mgpu_log_keep_init(&r.logs);
     if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "tool", "mgpulab spmd", "script", a.file, "logs",
                                   "results", "errors");
     else print_banner(g, &a, &cfg, sim);

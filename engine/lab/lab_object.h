@@ -5,6 +5,7 @@
  * lab_push_object (engine/lab/lab_internal.h). */
 #ifndef MGPU_LAB_OBJECT_H
 #define MGPU_LAB_OBJECT_H
+#include "mgpu/log_keep.h"
 #include <jansson.h>
 #include <lauxlib.h>
 #include "lab/lab_internal.h"
@@ -29,7 +30,8 @@ typedef struct lab_collect {
     const char *kind;          /* "bench", "copy", "topo", "spmd" */
     json_t *devices, *summary; /* rank 0's header and footer */
     json_t *results;           /* bench rows, copy testcases, topo doc(s); spmd: {rank, row} */
-    json_t *logs;              /* spmd: {rank, text} */
+    mgpu_log_keep kept;        /* spmd: the first and last {rank, text} */
+    json_t *logs;              /* spmd: kept's lines once the run ended (lab_collect_logs) */
     json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
     json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
     long expected_rows;        /* bench: for the progress bar */

@@ -114,10 +114,12 @@ int lab_l_spmd(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .logs = json_array(), .errors = json_object(),
+    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .errors = json_object(),
                      .flights = json_object()};
+    mgpu_log_keep_init(&c.kept);
     mgpu_rt_report rep;
     lab_run_job(L, run, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
+    c.logs = mgpu_log_keep_json(&c.kept);
     if (run->env->events.result) {
         /* as `mgpulab spmd --json`: errors = [{rank, error}] */
         json_t *errs = json_array();

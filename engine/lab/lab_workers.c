@@ -119,7 +119,7 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
             if (!c->nccl && (c->nccl = malloc(sizeof *c->nccl)) != NULL) mgpu_nccl_summary_init(c->nccl);
             if (c->nccl) mgpu_nccl_summary_feed(c->nccl, line);
         }
-        if (spmd) json_array_append_new(c->logs, json_pack("{s:i, s:s}", "rank", m->rank, "text", text));
+        if (spmd) mgpu_log_keep_add(&c->kept, m->rank, text);
         if (ev->log) ev->log(ev->ctx, m->rank, text);
     } else if (strcmp(m->type, "span") == 0) {
         if (!ev->span) return;
@@ -181,6 +181,7 @@ void lab_collect_free(lab_collect *c)
     json_decref(c->summary);
     json_decref(c->results);
     json_decref(c->logs);
+    mgpu_log_keep_free(&c->kept);
     json_decref(c->errors);
     json_decref(c->flights);
 }

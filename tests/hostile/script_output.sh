@@ -17,4 +17,15 @@ hrun "$tmp/o" spmd "$tmp/out.lua" --backend sim --ranks 1
 ! grep -q $'\033' "$tmp/o" && ok || bad "an escape byte reached the output raw"
 has "$tmp/o" "more bytes cut" && ok || bad "a 20 MB line vanished without a word"
 has "$tmp/o" "result refused: .*NUL byte" && ok || bad "a NUL in mgpu.result"
+
+# a flood of lines under --json: the report keeps head and tail, says what it left out
+echo 'for i = 1, 30000 do print("line " .. i) end' >"$tmp/flood.lua"
+timeout -s KILL 120 "$bin" spmd "$tmp/flood.lua" --backend sim --ranks 2 --json >"$tmp/flood.json" 2>/dev/null
+python3 - "$tmp/flood.json" <<'PY' && ok || bad "spmd --json kept every line of a flood"
+import json, sys
+l = json.load(open(sys.argv[1]))["logs"]
+assert len(l) == 10001, len(l)
+assert l[5000]["rank"] == -1 and "50000 log lines left out" in l[5000]["text"], l[5000]
+assert l[-1]["text"] == "line 30000", l[-1]
+PY
 finish

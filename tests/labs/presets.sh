@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# presets.sh - labs 4, 7 and 9 (or MGPU_PRESET_LABS) run on every sim preset
+# presets.sh - training labs (MGPU_PRESET_LABS; ctest runs one labs.presets.ID per lab) run on every sim preset
 # without a lab error: each step either passes, waits for the learner, or
 # fails with a verdict that says what this machine cannot show (a one-node
 # machine in lab 7) - never an ERROR. exercises.sh holds the checks to
