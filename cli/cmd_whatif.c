@@ -12,7 +12,8 @@
 
 static const char usage[] =
     "usage: mgpulab whatif [--dp N] [--tp N] [--pp N] [--micro-batches M | --global-batch B]\n"
-    "                      [--micro-batch-size S] [--zero 0|1] [--nodes N] [--machine NODE]\n"
+    "                      [--micro-batch-size S] [--zero 0|1] [--recompute 0|1] [--nodes N]\n"
+    "                      [--machine NODE]\n"
     "                      [--layers L] [--hidden H] [--ffn F] [--heads A] [--kv-heads K]\n"
     "                      [--vocab V] [--seq T] [--json]\n"
     "\n"
@@ -32,6 +33,8 @@ static const char usage[] =
     "  --micro-batch-size S    sequences per micro-batch, default 1\n"
     "  --zero 0|1              0: all-reduce the gradients (default); 1: distributed\n"
     "                          optimizer (reduce-scatter gradients, all-gather weights)\n"
+    "  --recompute 0|1         1: recompute each layer's activations in the backward\n"
+    "                          (keeps only its input; the forward runs twice)\n"
     "  --nodes N               nodes in the cluster (default dp x tp x pp / GPUs per node)\n"
     "  --layers ... --seq      the model's shapes (default 80, 8192, 28672, 64, 8, 32000, 4096)\n"
     "  --json                  one JSON object instead of the tables\n"
@@ -58,6 +61,7 @@ static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
         {"--global-batch", &c->global_batch},
         {"--micro-batch-size", &c->micro_batch_size},
         {"--zero", &c->zero},
+        {"--recompute", &c->recompute},
         {"--nodes", &c->nodes},
         {"--layers", &c->model.layers},
         {"--hidden", &c->model.hidden},
@@ -80,7 +84,8 @@ static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
         const char *v = argv[++i];
         char *end;
         long n = strtol(v, &end, 10);
-        int zero_ok = !strcmp(f->name, "--zero") || !strcmp(f->name, "--micro-batches") || !strcmp(f->name, "--nodes");
+        int zero_ok = !strcmp(f->name, "--zero") || !strcmp(f->name, "--recompute") ||
+                      !strcmp(f->name, "--micro-batches") || !strcmp(f->name, "--nodes");
         if (!*v || *end || n > 1 << 30 || n < (zero_ok ? 0 : 1))
             return mgpu_cli_usage_error("whatif", "%s '%s': want a %s integer", f->name, v,
                                         zero_ok ? "non-negative" : "positive");
@@ -110,8 +115,8 @@ static void print_text(const mgpu_whatif_config *c, const mgpu_whatif_result *r)
            r->params / 1e9, c->model.layers, c->model.hidden);
     printf("Layout: DP %d x TP %d x PP %d = %d GPUs on %d x %s (%d GPUs each, %s)\n", c->dp, c->tp, c->pp, r->world,
            r->nodes, r->machine, r->gpus_per_node, r->gpu);
-    printf("Batch: %d micro-batches of %d x %d tokens per DP replica per step (1F1B)%s\n\n", r->micro_batches,
-           c->micro_batch_size, c->model.seq, c->zero ? ", distributed optimizer (ZeRO-1)" : "");
+    printf("Batch: %d micro-batches of %d x %d tokens per DP replica per step (1F1B)%s%s\n\n", r->micro_batches,
+           c->micro_batch_size, c->model.seq, c->zero ? ", distributed optimizer (ZeRO-1)" : "", c->recompute ? ", activations recomputed" : "");
     printf("  step time          %10.1f ms   (pipeline %.1f, DP exchange %.1f, optimizer %.1f)\n", r->step_ms,
            r->pipeline_ms, r->dp_ms, r->optimizer_ms);
     printf("  one micro-batch    %10.2f ms forward, %.2f ms backward on a middle stage\n", r->fwd_ms, r->bwd_ms);
@@ -158,6 +163,7 @@ static int print_json(const mgpu_whatif_config *c, const mgpu_whatif_result *r)
                           r->machine, "gpu", r->gpu, "dp", c->dp, "tp", c->tp, "pp", c->pp, "world", r->world, "nodes",
                           r->nodes, "gpus_per_node", r->gpus_per_node, "micro_batches", r->micro_batches, "zero",
                           c->zero, "params", r->params);
+    if (o) json_object_set_new(o, "recompute", json_integer(c->recompute));
     if (!o || !mem || !tr) {
         json_decref(o);
         json_decref(mem);

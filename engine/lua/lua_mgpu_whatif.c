@@ -49,7 +49,7 @@ static void push_traffic(lua_State *L, const mgpu_whatif_traffic *t)
 static int l_whatif(lua_State *L)
 {
     static const char *const known[] = {"dp", "tp", "pp", "micro_batches", "micro_batch_size", "global_batch",
-                                        "zero", "machine", "nodes", "layers", "hidden", "ffn", "heads",
+                                        "zero", "recompute", "machine", "nodes", "layers", "hidden", "ffn", "heads",
                                         "kv_heads", "vocab", "seq", NULL};
     if (lua_isnoneornil(L, 1)) lua_newtable(L);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -63,6 +63,7 @@ static int l_whatif(lua_State *L)
     opt_int(L, "micro_batch_size", &c.micro_batch_size);
     opt_int(L, "global_batch", &c.global_batch);
     opt_int(L, "zero", &c.zero);
+    opt_int(L, "recompute", &c.recompute);
     opt_int(L, "nodes", &c.nodes);
     opt_int(L, "layers", &c.model.layers);
     opt_int(L, "hidden", &c.model.hidden);

@@ -78,6 +78,9 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
     if (c->nodes < 0) return positive("nodes", c->nodes);
     if (c->zero != 0 && c->zero != 1)
         return mgpu_fail(MGPU_ERR_INVALID, "--zero %d: 0 (gradients all-reduced) or 1 (distributed optimizer)", c->zero);
+    if (c->recompute != 0 && c->recompute != 1)
+        return mgpu_fail(MGPU_ERR_INVALID, "--recompute %d: 0 (keep activations) or 1 (recompute each layer)",
+                         c->recompute);
     if (md->hidden % md->heads != 0)
         return mgpu_fail(MGPU_ERR_INVALID, "--hidden %d is not a multiple of --heads %d", md->hidden, md->heads);
     if (md->heads % md->kv_heads != 0)

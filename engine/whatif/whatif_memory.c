@@ -2,7 +2,8 @@
  * gradients, fp32 master weights and AdamW moments (16 bytes a parameter;
  * the last 12 split over DP with ZeRO-1), the activations the layer ops
  * keep for backward times the micro-batches 1F1B keeps in flight on the
- * stage (min(m, pp - s): the first stage holds pp), and the largest
+ * stage (min(m, pp - s): the first stage holds pp; with recomputation
+ * only each layer's input), and the largest
  * working set of one layer's backward. Not counted: the CUDA context,
  * NCCL's buffers, allocator fragmentation (docs/whatif.md). */
 #include <string.h>
@@ -41,11 +42,13 @@ void whatif_stage_memory(const whatif_layout *l, int s, mgpu_whatif_memory *o)
     o->grads = E * o->params;
     o->optimizer = 12 * o->params / (l->c.zero ? l->c.dp : 1);
     o->inflight = pp - s < m ? pp - s : m;
-    double per_mb = l->layers_per_stage * layer_saved(l);
+    /* recomputation keeps each layer's input only; the layer being
+     * recomputed holds its full set while its backward runs */
+    double per_mb = l->layers_per_stage * (l->c.recompute ? E * T * h : layer_saved(l));
     if (s == 0) per_mb += 4 * T;                          /* token ids */
     if (s == pp - 1) per_mb += E * 2 * T * h + 4 * T;     /* final norm's input and output */
     o->activations = o->inflight * per_mb;
-    o->transient = layer_transient(l);
+    o->transient = layer_transient(l) + (l->c.recompute ? layer_saved(l) : 0);
     if (s == pp - 1) {
         double logits = 2 * E * T * l->vocab; /* logits and their gradient */
         if (logits > o->transient) o->transient = logits;

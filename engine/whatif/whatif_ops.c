@@ -150,12 +150,13 @@ mgpu_result whatif_costs_price(const whatif_layout *l, whatif_costs *k)
     return MGPU_OK;
 }
 
-/* TP all-reduces: two a layer each way; the embedding's output forward
- * (vocabulary-parallel lookup), the LM head's input gradient backward. */
+/* TP all-reduces: two a layer each way (and the recomputed forward's two
+ * in the backward); the embedding's output forward (vocabulary-parallel
+ * lookup), the LM head's input gradient backward. */
 long whatif_stage_tp_calls(const whatif_layout *l, int s, int backward)
 {
     if (l->c.tp <= 1) return 0;
-    long n = 2L * l->layers_per_stage;
+    long n = 2L * l->layers_per_stage * (backward && l->c.recompute ? 2 : 1);
     if (!backward && s == 0) n++;
     if (backward && s == l->c.pp - 1) n++;
     return n;
@@ -165,7 +166,7 @@ void whatif_stage_times(const whatif_layout *l, const whatif_costs *k, int s, do
 {
     double L = l->layers_per_stage;
     *fwd = L * k->layer_fwd + whatif_stage_tp_calls(l, s, 0) * k->tp_call;
-    *bwd = L * k->layer_bwd + whatif_stage_tp_calls(l, s, 1) * k->tp_call;
+    *bwd = L * (k->layer_bwd + (l->c.recompute ? k->layer_fwd : 0)) + whatif_stage_tp_calls(l, s, 1) * k->tp_call;
     if (s == 0) *fwd += k->embed_fwd, *bwd += k->embed_bwd;
     if (s == l->c.pp - 1) *fwd += k->head_fwd, *bwd += k->head_bwd;
 }

@@ -18,10 +18,10 @@
 -- on the default stream, as a plain Megatron rank without overlap.
 
 local cfg = {dp = 2, tp = 2, pp = 2, m = 4, mbs = 1, layers = 4, hidden = 8192, ffn = 28672, heads = 64,
-             kv_heads = 8, vocab = 32000, seq = 4096}
+             kv_heads = 8, vocab = 32000, seq = 4096, recompute = 0}
 for _, a in ipairs(mgpu.args) do
   local k, v = a:match("^([%w_]+)=(%d+)$")
-  if not k or cfg[k] == nil then error("pipeline_phantom: bad argument '" .. a .. "' (want NAME=INTEGER, names: dp tp pp m mbs layers hidden ffn heads kv_heads vocab seq)") end
+  if not k or cfg[k] == nil then error("pipeline_phantom: bad argument '" .. a .. "' (want NAME=INTEGER, names: dp tp pp m mbs layers hidden ffn heads kv_heads vocab seq recompute)") end
   cfg[k] = math.tointeger(tonumber(v))
 end
 local dp, tp, pp, m = cfg.dp, cfg.tp, cfg.pp, cfg.m
@@ -145,7 +145,10 @@ local function backward()
     tp_all_reduce(dn)
     nn.rmsnorm_backward(y, normw, rstdf, dn, dy, dnormw)
   end
-  for _ = 1, L do layer_backward() end
+  for _ = 1, L do
+    if cfg.recompute == 1 then layer_forward() end       -- full recomputation: the layer's forward again
+    layer_backward()
+  end
   if first then nn.embedding_backward(ids, dy:view{b, s, h}, demb) end
 end
 

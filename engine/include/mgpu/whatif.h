@@ -31,6 +31,8 @@ typedef struct mgpu_whatif_config {
     int global_batch;      /* sequences per step (used when micro_batches is 0) */
     int zero;              /* 0: DP all-reduce of the gradients; 1: distributed optimizer (ZeRO-1:
                             * reduce-scatter the gradients, all-gather the parameters) */
+    int recompute;         /* 1: full activation recomputation - each layer keeps only its input and
+                            * runs its forward again (TP all-reduces included) before its backward */
     const char *machine;   /* the node: a preset or NCCL XML (its first host); NULL = "dgx-h100" */
     int nodes;             /* 0 = dp x tp x pp / GPUs per node */
 } mgpu_whatif_config;
