@@ -2,7 +2,8 @@
 -- run and check functions that lab.lua's step calls (lab.lua cannot import
 -- labs/lib, so the rank side is labs/lib/whatif/step.lua, run through
 -- scripts/whatif.lua on one rank, and this file is loaded with lab.load).
--- The step in lab.lua:
+-- The step in lab.lua (and solutions/whatif-answers.txt appended to
+-- solutions/answers-dgx-h100.txt, the answers tests/labs/exercises.sh uses):
 --   { id = "whatif", title = "What-if at scale: 70B on 256 H100s (timing-only)",
 --     text = "steps/04-whatif.md",
 --     questions = {
