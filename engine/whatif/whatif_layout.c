@@ -26,8 +26,11 @@ static mgpu_result positive(const char *opt, long v)
     return MGPU_OK;
 }
 
-/* The group of rank 0 of an axis whose neighbours are `stride` ranks apart. */
-static mgpu_result span_of(const whatif_layout *l, const char *axis, int size, int stride, whatif_span *out)
+/* The group of rank 0 of an axis whose neighbours are `stride` ranks apart
+ * (`size` ranks of it: PP prices a pair of neighbouring stages); `value`
+ * is the option's, for the message. */
+static mgpu_result span_of(const whatif_layout *l, const char *axis, int value, int size, int stride,
+                           whatif_span *out)
 {
     int g = l->gpus_per_node;
     out->size = size;
@@ -54,7 +57,7 @@ uneven:
     return mgpu_fail(MGPU_ERR_INVALID,
                      "--%s %d: its groups would sit unevenly on nodes of %d GPUs (neighbours %d ranks apart); "
                      "choose sizes that divide %d or are multiples of it",
-                     axis, size, g, stride, g);
+                     axis, value, g, stride, g);
 }
 
 mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t, whatif_layout *l)
@@ -142,9 +145,9 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
     /* The partly used node keeps the real node's GPU spacing for pricing. */
     int gpn = l->gpus_per_node;
     l->gpus_per_node = g;
-    mgpu_result r = span_of(l, "tp", c->tp, 1, &l->span[MGPU_WHATIF_TP]);
-    if (r == MGPU_OK) r = span_of(l, "dp", c->dp, c->tp, &l->span[MGPU_WHATIF_DP]);
-    if (r == MGPU_OK) r = span_of(l, "pp", c->pp > 1 ? 2 : 1, c->tp * c->dp, &l->span[MGPU_WHATIF_PP]);
+    mgpu_result r = span_of(l, "tp", c->tp, c->tp, 1, &l->span[MGPU_WHATIF_TP]);
+    if (r == MGPU_OK) r = span_of(l, "dp", c->dp, c->dp, c->tp, &l->span[MGPU_WHATIF_DP]);
+    if (r == MGPU_OK) r = span_of(l, "pp", c->pp, c->pp > 1 ? 2 : 1, c->tp * c->dp, &l->span[MGPU_WHATIF_PP]);
     l->gpus_per_node = gpn;
     MGPU_CHECK(r);
     return MGPU_OK;

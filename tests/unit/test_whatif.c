@@ -159,6 +159,14 @@ static void errors(void)
         CHECKF(strstr(mgpu_error_message(), bad[i].says) != NULL, "'%s' does not name %s", mgpu_error_message(),
                bad[i].says);
     }
+    /* stages 3 ranks apart straddle nodes of 8 unevenly: the message names --pp's value */
+    mgpu_whatif_defaults(&c);
+    c.dp = 3;
+    c.tp = 1;
+    c.pp = 8;
+    c.micro_batches = 8;
+    CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
+    CHECKF(strstr(mgpu_error_message(), "--pp 8:") != NULL, "%s", mgpu_error_message());
     mgpu_whatif_defaults(&c);
     c.machine = "no-such-machine";
     CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
