@@ -110,7 +110,7 @@ static const char *size_str(double bytes, char *buf, size_t len)
 
 static void print_text(const mgpu_whatif_config *c, const mgpu_whatif_result *r)
 {
-    char a[32], b[32], d[32], e[32], f[32], g[32];
+    char a[32], b[32], d[32], e[32], f[32], g[sizeof r->traffic[0].collective];
     printf("What-if (TIMING-ONLY, simulated in one process): %.1fB-parameter model, %d layers, hidden %d\n",
            r->params / 1e9, c->model.layers, c->model.hidden);
     printf("Layout: DP %d x TP %d x PP %d = %d GPUs on %d x %s (%d GPUs each, %s)\n", c->dp, c->tp, c->pp, r->world,
