@@ -50,5 +50,6 @@ extern const mgpu_cmd mgpu_cmd_reset;
 extern const mgpu_cmd mgpu_cmd_hint;
 extern const mgpu_cmd mgpu_cmd_validate;
 extern const mgpu_cmd mgpu_cmd_report;
+extern const mgpu_cmd mgpu_cmd_whatif;
 
 #endif

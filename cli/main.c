@@ -23,6 +23,7 @@ static const mgpu_cmd *const commands[] = {
     &mgpu_cmd_spmd,
     &mgpu_cmd_validate,
     &mgpu_cmd_report,
+    &mgpu_cmd_whatif,
     &mgpu_cmd_worker,
     NULL,
 };

@@ -419,16 +419,21 @@ static double p2p_time(const shape *sh, mgpu_coll op, double bytes, int n, doubl
  * place): the host enqueues a kernel that returns at once. */
 #define ONE_RANK_LAUNCH_US 1.0
 
-mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
-                                   const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
-                                   mgpu_coll_prediction *out)
+static mgpu_result check_call(const mgpu_topo *t, mgpu_coll op, int nranks, mgpu_coll_prediction *out)
 {
     if (!t || !out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: topology and output are required");
     if (nranks < 1) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: %d ranks; need at least 1", nranks);
     if ((unsigned)op >= MGPU_COLL_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict: unknown collective %d", (int)op);
+    return MGPU_OK;
+}
+
+/* The price of one call on a machine shape: NCCL's choice of algorithm and
+ * protocol, or the forced pair. */
+static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, int nranks,
+                                 const mgpu_coll_tuning *tun, int in_place, mgpu_coll_prediction *out)
+{
+    const shape sh = *shp;
     memset(out, 0, sizeof *out);
-    shape sh;
-    MGPU_CHECK(make_shape(t, nranks, gpu_of_rank, tun, &sh));
     double b = (double)bytes;
     out->nnodes = sh.nnodes;
     out->algo = MGPU_ALGO_RING;
@@ -490,7 +495,7 @@ mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t byte
              * NCCL falls back to what it can run, so do we. */
             mgpu_coll_tuning free_choice = *tun;
             free_choice.algo = free_choice.proto = -1;
-            return mgpu_coll_predict_call(t, op, bytes, nranks, gpu_of_rank, &free_choice, in_place, out);
+            return predict_shape(shp, op, bytes, nranks, &free_choice, in_place, out);
         }
         out->time_us = best;
         out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
@@ -499,6 +504,47 @@ mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t byte
     out->proto_name = mgpu_coll_proto_name(out->proto);
     out->algbw_gbs = out->time_us > 0 ? (double)bytes / (out->time_us * 1000.0) : 0;
     out->busbw_gbs = out->algbw_gbs * mgpu_coll_busbw_factor(op, nranks);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks,
+                                   const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
+                                   mgpu_coll_prediction *out)
+{
+    MGPU_CHECK(check_call(t, op, nranks, out));
+    shape sh;
+    MGPU_CHECK(make_shape(t, nranks, gpu_of_rank, tun, &sh));
+    MGPU_CHECK(predict_shape(&sh, op, bytes, nranks, tun, in_place, out));
+    return MGPU_OK;
+}
+
+/* One node's share of the group is priced as a placement on host 0 (its
+ * ring edges, NICs and GPUDirect path); the hosts spanned are then set to
+ * nnodes, which the model need not have: identical hosts repeated. */
+mgpu_result mgpu_coll_predict_spread(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks, int nnodes,
+                                     int gpu_stride, const mgpu_coll_tuning *tun, mgpu_coll_prediction *out)
+{
+    MGPU_CHECK(check_call(t, op, nranks, out));
+    if (nnodes < 1 || nranks % nnodes != 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict_spread: %d ranks do not spread evenly over %d nodes",
+                         nranks, nnodes);
+    int ppn = nranks / nnodes, gph = 0;
+    for (int i = 0; i < mgpu_topo_gpu_count(t); i++) gph += mgpu_topo_gpu_at(t, i)->host == 0;
+    if (gph < 1) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs on its first host",
+                                  mgpu_topo_machine_name(t));
+    if (gpu_stride < 1 || (long)(ppn - 1) * gpu_stride >= gph)
+        return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_predict_spread: %d ranks per node %d GPUs apart do not fit "
+                         "a node of %d GPUs", ppn, gpu_stride, gph);
+    int *gpus = malloc(sizeof *gpus * (size_t)ppn);
+    if (!gpus) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory pricing a collective");
+    for (int j = 0; j < ppn; j++) gpus[j] = mgpu_topo_gpu_index(t, 0, j * gpu_stride);
+    shape sh;
+    mgpu_result r = make_shape(t, ppn, gpus, tun, &sh);
+    free(gpus);
+    MGPU_CHECK(r);
+    sh.nnodes = nnodes;
+    sh.ppn = ppn;
+    MGPU_CHECK(predict_shape(&sh, op, bytes, nranks, tun, 0, out));
     return MGPU_OK;
 }
 

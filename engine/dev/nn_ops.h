@@ -10,18 +10,13 @@
 #ifndef MGPU_NN_OPS_H
 #define MGPU_NN_OPS_H
 #include "mgpu/dev.h"
+#include "mgpu/nn.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* What an op is made of, for the compute-time model's efficiency. */
-typedef enum mgpu_nn_class {
-    MGPU_NN_CLASS_GEMM = 0,   /* tensor-core bound */
-    MGPU_NN_CLASS_ELEMENTWISE,/* streams its bytes once */
-    MGPU_NN_CLASS_REDUCE,     /* norms, softmax, pooling: a few passes */
-    MGPU_NN_CLASS_COUNT
-} mgpu_nn_class;
+/* mgpu_nn_class (what an op is made of) is public: mgpu/nn.h. */
 
 /* The price nn.c computed for one op. */
 typedef struct mgpu_nn_cost {

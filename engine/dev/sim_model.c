@@ -74,6 +74,18 @@ static const struct {
 
 /*--- Model -------------------------------------------------------------*/
 
+/* One GPU's figures from the topology, with the fallbacks above. */
+static void gpu_figures(const mgpu_topo *t, int gi, sim_model_gpu *out)
+{
+    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gi);
+    out->topo_index = gi;
+    out->pcie_gbs = g->pcie_gbs > 0 ? g->pcie_gbs : FALLBACK_PCIE_GBS;
+    out->hbm_gbs = g->hbm_gbs > 0 ? g->hbm_gbs : FALLBACK_HBM_GBS;
+    const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
+    out->bf16_tflops = gm && gm->bf16_tflops > 0 ? gm->bf16_tflops : FALLBACK_BF16_TFLOPS;
+    out->f32_tflops = gm && gm->f32_tflops > 0 ? gm->f32_tflops : FALLBACK_F32_TFLOPS;
+}
+
 mgpu_result sim_model_init(sim_model *m, const mgpu_topo *t, int host)
 {
     m->topo = t;
@@ -97,13 +109,7 @@ mgpu_result sim_model_init(sim_model *m, const mgpu_topo *t, int host)
                              "ordinal %d; GPU ordinals must run 0..%d",
                              mgpu_topo_machine_name(t), n, host, d, n - 1);
         }
-        const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gi);
-        m->gpu[d].topo_index = gi;
-        m->gpu[d].pcie_gbs = g->pcie_gbs > 0 ? g->pcie_gbs : FALLBACK_PCIE_GBS;
-        m->gpu[d].hbm_gbs = g->hbm_gbs > 0 ? g->hbm_gbs : FALLBACK_HBM_GBS;
-        const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
-        m->gpu[d].bf16_tflops = gm && gm->bf16_tflops > 0 ? gm->bf16_tflops : FALLBACK_BF16_TFLOPS;
-        m->gpu[d].f32_tflops = gm && gm->f32_tflops > 0 ? gm->f32_tflops : FALLBACK_F32_TFLOPS;
+        gpu_figures(t, gi, &m->gpu[d]);
     }
     m->ndev = n;
     return MGPU_OK;
@@ -244,15 +250,28 @@ double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place whe
     return K.host_load_latency_ns;
 }
 
-void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
-                       sim_cost *out)
+/* The one formula both the sim's streams and mgpu_nn_model_ns use. */
+static double compute_ns(const sim_model_gpu *g, mgpu_nn_class cls, int bf16, double flops, double bytes)
 {
-    const sim_model_gpu *g = &m->gpu[dev];
     double peak = (bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
     double t_flops = flops / (peak * K.eff_flops[cls]);
     double t_bytes = bytes / (g->hbm_gbs * K.eff_bytes[cls]);
-    cost_set(out, K.kernel_latency_ns + (t_flops > t_bytes ? t_flops : t_bytes), 0, "sm");
+    return K.kernel_latency_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+}
+
+void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
+                       sim_cost *out)
+{
+    cost_set(out, compute_ns(&m->gpu[dev], cls, bf16, flops, bytes), 0, "sm");
     cost_use(m, out, dev, SIM_RES_SM);
+}
+
+double mgpu_nn_model_ns(const mgpu_topo *t, int gpu, mgpu_nn_class cls, int bf16, double flops, double bytes)
+{
+    if (!t || gpu < 0 || gpu >= mgpu_topo_gpu_count(t) || (unsigned)cls >= MGPU_NN_CLASS_COUNT) return -1;
+    sim_model_gpu g;
+    gpu_figures(t, gpu, &g);
+    return compute_ns(&g, cls, bf16, flops, bytes);
 }
 
 double sim_cost_ns(const sim_cost *c, double bytes)

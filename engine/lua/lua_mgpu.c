@@ -431,6 +431,7 @@ static int open_protected(lua_State *L)
     lm_open_mem(L);
     lm_open_nn(L);
     lm_open_lib(L);
+    lm_open_whatif(L);
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     return 0;

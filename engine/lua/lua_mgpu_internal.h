@@ -96,5 +96,6 @@ void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phanto
 void lm_open_nn(lua_State *L);      /* lua_mgpu_nn.c: mgpu.nn, the training ops */
 void lm_open_lib(lua_State *L);     /* lua_mgpu_lib.c: mgpu.import, the shipped Lua library */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */
+void lm_open_whatif(lua_State *L);  /* lua_mgpu_whatif.c: mgpu.whatif, the timing-only what-if at scale */
 
 #endif

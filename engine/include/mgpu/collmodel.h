@@ -83,6 +83,14 @@ mgpu_result mgpu_coll_predict_call(const mgpu_topo *t, mgpu_coll op, size_t byte
                                    const int *gpu_of_rank, const mgpu_coll_tuning *tun, int in_place,
                                    mgpu_coll_prediction *out);
 
+/* The same for a group larger than the model: `nranks` ranks spread
+ * evenly over `nnodes` identical hosts (the model's first host repeated),
+ * nranks / nnodes on each, on GPUs 0, gpu_stride, 2 * gpu_stride, ... of
+ * every host - how a DP, TP or PP group of a large cluster sits (the
+ * what-if planner, mgpu/whatif.h). Out of place. */
+mgpu_result mgpu_coll_predict_spread(const mgpu_topo *t, mgpu_coll op, size_t bytes, int nranks, int nnodes,
+                                     int gpu_stride, const mgpu_coll_tuning *tun, mgpu_coll_prediction *out);
+
 /* How NCCL would connect GPU a to GPU b (global indices) on this machine:
  * P2P when peer access works (and NCCL_P2P_DISABLE is not set), SHM through
  * host memory otherwise, NET between hosts (IB on the sender's nearest NIC,

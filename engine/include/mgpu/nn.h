@@ -15,10 +15,28 @@
 #ifndef MGPU_NN_H
 #define MGPU_NN_H
 #include "mgpu/tensor.h"
+#include "mgpu/topo.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What an op is made of, for the compute-time model's efficiency. */
+typedef enum mgpu_nn_class {
+    MGPU_NN_CLASS_GEMM = 0,   /* tensor-core bound */
+    MGPU_NN_CLASS_ELEMENTWISE,/* streams its bytes once */
+    MGPU_NN_CLASS_REDUCE,     /* norms, softmax, pooling: a few passes */
+    MGPU_NN_CLASS_COUNT
+} mgpu_nn_class;
+
+/* The sim's modelled duration, in ns, of one training op of class `cls`
+ * doing `flops` and moving `bytes` (read + written) on GPU `gpu` (global
+ * index) of `t`: a launch plus the larger of FLOPs at the GPU's bf16 (or
+ * f32) peak and bytes at its HBM bandwidth, each at the class's efficiency
+ * (docs/sim-model.md, "Training ops"). It is exactly what the sim charges
+ * a stream for the op, so a planner that prices a schedule with it (the
+ * what-if, mgpu/whatif.h) agrees with a phantom run. -1 for a bad GPU. */
+double mgpu_nn_model_ns(const mgpu_topo *t, int gpu, mgpu_nn_class cls, int bf16, double flops, double bytes);
 
 typedef enum mgpu_nn_act { MGPU_ACT_RELU = 0, MGPU_ACT_GELU, MGPU_ACT_SILU, MGPU_ACT_COUNT } mgpu_nn_act;
 /* "relu", "gelu" (tanh approximation), "silu"; parse returns -1 when unknown */

@@ -1,0 +1,131 @@
+/* lua_mgpu_whatif.c - mgpu.whatif{...}: one training step of a Llama-shaped
+ * model under DP x TP x PP on a cluster, timing-only (mgpu/whatif.h), as a
+ * table. Pure arithmetic in this process: no device, no other rank. */
+#include <lauxlib.h>
+#include <string.h>
+#include "lua/lua_mgpu_internal.h"
+#include "mgpu/lua_sandbox.h"
+#include "mgpu/whatif.h"
+
+static void opt_int(lua_State *L, const char *key, int *v)
+{
+    lua_getfield(L, 1, key);
+    if (!lua_isnil(L, -1)) {
+        int ok = 0;
+        lua_Integer i = lua_tointegerx(L, -1, &ok);
+        if (!ok || i < -2147483647 || i > 2147483647)
+            luaL_error(L, "mgpu.whatif: %s must be an integer, got %s", key, luaL_tolstring(L, -1, NULL));
+        *v = (int)i;
+    }
+    lua_pop(L, 1);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_traffic(lua_State *L, const mgpu_whatif_traffic *t)
+{
+    lua_createtable(L, 0, 10);
+    set_str(L, "axis", t->axis);
+    set_num(L, "group", t->group);
+    set_str(L, "collective", t->collective);
+    set_num(L, "bytes", t->bytes);
+    set_num(L, "calls", (double)t->calls);
+    set_num(L, "nodes", t->nodes);
+    set_str(L, "link", t->link);
+    set_str(L, "algo", t->algo);
+    set_num(L, "call_us", t->call_us);
+    set_num(L, "total_ms", t->total_ms);
+}
+
+static int l_whatif(lua_State *L)
+{
+    static const char *const known[] = {"dp", "tp", "pp", "micro_batches", "micro_batch_size", "global_batch",
+                                        "zero", "recompute", "machine", "nodes", "layers", "hidden", "ffn", "heads",
+                                        "kv_heads", "vocab", "seq", NULL};
+    if (lua_isnoneornil(L, 1)) lua_newtable(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lm_check_options(L, 1, "mgpu.whatif", known);
+    mgpu_whatif_config c;
+    mgpu_whatif_defaults(&c);
+    opt_int(L, "dp", &c.dp);
+    opt_int(L, "tp", &c.tp);
+    opt_int(L, "pp", &c.pp);
+    opt_int(L, "micro_batches", &c.micro_batches);
+    opt_int(L, "micro_batch_size", &c.micro_batch_size);
+    opt_int(L, "global_batch", &c.global_batch);
+    opt_int(L, "zero", &c.zero);
+    opt_int(L, "recompute", &c.recompute);
+    opt_int(L, "nodes", &c.nodes);
+    opt_int(L, "layers", &c.model.layers);
+    opt_int(L, "hidden", &c.model.hidden);
+    opt_int(L, "ffn", &c.model.ffn);
+    opt_int(L, "heads", &c.model.heads);
+    opt_int(L, "kv_heads", &c.model.kv_heads);
+    opt_int(L, "vocab", &c.model.vocab);
+    opt_int(L, "seq", &c.model.seq);
+    lua_getfield(L, 1, "machine");
+    if (!lua_isnil(L, -1)) c.machine = luaL_checkstring(L, -1); /* stays on the stack while we run */
+
+    mgpu_whatif_result r;
+    if (mgpu_whatif_run(&c, &r) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.whatif");
+    lua_createtable(L, 0, 32);
+    set_str(L, "machine", r.machine);
+    set_str(L, "gpu", r.gpu);
+    set_num(L, "dp", c.dp);
+    set_num(L, "tp", c.tp);
+    set_num(L, "pp", c.pp);
+    set_num(L, "world", r.world);
+    set_num(L, "nodes", r.nodes);
+    set_num(L, "gpus_per_node", r.gpus_per_node);
+    set_num(L, "micro_batches", r.micro_batches);
+    set_num(L, "params", r.params);
+    set_num(L, "step_ms", r.step_ms);
+    set_num(L, "pipeline_ms", r.pipeline_ms);
+    set_num(L, "dp_ms", r.dp_ms);
+    set_num(L, "optimizer_ms", r.optimizer_ms);
+    set_num(L, "fwd_ms", r.fwd_ms);
+    set_num(L, "bwd_ms", r.bwd_ms);
+    set_num(L, "bubble", r.bubble);
+    set_num(L, "bubble_ideal", r.bubble_ideal);
+    set_num(L, "tokens_per_s", r.tokens_per_s);
+    set_num(L, "mfu", r.mfu);
+    lua_pushboolean(L, r.fits);
+    lua_setfield(L, -2, "fits");
+    lua_createtable(L, 0, 10);
+    set_num(L, "stage", r.mem.stage);
+    set_num(L, "params", r.mem.params);
+    set_num(L, "weights", r.mem.weights);
+    set_num(L, "grads", r.mem.grads);
+    set_num(L, "optimizer", r.mem.optimizer);
+    set_num(L, "activations", r.mem.activations);
+    set_num(L, "transient", r.mem.transient);
+    set_num(L, "total", r.mem.total);
+    set_num(L, "inflight", r.mem.inflight);
+    set_num(L, "gpu", r.gpu_mem);
+    lua_setfield(L, -2, "memory");
+    lua_createtable(L, 0, 3);
+    static const char *const keys[MGPU_WHATIF_AXES] = {"tp", "pp", "dp"};
+    for (int a = 0; a < MGPU_WHATIF_AXES; a++) {
+        push_traffic(L, &r.traffic[a]);
+        lua_setfield(L, -2, keys[a]);
+    }
+    lua_setfield(L, -2, "traffic");
+    return 1;
+}
+
+void lm_open_whatif(lua_State *L)
+{
+    lua_getglobal(L, "mgpu");
+    lua_pushcfunction(L, l_whatif);
+    lua_setfield(L, -2, "whatif");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,90 @@
+-- labs/06-tpdp/whatif.lua - lab 6's "what-if at scale" step, the lab side:
+-- run and check functions that lab.lua's step calls (lab.lua cannot import
+-- labs/lib, so the rank side is labs/lib/whatif/step.lua, run through
+-- scripts/whatif.lua on one rank, and this file is loaded with lab.load).
+-- The step in lab.lua (and solutions/whatif-answers.txt appended to
+-- solutions/answers-dgx-h100.txt, the answers tests/labs/exercises.sh uses):
+--   { id = "whatif", title = "What-if at scale: 70B on 256 H100s (timing-only)",
+--     text = "steps/04-whatif.md",
+--     questions = {
+--       { id = "layout_a", ask = "Your first layout of the 256 GPUs, DPxTPxPP (e.g. 16x4x4)?" },
+--       { id = "layout_b", ask = "Your second layout, DPxTPxPP?" },
+--       { id = "fastest", ask = "Of the three (the note's 8x8x4 and yours), which layout that fits is fastest?" },
+--       { id = "why", ask = "In the slowest of the three, which axis's traffic costs the most time per step, and over which link (e.g. PP InfiniBand)?" } },
+--     run = function(lab) return lab.load("whatif.lua").run(lab) end,
+--     check = function(lab, out) return lab.load("whatif.lua").check(lab, out) end },
+local M = {}
+
+local function derived_of(res)
+  local rk = res and res.ranks and res.ranks[0]
+  for _, row in ipairs(rk and rk.results or {}) do
+    if row.derived then return row.derived end
+  end
+end
+
+function M.run(lab)
+  lab.progress(0, "simulating Llama-2-70B on 256 H100s in one process (timing-only)")
+  local res = lab.spmd("scripts/whatif.lua", { ranks = 1, timeout = 60,
+                                               args = { lab.answer("layout_a") or "", lab.answer("layout_b") or "" } })
+  local rk = res and res.ranks and res.ranks[0]
+  for _, row in ipairs(rk and rk.results or {}) do
+    if row.table then lab.table(row.table) end
+  end
+  local d = derived_of(res)
+  if d and d.note_step_ms then lab.record("whatif_note_step_ms", d.note_step_ms) end
+  if d and d.problems then lab.log("[lab] " .. d.problems) end
+  return res
+end
+
+-- "16 x 4 x 4", "16*4*4" -> "16x4x4"
+local function layout_key(s)
+  if type(s) ~= "string" then return nil end
+  return (s:lower():gsub("%s+", ""):gsub("%*", "x"))
+end
+
+-- "tp over infiniband", "TP, IB" -> "TP InfiniBand"; nil when no axis or link
+local function why_key(s)
+  if type(s) ~= "string" then return nil end
+  local l = " " .. s:lower():gsub("[^%w]+", " ") .. " "
+  local axis = l:match(" (tp) ") or l:match(" (pp) ") or l:match(" (dp) ")
+  local link = (l:match(" nvlink ") or l:match(" nvswitch ")) and "NVLink"
+            or (l:match(" infiniband ") or l:match(" ib ") or l:match(" network ")) and "InfiniBand" or nil
+  if not axis then return s end
+  return axis:upper() .. " " .. (link or "?")
+end
+
+function M.check(lab, res)
+  local where = "results pane: the two what-if tables"
+  if not (res and res.ok) then
+    return { ok = false, msg = "the what-if did not finish: " .. tostring(res and res.reason), saw = tostring(res and res.reason),
+             wanted = "one rank finishes", where = "log pane (5)" }
+  end
+  local d = derived_of(res)
+  if not d then
+    return { ok = false, msg = "the what-if returned no summary", saw = "nothing", wanted = "its summary row",
+             where = "log pane (5)" }
+  end
+  if not lab.answer("layout_a") or not lab.answer("layout_b") then
+    return { ok = false, msg = "pick two layouts of the 256 GPUs (press a): the table shows only the note's 8x8x4 so far",
+             saw = d.layouts .. " layout(s)", wanted = "3 layouts", where = "press a to answer layout_a and layout_b" }
+  end
+  if d.problems or d.layouts < 3 then
+    return { ok = false, msg = "a layout could not be simulated: " .. tostring(d.problems),
+             saw = tostring(d.problems), wanted = "two layouts of 256 GPUs the model can split", where = "log pane (5)" }
+  end
+  local same = layout_key(lab.answer("layout_a")) == layout_key(lab.answer("layout_b"))
+                or layout_key(lab.answer("layout_a")) == "8x8x4" or layout_key(lab.answer("layout_b")) == "8x8x4"
+  if same then
+    return { ok = false, msg = "the layouts must differ from each other and from the note's 8x8x4",
+             saw = tostring(lab.answer("layout_a")) .. ", " .. tostring(lab.answer("layout_b")),
+             wanted = "two new layouts", where = "press a to answer layout_a and layout_b" }
+  end
+  return checks.all{
+    checks.equals{ value = layout_key(lab.answer("fastest")), expected = d.fastest, answer = true,
+                   what = "the fastest layout that fits", where = where .. " (step s, fits)" },
+    checks.equals{ value = why_key(lab.answer("why")), expected = d.slowest_axis .. " " .. d.slowest_link, answer = true,
+                   what = "the slowest layout's costliest axis and its link", where = where .. " (per step, link)" },
+  }
+end
+
+return M
