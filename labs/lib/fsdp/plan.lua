@@ -80,17 +80,20 @@ function plan.saved_bytes(c, o)
   return e * (5 * n * c.dim + 2 * n * kvd + 3 * n * c.ffn) + 8 * n
 end
 
--- The walk. Returns {peak =, at =, states = plan.states, saved =, inputs =}.
-function plan.walk(c, o)
+-- The walk. Returns {peak =, at =, states = plan.states, saved =, inputs =,
+-- over_at =}: over_at is the first place the total passes `limit` bytes
+-- (a GPU's memory), nil when it never does.
+function plan.walk(c, o, limit)
   local e, world = SIZE[o.dtype or "bf16"], o.world
   local units = model.units(c)
   local n, kvd, att = layer_dims(c, o)
   local nd = e * n * c.dim
   local saved = plan.saved_bytes(c, o)
-  local cur, peak, at = 0, 0, "nothing"
+  local cur, peak, at, over_at = 0, 0, "nothing", nil
   local function add(b, where)
     cur = cur + b
     if cur > peak then peak, at = cur, where end
+    if limit and not over_at and cur > limit then over_at = where end
   end
   local function numel(i) return model.unit_numel(units[i]) end
   local function shard(i) return plan.shard_numel(numel(i), world) end
@@ -111,7 +114,7 @@ function plan.walk(c, o)
   -- forward: the embedding's output is layer 1's input, kept (backward reads x)
   local L = #units
   gather(1, "forward of embed"); if o.prefetch then gather(2, "forward of embed") end
-  add(nd, "forward of embed")
+  add(nd, "forward of embed")                                       -- its output, layer 1's input
   if reshard then release(1) end
   for i = 2, L - 1 do
     local name = "forward of " .. units[i].name
@@ -190,7 +193,7 @@ function plan.walk(c, o)
     local s = plan.state_bytes(o) * (sharded(o, "optim") and shard(i) or numel(i))
     add(s, "optimizer step, " .. units[i].name)
   end
-  return {peak = peak, at = at, states = plan.states(c, o), saved = saved, inputs = nd * (L - 2)}
+  return {peak = peak, at = at, over_at = over_at, states = plan.states(c, o), saved = saved, inputs = nd * (L - 2)}
 end
 
 return plan
