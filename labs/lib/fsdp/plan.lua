@@ -90,8 +90,10 @@ function plan.walk(c, o, limit)
   local nd = e * n * c.dim
   local saved = plan.saved_bytes(c, o)
   local cur, peak, at, over_at = 0, 0, "nothing", nil
+  local pre = ""                                                    -- "step 2: " in the second step
   local function add(b, where)
     cur = cur + b
+    if where ~= "" then where = pre .. where end
     if cur > peak then peak, at = cur, where end
     if limit and not over_at and cur > limit then over_at = where end
   end
@@ -111,8 +113,13 @@ function plan.walk(c, o, limit)
     if gathers and full[i] then full[i] = nil; add(-e * numel(i), "") end
   end
   local reshard = o.sharding == "FULL_SHARD"                        -- free after forward
-  -- forward: the embedding's output is layer 1's input, kept (backward reads x)
   local L = #units
+  local states = {}                                                 -- AdamW's, made at the first step
+  -- Two steps: the first makes the optimizer states at its end, the
+  -- second carries them through its forward and backward.
+  for step = 1, 2 do
+  pre = step == 1 and "" or "step 2: "
+  -- forward: the embedding's output is layer 1's input, kept (backward reads x)
   gather(1, "forward of embed"); if o.prefetch then gather(2, "forward of embed") end
   add(nd, "forward of embed")                                       -- its output, layer 1's input
   if reshard then release(1) end
@@ -188,10 +195,15 @@ function plan.walk(c, o, limit)
   reduced(1)
   if inflight then add(-e * numel(inflight), "") end
   release(1)
-  -- the optimizer step: states made at the first step, per unit
+  -- the optimizer step, per unit: states made at the first step; then
+  -- zero_grad(set_to_none=True) gives the gradient back
   for i = 1, L do
-    local s = plan.state_bytes(o) * (sharded(o, "optim") and shard(i) or numel(i))
-    add(s, "optimizer step, " .. units[i].name)
+    if not states[i] then
+      states[i] = true
+      add(plan.state_bytes(o) * (sharded(o, "optim") and shard(i) or numel(i)), "optimizer step, " .. units[i].name)
+    end
+    add(-e * (sharded(o, "grads") and shard(i) or numel(i)), "")
+  end
   end
   return {peak = peak, at = at, over_at = over_at, states = plan.states(c, o), saved = saved, inputs = nd * (L - 2)}
 end
