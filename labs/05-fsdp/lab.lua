@@ -262,7 +262,7 @@ return {
                                          lab.backend.simulated and "SIMULATED" or "real"),
                    columns = { "", "no prefetch", "your prefetch" }, rows = t }
         lab.table{ title = "published figures (real machines, for comparison)",
-                   columns = { "run", "tokens/s per GPU", "model TFLOP/s per GPU", "source" }, rows = PUBLISHED }
+                   columns = { "run", "tokens/s per GPU", "model TFLOP/s per GPU or MFU", "source" }, rows = PUBLISHED }
         if b then lab.record("exposed_ms", b.exposed_ms); lab.record("step_ms", b.step_ms) end
         return { off = off, on = on, ref = ref, mine = mine, a = a, b = b }
       end,
