@@ -128,8 +128,8 @@ return {
             t[#t + 1] = { r.label, gb(r.params_b), gb(r.grads_b), gb(r.optim_b), gb(r.states_b), gb(r.peak_b),
                           r.at, yesno(r.fits), r.over_at or "-" }
           end
-          lab.table{ title = string.format("GB per GPU, %d rank(s), micro-batch 1, seq 4096 unless said (GPU: %s GB)", n,
-                                           gb(m and m.gpu_bytes)),
+          lab.table{ title = string.format("GB per GPU, %d rank(s), micro-batch 1, seq 4096 unless said (GPU: %s GB; "
+                                           .. "fits: the peak leaves 5 %% of it free)", n, gb(m and m.gpu_bytes)),
                      columns = { "strategy", "params", "grads", "optimizer", "states", "peak", "peak at", "fits",
                                  "runs out at" }, rows = t }
         else

@@ -35,5 +35,5 @@ for i, k in ipairs(configs) do
   local s = plan.states(c, k.o)
   local w = plan.walk(c, k.o, total)
   mgpu.result{config = k.id, order = i, label = k.label, params_b = s.params, grads_b = s.grads, optim_b = s.optim,
-              states_b = s.total, peak_b = w.peak, at = w.at, over_at = w.over_at, fits = w.peak <= total}
+              states_b = s.total, peak_b = w.peak, at = w.at, over_at = w.over_at, fits = plan.fits(w.peak, total)}
 end

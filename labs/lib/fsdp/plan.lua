@@ -23,6 +23,14 @@ local plan = {}
 
 local SIZE = {bf16 = 2, f16 = 2, f32 = 4}
 
+-- A configuration "fits" when its peak leaves 5 % of the GPU free: the
+-- walk counts allocated bytes, and the caching allocator needs blocks of
+-- the right size besides (on an H200, FULL_SHARD with checkpointing peaks
+-- 0.7 % below the memory and runs out in the backward: memory reserved in
+-- blocks too small to reuse).
+plan.HEADROOM = 0.95
+function plan.fits(peak, gpu_bytes) return peak <= plan.HEADROOM * gpu_bytes end
+
 -- Bytes per parameter of the optimizer states (AdamW): with bf16 compute,
 -- an fp32 master copy + fp32 m + fp32 v = 12 ("16 bytes per parameter"
 -- with the bf16 weight and gradient); "bf16" states: m and v in bf16 and
