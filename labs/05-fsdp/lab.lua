@@ -278,6 +278,12 @@ return {
         local a, b = out.a, out.b
         local fell = a.exposed_ms > 0 and 1 - b.exposed_ms / a.exposed_ms or 0
         return {
+          { ok = (b.early or 0) == 0,
+            msg = (b.early or 0) == 0 and "every unit's compute was queued after its all-gather had ended"
+                  or string.format("%d units' compute could start before their all-gather ended, the first in %s: "
+                                   .. "the default stream must wait for the unit's event", b.early, tostring(b.early_at)),
+            saw = string.format("%d early", b.early or 0), wanted = "0",
+            where = "your prefetch.lua: mgpu.default_stream():wait(u.ready) before the hook returns" },
           { ok = fell >= 0.5,
             msg = string.format("exposed communication: %.1f ms without prefetch, %.1f ms with yours: %.0f %% less "
                                 .. "(wanted at least 50 %% less)", a.exposed_ms, b.exposed_ms, 100 * fell),

@@ -50,7 +50,8 @@ function Unit:all_gather(stream)
   if not f.gathers then self.full = self.param; return end         -- NO_SHARD: always whole
   self.full = self:tensor(self.padded)
   local after = mgpu.event(); after:record(mgpu.default_stream()); stream:wait(after)
-  f:timed(stream, function() f.comm:all_gather(self.param, self.full, stream) end)
+  local _, done = f:timed(stream, function() f.comm:all_gather(self.param, self.full, stream) end)
+  self.gather_end = done                                            -- the harness checks the hooks' ordering with it
 end
 
 -- The gathered parameters are not needed any more (the default stream's
@@ -58,7 +59,7 @@ end
 -- after it, on the default stream or by all_gather's event).
 function Unit:reshard()
   if self.full and self.full ~= self.param then self.full:free() end
-  self.full, self.ready, self.W = nil, nil, nil
+  self.full, self.ready, self.W, self.gather_end = nil, nil, nil, nil
 end
 
 -- Views of a flat tensor by weight key, shaped.
@@ -129,6 +130,7 @@ function F:timed(stream, fn)
   a:record(stream); fn(); b:record(stream)
   self.pending_times = self.pending_times or {}
   self.pending_times[#self.pending_times + 1] = {a, b}
+  return a, b
 end
 
 -- A hook call; what it leaves the default stream waiting for is exposed
@@ -142,6 +144,8 @@ function F:hook(name, i)
   self.pending_exposed[#self.pending_exposed + 1] = {a, b}
   local u = self.units[i]
   if not u.full then error(("%s did not gather %s"):format(name, u.name), 0) end
+  -- the unit's compute is queued after b: its all-gather must have ended by then
+  if u.gather_end then self.pending_order[#self.pending_order + 1] = {u.gather_end, b, name .. " of " .. u.name} end
 end
 
 -- The default stream waits for an event of the communication stream (a
@@ -190,7 +194,7 @@ end
 function F:step(ids, labels)
   local c, ctx, units = self.cfg, self.ctx, self.units
   local L = #units
-  self.pending_exposed = {}
+  self.pending_exposed, self.pending_order = {}, {}
   local inputs, saved = {}, {}
   -- forward
   local x
@@ -281,14 +285,19 @@ function F:step(ids, labels)
 end
 
 -- The measured times of the last step, in ms: collectives (summed) and
--- the default stream's waits for them (exposed). Synchronises.
+-- the default stream's waits for them (exposed); and how many units'
+-- compute could start before their all-gather had ended (a hook that does
+-- not wait for it), with the first such unit. Synchronises.
 function F:times()
   mgpu.synchronize()
-  local comm, exposed = 0, 0
+  local comm, exposed, early, first = 0, 0, 0, nil
   for _, p in ipairs(self.pending_times or {}) do comm = comm + p[1]:elapsed(p[2]) end
   for _, p in ipairs(self.pending_exposed or {}) do exposed = exposed + p[1]:elapsed(p[2]) end
-  self.pending_times, self.pending_exposed = {}, {}
-  return comm, exposed
+  for _, p in ipairs(self.pending_order or {}) do
+    if p[1]:elapsed(p[2]) < 0 then early = early + 1; first = first or p[3] end
+  end
+  self.pending_times, self.pending_exposed, self.pending_order = {}, {}, {}
+  return comm, exposed, early, first
 end
 
 -- Every unit's parameters, whole (for a check of the real proxy): a list

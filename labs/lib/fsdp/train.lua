@@ -7,7 +7,9 @@
 --   allocated bytes); rank 0 also the planner's peak for the same
 --   configuration and the last step's times: step_ms, comm_ms (every
 --   all-gather and reduction, summed), exposed_ms (what the default stream
---   waited for them), tokens, flops (model FLOPs of the step, all ranks).
+--   waited for them), tokens, flops (model FLOPs of the step, all ranks),
+--   early (units whose compute could start before their all-gather ended:
+--   a hook that does not wait) and early_at (the first).
 -- train.proxy{args =, hooks =}: the proxy (model.proxy(): Llama's layer
 --   structure, 3 layers of width 64) with real f32 tensors and data. Every
 --   rank builds the nn library's decoder (tf.decoder) from the same seeds
@@ -54,14 +56,14 @@ function train.big(opts)
                      checkpoint = o.checkpoint, hooks = opts.hooks}
   local ids = mgpu.tensor{shape = {o.micro_batch, o.seq}, dtype = "i32", phantom = true}
   local labels = mgpu.tensor{shape = {o.micro_batch * o.seq}, dtype = "i32", phantom = true}
-  local step_ms, comm_ms, exposed_ms
+  local step_ms, comm_ms, exposed_ms, early, early_at
   for s = 1, steps do
     local t0 = step_event()
     f:step(ids, labels)
     local t1 = step_event()
     t1:synchronize()
     step_ms = t0:elapsed(t1)
-    comm_ms, exposed_ms = f:times()
+    comm_ms, exposed_ms, early, early_at = f:times()
   end
   local st = mgpu.memory_stats()
   mgpu.result{rank = mgpu.rank, peak = st.peak_allocated}
@@ -69,7 +71,7 @@ function train.big(opts)
     local tokens = o.micro_batch * o.seq * mgpu.world
     mgpu.result{summary = true, step_ms = step_ms, comm_ms = comm_ms, exposed_ms = exposed_ms, tokens = tokens,
                 flops = model.flops_per_token(c, o.seq) * tokens, world = mgpu.world,
-                prefetch = o.prefetch and true or false}
+                prefetch = o.prefetch and true or false, early = early, early_at = early_at}
   end
 end
 
