@@ -1,13 +1,16 @@
 /* job_selftest.c - the "selftest" job: small behaviours the runtime's tests
  * (and a user checking a cluster) run on every rank. params:
- *   {"action": "ok" | "error" | "crash" | "hang" | "sleep" | "print" | "allgather" | "world_allreduce",
+ *   {"action": "ok" | "error" | "crash" | "hang" | "sleep" | "print" | "burst" | "allgather" | "world_allreduce",
  *    "rank": R,          the rank that misbehaves (default 0; -1 = every rank, for sleep)
  *    "seconds": S,       sleep: how long
  *    "signal": "SIGKILL" | "SIGSEGV" | "SIGABRT",   crash: which (default SIGKILL)
- *    "bytes": B, "rounds": K,                        allgather: payload per rank, repetitions
+ *    "bytes": B, "rounds": K,                        allgather: payload per rank, repetitions;
+ *                                                    burst: K results of B bytes each
  *    "count": N, "iters": I, "at": A,                world_allreduce: f32 elements, iterations,
  *    "mismatch": "none" | "broadcast" | "count" | "skip" | "crash" | "hang"}
  *                                                    what rank R does at iteration A
+ * burst: every rank sends K results as fast as it can and finishes, so its
+ * last frames and its "done" are still in the socket when it exits.
  * print: every rank writes "selftest: rank N on stdout" (printf, no flush)
  * and "selftest: rank N on stderr" - output capture's test.
  * Ranks other than R in error/crash/hang wait in a bootstrap all-gather that
@@ -231,10 +234,20 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         fprintf(stderr, "selftest: rank %d on stderr\n", me);
         return send_result(w, json_pack("{s:b}", "ok", 1));
     }
+    if (strcmp(t.action, "burst") == 0) {
+        char *pad = calloc((size_t)t.bytes + 1, 1);
+        if (!pad) return mgpu_fail(MGPU_ERR_NOMEM, "selftest: out of memory for a burst");
+        memset(pad, 'x', (size_t)t.bytes);
+        mgpu_result r = MGPU_OK;
+        for (int i = 0; r == MGPU_OK && i < t.rounds; i++)
+            r = send_result(w, json_pack("{s:b, s:i, s:s}", "ok", 1, "round", i + 1, "pad", pad));
+        free(pad);
+        return r;
+    }
     if (strcmp(t.action, "allgather") == 0) return do_allgather(w, &t);
     if (strcmp(t.action, "world_allreduce") == 0) return do_world_allreduce(w, &t);
     return mgpu_fail(MGPU_ERR_INVALID,
-                     "selftest: action '%s' is not ok, error, crash, hang, sleep, print, allgather or world_allreduce",
+                     "selftest: action '%s' is not ok, error, crash, hang, sleep, print, burst, allgather or world_allreduce",
                      t.action);
 }
 

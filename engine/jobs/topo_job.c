@@ -61,6 +61,10 @@ static json_t *gpus_json(const mgpu_topo *t)
         json_object_set_new(j, "pcie_width", width && atoi(width) > 0 ? json_integer(atoi(width)) : json_null());
         json_object_set_new(j, "nvlinks", json_integer(g->nvlinks_total));
         json_object_set_new(j, "gdr", json_boolean(g->gdr));
+        /* the dense bf16 peak of the GPU model (null when the table does not
+         * know it): what MFU divides by (lab 5) */
+        const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
+        json_object_set_new(j, "bf16_tflops", gm && gm->bf16_tflops > 0 ? json_real(gm->bf16_tflops) : json_null());
         json_array_append_new(gpus, j);
     }
     return gpus;

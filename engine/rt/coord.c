@@ -35,6 +35,7 @@ typedef struct conn {
     char *out;                    /* queued frames not yet written */
     size_t out_len, out_off;
     uint64_t since_ns;
+    unsigned long frames;         /* messages dispatched (drain_rank's progress) */
 } conn;
 
 typedef struct rank_state {
@@ -280,6 +281,7 @@ static int conn_read(coord *c, int i)
             return 0;
         }
         if (!msg) break;
+        k->frames++;
         int unauth = k->rank < 0;
         if (unauth) on_hello(c, i, msg);
         else on_rank_msg(c, k->rank, msg);
@@ -301,9 +303,31 @@ static void drain_all(coord *c)
         if (i < c->nconns) conn_read(c, i);
 }
 
+/* Everything an exited rank sent before it went: its connection read until
+ * it closes. One read stops after a complete frame (so a chatty peer cannot
+ * starve the others), and a rank's last span batch, flight record and
+ * "done" can all be waiting when its exit is reaped: reading once left the
+ * "done" behind and failed a run that had finished ("exited (status 0)
+ * without finishing its job", seen with 8 ranks of lab 5 under --trace).
+ * Stops when a read brings nothing new (the socket still open elsewhere). */
+static void drain_rank(coord *c, int rank)
+{
+    for (;;) {
+        conn *k = c->ranks[rank].c;
+        int i = 0;
+        while (k && i < c->nconns && c->conns[i] != k) i++;
+        if (!k || i >= c->nconns) return;
+        unsigned long frames = k->frames;
+        size_t len = k->rd.len;
+        if (!conn_read(c, i)) return; /* closed: everything was read */
+        if (c->ranks[rank].c != k || (k->frames == frames && k->rd.len == len)) return;
+    }
+}
+
 static void on_exit_proc(coord *c, rt_proc *p)
 {
     drain_all(c); /* a "done" or "error" may still sit in the socket */
+    if (p->rank >= 0 && p->rank < c->size) drain_rank(c, p->rank);
     char how[128];
     rt_describe_status(p->status, how, sizeof how);
     if (p->rank >= 0) {

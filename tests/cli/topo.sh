@@ -55,6 +55,7 @@ rows = j["matrix"]["rows"]
 assert rows[0][1] == "NV18" and rows[0][0] == "X"
 assert j["peer_access"][0][1] is True and j["peer_access"][0][0] is None
 assert j["gpus"][0]["cpulist"] == "0-55,112-167" and j["gpus"][0]["numa"] == 0
+assert j["gpus"][0]["bf16_tflops"] == 989, j["gpus"][0].get("bf16_tflops")  # H100 SXM dense bf16: MFU divides by it
 EOF'
 
 # XML: export, import, export again: byte-identical.
