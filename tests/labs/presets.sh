@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# presets.sh - labs 4, 7 and 9 (or MGPU_PRESET_LABS) run on every sim preset
+# presets.sh - labs 4, 6, 7 and 9 (or MGPU_PRESET_LABS) run on every sim preset
 # without a lab error: each step either passes, waits for the learner, or
 # fails with a verdict that says what this machine cannot show (a one-node
 # machine in lab 7) - never an ERROR. exercises.sh holds the checks to
@@ -16,7 +16,7 @@ export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
 if [ "${MGPU_TEST_ASAN:-0}" = 1 ]; then presets=${MGPU_PRESETS:-pcie-4gpu single-gpu}
 else presets=${MGPU_PRESETS:-dgx-h100 dgx-h200 pcie-4gpu 2x-dgx-h100 single-gpu}; fi
-for lab in ${MGPU_PRESET_LABS:-4 7 9}; do
+for lab in ${MGPU_PRESET_LABS:-4 6 7 9}; do
   for m in $presets; do
     "$bin" run "$lab" --backend sim --machine "$m" >"$tmp/out" 2>&1; rc=$?
     if [ $rc -ne 0 ] || grep -q '^ERROR' "$tmp/out"; then
