@@ -412,8 +412,10 @@ steps[#steps + 1] = {
                     f2(row and row.step_ms), f3(row and row.tp_ms), tostring(row and row.tp_calls),
                     f2(row and row.dp_ms) }
     end
-    lab.table{ title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per step",
-                                     MICRO),
+    local r0 = runs["tp-dp"].row or {}
+    lab.table{ title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per step; "
+                                     .. "per rank: activations %s MiB, gradients %s MiB", MICRO,
+                                     f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20)),
                columns = { "order", "TP groups", "TP links", "DP links", "step (ms)", "one TP all-reduce (ms)",
                            "TP all-reduces / step", "DP all-reduce of the gradients (ms)" }, rows = t }
     local a, b = runs["tp-dp"].row, runs["dp-tp"].row
