@@ -384,7 +384,9 @@ steps[#steps + 1] = {
             "How many GPUs of each TP group sit in one node, so how many NICs carry the group's traffic between " ..
             "the nodes? Check your estimate against the table's 'one TP all-reduce' column.",
             "tp_ms: the TP all-reduces run on the default stream between the layers' GEMMs, so nothing hides them: " ..
-            "their count per step times one all-reduce's time." },
+            "their count per step times one all-reduce's time.",
+            "ratio = the dp-tp row's 'one TP all-reduce' / the tp-dp row's (two NICs a node carry the group: " ..
+            "about 100 GB/s against NVLink's 450); tp_ms = the dp-tp row's TP all-reduces per step x its one TP all-reduce." },
   run = function(lab)
     say_ranks(lab)
     local topo = lab.topo()
