@@ -328,17 +328,23 @@ local function group_link(topo, gpus)
   return worst
 end
 
-local function layout_rows(lab, topo, order, per_node)
+-- rank -> (its place in its TP group, in its DP group) for an order, as
+-- tp.coords (labs/lib/tp) gives it. The TP group's number is the DP place,
+-- and the reverse.
+local function coords(r, order)
+  if order == "dp-tp" then return r // (RANKS // TPN), r % (RANKS // TPN) end
+  return r % TPN, r // TPN
+end
+
+local function layout_rows(topo, order, per_node)
   local isl = islands(topo)
   local t = {}
   for r = 0, RANKS - 1 do
-    local tpr = order == "dp-tp" and r // (RANKS // TPN) or r % TPN
-    local dpr = order == "dp-tp" and r % (RANKS // TPN) or r // TPN
+    local tpr, dpr = coords(r, order)
     local g = gpu_of(topo, r, per_node)
     local gi = (topo.gpus or {})[g + 1] or {}
     t[#t + 1] = { tostring(r), tostring(gi.host or 0), "GPU" .. g, tostring(isl[g] or "-"),
-                  string.format("TP %d (rank %d of it)", order == "dp-tp" and dpr or r // TPN, tpr),
-                  string.format("DP %d", order == "dp-tp" and tpr or r % TPN) }
+                  string.format("TP %d (rank %d of it)", dpr, tpr), string.format("DP %d (rank %d of it)", tpr, dpr) }
   end
   return t
 end
@@ -346,12 +352,11 @@ end
 local function groups_of(order)
   local tpg, dpg = {}, {}
   for r = 0, RANKS - 1 do
-    local tpi = order == "dp-tp" and r % (RANKS // TPN) or r // TPN
-    local dpi = order == "dp-tp" and r // (RANKS // TPN) or r % TPN
-    tpg[tpi + 1] = tpg[tpi + 1] or {}
-    table.insert(tpg[tpi + 1], r)
-    dpg[dpi + 1] = dpg[dpi + 1] or {}
-    table.insert(dpg[dpi + 1], r)
+    local tpr, dpr = coords(r, order)
+    tpg[dpr + 1] = tpg[dpr + 1] or {}
+    table.insert(tpg[dpr + 1], r)
+    dpg[tpr + 1] = dpg[tpr + 1] or {}
+    table.insert(dpg[tpr + 1], r)
   end
   return tpg, dpg
 end
@@ -396,7 +401,7 @@ steps[#steps + 1] = {
       lab.table{ title = string.format("ranks on GPUs, order %s%s", order,
                                        order == "tp-dp" and " (TP fastest: step 1's groups)" or " (DP fastest)"),
                  columns = { "rank", "node", "GPU", "NVLink island", "TP group", "DP group" },
-                 rows = layout_rows(lab, topo, order, per_node) }
+                 rows = layout_rows(topo, order, per_node) }
     end
     if not two then
       return { cannot = lab.backend.simulated and lab.backend.machine or "this machine" }
