@@ -6,9 +6,10 @@
 --   the MLP:       fc1 column-parallel (a quarter of the hidden units: its
 --                  rows of fc1's weight and bias), GELU, fc2 row-parallel (the
 --                  same quarter of fc2's inputs: its columns of fc2's weight);
---   attention:     wq, wk, wv column-parallel (2 of the 8 query heads, 1 of
---                  the 4 key/value heads), the attention of those heads,
---                  wo row-parallel.
+--   attention:     wq, wk, wv column-parallel (a quarter of the heads: in
+--                  step 2's model 2 of the 8 query heads and 1 of the 4
+--                  key/value heads), the attention of those heads, wo
+--                  row-parallel.
 -- The layer's input x is the same on every rank of the TP group; a
 -- row-parallel output is only this rank's PARTIAL SUM of the true output.
 --
