@@ -462,7 +462,7 @@ steps[#steps + 1] = {
 }
 
 return {
-  title    = "TP x DP: 8 GPUs as 4 tensor-parallel x 2 data-parallel",
+  title    = "TP x DP: 8 GPUs as 4 TP x 2 DP",
   summary  = "The groups made with comm:split; the Megatron layer's f and g operators and the gradient sync, checked " ..
              "against the unsharded layer and the flight recorders; TP inside a node vs across nodes",
   backends = "sim (any preset: 8 ranks share the GPUs there are; two nodes for step 3: 2x-dgx-h100) and cuda " ..
