@@ -16,7 +16,7 @@ export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
 if [ "${MGPU_TEST_ASAN:-0}" = 1 ]; then presets=${MGPU_PRESETS:-pcie-4gpu single-gpu}
 else presets=${MGPU_PRESETS:-dgx-h100 dgx-h200 pcie-4gpu 2x-dgx-h100 single-gpu}; fi
-for lab in ${MGPU_PRESET_LABS:-4 5 7 9}; do
+for lab in ${MGPU_PRESET_LABS:-4 5 6 7 9}; do
   for m in $presets; do
     "$bin" run "$lab" --backend sim --machine "$m" >"$tmp/out" 2>&1; rc=$?
     if [ $rc -ne 0 ] || grep -q '^ERROR' "$tmp/out"; then

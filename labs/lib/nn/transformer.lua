@@ -10,6 +10,7 @@ local tf = {}
 --- Attention, written plainly: S = Q K^T, mask, softmax, O = P V ----------
 
 local Attention = nn.class("Attention")
+tf.Attention = Attention   -- labs/lib/tp builds one over this rank's heads only
 
 -- x [B, T, dim]; heads query heads share kv_heads key/value heads
 -- (grouped-query attention; kv_heads = heads is plain multi-head).

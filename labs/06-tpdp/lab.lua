@@ -1,0 +1,472 @@
+-- labs/06-tpdp/lab.lua - the note's practice 6: TP x DP, 8 GPUs as 4 TP x 2
+-- DP. The groups made with comm:split (exercise); the Megatron layer's f
+-- and g operators and the gradient sync (exercise), checked against the
+-- unsharded layer and the communicators' flight recorders; the same model
+-- with TP inside a node and across two nodes. The sharded layers are
+-- labs/lib/tp (init.lua), the harnesses labs/lib/tp/probe.lua (step 1)
+-- and labs/lib/tp/train.lua (steps 2-3).
+--
+-- The steps are a list built one by one (`steps[#steps + 1] = ...`): a
+-- later step is appended at the end of this file the same way.
+
+local RANKS, TPN = 8, 4                -- 4 TP x 2 DP, always 8 ranks
+local LAYERS = 2                       -- train.lua's models have 2 layers
+local MICRO = 8                        -- and 8 micro-batches in time mode
+
+local function f2(x) return type(x) == "number" and string.format("%.2f", x) or "-" end
+local function f3(x) return type(x) == "number" and string.format("%.3f", x) or "-" end
+local function e1(x) return type(x) == "number" and string.format("%.1e", x) or "-" end
+
+-- The row rank r reported (the one with a `rank`), or nil.
+local function row_of(res, r)
+  local rk = res and res.ranks and res.ranks[r]
+  for _, row in ipairs(rk and rk.results or {}) do if row.rank == r then return row end end
+end
+
+local function broken(res, what, where)
+  return { ok = false, msg = what .. " did not finish: " .. tostring(res and res.reason),
+           saw = tostring(res and res.reason), wanted = "every rank finishes", where = where or "log pane (5)" }
+end
+
+local function list(t)
+  local s = {}
+  for i, v in ipairs(t or {}) do s[i] = tostring(math.tointeger(v) or v) end
+  return "{" .. table.concat(s, ",") .. "}"
+end
+
+-- What step 1 asks for: rank r's TP group, DP group and its place in each.
+local function wanted(r)
+  local tp, dp = {}, {}
+  for i = 0, TPN - 1 do tp[#tp + 1] = (r // TPN) * TPN + i end
+  for i = 0, RANKS // TPN - 1 do dp[#dp + 1] = r % TPN + i * TPN end
+  return tp, dp, r % TPN, r // TPN
+end
+
+local function sum(t)
+  local s = 0
+  for _, v in ipairs(t) do s = s + v end
+  return s
+end
+
+-- Ranks on machines with fewer GPUs share them (sim) or run as emulated
+-- nodes (cuda): 4 x 2 needs 8 ranks whatever the machine has.
+local function say_ranks(lab)
+  local g = lab.backend.gpus or 0
+  if g < RANKS then
+    lab.log(string.format("4 TP x 2 DP needs 8 ranks; this machine has %d GPU%s, so %s", g, g == 1 and "" or "s",
+                          lab.backend.simulated and "ranks share GPUs (rank r on GPU r mod " .. math.max(g, 1) .. ")"
+                          or "the ranks run as emulated nodes"))
+  end
+end
+
+local function spmd(lab, path, args, extra)
+  local o = { ranks = RANKS, args = args, timeout = 60 }
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return lab.spmd(path, o)
+end
+
+local steps = {}
+
+--- Step 1: the groups --------------------------------------------------------
+
+local function group_verdict(res, which)
+  local where = "groups.lua: the " .. which .. " split (color, key)"
+  for r = 0, RANKS - 1 do
+    local row = row_of(res, r)
+    if not row then
+      return { ok = false, msg = "rank " .. r .. " reported nothing", saw = "nothing", wanted = "a row per rank",
+               where = "log pane (5)" }
+    end
+    local tpw, dpw = wanted(r)
+    local want = which == "TP" and tpw or dpw
+    local got = which == "TP" and row.tp or row.dp
+    if not got then
+      return { ok = false, msg = string.format("rank %d has no %s communicator: its split gave nil (a nil or negative color)",
+                                               r, which),
+               saw = "nil", wanted = "a communicator of " .. #want .. " ranks", where = where }
+    end
+    local members = {}
+    for i, v in ipairs(got.members or {}) do members[i] = math.tointeger(v) or v end
+    local sorted = {}
+    for i, v in ipairs(members) do sorted[i] = v end
+    table.sort(sorted)
+    if list(sorted) ~= list(want) or got.sum ~= sum(want) then
+      return { ok = false,
+               msg = string.format("rank %d's %s communicator holds ranks %s (an all_gather of the members' rank ids over it; "
+                                   .. "their all_reduce sum is %s)", r, which, list(members), tostring(got.sum)),
+               saw = list(sorted) .. ", sum " .. tostring(got.sum), wanted = list(want) .. ", sum " .. sum(want),
+               where = where }
+    end
+    if list(members) ~= list(want) then
+      return { ok = false,
+               msg = string.format("rank %d's %s group has the right ranks in another order: %s (the key orders them)",
+                                   r, which, list(members)),
+               saw = list(members), wanted = "ascending order", where = where }
+    end
+  end
+  local groups, seen = {}, {}
+  for r = 0, RANKS - 1 do
+    local tpw, dpw = wanted(r)
+    local s = list(which == "TP" and tpw or dpw)
+    if not seen[s] then seen[s] = true; groups[#groups + 1] = s end
+  end
+  return { ok = true, msg = which .. " groups " .. table.concat(groups, " ") .. ", by collectives on each", saw = "ok",
+           wanted = "ok", where = where }
+end
+
+local function coords_verdict(res)
+  for r = 0, RANKS - 1 do
+    local row = row_of(res, r)
+    local tpw, dpw, t, d = wanted(r)
+    if row.tp_rank ~= t or row.dp_rank ~= d or (row.tp and row.tp.rank) ~= t or (row.dp and row.dp.rank) ~= d then
+      return { ok = false,
+               msg = string.format("rank %d: coords gives tp_rank %s, dp_rank %s; the communicators number it %s in %s and %s in %s",
+                                   r, tostring(row.tp_rank), tostring(row.dp_rank), tostring(row.tp and row.tp.rank),
+                                   list(tpw), tostring(row.dp and row.dp.rank), list(dpw)),
+               saw = string.format("(%s, %s)", tostring(row.tp_rank), tostring(row.dp_rank)),
+               wanted = "its place in " .. list(tpw) .. " and in " .. list(dpw), where = "groups.lua: coords(rank)" }
+    end
+  end
+  return { ok = true, msg = "coords(rank) is each rank's place in its TP and DP communicators", saw = "ok", wanted = "ok",
+           where = "groups.lua" }
+end
+
+steps[#steps + 1] = {
+  id = "groups", title = "Exercise: 8 ranks as 4 TP x 2 DP",
+  text = "steps/01-groups.md",
+  exercise = "groups.lua",
+  hints = { "A rank's TP group is the ranks that share its DP index, and the reverse: split the TP communicator " ..
+            "with the DP index as the color, and order it by the TP index.",
+            "coords(rank) = rank % 4, rank // 4; then world:split(dp_rank, tp_rank, \"tp\") and " ..
+            "world:split(tp_rank, dp_rank, \"dp\")." },
+  run = function(lab)
+    say_ranks(lab)
+    lab.progress(0, "your groups.lua on 8 ranks")
+    local res = spmd(lab, lab.exercise, {})
+    local t = {}
+    for r = 0, RANKS - 1 do
+      local row = row_of(res, r) or {}
+      t[#t + 1] = { tostring(r), tostring(row.tp_rank), tostring(row.dp_rank),
+                    row.tp and list(row.tp.members) or "nil", row.tp and tostring(row.tp.sum) or "-",
+                    row.dp and list(row.dp.members) or "nil", row.dp and tostring(row.dp.sum) or "-" }
+    end
+    lab.table{ title = "what each rank's communicators hold (all_gather of rank ids, all_reduce sum)",
+               columns = { "rank", "tp_rank", "dp_rank", "TP group", "sum", "DP group", "sum" }, rows = t }
+    return { res = res }
+  end,
+  check = function(lab, out)
+    if not out.res.ok then return broken(out.res, "your groups.lua", "log pane (5); groups.lua") end
+    return { group_verdict(out.res, "TP"), group_verdict(out.res, "DP"), coords_verdict(out.res) }
+  end,
+}
+
+--- Step 2: the Megatron layer ---------------------------------------------------
+
+local function ar(w) return (w and w.by and w.by.all_reduce) or 0 end
+
+local function megatron_verdicts(res)
+  local v = {}
+  local where_f, where_g = "megatron.lua: F:backward and where f goes", "megatron.lua: G:forward and where g goes"
+  -- the numbers: output, input gradient, every parameter gradient
+  local function numbers(key, what, where)
+    for r = 0, RANKS - 1 do
+      local row = row_of(res, r)
+      local c = row and row[key]
+      if not c or c.bad > 0 then
+        return { ok = false, msg = string.format("rank %d (tp %s, dp %s): the %s differs from the unsharded layer's in %s of %d elements "
+                                                 .. "(largest error %s)", r, tostring(row and row.tp_rank),
+                                                 tostring(row and row.dp_rank), what, tostring(c and c.bad), row and row.act_count or 0,
+                                                 e1(c and c.err)),
+                 saw = e1(c and c.err), wanted = string.format("within rtol %s, atol %s", tostring(row and row.rtol),
+                                                               tostring(row and row.atol)), where = where }
+      end
+    end
+    return { ok = true, msg = "the " .. what .. " equals the unsharded layer's on every rank", saw = "ok", wanted = "ok",
+             where = where }
+  end
+  v[#v + 1] = numbers("fwd", "output (forward, 2 layers)", where_g)
+  v[#v + 1] = numbers("dx", "input gradient", where_f)
+  local grads = { ok = true, msg = "every parameter gradient equals its slice of the unsharded layer's, on every rank",
+                  saw = "ok", wanted = "ok", where = "megatron.lua: sync_grads" }
+  for r = 0, RANKS - 1 do
+    local g = (row_of(res, r) or {}).grads
+    if not g or g.bad > 0 then
+      local w = g and g.worst or {}
+      grads = { ok = false, msg = string.format("rank %d: %s of its %s parameter gradients differ from the same slice of the unsharded "
+                                                .. "layer's gradient; the worst, %s, in %s of %s elements (largest error %s)",
+                                                r, tostring(g and g.bad), tostring((row_of(res, r) or {}).params), tostring(w.name),
+                                                tostring(w.bad), tostring(w.count), e1(w.err)),
+                saw = e1(w.err), wanted = "within the tolerance", where = "megatron.lua: sync_grads (and f, g)" }
+      break
+    end
+  end
+  v[#v + 1] = grads
+  -- the communication, from the flight recorders
+  local counts = { ok = true, msg = string.format("every TP group: %d all-reduces in forward and %d in backward, %d layers "
+                                                  .. "(the TP communicators' flight recorders)", 2 * LAYERS, 2 * LAYERS, LAYERS),
+                   saw = "2 + 2 per layer", wanted = "2 + 2 per layer", where = where_f .. "; " .. where_g }
+  for r = 0, RANKS - 1 do
+    local c = ((row_of(res, r) or {}).calls or {}).tp
+    local fwd, bwd = ar(c and c.fwd), ar(c and c.bwd)
+    local other = (c and c.fwd.n or 0) + (c and c.bwd.n or 0) - fwd - bwd
+    if fwd ~= 2 * LAYERS or bwd ~= 2 * LAYERS or other ~= 0 then
+      counts = { ok = false,
+                 msg = string.format("rank %d's TP communicator recorded %d all-reduces in forward and %d in backward (%d other "
+                                     .. "collectives) for %d layers", r, fwd, bwd, other, LAYERS),
+                 saw = string.format("%g + %g per layer", fwd / LAYERS, bwd / LAYERS),
+                 wanted = "2 in forward + 2 in backward per layer, nothing else", where = where_f .. "; " .. where_g }
+      break
+    end
+  end
+  v[#v + 1] = counts
+  local dp = { ok = true, msg = "the gradients are all-reduced in the DP groups only", saw = "ok", wanted = "ok",
+               where = "megatron.lua: sync_grads" }
+  for r = 0, RANKS - 1 do
+    local c = (row_of(res, r) or {}).calls or {}
+    local tp_sync = c.tp and c.tp.sync.n or 0
+    local world = c.world and (c.world.fwd.n + c.world.bwd.n + c.world.sync.n) or 0
+    local dp_sync = ar(c.dp and c.dp.sync)
+    local dp_other = c.dp and (c.dp.fwd.n + c.dp.bwd.n) or 0
+    if tp_sync ~= 0 or world ~= 0 or dp_sync == 0 or dp_other ~= 0 then
+      dp = { ok = false,
+             msg = string.format("rank %d's flight recorders: gradient sync %d collectives on the TP communicator, %d all-reduces on "
+                                 .. "the DP one, %d on the world; %d on the DP one during forward and backward", r, tp_sync, dp_sync,
+                                 world, dp_other),
+             saw = string.format("TP %d, DP %d, world %d", tp_sync, dp_sync, world),
+             wanted = "all-reduces on the DP communicator only, after backward", where = "megatron.lua: sync_grads" }
+      break
+    end
+  end
+  v[#v + 1] = dp
+  return v
+end
+
+steps[#steps + 1] = {
+  id = "megatron", title = "Exercise: the Megatron layer, f and g",
+  text = "steps/02-megatron.md",
+  exercise = "megatron.lua",
+  hints = { "f stands where a replicated input enters column-parallel layers, g where row-parallel partial sums leave: " ..
+            "each is an all-reduce (sum) over the TP group in one direction and nothing in the other.",
+            "After backward each rank holds its DP shard's mean gradient; the DP group holds the same slices for " ..
+            "the other half of the batch.",
+            "F:backward: self.comm:all_reduce(dx, \"sum\"); G:forward: self.comm:all_reduce(y, \"sum\"); " ..
+            "mlp_forward = g(fc2(act(fc1(f(x))))) and backward the reverse (g:backward first, f:backward last); " ..
+            "attention the same around a.core; sync_grads: groups.dp:all_reduce(p.grad, \"avg\") for every p." },
+  run = function(lab)
+    say_ranks(lab)
+    lab.progress(0, "your megatron.lua: 2 layers on 8 ranks against the unsharded layers")
+    local res = spmd(lab, lab.exercise, { "check" })
+    local t = {}
+    for r = 0, RANKS - 1 do
+      local row = row_of(res, r) or {}
+      local c = row.calls or {}
+      local w = row.grads and row.grads.worst
+      t[#t + 1] = { tostring(r), tostring(row.tp_rank), tostring(row.dp_rank), e1(row.fwd and row.fwd.err),
+                    e1(row.dx and row.dx.err), w and (w.name .. " " .. e1(w.err)) or (row.grads and "all equal" or "-"),
+                    string.format("%d / %d", ar(c.tp and c.tp.fwd), ar(c.tp and c.tp.bwd)),
+                    tostring(ar(c.dp and c.dp.sync)), tostring(c.world and (c.world.fwd.n + c.world.bwd.n + c.world.sync.n) or "-") }
+    end
+    lab.table{ title = "each rank against the unsharded layers (largest errors) and its collectives (flight recorders)",
+               columns = { "rank", "tp", "dp", "output", "input grad", "worst gradient", "TP all-reduces fwd / bwd",
+                           "DP all-reduces", "world" }, rows = t }
+    return { res = res }
+  end,
+  check = function(lab, out)
+    if not out.res.ok then return broken(out.res, "your megatron.lua", "log pane (5); megatron.lua") end
+    return megatron_verdicts(out.res)
+  end,
+}
+
+--- Step 3: TP inside a node, TP across nodes ------------------------------------
+
+-- NVLink islands: GPUs joined by NV# links (union of the pairs).
+local function islands(topo)
+  local rows = (topo.matrix or {}).rows or {}
+  local n = #(topo.gpus or {})
+  local id = {}
+  for i = 1, n do id[i] = i end
+  local function find(i) while id[i] ~= i do i = id[i] end return i end
+  for i = 1, n do
+    for j = 1, n do
+      if i ~= j and tostring((rows[i] or {})[j]):match("^NV") then id[find(i)] = find(j) end
+    end
+  end
+  local names, out, k = {}, {}, 0
+  for i = 1, n do
+    local root = find(i)
+    if not names[root] then k = k + 1; names[root] = k end
+    out[i - 1] = names[root]
+  end
+  return out
+end
+
+-- The GPU (topology index) rank r runs on: sim machines of several hosts
+-- with per_node ranks a host, else rank r mod the GPUs.
+local function gpu_of(topo, r, per_node)
+  local gpus = topo.gpus or {}
+  if per_node then
+    local host, dev = r // per_node, r % per_node
+    for _, g in ipairs(gpus) do if g.host == host and g.dev == dev then return g.index end end
+  end
+  return r % math.max(#gpus, 1)
+end
+
+-- What joins the GPUs of a group: the slowest link between two of them.
+local RANK_OF = { X = 0, NV = 1, PIX = 2, PXB = 3, PHB = 4, NODE = 5, SYS = 6, NET = 7 }
+local function group_link(topo, gpus)
+  local rows = (topo.matrix or {}).rows or {}
+  local worst, wr = "same GPU", -1
+  for _, a in ipairs(gpus) do
+    for _, b in ipairs(gpus) do
+      if a ~= b then
+        local l = tostring((rows[a + 1] or {})[b + 1])
+        local k = RANK_OF[l:match("^NV") and "NV" or l] or 8
+        if k > wr then worst, wr = l, k end
+      end
+    end
+  end
+  return worst
+end
+
+-- rank -> (its place in its TP group, in its DP group) for an order, as
+-- tp.coords (labs/lib/tp) gives it. The TP group's number is the DP place,
+-- and the reverse.
+local function coords(r, order)
+  if order == "dp-tp" then return r // (RANKS // TPN), r % (RANKS // TPN) end
+  return r % TPN, r // TPN
+end
+
+local function layout_rows(topo, order, per_node)
+  local isl = islands(topo)
+  local t = {}
+  for r = 0, RANKS - 1 do
+    local tpr, dpr = coords(r, order)
+    local g = gpu_of(topo, r, per_node)
+    local gi = (topo.gpus or {})[g + 1] or {}
+    t[#t + 1] = { tostring(r), tostring(gi.host or 0), "GPU" .. g, tostring(isl[g] or "-"),
+                  string.format("TP %d (rank %d of it)", dpr, tpr), string.format("DP %d (rank %d of it)", tpr, dpr) }
+  end
+  return t
+end
+
+local function groups_of(order)
+  local tpg, dpg = {}, {}
+  for r = 0, RANKS - 1 do
+    local tpr, dpr = coords(r, order)
+    tpg[dpr + 1] = tpg[dpr + 1] or {}
+    table.insert(tpg[dpr + 1], r)
+    dpg[tpr + 1] = dpg[tpr + 1] or {}
+    table.insert(dpg[tpr + 1], r)
+  end
+  return tpg, dpg
+end
+
+local function links_of(topo, groups, per_node)
+  local s = {}
+  for i, g in ipairs(groups) do
+    local gpus = {}
+    for _, r in ipairs(g) do gpus[#gpus + 1] = gpu_of(topo, r, per_node) end
+    s[i] = group_link(topo, gpus)
+  end
+  local uniq, seen = {}, {}
+  for _, l in ipairs(s) do if not seen[l] then seen[l] = true; uniq[#uniq + 1] = l end end
+  return table.concat(uniq, "/")
+end
+
+local function hosts_of(topo)
+  local seen, n = {}, 0
+  for _, g in ipairs(topo.gpus or {}) do if not seen[g.host] then seen[g.host] = true; n = n + 1 end end
+  return math.max(n, 1)
+end
+
+steps[#steps + 1] = {
+  id = "topology", title = "TP inside a node, TP across nodes",
+  text = "steps/03-topology.md",
+  exercise = "megatron.lua",            -- step 2's: the timed model runs your operators
+  questions = { { id = "ratio", ask = "One TP all-reduce across the two nodes takes how many times as long as inside a node?" },
+                { id = "tp_ms", ask = "With TP across the nodes, how many ms of each step are TP all-reduces?" } },
+  hints = { "ratio: per GPU, NVLink carries 450 GB/s each way (lab 1); each GPU's own NIC 400 Gb/s = 50 GB/s (lab 7). " ..
+            "How many GPUs of each TP group sit in one node, so how many NICs carry the group's traffic between " ..
+            "the nodes? Check your estimate against the table's 'one TP all-reduce' column.",
+            "tp_ms: the TP all-reduces run on the default stream between the layers' GEMMs, so nothing hides them: " ..
+            "their count per step times one all-reduce's time.",
+            "ratio = the dp-tp row's 'one TP all-reduce' / the tp-dp row's (two NICs a node carry the group: " ..
+            "about 100 GB/s against NVLink's 450); tp_ms = the dp-tp row's TP all-reduces per step x its one TP all-reduce." },
+  run = function(lab)
+    say_ranks(lab)
+    local topo = lab.topo()
+    local two = lab.backend.simulated and hosts_of(topo) >= 2
+    local per_node = two and TPN or nil
+    for _, order in ipairs{ "tp-dp", "dp-tp" } do
+      lab.table{ title = string.format("ranks on GPUs, order %s%s", order,
+                                       order == "tp-dp" and " (TP fastest: step 1's groups)" or " (DP fastest)"),
+                 columns = { "rank", "node", "GPU", "NVLink island", "TP group", "DP group" },
+                 rows = layout_rows(topo, order, per_node) }
+    end
+    if not two then
+      return { cannot = lab.backend.simulated and lab.backend.machine or "this machine" }
+    end
+    local runs, t = {}, {}
+    for i, order in ipairs{ "tp-dp", "dp-tp" } do
+      lab.progress((i - 1) / 2, "your megatron.lua, the 70B-shaped layers, " .. order)
+      local res = spmd(lab, lab.exercise, { "time", order }, { per_node = per_node })
+      local row = row_of(res, 0)
+      local tpg, dpg = groups_of(order)
+      runs[order] = { res = res, row = row }
+      local gl = {}
+      for _, g in ipairs(tpg) do gl[#gl + 1] = list(g) end
+      t[#t + 1] = { order, table.concat(gl, " "), links_of(topo, tpg, per_node), links_of(topo, dpg, per_node),
+                    f2(row and row.step_ms), f3(row and row.tp_ms), tostring(row and row.tp_calls),
+                    f2(row and row.dp_ms) }
+    end
+    local r0 = runs["tp-dp"].row or {}
+    lab.table{ title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per step; "
+                                     .. "per rank: activations %s MiB, gradients %s MiB", MICRO,
+                                     f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20)),
+               columns = { "order", "TP groups", "TP links", "DP links", "step (ms)", "one TP all-reduce (ms)",
+                           "TP all-reduces / step", "DP all-reduce of the gradients (ms)" }, rows = t }
+    local a, b = runs["tp-dp"].row, runs["dp-tp"].row
+    if a and b then
+      lab.record("step_ms_tp_inside", a.step_ms)
+      lab.record("step_ms_tp_across", b.step_ms)
+    end
+    return { runs = runs }
+  end,
+  check = function(lab, out)
+    if out.cannot then
+      return { ok = false, msg = "TP across nodes needs two nodes, and " .. out.cannot .. " has one: run this step with "
+                                 .. "--machine 2x-dgx-h100 (the tables above show where your groups sit on this machine)",
+               saw = "one node", wanted = "two nodes", where = "lab 6 text: 'Where you run it'" }
+    end
+    for order, r in pairs(out.runs) do
+      if not r.res.ok then return broken(r.res, "the " .. order .. " run of your megatron.lua") end
+      local want = 4 * LAYERS * MICRO
+      if r.row.tp_calls ~= want then
+        return { ok = false, msg = string.format("your megatron.lua made %d TP all-reduces per step (%d layers, %d micro-batches): "
+                                                 .. "pass step 2 first", r.row.tp_calls, LAYERS, MICRO),
+                 saw = tostring(r.row.tp_calls), wanted = tostring(want), where = "megatron.lua" }
+      end
+    end
+    local a, b = out.runs["tp-dp"].row, out.runs["dp-tp"].row
+    lab.log(string.format("step time: TP inside a node %.2f ms, TP across the nodes %.2f ms (x%.2f)", a.step_ms,
+                          b.step_ms, b.step_ms / a.step_ms))
+    return {
+      checks.close{ value = lab.answer("ratio"), expected = b.tp_ms / a.tp_ms, rtol = 0.2, answer = true,
+                    missing = "press a to answer", what = "one TP all-reduce, across the nodes / inside a node",
+                    where = "results pane (3): 'one TP all-reduce'; the links of lab 1 and lab 7" },
+      checks.close{ value = lab.answer("tp_ms"), expected = b.tp_calls * b.tp_ms, rtol = 0.1, answer = true,
+                    missing = "press a to answer", what = "ms of TP all-reduces per step, TP across the nodes",
+                    where = "results pane (3): the dp-tp row" },
+    }
+  end,
+}
+
+return {
+  title    = "TP x DP: 8 GPUs as 4 TP x 2 DP",
+  summary  = "The groups made with comm:split; the Megatron layer's f and g operators and the gradient sync, checked " ..
+             "against the unsharded layer and the flight recorders; TP inside a node vs across nodes",
+  backends = "sim (any preset: 8 ranks share the GPUs there are; two nodes for step 3: 2x-dgx-h100) and cuda " ..
+             "(8 GPUs, or ranks as emulated nodes)",
+  ranks    = RANKS,
+  steps    = steps,
+}
