@@ -461,6 +461,21 @@ steps[#steps + 1] = {
   end,
 }
 
+-- Step 4: the note's 70B on 256 H100s as DP x TP x PP, simulated in one
+-- process (timing-only); its run and check are whatif.lua's.
+steps[#steps + 1] = {
+  id = "whatif", title = "What-if at scale: 70B on 256 H100s (timing-only)",
+  text = "steps/04-whatif.md",
+  questions = {
+    { id = "layout_a", ask = "Your first layout of the 256 GPUs, DPxTPxPP (e.g. 16x4x4)?" },
+    { id = "layout_b", ask = "Your second layout, DPxTPxPP?" },
+    { id = "fastest", ask = "Of the three (the note's 8x8x4 and yours), which layout that fits is fastest?" },
+    { id = "why", ask = "In the slowest of the three, which axis's traffic costs the most time per step, and over " ..
+                        "which link (e.g. PP InfiniBand)?" } },
+  run = function(lab) return lab.load("whatif.lua").run(lab) end,
+  check = function(lab, out) return lab.load("whatif.lua").check(lab, out) end,
+}
+
 return {
   title    = "TP x DP: 8 GPUs as 4 TP x 2 DP",
   summary  = "The groups made with comm:split; the Megatron layer's f and g operators and the gradient sync, checked " ..

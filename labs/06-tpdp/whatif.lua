@@ -2,17 +2,8 @@
 -- run and check functions that lab.lua's step calls (lab.lua cannot import
 -- labs/lib, so the rank side is labs/lib/whatif/step.lua, run through
 -- scripts/whatif.lua on one rank, and this file is loaded with lab.load).
--- The step in lab.lua (and solutions/whatif-answers.txt appended to
--- solutions/answers-dgx-h100.txt, the answers tests/labs/exercises.sh uses):
---   { id = "whatif", title = "What-if at scale: 70B on 256 H100s (timing-only)",
---     text = "steps/04-whatif.md",
---     questions = {
---       { id = "layout_a", ask = "Your first layout of the 256 GPUs, DPxTPxPP (e.g. 16x4x4)?" },
---       { id = "layout_b", ask = "Your second layout, DPxTPxPP?" },
---       { id = "fastest", ask = "Of the three (the note's 8x8x4 and yours), which layout that fits is fastest?" },
---       { id = "why", ask = "In the slowest of the three, which axis's traffic costs the most time per step, and over which link (e.g. PP InfiniBand)?" } },
---     run = function(lab) return lab.load("whatif.lua").run(lab) end,
---     check = function(lab, out) return lab.load("whatif.lua").check(lab, out) end },
+-- lab.lua's step "whatif" calls run and check; its answers for the tests are in
+-- solutions/answers-2x-dgx-h100.txt.
 local M = {}
 
 local function derived_of(res)
