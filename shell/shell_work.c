@@ -244,6 +244,8 @@ static void step_done(shell_app *a, shell_event *ev)
         const snap_step *ns = app_step(a, ev->lab, next);
         status_set(a, "step ended: %s (%.1f s) - n: next step, %d %s", mgpu_step_state_name(sv->state), sv->seconds, next + 1,
                    ns->title ? ns->title : ns->id);
+    } else if (sv->state == MGPU_STEP_AWAITING) {
+        status_set(a, "step ended: measured; its questions wait for your answers (press a)");
     }
     if (a->rerun_pending) { /* a save arrived while it ran */
         a->rerun_pending = 0;
