@@ -41,6 +41,7 @@ typedef struct modal {
     int lab, step, question;
     char input[512];
     int input_len;
+    int input_old;          /* the input is the saved answer, untouched: shown selected, typing replaces it */
     int scroll;
     int live_verdict;       /* the `v` view: redrawn when a new verdict of its step arrives */
 } modal;
