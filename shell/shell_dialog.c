@@ -20,7 +20,7 @@ static const char help_text[] =
     "  Esc              back: pane or text -> steps -> labs\n"
     "  Enter            open the selected lab / run the selected step\n"
     "Steps\n"
-    "  r                run the selected step (run, then check)\n"
+    "  r                run the selected step (run, then check)\n"    "  n                the next step (after a pass, the next one to do)\n"
     "  v                the whole verdict: every check with what it\n"
     "                   saw, wanted and where to look; the traceback\n"
     "  c                cancel the running step (the shell stays up)\n"
