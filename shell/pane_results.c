@@ -2,6 +2,7 @@
  * a time: "bench" as the nccl-tests table or a busbw/algbw-vs-size chart,
  * "copy" as nvbandwidth's GB/s matrices, "table" and "spmd" as tables. */
 #include <math.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
@@ -163,8 +164,11 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
             json_t *cell = row_cell(json_array_get(rows, r), cols, (size_t)c);
             cell_text(cell, buf, sizeof buf);
             if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
-            char *end;
-            if (json_is_string(cell) && buf[0] && (strtod(buf, &end), *end != 0)) left[c] = 1;
+            /* a word: a string that does not start with a number ("8 B",
+             * "365.82 GB/s" are numbers with units; "-" is no value) */
+            const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+            if (*d == '.') d++;
+            if (json_is_string(cell) && buf[0] && strcmp(buf, "-") != 0 && !isdigit((unsigned char)*d)) left[c] = 1;
         }
         if (width[c] > 96) width[c] = 96; /* wider cells: scroll sideways (Left/Right) */
     }
