@@ -82,7 +82,7 @@ static void follow(int sel, int rows, const int *height, int *top)
     if (*top < 0) *top = 0;
 }
 
-#define MAX_TITLE_ROWS 3
+#define MAX_TITLE_ROWS 4
 
 /* A list row's title wrapped in at most `wrap` rows (the last one cut
  * where the row ends): `w` columns on its first row, `w_rest` on the

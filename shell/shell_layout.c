@@ -30,7 +30,7 @@ void layout_compute(shell_app *a)
     a->r_status = (rect){H - 1, 0, 1, W};
     int body_y = 1, body_h = H - 2;
     int lw = clamp(W / 4, 26, 40);
-    /* Titles wrap to up to 3 rows, never cut where the box has the rows
+    /* Titles wrap to up to 4 rows, never cut where the box has the rows
      * (at 80 columns a list is 24 wide: "DDP: what PyTorch does for you"
      * was cut to "DDP: what / PyTorch does f"). When the lab list and the
      * open lab's steps do not both fit, the list in use gets the rows it
@@ -38,9 +38,9 @@ void layout_compute(shell_app *a)
      * steps - and the other one scrolls (its frame says how many items
      * are above and below). */
     const snap_lab *open = app_lab(a, a->lab_open);
-    a->labs_wrap = a->steps_wrap = 3;
-    int labs_need = (a->snap.nlabs > 0 ? list_lab_rows(a, lw - 2, 3) : 1) + 2;
-    int steps_need = (open && open->nsteps > 0 ? list_step_rows(a, lw - 2, 3) : 1) + 2;
+    a->labs_wrap = a->steps_wrap = 4; /* "5 CUDA IPC between two processes, and the handle's lifetime" */
+    int labs_need = (a->snap.nlabs > 0 ? list_lab_rows(a, lw - 2, 4) : 1) + 2;
+    int steps_need = (open && open->nsteps > 0 ? list_step_rows(a, lw - 2, 4) : 1) + 2;
     int labs_h;
     if (labs_need + steps_need <= body_h) labs_h = labs_need;
     else if (a->focus == FOCUS_LABS || !open) labs_h = clamp(labs_need, 5, body_h - 5);

@@ -177,7 +177,8 @@ static void add_checks(sbuf *b, json_t *checks)
         add_field(b, "where:", jstr(c, "where"));
         return;
     }
-    sb_add(b, "\nChecks: %zu of %zu failed", failed, n - waiting);
+    if (failed) sb_add(b, "\nChecks: %zu of %zu failed", failed, n - waiting);
+    else sb_add(b, "\nChecks: %zu passed", n - waiting);
     if (waiting) sb_add(b, "; %zu question%s wait%s for your answer%s (a)", waiting, waiting == 1 ? "" : "s",
                         waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
     sb_add(b, "\n");

@@ -56,7 +56,7 @@ screen | sed -n '/Verdict/,/└/p' | grep -qE 'NV18|450' && fail "the verdict sh
 wait_for 'measured; its questions wait for your answers \(press a\)' 5
 ok "shell: AWAITING, [?], no [!], no value"
 keys v
-wait_for 'Checks: 0 of 0 failed; 3 questions wait for your answers' 5
+wait_for 'Checks: 0 passed; 3 questions wait for your answers' 5
 wait_for '\[\?\] +1\. link GPU0-GPU1: not answered yet' 5
 keys Escape
 wait_gone 'Checks: ' 5

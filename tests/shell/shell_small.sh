@@ -38,7 +38,7 @@ keys z
 wait_for 'more: press v for the whole verdict' 5
 ok "z maximises the pane and back"
 keys v
-wait_for 'Checks: 0 of 0 failed; 3 questions wait' 5
+wait_for 'Checks: 0 passed; 3 questions wait' 5
 keys Escape
 wait_gone 'Checks: ' 5
 keys q
