@@ -1,5 +1,6 @@
 /* main.c - mgpulab's entry point: global options, then one subcommand. */
 #include "cmd.h"
+#include "mgpu/cleanup.h"
 #include "shell.h"
 #include "mgpu/file.h"
 #include "mgpu/classcfg.h"
@@ -191,6 +192,8 @@ int main(int argc, char **argv)
                          strcmp(args[0], "--version") == 0);
     if (!worker && !help && (rc = apply_class(&g, n == 0))) return rc;
     if (!g.launcher) g.launcher = "local";
+    /* a killed coordinator or shell takes its socket and /dev/shm table with it */
+    mgpu_cleanup_install();
     if (n == 0) return mgpu_shell_run(&g);
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);

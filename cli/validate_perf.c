@@ -210,6 +210,13 @@ void validate_collective(vreport *r, const char *coll, json_t *rows, const mgpu_
                 VSET(c, measured, "%.1f us", t);
                 VSET(c, expected, "%.1f us (%s/%s)", p.time_us, p.algo_name, p.proto_name);
                 if (noop && !slow) VSET(c, cause, "one rank in place: NCCL has nothing to move, the call costs its launch");
+                else if (!slow && t > p.time_us * (1.0 + r->tolerance))
+                    /* within the loose bar, but not within the model's tolerance: say why */
+                    VSET(c, cause, "%.1f us above the model: its latency is NCCL's tuner constants for the kernel's "
+                         "own steps (%s/%s); a call on a GPU also pays the host's launch path (the driver's kernel launch "
+                         "and NCCL's enqueue, a few us on most CPUs), which the model does not carry. A few us are "
+                         "that; more, or a gap on the SIMULATED machine, come from a slow rank (see the per-rank "
+                         "check) or a slow hop", t - p.time_us, p.algo_name, p.proto_name);
                 if (slow) {
                     VSET(c, cause, "a small %s takes %.1f us where NCCL's %s/%s on this topology should take %.1f us: a "
                          "busy or throttled CPU launching, NCCL_ALGO/NCCL_PROTO forcing a slow choice, or a "

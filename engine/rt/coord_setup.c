@@ -4,6 +4,7 @@
  * backend is opened here: a GPU count comes from the driver's /proc entries
  * and a sim machine from its topology model. */
 #include "rt/coord_setup.h"
+#include "mgpu/cleanup.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -43,8 +44,10 @@ static mgpu_result listen_unix(rt_listener *l, int backlog)
         return mgpu_fail(MGPU_ERR_IO, "could not make a private directory for the coordinator's socket in %s: %s", tmp,
                          strerror(errno));
     }
+    l->cleanup_dir = mgpu_cleanup_register(l->dir, 1);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(l->path, sizeof l->path, "%s/coord.sock", l->dir);
+    l->cleanup_path = mgpu_cleanup_register(l->path, 0);
     if (strlen(l->path) >= sizeof sa.sun_path)
         return mgpu_fail(MGPU_ERR_IO, "socket path %s is too long", l->path);
     memcpy(sa.sun_path, l->path, strlen(l->path) + 1);
@@ -112,6 +115,7 @@ mgpu_result rt_listen(mgpu_launcher kind, int backlog, rt_listener *l)
 {
     memset(l, 0, sizeof *l);
     l->fd = -1;
+    l->cleanup_dir = l->cleanup_path = -1;
     const char *tr = getenv("MGPU_RT_TRANSPORT");
     int tcp = kind == MGPU_LAUNCH_MPIRUN || kind == MGPU_LAUNCH_SRUN;
     if (tr && *tr) {
@@ -134,6 +138,9 @@ void rt_listener_close(rt_listener *l)
     if (l->path[0]) unlink(l->path);
     if (l->dir[0]) rmdir(l->dir);
     l->path[0] = l->dir[0] = '\0';
+    mgpu_cleanup_forget(l->cleanup_path);
+    mgpu_cleanup_forget(l->cleanup_dir);
+    l->cleanup_path = l->cleanup_dir = -1;
 }
 
 /*--- Default rank count ------------------------------------------------*/

@@ -10,6 +10,7 @@ typedef struct rt_listener {
     int tcp, port;
     char dir[128], path[160];  /* Unix: private directory and socket path */
     char address[320];         /* MGPU_COORD: "unix:PATH" or "tcp:HOST:PORT" */
+    int cleanup_dir, cleanup_path; /* mgpu_cleanup slots: removed if a signal kills us */
 } rt_listener;
 
 mgpu_result rt_make_token(char out[MGPU_PROTO_TOKEN_HEX + 1]);

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include "mgpu/cleanup.h"
 #include "mgpu/clock.h"
 #include "mgpu/dev.h"
 #include "mgpu/topo.h"
@@ -26,6 +27,7 @@ struct mgpu_telemetry {
     tel_table *table;
     size_t table_bytes;
     char shm_name[64];
+    int cleanup;          /* mgpu_cleanup slot of /dev/shm/<shm_name> */
     char env[96];
     char (*busid)[20];
     /* cuda */
@@ -53,6 +55,9 @@ static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
     for (size_t i = 0; i < sizeof rnd; i++) k += snprintf(t->shm_name + k, sizeof t->shm_name - (size_t)k, "%02x", rnd[i]);
     int fd = shm_open(t->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "telemetry: shm_open %s: %s", t->shm_name, strerror(errno));
+    char shm_path[96]; /* where glibc's shm_open keeps it: the signal handler may only unlink */
+    snprintf(shm_path, sizeof shm_path, "/dev/shm%s", t->shm_name);
+    t->cleanup = mgpu_cleanup_register(shm_path, 0);
     t->table_bytes = tel_size((uint32_t)n);
     void *p = MAP_FAILED;
     if (ftruncate(fd, (off_t)t->table_bytes) == 0)
@@ -81,6 +86,7 @@ mgpu_result mgpu_telemetry_open(const mgpu_backend_config *cfg, mgpu_telemetry *
     *out = NULL;
     mgpu_telemetry *t = calloc(1, sizeof *t);
     if (!t) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory opening telemetry");
+    t->cleanup = -1;
     if (mgpu_backend_config_is_sim(cfg)) { /* the workers' backend will be the sim */
         mgpu_result r = open_sim(cfg, t);
         if (r != MGPU_OK) {
@@ -104,6 +110,7 @@ void mgpu_telemetry_close(mgpu_telemetry *t)
     if (!t) return;
     if (t->table) munmap(t->table, t->table_bytes);
     if (t->shm_name[0]) shm_unlink(t->shm_name);
+    mgpu_cleanup_forget(t->cleanup);
     tel_nvml_close(t->nvml);
     free(t->busid);
     free(t);

@@ -7,6 +7,7 @@
 
 local STEPS, GLOBAL = 16, 64          -- the small model's run: steps, global batch
 local WIDE_STEPS, WIDE_GLOBAL = 4, 128 -- the wide model's (timing) runs
+local PER_RANK = 16                    -- the scaling runs: images per rank (weak scaling)
 
 local function f2(x) return type(x) == "number" and string.format("%.2f", x) or "-" end
 local function f3(x) return type(x) == "number" and string.format("%.3f", x) or "-" end
@@ -88,10 +89,33 @@ local function run_small(lab, mode, n)
 end
 
 -- The reducer runs of step 3 and 4: the learner's exercise file.
-local function run_reducer(lab, kind, n, bucket_mb)
-  local args = kind == "small" and { tostring(STEPS), tostring(GLOBAL), "small", tostring(bucket_mb) }
-               or { tostring(WIDE_STEPS), tostring(WIDE_GLOBAL), "wide", tostring(bucket_mb) }
-  return lab.spmd(lab.exercise, { ranks = n, args = args, timeout = 120 })
+local function run_reducer(lab, kind, n, bucket_mb, global, env)
+  local args = kind == "small" and { tostring(STEPS), tostring(global or GLOBAL), "small", tostring(bucket_mb) }
+               or { tostring(WIDE_STEPS), tostring(global or WIDE_GLOBAL), "wide", tostring(bucket_mb) }
+  return lab.spmd(lab.exercise, { ranks = n, args = args, timeout = 120, env = env })
+end
+
+-- What carries gradients between rank 0 and rank 1, from the transport NCCL
+-- chose (the run's parsed log) and the topology's GPU0-GPU1 link: one of
+-- the words the scaling question accepts.
+local function carrier(transport, link01)
+  local t = tostring(transport or "")
+  if t:match("^P2P") then return tostring(link01 or ""):match("^NV") and "nvlink" or "pcie" end
+  if t:match("^SHM") then return "host memory" end
+  if t:match("Socket") then return "sockets" end
+  if t:match("^NET") or t:match("^COLLNET") then return "network" end
+  return nil
+end
+
+-- A learner's words for a link, in the same vocabulary.
+local function carrier_of_answer(a)
+  a = tostring(a or ""):lower():gsub("^%s+", ""):gsub("%s+$", "")
+  if a:match("^nv") then return "nvlink" end
+  if a:match("^pci") then return "pcie" end
+  if a:match("^shm") or a:match("^host") or a:match("shared memory") then return "host memory" end
+  if a:match("^sock") or a:match("^tcp") then return "sockets" end
+  if a:match("^net") or a:match("^ib") or a:match("infiniband") or a:match("^roce") then return "network" end
+  return a
 end
 
 -- The overlap bar holds where the model's numbers make it hold: NVLink
@@ -274,7 +298,7 @@ return {
     },
     {
       id = "broadcast", title = "Pitfall: ranks that start apart",
-      text = "steps/06-broadcast.md",
+      text = "steps/05-broadcast.md",
       run = function(lab)
         local n = nranks(lab)
         local function naive_init(init)
@@ -306,8 +330,67 @@ return {
       end,
     },
     {
+      id = "bn", title = "Pitfall: batch norm's statistics, per rank",
+      text = "steps/06-bn-buffers.md",
+      run = function(lab)
+        local n = nranks(lab)
+        local function naive_buffers(b)
+          return lab.spmd("scripts/run.lua", { ranks = n, timeout = 120,
+                                               args = { "naive", tostring(STEPS), tostring(GLOBAL), "small", "25", "same", b } })
+        end
+        lab.progress(0, "naive data parallel, each rank keeps its own running statistics")
+        local own = naive_buffers("own")
+        lab.progress(0.5, "the same, rank 0's buffers broadcast before every forward")
+        local bc = naive_buffers("broadcast")
+        local so, sb = checksums(own, n), checksums(bc, n)
+        local t = {}
+        for r = 0, n - 1 do
+          local a, b = so[r] or {}, sb[r] or {}
+          local f4 = function(x) return type(x) == "number" and string.format("%.4f", x) or "-" end
+          t[#t + 1] = { "rank " .. r, a.checksum or "-", a.buffers or "-", f4(a.eval_loss), b.buffers or "-", f4(b.eval_loss) }
+        end
+        lab.table{ title = "after " .. STEPS .. " steps: parameters, batch-norm buffers and the held-out loss in eval mode",
+                   columns = { "rank", "parameters", "buffers (own)", "eval loss (own)", "buffers (broadcast)",
+                               "eval loss (broadcast)" }, rows = t }
+        return { own = own, bc = bc, n = n }
+      end,
+      check = function(lab, out)
+        if not out.own.ok then return broken(out.own, "the run with per-rank buffers") end
+        if not out.bc.ok then return broken(out.bc, "the run with broadcast buffers") end
+        local where = "results pane (3), the table of buffers"
+        local function spread(res, key)
+          local sums, seen, vals = checksums(res, out.n), {}, {}
+          for r = 0, out.n - 1 do
+            local v = sums[r] and sums[r][key]
+            if v ~= nil then vals[#vals + 1] = v; seen[tostring(v)] = true end
+          end
+          local k = 0
+          for _ in pairs(seen) do k = k + 1 end
+          return k, vals
+        end
+        local own_k = spread(out.own, "buffers")
+        local bc_k = spread(out.bc, "buffers")
+        local _, own_loss = spread(out.own, "eval_loss")
+        local lo, hi = math.huge, -math.huge
+        for _, v in ipairs(own_loss) do lo, hi = math.min(lo, v), math.max(hi, v) end
+        return {
+          identical_params(out.own, out.n, where),
+          { ok = own_k > 1,
+            msg = own_k > 1 and string.format("with the gradients averaged the parameters agree, but the running statistics "
+                                              .. "do not: %d different sets over %d ranks, held-out loss in eval mode "
+                                              .. "%.4f to %.4f", own_k, out.n, lo, hi)
+                  or "each rank kept its own statistics, yet they agree: did every rank see the same images?",
+            saw = own_k .. " different buffer sets", wanted = "one per rank (each normalised its own shard)", where = where },
+          { ok = bc_k == 1,
+            msg = string.format("with rank 0's buffers broadcast before every forward: %d buffer set%s over %d ranks",
+                                bc_k, bc_k == 1 and "" or "s", out.n),
+            saw = tostring(bc_k), wanted = "1", where = where },
+        }
+      end,
+    },
+    {
       id = "trace", title = "The NCCL trace of your run",
-      text = "steps/05-trace.md",
+      text = "steps/07-trace.md",
       questions = { { id = "channels", ask = "How many channels did NCCL use?" },
                     { id = "transport", ask = "Which transport joins rank 0 and rank 1?" } },
       hints = { "The log pane's parsed view of the run (5) lists the channels and, per pair of ranks, the transport." },
@@ -339,6 +422,80 @@ return {
                          missing = "press a to answer", what = "transport rank 0 -> rank 1",
                          where = "log pane (5): the parsed view, transports" },
         }
+      end,
+    },
+    {
+      id = "scaling", title = "Scaling: 1, 2, 4 (and 8) ranks",
+      text = "steps/08-scaling.md",
+      exercise = "reducer.lua",         -- step 3's: your DDP is what scales
+      questions = { { id = "carrier", ask = "What carries the gradients between rank 0 and rank 1 on this machine " ..
+                                            "(NVLink, PCIe, host memory, sockets or network)?" } },
+      hints = { "The transport NCCL chose for rank 0 -> rank 1 is in the log pane's parsed view (5) of the 2-rank run; " ..
+                "what joins GPU0 and GPU1 is in the topology pane (1).",
+                "P2P is NVLink or PCIe, whichever joins the two GPUs; SHM goes through host memory; NET/Socket " ..
+                "is TCP sockets (emulated nodes), NET/IB the network." },
+      run = function(lab)
+        -- a rank per GPU (at least 2); on a GPU also ranks as emulated nodes
+        -- sharing it, up to 4 (the SIMULATED machine does not model ranks
+        -- sharing one GPU's SMs, so it runs only as many as it has GPUs)
+        local gpus, counts = lab.backend.gpus or 1, {}
+        local most = lab.backend.simulated and math.max(2, gpus) or math.max(4, gpus)
+        for _, n in ipairs{ 1, 2, 4, 8 } do if n <= most then counts[#counts + 1] = n end end
+        local rows, runs = {}, {}
+        for i, n in ipairs(counts) do
+          lab.progress((i - 1) / #counts, string.format("the wide ResNet on %d rank%s, %d images each", n,
+                                                        n == 1 and "" or "s", PER_RANK))
+          -- the 2-rank run traced: its log says which transport joins rank 0 and rank 1
+          local res = run_reducer(lab, "wide", n, 25, PER_RANK * n, n == 2 and { NCCL_DEBUG = "INFO" } or nil)
+          local s = summary(res)
+          runs[#runs + 1] = { n = n, res = res, s = s }
+        end
+        local base = runs[1].s and runs[1].s.samples_per_s
+        for _, r in ipairs(runs) do
+          local s = r.s
+          r.eff = s and base and s.samples_per_s / (r.n * base) or nil
+          rows[#rows + 1] = { tostring(r.n), f3(s and s.step_ms), s and string.format("%.0f", s.samples_per_s) or "-",
+                              pct(r.eff), f3(s and s.exposed_ms), r.n > 1 and f3(s and s.comm_ms) or "-" }
+        end
+        lab.table{ title = string.format("weak scaling: the wide ResNet, %d images per rank, your reducer (25 MiB)", PER_RANK),
+                   columns = { "ranks", "step time (ms)", "images/s", "efficiency", "all-reduce after backward (ms)",
+                               "one all-reduce of every gradient (ms)" }, rows = rows }
+        local topo = lab.topo()
+        local m = topo and topo.matrix and topo.matrix.rows
+        local link01 = (lab.backend.gpus or 0) >= 2 and m and m[1] and m[1][2] or nil
+        local t01
+        for _, l in ipairs((runs[2].res and runs[2].res.nccl or {}).links or {}) do
+          if tostring(l.from) == "0" and tostring(l.to) == "1" then t01 = l.transport end
+        end
+        for _, r in ipairs(runs) do if r.eff then lab.record("scaling_eff_" .. r.n, r.eff) end end
+        return { runs = runs, carrier = carrier(t01, link01), transport = t01, link01 = link01 }
+      end,
+      check = function(lab, out)
+        for _, r in ipairs(out.runs) do
+          if not r.res.ok then return broken(r.res, string.format("your reducer on %d rank%s", r.n, r.n == 1 and "" or "s")) end
+          if not r.s then return broken(r.res, string.format("the %d-rank run (no summary row)", r.n)) end
+        end
+        local two = out.runs[2].s
+        if not two.buckets or two.buckets == 0 then
+          return { ok = false, msg = "your reducer made no buckets, so the ranks exchanged nothing and the table shows "
+                                     .. "ranks training alone: write step 3's reducer first",
+                   saw = "no buckets", wanted = "gradients exchanged in buckets", where = "your reducer.lua (step 3)" }
+        end
+        if not out.carrier then
+          return { ok = false, msg = "the 2-rank run's NCCL log named no transport for rank 0 -> rank 1",
+                   saw = tostring(out.transport), wanted = "a P2P, SHM or NET transport", where = "log pane (5)" }
+        end
+        local a = lab.answer("carrier")
+        local last = out.runs[#out.runs]
+        local v = checks.equals{ value = a and carrier_of_answer(a) or nil, expected = out.carrier, answer = true,
+                                 missing = "press a to answer",
+                                 what = "what carries the gradients between rank 0 and rank 1",
+                                 where = "log pane (5): the 2-rank run's transports; topology pane (1): GPU0-GPU1" }
+        if v.ok then
+          v.msg = string.format("%s - at %d ranks the step keeps %.0f %% of linear scaling; the all-reduce still "
+                                .. "showing after backward is what it loses", v.msg, last.n, 100 * (last.eff or 0))
+        end
+        return v
       end,
     },
   },

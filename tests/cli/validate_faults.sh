@@ -21,6 +21,13 @@ run --machine pcie-4gpu --fault straggler:1; rc=$?
 check "straggler exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
 check "straggler: rank 1 named" 'anomaly ranks "rank 1" | grep -q "rank 1 (host .*, GPU 1) is a straggler"'
 check "straggler: no other rank named" '! anomaly ranks "rank 0" >/dev/null && ! anomaly ranks "rank 2" >/dev/null'
+# a latency within the loose bar but beyond the model's tolerance says why
+check "straggler: a slow small all_gather is explained" 'python3 - "$tmp/v.json" <<PY
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["checks"] if c["check"] == "all_gather 8 KiB out of place latency"][0]
+assert c["status"] == "ok" and "above the model" in c.get("note", "") and "slow rank" in c["note"], c
+PY'
 
 echo "validate_faults: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -21,9 +21,13 @@
 --   every rank initialises from the same seeds), "per-rank" (each rank
 --   from its own seed, as two processes that do not share a seed do), or
 --   "broadcast" (per-rank, then rank 0's parameters broadcast to all, as
---   DDP does when it wraps a model).
+--   DDP does when it wraps a model); and the buffers (batch norm's running
+--   statistics): "own" (default: each rank keeps those of its own shard)
+--   or "broadcast" (rank 0's broadcast before every forward, as DDP's
+--   broadcast_buffers=True does).
 -- Results (mgpu.result): every rank a row {rank, checksum, params = {name
--- = checksum}} (small model); rank 0 a row {losses, step_ms, exposed_ms,
+-- = checksum}, buffers = checksum, eval_loss} (small model; eval_loss: a
+-- held-out batch in eval mode, which normalises with the running statistics); rank 0 a row {losses, step_ms, exposed_ms,
 -- comm_ms, hidden, grad_mib, ...}.
 local nn = mgpu.import("nn")
 local resnet = mgpu.import("nn.resnet")
@@ -87,6 +91,11 @@ function train.run(opts)
       for _, p in ipairs(params) do comm:broadcast(p.value, 0) end
     end
   end
+  local sync_buffers = (args[6] or "own") == "broadcast"
+  if args[6] and args[6] ~= "own" and args[6] ~= "broadcast" then
+    error(("buffers: %q; use own or broadcast"):format(args[6]), 0)
+  end
+  local buffers = model:buffers()
   local set = data.images{classes = 10, seed = 1}
   local ce = nn.cross_entropy()
   local opt = nn.sgd{lr = 0.05, momentum = 0.9, weight_decay = 5e-4}
@@ -130,6 +139,9 @@ function train.run(opts)
       x, labels = gx:slice(r * shard, shard), gl:slice(r * shard, shard)
     end
     local t0 = timing_event()
+    if sync_buffers and world > 1 then
+      for _, b in ipairs(buffers) do comm:broadcast(b.value, 0) end
+    end
     local loss, dlogits = ce:forward(model:forward(x), labels)
     model:backward(dlogits, hook)
     local t1 = timing_event()
@@ -153,7 +165,20 @@ function train.run(opts)
       per[p.name] = ("%016x"):format(c)
       sum = sum ~ c
     end
-    mgpu.result{rank = mgpu.rank, checksum = ("%016x"):format(sum), params = per}
+    -- a held-out batch in eval mode: what this rank's copy of the model
+    -- would report if it were the one evaluated or saved (DDP broadcasts the
+    -- buffers before this forward too)
+    if sync_buffers and world > 1 then
+      for _, b in ipairs(buffers) do comm:broadcast(b.value, 0) end
+    end
+    local bsum = 0
+    for _, b in ipairs(buffers) do bsum = bsum ~ b.value:checksum() end
+    model:train(false)
+    local hx, hl = set:batch(10000, 64)
+    local eval_loss = ce:forward(model:forward(hx), hl)
+    model:train(true)
+    mgpu.result{rank = mgpu.rank, checksum = ("%016x"):format(sum), params = per,
+                buffers = ("%016x"):format(bsum), eval_loss = eval_loss:get(0)}
   end
   if mgpu.rank == 0 then
     local exposed = median(exposed_ms)

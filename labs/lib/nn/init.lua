@@ -62,6 +62,9 @@ end
 local Module = {}
 Module.__index = Module
 function Module:parameters(list) return list or {} end
+-- Buffers: state that is not trained but changes as the model runs (batch
+-- norm's running statistics), {name =, value =} in forward order.
+function Module:buffers(list) return list or {} end
 function Module:train(on) self.training = on ~= false; return self end
 nn.Module = Module
 
@@ -172,6 +175,12 @@ function BatchNorm:parameters(list)
   list = list or {}
   list[#list + 1] = self.weight
   list[#list + 1] = self.bias
+  return list
+end
+function BatchNorm:buffers(list)
+  list = list or {}
+  list[#list + 1] = {name = self.name .. ".running_mean", value = self.running_mean}
+  list[#list + 1] = {name = self.name .. ".running_var", value = self.running_var}
   return list
 end
 function BatchNorm:forward(x)
@@ -295,6 +304,11 @@ function nn.sequential(mods) return setmetatable({mods = mods}, Sequential) end
 function Sequential:parameters(list)
   list = list or {}
   for _, m in ipairs(self.mods) do m:parameters(list) end
+  return list
+end
+function Sequential:buffers(list)
+  list = list or {}
+  for _, m in ipairs(self.mods) do m:buffers(list) end
   return list
 end
 function Sequential:train(on)

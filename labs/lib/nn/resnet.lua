@@ -32,6 +32,13 @@ function Block:parameters(list)
   return list
 end
 
+function Block:buffers(list)
+  list = list or {}
+  for _, m in ipairs{self.bn1, self.bn2} do m:buffers(list) end
+  if self.down then self.down:buffers(list) end
+  return list
+end
+
 function Block:train(on)
   for _, m in ipairs{self.bn1, self.bn2} do m:train(on) end
   if self.down then self.down:train(on) end
