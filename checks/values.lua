@@ -80,9 +80,14 @@ end
 -- shows the expected value, answered or not - it says where to look, so the
 -- learner reads the machine rather than the check. The reply to a right
 -- answer may show it (the learner gave it).
+-- It is not a failure either: `unanswered = true` lets checks.all and the
+-- framework say the step waits for the learner's answers (state
+-- "awaiting") instead of FAIL.
 local function unanswered(what, w)
-  return verdict(false, what .. ": not answered yet - press a to answer (headless: --answer ID=VALUE)",
-                 "no answer yet", "your reading of " .. w, w)
+  local v = verdict(false, what .. ": not answered yet - press a to answer (headless: --answer ID=VALUE)",
+                    "no answer yet", "your reading of " .. w, w)
+  v.unanswered = true
+  return v
 end
 
 local function trim_lower(s)
@@ -364,24 +369,39 @@ function M.all(a, ...)
   if n == 0 then
     return verdict(false, "checks.all: no verdicts to combine", "0 verdicts", "at least one verdict", "the lab's check function")
   end
-  local failed, fmsgs, pmsgs = {}, {}, {}
+  -- an unanswered question is not a failure: the step waits for answers
+  local failed, fmsgs, pmsgs, waiting, wmsgs = {}, {}, {}, {}, {}
   for i = 1, n do
     local v = list[i]
     if type(v) ~= "table" or type(v.ok) ~= "boolean" then
       v = verdict(false, "verdict " .. i .. " is " .. show(v) .. ", not a verdict", show(v), "a verdict table", "the lab's check function")
     end
     if v.ok then pmsgs[#pmsgs + 1] = tostring(v.msg or "")
+    elseif v.unanswered == true then
+      waiting[#waiting + 1] = v
+      wmsgs[#wmsgs + 1] = (tostring(v.msg or ""):gsub(": not answered yet.*$", ""))
     else failed[#failed + 1] = v; fmsgs[#fmsgs + 1] = tostring(v.msg or "") end
   end
   local function cut(s) return #s > 900 and (s:sub(1, 897) .. "...") or s end
-  if #failed == 0 then
-    local last = list[n]
-    return verdict(true, cut(string.format("all %d checks passed: %s", n, table.concat(pmsgs, "; "))),
-                   last.saw, last.wanted, last.where)
+  -- said before the failures, which a long list would cut
+  local wait_note = #waiting == 0 and "" or
+    string.format(" (%d question%s wait%s for your answer%s: press a)", #waiting, #waiting == 1 and "" or "s",
+                  #waiting == 1 and "s" or "", #waiting == 1 and "" or "s")
+  if #failed > 0 then
+    local f = failed[1]
+    return verdict(false, cut(string.format("%d of %d checks failed%s: %s", #failed, n - #waiting, wait_note,
+                   table.concat(fmsgs, "; "))), f.saw, f.wanted, f.where)
   end
-  local f = failed[1]
-  return verdict(false, cut(string.format("%d of %d checks failed: %s", #failed, n, table.concat(fmsgs, "; "))),
-                 f.saw, f.wanted, f.where)
+  if #waiting > 0 then
+    local w = waiting[1]
+    local v = verdict(false, cut(string.format("%d question%s not answered yet - press a to answer (headless: --answer ID=VALUE): %s",
+                      #waiting, #waiting == 1 and "" or "s", table.concat(wmsgs, "; "))), w.saw, w.wanted, w.where)
+    v.unanswered = true
+    return v
+  end
+  local last = list[n]
+  return verdict(true, cut(string.format("all %d checks passed: %s", n, table.concat(pmsgs, "; "))),
+                 last.saw, last.wanted, last.where)
 end
 
 return M

@@ -178,17 +178,25 @@ void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 
 void lab_cli_print_verdict(const mgpu_lab_verdict *v)
 {
-    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ"};
-    printf("%s %s\n", word[v->state <= MGPU_STEP_READ ? v->state : 0], v->message);
+    static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ", "AWAITING"};
+    printf("%s %s\n", word[v->state <= MGPU_STEP_AWAITING ? v->state : 0], v->message);
     if (v->saw[0]) printf("  saw: %s\n", v->saw);
     if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
     if (v->where[0]) printf("  where: %s\n", v->where);
-    /* saw/wanted/where above are the first failure's; the others in full */
-    size_t nfail = 0, i;
+    /* saw/wanted/where above are the first failure's (with none, the first
+     * unanswered question's); the others in full. An unanswered question
+     * waits, it did not fail. */
+    size_t nfail = 0, nwait = 0, i;
     json_t *c;
+    int failures = 0;
+    json_array_foreach(v->checks, i, c)
+        failures += !json_is_true(json_object_get(c, "ok")) && !json_is_true(json_object_get(c, "unanswered"));
     json_array_foreach(v->checks, i, c) {
-        if (json_is_true(json_object_get(c, "ok")) || nfail++ == 0) continue;
-        printf("  also failed: %s\n", json_string_value(json_object_get(c, "msg")));
+        if (json_is_true(json_object_get(c, "ok"))) continue;
+        int waits = json_is_true(json_object_get(c, "unanswered"));
+        if (waits ? nwait++ == 0 && !failures : nfail++ == 0) continue;
+        printf("  %s: %s\n", waits ? "also waits for an answer" : "also failed",
+               json_string_value(json_object_get(c, "msg")));
         static const char *const k[] = {"saw", "wanted", "where"};
         for (int j = 0; j < 3; j++) {
             const char *s = json_string_value(json_object_get(c, k[j]));

@@ -8,8 +8,9 @@ static const char usage[] =
     "usage: mgpulab verify [LAB ...] [--json]\n"
     "\n"
     "Run every step of the given labs (all labs when none is given) and print one row\n"
-    "per step: lab, step, state (passed, failed, error) and the check's message, then a\n"
-    "count. A lab that does not load is one \"error\" row. Progress is saved as with\n"
+    "per step: lab, step, state (passed, failed, awaiting - its questions wait for\n"
+    "answers -, error) and the check's message, then a count. A lab that does not\n"
+    "load is one \"error\" row. Progress is saved as with\n"
     "`mgpulab run`. The run's log lines are not shown; `mgpulab run LAB --step N` shows\n"
     "them for one step.\n"
     "\n"
@@ -61,7 +62,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         printf("%-22s %-22s %-9s %s\n", "LAB", "STEP", "STATE", "MESSAGE");
     }
     json_t *rows = json_array();
-    int passed = 0, total = 0, cancelled = 0, read = 0, reading = 0; /* reading steps count apart */
+    /* reading steps count apart; steps waiting for answers are not passed,
+     * and are said apart from failures */
+    int passed = 0, total = 0, cancelled = 0, read = 0, reading = 0, awaiting = 0;
     for (int i = 0; i < n && !cancelled; i++) {
         const mgpu_lab_info *l = mgpu_lab_get(cat, labs[i]);
         if (l->load_error) {
@@ -80,6 +83,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             } else {
                 total++;
                 passed += v.state == MGPU_STEP_PASSED;
+                awaiting += v.state == MGPU_STEP_AWAITING;
             }
             cancelled = v.state == MGPU_STEP_CANCELLED;
             if (json) json_array_append_new(rows, lab_cli_verdict_json(l, s, &v, NULL));
@@ -93,14 +97,17 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     }
     rc = passed == total && !cancelled ? 0 : 1;
     if (json) {
-        json_t *doc = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:b}", "tool", "mgpulab verify", "steps", rows, "passed",
-                                passed, "total", total, "read", read, "reading", reading, "ok", rc == 0);
+        json_t *doc = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:b}", "tool", "mgpulab verify", "steps", rows,
+                                "passed", passed, "total", total, "awaiting", awaiting, "read", read, "reading",
+                                reading, "ok", rc == 0);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
         json_decref(doc);
     } else {
         json_decref(rows);
-        printf("%d of %d checked steps passed; %d of %d reading steps read%s\n", passed, total, read, reading,
+        char waits[64] = "";
+        if (awaiting) snprintf(waits, sizeof waits, " (%d wait%s for answers)", awaiting, awaiting == 1 ? "s" : "");
+        printf("%d of %d checked steps passed%s; %d of %d reading steps read%s\n", passed, total, waits, read, reading,
                cancelled ? " (cancelled)" : "");
     }
 out:

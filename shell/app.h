@@ -41,6 +41,7 @@ typedef struct modal {
     int lab, step, question;
     char input[512];
     int input_len;
+    int input_old;          /* the input is the saved answer, untouched: shown selected, typing replaces it */
     int scroll;
     int live_verdict;       /* the `v` view: redrawn when a new verdict of its step arrives */
 } modal;
@@ -98,6 +99,7 @@ typedef struct shell_app {
     int npanes;
     void *pane_self[SHELL_MAX_PANES];
     int pane_cur;
+    int pane_picked;         /* the learner chose the pane shown since the run began (1-5, a click) */
     int pane_rows;           /* height of the pane area (+ / -) */
     int pane_max;            /* z: the pane fills the main area */
     WINDOW *pane_win;

@@ -153,6 +153,14 @@ static void wrap_text(mdr *r)
     }
 }
 
+/* A code line wider than the text is wrapped, never cut (code must not
+ * lose characters), and every row it continues on starts with a mark in
+ * the code's 2-column gutter: "↪" where the terminal is UTF-8, else "> "
+ * (the shell's own continuation prompt, PS2). So a wrapped line reads as
+ * one line, and a reader who copies it knows where the real breaks are. */
+static int code_marks_utf8;
+void md_use_unicode(int on) { code_marks_utf8 = on; }
+
 static void wrap_code(mdr *r)
 {
     int avail = r->width - r->indent - 2;
@@ -163,11 +171,22 @@ static void wrap_code(mdr *r)
     while (pos <= len && !r->oom) {
         size_t end = pos;
         while (end < len && r->buf[end] != '\n') end++;
-        do { /* hard wrap: code must not lose characters */
+        int cont = 0;
+        do {
             md_line *l = begin_line(r, &first);
-            add_spaces(r, l, 2);
+            if (cont) add_seg(r, l, MD_S_MARK, code_marks_utf8 ? "\xe2\x86\xaa " : "> ", code_marks_utf8 ? 4 : 2);
+            else add_spaces(r, l, 2);
+            cont = 1;
             int k = text_fit(r->buf + pos, (int)(end - pos), avail);
             if (k <= 0 && pos < end) k = 1;
+            /* break after a space in the row's second half, so that words
+             * stay whole; the space stays, on the row it ends */
+            if (pos + (size_t)k < end)
+                for (int b = k; b > k / 2; b--)
+                    if (r->buf[pos + (size_t)b - 1] == ' ') {
+                        k = b;
+                        break;
+                    }
             add_seg(r, l, MD_S_CODE, r->buf + pos, (size_t)k);
             pos += (size_t)k;
         } while (pos < end && !r->oom);

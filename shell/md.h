@@ -35,5 +35,8 @@ typedef struct md_lines {
  * (emptied first). Fails for a width too small or out of memory. */
 mgpu_result md_render(const char *text, size_t len, int width, md_lines *out);
 void md_lines_free(md_lines *l);
+/* Mark the continuation rows of a wrapped code line with "↪" (a UTF-8
+ * terminal) instead of ASCII "> " (the default). */
+void md_use_unicode(int on);
 
 #endif

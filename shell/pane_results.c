@@ -2,6 +2,7 @@
  * a time: "bench" as the nccl-tests table or a busbw/algbw-vs-size chart,
  * "copy" as nvbandwidth's GB/s matrices, "table" and "spmd" as tables. */
 #include <math.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
@@ -150,27 +151,38 @@ static json_t *row_cell(json_t *row, json_t *cols, size_t c)
 static void draw_table(results_pane *p, chart_view *v, json_t *doc)
 {
     json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
-    int ncols = (int)json_array_size(cols), width[MAX_COLS];
+    int ncols = (int)json_array_size(cols), width[MAX_COLS], left[MAX_COLS];
     if (ncols > MAX_COLS) ncols = MAX_COLS;
     char buf[128];
     for (int c = 0; c < ncols; c++) {
         width[c] = (int)strlen(str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
+        /* numbers align right, words left: a right-aligned word column as
+         * wide as its longest cell put "sim" 40 columns off an 80-column
+         * screen (lab 0's "This run" table) */
+        left[c] = 0;
         for (size_t r = 0; r < json_array_size(rows); r++) {
-            cell_text(row_cell(json_array_get(rows, r), cols, (size_t)c), buf, sizeof buf);
+            json_t *cell = row_cell(json_array_get(rows, r), cols, (size_t)c);
+            cell_text(cell, buf, sizeof buf);
             if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
+            /* a word: a string that does not start with a number ("8 B",
+             * "365.82 GB/s" are numbers with units; "-" is no value) */
+            const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+            if (*d == '.') d++;
+            if (json_is_string(cell) && buf[0] && strcmp(buf, "-") != 0 && !isdigit((unsigned char)*d)) left[c] = 1;
         }
         if (width[c] > 96) width[c] = 96; /* wider cells: scroll sideways (Left/Right) */
     }
     chart_view_put(v, 0, A_BOLD, str_or(json_string_value(json_object_get(doc, "title")), "(untitled table)"));
     chart_view_nl(v);
     for (int c = 0, x = 0; c < ncols; x += width[c++] + 2)
-        chart_view_putf(v, x, A_UNDERLINE, "%*.*s", width[c], width[c], str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
+        chart_view_putf(v, x, A_UNDERLINE, left[c] ? "%-*.*s" : "%*.*s", width[c], width[c],
+                        str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
     chart_view_nl(v);
     for (size_t r = 0; r < json_array_size(rows); r++, chart_view_nl(v)) {
         if (chart_view_row(v) < 0) continue;
         for (int c = 0, x = 0; c < ncols; x += width[c++] + 2) {
             cell_text(row_cell(json_array_get(rows, r), cols, (size_t)c), buf, sizeof buf);
-            chart_view_putf(v, x, 0, "%*.*s", width[c], width[c], buf);
+            chart_view_putf(v, x, 0, left[c] ? "%-*.*s" : "%*.*s", width[c], width[c], buf);
         }
     }
     json_t *note = json_object_get(doc, "note"), *errors = json_object_get(doc, "errors");

@@ -224,6 +224,7 @@ static void prompt_question(shell_app *a, int q)
     m->text = strdup(st->questions[q].ask ? st->questions[q].ask : st->questions[q].id);
     snprintf(m->input, sizeof m->input, "%s", st->questions[q].answer ? st->questions[q].answer : "");
     m->input_len = (int)strlen(m->input);
+    m->input_old = m->input_len > 0; /* selected: the first key typed replaces it */
 }
 
 void act_answer(shell_app *a)

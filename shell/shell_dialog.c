@@ -20,14 +20,17 @@ static const char help_text[] =
     "  Esc              back: pane or text -> steps -> labs\n"
     "  Enter            open the selected lab / run the selected step\n"
     "Steps\n"
-    "  r                run the selected step (run, then check)\n"
+    "  r                run the selected step (run, then check)\n"    "  n                the next step (after a pass, the next one to do)\n"
     "  v                the whole verdict: every check with what it\n"
     "                   saw, wanted and where to look; the traceback\n"
     "  c                cancel the running step (the shell stays up)\n"
     "  e                edit the exercise in $EDITOR (default vi);\n"
     "                   saving it re-runs the check (watch mode)\n"
     "  h                the next hint\n"
-    "  a                answer the step's questions\n"
+    "  a                answer the step's questions; your last answer\n"
+    "                   comes up selected: Enter keeps it, typing\n"
+    "                   replaces it, Backspace / Ctrl-U clear it,\n"
+    "                   Right / End edit it at its end\n"
     "  x                reset the lab's exercises and progress (asks)\n"
     "Panes (1-5 shows one and focuses it)\n"
     "  1 topology       g matrix / graph; arrows scroll both ways\n"
@@ -136,20 +139,44 @@ void dialog_draw(shell_app *a)
     if (n > rows) text_putf(win, h - 1, w - 16, 14, theme_attr(TH_DIALOG), " %d/%d ", m->scroll + rows, n);
     if (m->kind == MODAL_CONFIRM) text_put(win, h - 2, 2, "y: yes    n / Esc: no", w - 4, theme_attr(TH_DIALOG) | A_BOLD);
     if (m->kind == MODAL_PROMPT) {
-        char in[600];
         int room = w - 8;
         const char *shown = m->input;
         while (text_width(shown, -1) > room) shown++; /* keep the end of a long answer visible */
-        snprintf(in, sizeof in, "> %s_", shown);
-        text_put(win, h - 2, 2, in, w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+        attr_t at = theme_attr(TH_DIALOG) | A_BOLD;
+        int x = 2 + text_put(win, h - 2, 2, "> ", w - 4, at);
+        if (m->input_old) {
+            /* the saved answer, selected (reverse video, also in NO_COLOR):
+             * the row above says what the keys do with it */
+            text_put(win, h - 2, x, shown, w - 2 - x, at | A_REVERSE);
+            text_put(win, h - 3, 2, "your last answer: Enter keeps it, typing replaces it, End edits it",
+                     w - 4, theme_attr(TH_DIALOG));
+        } else {
+            x += text_put(win, h - 2, x, shown, w - 2 - x, at);
+            text_put(win, h - 2, x, "_", w - 2 - x, at);
+        }
     }
     wnoutrefresh(win);
     delwin(win);
 }
 
+/* The saved answer comes up selected (input_old): Enter keeps it, the
+ * first character typed replaces it, Backspace or ^U clear it, Right or
+ * End keep it for editing at its end. Once edited, the keys are a
+ * terminal's: Backspace drops one character, ^U clears the line. */
 static void prompt_key(shell_app *a, int ch)
 {
     modal *m = &a->modal;
+    if (m->input_old && ch != 27 && ch != '\n' && ch != '\r' && ch != KEY_ENTER && ch != KEY_RESIZE &&
+        ch != KEY_MOUSE) {
+        m->input_old = 0;
+        if (ch == KEY_RIGHT || ch == KEY_END) return;
+        if (ch == KEY_BACKSPACE || ch == 127 || ch == 8 || ch == 21 ||
+            (ch >= 0x20 && ch < 0x100 && ch != 0x7f)) {
+            m->input_len = 0; /* a selection is replaced by what is typed, or deleted */
+            m->input[0] = 0;
+            if (ch == KEY_BACKSPACE || ch == 127 || ch == 8 || ch == 21) return;
+        }
+    }
     if (ch == 27) {
         dialog_close(a);
         status_set(a, "answer not saved");

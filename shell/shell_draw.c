@@ -82,11 +82,13 @@ static void follow(int sel, int rows, const int *height, int *top)
     if (*top < 0) *top = 0;
 }
 
-#define MAX_TITLE_ROWS 3
+#define MAX_TITLE_ROWS 4
 
-/* A list row's title wrapped to w columns in at most `wrap` rows (the last
- * one cut where the row ends): its rows. */
-static int title_rows(const char *title, int w, int wrap, const char **starts, int *lens)
+/* A list row's title wrapped in at most `wrap` rows (the last one cut
+ * where the row ends): `w` columns on its first row, `w_rest` on the
+ * others (the lab list's progress " 2/4" stands on the first row only).
+ * Its rows. */
+static int title_rows(const char *title, int w, int w_rest, int wrap, const char **starts, int *lens)
 {
     if (wrap > MAX_TITLE_ROWS) wrap = MAX_TITLE_ROWS;
     if (wrap <= 1 || w < 8) {
@@ -98,7 +100,7 @@ static int title_rows(const char *title, int w, int wrap, const char **starts, i
     int n = 0;
     const char *p = title;
     while (*p && n < wrap) {
-        int seg = (int)strlen(p), k = text_fit(p, seg, w);
+        int seg = (int)strlen(p), k = text_fit(p, seg, n ? w_rest : w);
         if (k <= 0) k = 1;
         if (k < seg) {
             int b = k;
@@ -114,6 +116,23 @@ static int title_rows(const char *title, int w, int wrap, const char **starts, i
     }
     if (*p && n > 0) lens[n - 1] = (int)strlen(starts[n - 1]); /* the rest, cut where the row ends */
     return n > 0 ? n : 1;
+}
+
+/* A list that does not fit its box scrolls (the selection stays in view):
+ * its frame says how many items are above and below, so none is lost from
+ * sight. */
+static void list_more_marks(const rect *r, int top, int n, int rows, const int *height)
+{
+    int used = 0, last = top;
+    while (last < n && used + height[last] <= rows) used += height[last++];
+    char t[48];
+    if (top > 0 && last < n) snprintf(t, sizeof t, " %d above, %d below ", top, n - last);
+    else if (top > 0) snprintf(t, sizeof t, " %d more above ", top);
+    else if (last < n) snprintf(t, sizeof t, " %d more below ", n - last);
+    else return;
+    int tw = (int)strlen(t);
+    if (tw > r->w - 2) return;
+    text_put(stdscr, r->y + r->h - 1, r->x + r->w - 1 - tw, t, tw, theme_attr(TH_DIM) | A_BOLD);
 }
 
 /* The prefix of a lab's row ("[x]  2 ") and its progress (" 2/4"). */
@@ -132,8 +151,8 @@ int list_lab_rows(const shell_app *a, int inner_w, int wrap)
         const char *st[MAX_TITLE_ROWS];
         int ln[MAX_TITLE_ROWS];
         lab_parts(l, prefix, sizeof prefix, prog, sizeof prog);
-        int tw = inner_w - text_width(prefix, -1) - (int)strlen(prog);
-        total += title_rows(l->title ? l->title : l->id, tw, wrap, st, ln);
+        int xw = text_width(prefix, -1);
+        total += title_rows(l->title ? l->title : l->id, inner_w - xw - (int)strlen(prog), inner_w - xw, wrap, st, ln);
     }
     return total;
 }
@@ -147,8 +166,8 @@ int list_step_rows(const shell_app *a, int inner_w, int wrap)
         const char *st[MAX_TITLE_ROWS];
         int ln[MAX_TITLE_ROWS];
         snprintf(prefix, sizeof prefix, "[ ] %d ", i + 1);
-        total += title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, inner_w - text_width(prefix, -1),
-                            wrap, st, ln);
+        int tw = inner_w - text_width(prefix, -1);
+        total += title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, tw, tw, wrap, st, ln);
     }
     return total;
 }
@@ -172,17 +191,19 @@ static void draw_labs(shell_app *a)
     char prefix[32], prog[32];
     for (int i = 0; i < n; i++) {
         lab_parts(&a->snap.labs[i], prefix, sizeof prefix, prog, sizeof prog);
-        int tw = w - text_width(prefix, -1) - (int)strlen(prog);
-        height[i] = title_rows(a->snap.labs[i].title ? a->snap.labs[i].title : a->snap.labs[i].id, tw, a->labs_wrap, st, ln);
+        int xw = text_width(prefix, -1);
+        height[i] = title_rows(a->snap.labs[i].title ? a->snap.labs[i].title : a->snap.labs[i].id,
+                               w - xw - (int)strlen(prog), w - xw, a->labs_wrap, st, ln);
     }
     follow(a->lab_sel, rows, height, &a->lab_top);
+    list_more_marks(r, a->lab_top, n, rows, height);
     for (int y = 0; y < (int)(sizeof a->lab_at_row / sizeof a->lab_at_row[0]); y++) a->lab_at_row[y] = -1;
     int y = 0;
     for (int li = a->lab_top; li < n && y < rows; li++) {
         const snap_lab *l = &a->snap.labs[li];
         lab_parts(l, prefix, sizeof prefix, prog, sizeof prog);
         int pw = (int)strlen(prog), xw = text_width(prefix, -1);
-        int k = title_rows(l->title ? l->title : l->id, w - xw - pw, a->labs_wrap, st, ln);
+        int k = title_rows(l->title ? l->title : l->id, w - xw - pw, w - xw, a->labs_wrap, st, ln);
         attr_t at = A_NORMAL;
         if (li == a->lab_sel) at = theme_attr(a->focus == FOCUS_LABS ? TH_SELECTED : TH_SELECTED_DIM);
         for (int j = 0; j < k && y < rows; j++, y++) {
@@ -191,8 +212,9 @@ static void draw_labs(shell_app *a)
             snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], st[j]);
             int x = j ? xw : 0;
             if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
-            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - pw - x, at | (li == a->lab_open ? A_BOLD : 0));
-            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + w - pw, j ? "" : prog, pw, at);
+            /* continuation rows run under the progress column too */
+            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - (j ? 0 : pw) - x, at | (li == a->lab_open ? A_BOLD : 0));
+            if (!j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + w - pw, prog, pw, at);
             if (y < (int)(sizeof a->lab_at_row / sizeof a->lab_at_row[0])) a->lab_at_row[y] = li;
         }
     }
@@ -221,10 +243,11 @@ static void draw_steps(shell_app *a)
     char prefix[32];
     for (int i = 0; i < n; i++) {
         snprintf(prefix, sizeof prefix, "[ ] %d ", i + 1);
-        height[i] = title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, w - text_width(prefix, -1),
-                               a->steps_wrap, ts, ln);
+        int tw = w - text_width(prefix, -1);
+        height[i] = title_rows(l->steps[i].title ? l->steps[i].title : l->steps[i].id, tw, tw, a->steps_wrap, ts, ln);
     }
     follow(a->step_sel, rows, height, &a->step_top);
+    list_more_marks(r, a->step_top, n, rows, height);
     for (int y = 0; y < (int)(sizeof a->step_at_row / sizeof a->step_at_row[0]); y++) a->step_at_row[y] = -1;
     int y = 0;
     for (int si = a->step_top; si < n && y < rows; si++) {
@@ -232,7 +255,7 @@ static void draw_steps(shell_app *a)
         int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == si;
         snprintf(prefix, sizeof prefix, "%s %d ", running ? "[>]" : snap_step_mark(st), si + 1);
         int xw = text_width(prefix, -1);
-        int k = title_rows(st->title ? st->title : st->id, w - xw, a->steps_wrap, ts, ln);
+        int k = title_rows(st->title ? st->title : st->id, w - xw, w - xw, a->steps_wrap, ts, ln);
         attr_t at = si == a->step_sel ? theme_attr(a->focus == FOCUS_STEPS ? TH_SELECTED : TH_SELECTED_DIM)
                                       : A_NORMAL;
         for (int j = 0; j < k && y < rows; j++, y++) {

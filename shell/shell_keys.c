@@ -46,6 +46,7 @@ static void show_pane(shell_app *a, int i)
 {
     if (i < 0 || i >= a->npanes) return;
     a->pane_cur = i;
+    a->pane_picked = 1; /* a run's results do not take its place */
     a->focus = FOCUS_PANE;
     a->dirty = 1;
 }
@@ -88,8 +89,11 @@ void keys_handle(shell_app *a, int ch)
     case '?': dialog_help(a); return;
     case '\t': focus_step(a, +1, 1); return;
     case KEY_BTAB: focus_step(a, -1, 1); return;
-    case '+': case '=': a->pane_rows++; a->pane_max = 0; return;
-    case '-': case '_': a->pane_rows--; a->pane_max = 0; return;
+    case '+': case '=': case '-': case '_':
+        if (a->pane_rows <= 0) a->pane_rows = a->r_pane.h; /* from the default, as shown */
+        a->pane_rows += ch == '+' || ch == '=' ? 1 : -1;
+        a->pane_max = 0;
+        return;
     case 'z':
         a->pane_max = !a->pane_max;
         if (a->pane_max && a->focus == FOCUS_TEXT) a->focus = FOCUS_PANE;

@@ -30,31 +30,32 @@ void layout_compute(shell_app *a)
     a->r_status = (rect){H - 1, 0, 1, W};
     int body_y = 1, body_h = H - 2;
     int lw = clamp(W / 4, 26, 40);
-    int nlabs = a->snap.nlabs > 0 ? a->snap.nlabs : 1;
-    /* titles wrap where the boxes have the rows for it, else they are cut:
-     * the steps keep room for the open lab's steps, cut */
+    /* Titles wrap to up to 4 rows, never cut where the box has the rows
+     * (at 80 columns a list is 24 wide: "DDP: what PyTorch does for you"
+     * was cut to "DDP: what / PyTorch does f"). When the lab list and the
+     * open lab's steps do not both fit, the list in use gets the rows it
+     * needs - the labs while they have focus or no lab is open, else the
+     * steps - and the other one scrolls (its frame says how many items
+     * are above and below). */
     const snap_lab *open = app_lab(a, a->lab_open);
-    int steps_min = clamp((open ? open->nsteps : 0) + 2, 5, body_h / 2);
-    a->labs_wrap = 1;
-    for (int k = 3; k > 1 && a->snap.nlabs > 0; k--)
-        if (list_lab_rows(a, lw - 2, k) + 2 <= body_h - steps_min) {
-            a->labs_wrap = k;
-            break;
-        }
-    int labs_h = a->labs_wrap > 1 ? list_lab_rows(a, lw - 2, a->labs_wrap) + 2 : clamp(nlabs + 2, 5, body_h / 2);
-    if (labs_h < 5) labs_h = 5;
+    a->labs_wrap = a->steps_wrap = 4; /* "5 CUDA IPC between two processes, and the handle's lifetime" */
+    int labs_need = (a->snap.nlabs > 0 ? list_lab_rows(a, lw - 2, 4) : 1) + 2;
+    int steps_need = (open && open->nsteps > 0 ? list_step_rows(a, lw - 2, 4) : 1) + 2;
+    int labs_h;
+    if (labs_need + steps_need <= body_h) labs_h = labs_need;
+    else if (a->focus == FOCUS_LABS || !open) labs_h = clamp(labs_need, 5, body_h - 5);
+    else labs_h = clamp(body_h - steps_need, 5, body_h - 5);
     a->r_labs = (rect){body_y, 0, labs_h, lw};
     a->r_steps = (rect){body_y + labs_h, 0, body_h - labs_h, lw};
-    a->steps_wrap = 1;
-    for (int k = 3; k > 1 && open; k--)
-        if (list_step_rows(a, lw - 2, k) <= body_h - labs_h - 2) {
-            a->steps_wrap = k;
-            break;
-        }
 
+    /* At small sizes the step text is what the learner reads: the verdict
+     * box shows its head (v shows all of it) and the pane starts at a
+     * third of the room (+ / - and z size it); at 80x24 the text had 9
+     * rows, 2 under a failed verdict. */
+    int small = body_h < 30;
     int mx = lw, mw = W - lw, mh = body_h;
     int vh = verdict_rows(a);
-    if (vh > mh / 3) vh = mh / 3;
+    if (vh > (small ? 6 : mh / 3)) vh = small ? 6 : mh / 3;
     if (a->pane_max) {
         a->r_text = (rect){body_y, mx, 0, mw};
         a->r_verdict = (rect){body_y, mx, 0, mw};
@@ -62,10 +63,12 @@ void layout_compute(shell_app *a)
         return;
     }
     int room = mh - vh;          /* text + pane */
-    if (a->pane_rows <= 0) a->pane_rows = room / 2;
-    a->pane_rows = clamp(a->pane_rows, 5, room - 5);
-    int th = room - a->pane_rows;
+    /* pane_rows <= 0: the default for this size; + and - set it */
+    int ph = a->pane_rows > 0 ? a->pane_rows : small ? clamp(room / 3, 6, room) : room / 2;
+    ph = clamp(ph, 5, room - 5);
+    if (a->pane_rows > 0) a->pane_rows = ph;
+    int th = room - ph;
     a->r_text = (rect){body_y, mx, th, mw};
     a->r_verdict = (rect){body_y + th, mx, vh, mw};
-    a->r_pane = (rect){body_y + th + vh, mx, a->pane_rows, mw};
+    a->r_pane = (rect){body_y + th + vh, mx, ph, mw};
 }

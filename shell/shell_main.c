@@ -184,6 +184,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     setlocale(LC_ALL, "");
     /* block characters draw the sparklines where the terminal is UTF-8 */
     chart_use_blocks(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
+    md_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     shell_app *a = calloc(1, sizeof *a);
     if (!a) {
         fprintf(stderr, "mgpulab: out of memory\n");

@@ -20,6 +20,7 @@ static const char *state_label(mgpu_step_state s)
     case MGPU_STEP_ERROR: return "ERROR";
     case MGPU_STEP_CANCELLED: return "CANCELLED";
     case MGPU_STEP_READ: return "READ";
+    case MGPU_STEP_AWAITING: return "AWAITING";
     default: return "NOT RUN";
     }
 }
@@ -158,11 +159,17 @@ static const char *jstr(json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* Every check, failed ones first (they are what the learner acts on). */
+/* Every check, failed ones first (they are what the learner acts on), then
+ * the questions that wait for an answer, then the passed ones. */
 static void add_checks(sbuf *b, json_t *checks)
 {
-    size_t n = json_array_size(checks), failed = 0;
-    for (size_t i = 0; i < n; i++) failed += !json_is_true(json_object_get(json_array_get(checks, i), "ok"));
+    size_t n = json_array_size(checks), failed = 0, waiting = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(checks, i);
+        int waits = json_is_true(json_object_get(c, "unanswered"));
+        failed += !json_is_true(json_object_get(c, "ok")) && !waits;
+        waiting += waits;
+    }
     if (n == 1) { /* the message above is this check's */
         json_t *c = json_array_get(checks, 0);
         add_field(b, "saw:", jstr(c, "saw"));
@@ -170,13 +177,19 @@ static void add_checks(sbuf *b, json_t *checks)
         add_field(b, "where:", jstr(c, "where"));
         return;
     }
-    sb_add(b, "\nChecks: %zu of %zu failed\n", failed, n);
-    for (int pass = 0; pass < 2; pass++)
+    if (failed) sb_add(b, "\nChecks: %zu of %zu failed", failed, n - waiting);
+    else sb_add(b, "\nChecks: %zu passed", n - waiting);
+    if (waiting) sb_add(b, "; %zu question%s wait%s for your answer%s (a)", waiting, waiting == 1 ? "" : "s",
+                        waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
+    sb_add(b, "\n");
+    for (int group = 0; group < 3; group++) /* failed, waiting, passed */
         for (size_t i = 0; i < n; i++) {
             json_t *c = json_array_get(checks, i);
             int ok = json_is_true(json_object_get(c, "ok"));
-            if (ok != pass) continue;
-            sb_add(b, "\n%s %zu. %s\n", ok ? "[ok]  " : "[FAIL]", i + 1, *jstr(c, "msg") ? jstr(c, "msg") : "(no message)");
+            int g = ok ? 2 : json_is_true(json_object_get(c, "unanswered")) ? 1 : 0;
+            if (g != group) continue;
+            static const char *const tag[] = {"[FAIL]", "[?]   ", "[ok]  "};
+            sb_add(b, "\n%s %zu. %s\n", tag[g], i + 1, *jstr(c, "msg") ? jstr(c, "msg") : "(no message)");
             add_field(b, "saw:", jstr(c, "saw"));
             add_field(b, "wanted:", jstr(c, "wanted"));
             add_field(b, "where:", jstr(c, "where"));

@@ -125,6 +125,7 @@ mgpu_result work_start(shell_app *a, int lab, int step, int check_only)
     a->run_results = json_array(); /* NULL when out of memory: then nothing is saved */
     a->shown_lab = lab;
     a->shown_step = step;
+    a->pane_picked = 0;
     if (pthread_create(&w->thread, NULL, work_main, w) != 0)
         return mgpu_fail(MGPU_ERR_INTERNAL, "cannot start the work thread");
     w->active = 1;
@@ -244,11 +245,24 @@ static void step_done(shell_app *a, shell_event *ev)
         const snap_step *ns = app_step(a, ev->lab, next);
         status_set(a, "step ended: %s (%.1f s) - n: next step, %d %s", mgpu_step_state_name(sv->state), sv->seconds, next + 1,
                    ns->title ? ns->title : ns->id);
+    } else if (sv->state == MGPU_STEP_AWAITING) {
+        status_set(a, "step ended: measured; its questions wait for your answers (press a)");
     }
     if (a->rerun_pending) { /* a save arrived while it ran */
         a->rerun_pending = 0;
         act_run(a, a->rerun_lab, a->rerun_step);
     }
+}
+
+/* A run's results appear in the results pane, shown without taking focus:
+ * the keys stay where the learner was (the steps list: j still moves to
+ * the next step). Not when the learner picked a pane during the run or is
+ * working in one; the topology document stays in the topology pane. */
+static void results_come_into_view(shell_app *a, const char *kind)
+{
+    if (!app_busy(a) || a->pane_picked || a->focus == FOCUS_PANE || (kind && strcmp(kind, "topo") == 0)) return;
+    for (int i = 0; i < a->npanes; i++)
+        if (strcmp(shell_panes[i]->name, "results") == 0) a->pane_cur = i;
 }
 
 void work_dispatch(shell_app *a, shell_event *ev)
@@ -265,6 +279,7 @@ void work_dispatch(shell_app *a, shell_event *ev)
             json_array_append_new(a->run_results, json_pack("{s:s, s:O}", "kind", ev->kind ? ev->kind : "", "doc", ev->doc));
         for (int i = 0; i < a->npanes; i++)
             if (shell_panes[i]->on_result) shell_panes[i]->on_result(a->pane_self[i], ev->kind, ev->doc);
+        results_come_into_view(a, ev->kind);
         break;
     case EV_SPAN:
         if (!ev->doc) break;

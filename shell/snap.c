@@ -121,6 +121,7 @@ const char *snap_state_mark(mgpu_step_state st)
     case MGPU_STEP_FAILED: return "[!]";
     case MGPU_STEP_ERROR: return "[E]";
     case MGPU_STEP_CANCELLED: return "[-]";
+    case MGPU_STEP_AWAITING: return "[?]"; /* measured, questions wait: not a failure */
     default: return "[ ]";
     }
 }

@@ -10,13 +10,13 @@
 
 const char *mgpu_step_state_name(mgpu_step_state s)
 {
-    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled", "read"};
+    static const char *const names[] = {"new", "passed", "failed", "error", "cancelled", "read", "awaiting"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
 static mgpu_step_state state_parse(const char *s)
 {
-    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_READ; i++)
+    for (int i = MGPU_STEP_NEW; i <= MGPU_STEP_AWAITING; i++)
         if (s && strcmp(s, mgpu_step_state_name((mgpu_step_state)i)) == 0) return (mgpu_step_state)i;
     return MGPU_STEP_NEW;
 }

@@ -34,6 +34,16 @@ static int is_verdict(lua_State *L, int idx)
     return t != LUA_TNIL;
 }
 
+/* A failed verdict that only says a question is not answered yet
+ * (`unanswered = true`, checks/values.lua): the step waits for answers. */
+static int is_unanswered(lua_State *L, int idx)
+{
+    lua_getfield(L, idx, "unanswered");
+    int u = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return u;
+}
+
 /* One verdict table at idx: 1 passed, 0 failed, -1 malformed (message set). */
 static int one_verdict(lua_State *L, int idx, mgpu_lab_verdict *v)
 {
@@ -69,6 +79,7 @@ static void record_check(lua_State *L, int idx, int ok, mgpu_lab_verdict *v)
     if (!v->checks) v->checks = json_array();
     json_t *c = json_object();
     json_object_set_new(c, "ok", json_boolean(ok));
+    if (!ok && is_unanswered(L, idx)) json_object_set_new(c, "unanswered", json_true());
     static const char *const keys[] = {"msg", "saw", "wanted", "where"};
     for (int i = 0; i < 4; i++) json_object_set_new(c, keys[i], field_json(L, idx, keys[i]));
     json_array_append_new(v->checks, c);
@@ -81,7 +92,8 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
     if (is_verdict(L, top)) {
         int r = one_verdict(L, top, v);
         if (r >= 0) record_check(L, top, r, v);
-        v->state = r > 0 ? MGPU_STEP_PASSED : r == 0 ? MGPU_STEP_FAILED : MGPU_STEP_ERROR;
+        v->state = r > 0 ? MGPU_STEP_PASSED : r < 0 ? MGPU_STEP_ERROR
+                 : is_unanswered(L, top) ? MGPU_STEP_AWAITING : MGPU_STEP_FAILED;
         if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, r ? "check passed" : "check failed");
         return;
     }
@@ -93,8 +105,12 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         return;
     }
     /* a list: all must pass; the message names the failing ones, the
-     * saw/wanted/where of the first failure stand for the whole */
-    int n = (int)luaL_len(L, top), failed = 0;
+     * saw/wanted/where of the first failure stand for the whole. An
+     * unanswered question is not a failure: with no other failure the
+     * step waits for answers, and the first unanswered one stands. */
+    int n = (int)luaL_len(L, top), failed = 0, waiting = 0;
+    mgpu_lab_verdict first_wait;
+    memset(&first_wait, 0, sizeof first_wait);
     size_t used = 0;
     char msg[sizeof v->message] = "";
     for (int i = 1; i <= n; i++) {
@@ -103,12 +119,17 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         memset(&one, 0, sizeof one);
         int r = is_verdict(L, -1) ? one_verdict(L, lua_gettop(L), &one) : -1;
         if (r >= 0) record_check(L, lua_gettop(L), r, v);
+        int unanswered = r == 0 && is_unanswered(L, -1);
         lua_pop(L, 1);
         if (r < 0) {
             v->state = MGPU_STEP_ERROR;
             snprintf(v->message, sizeof v->message, "verdict %d of the check's list is not a verdict table%s%.900s", i,
                      one.message[0] ? ": " : "", one.message);
             return;
+        }
+        if (unanswered) {
+            if (waiting++ == 0) first_wait = one;
+            continue;
         }
         if (r == 0 && failed++ == 0) {
             snprintf(v->saw, sizeof v->saw, "%s", one.saw);
@@ -119,10 +140,23 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
             used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", used ? "; " : "",
                                      one.message[0] ? one.message : "(a check failed without a message)");
     }
-    v->state = failed ? MGPU_STEP_FAILED : MGPU_STEP_PASSED;
-    if (failed)
-        snprintf(v->message, sizeof v->message, "%d of %d checks failed: %.960s", failed, n, msg);
-    else snprintf(v->message, sizeof v->message, "all %d checks passed", n);
+    v->state = failed ? MGPU_STEP_FAILED : waiting ? MGPU_STEP_AWAITING : MGPU_STEP_PASSED;
+    char wait_note[96] = "";
+    if (waiting)
+        snprintf(wait_note, sizeof wait_note, " (%d question%s wait%s for your answer%s: press a)", waiting,
+                 waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
+    if (failed) {
+        snprintf(v->message, sizeof v->message, "%d of %d checks failed%s: %.860s", failed, n - waiting, wait_note, msg);
+    } else if (waiting) {
+        if (waiting == 1) snprintf(v->message, sizeof v->message, "%s", first_wait.message);
+        else snprintf(v->message, sizeof v->message, "%d questions not answered yet - press a to answer (headless: "
+                      "--answer ID=VALUE)", waiting);
+        snprintf(v->saw, sizeof v->saw, "%s", first_wait.saw);
+        snprintf(v->wanted, sizeof v->wanted, "%s", first_wait.wanted);
+        snprintf(v->where, sizeof v->where, "%s", first_wait.where);
+    } else {
+        snprintf(v->message, sizeof v->message, "all %d checks passed", n);
+    }
 }
 
 /* A Lua error of run or check into the verdict. */

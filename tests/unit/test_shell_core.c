@@ -86,6 +86,23 @@ static void test_markdown(void)
         strcat(all, buf);
     }
     CHECKF(strcmp(all, lw) == 0, "split word: '%s'", all);
+    /* a code line wider than the text wraps with a continuation mark in
+     * its gutter ("> " in ASCII), breaking after a space; nothing is lost */
+    const char *cb = "```\nlocal x = mgpu.tensor(1024)   -- floats on this rank\n```\n";
+    CHECK_OK(md_render(cb, strlen(cb), 30, &m));
+    char code[256] = "";
+    int conts = 0;
+    for (int i = 0; i < m.n; i++) {
+        line_text(&m.lines[i], buf, sizeof buf);
+        if (!buf[0]) continue;
+        CHECKF(text_width(buf, -1) <= 30, "code row %d is too wide: '%s'", i, buf);
+        CHECKF(strncmp(buf, i == 0 ? "  " : "> ", 2) == 0, "code row %d starts '%.2s'", i, buf);
+        conts += i > 0;
+        strcat(code, buf + 2);
+    }
+    CHECKF(conts >= 1 && strcmp(code, "local x = mgpu.tensor(1024)   -- floats on this rank") == 0, "wrapped code: '%s'", code);
+    line_text(&m.lines[0], buf, sizeof buf);
+    CHECKF(strcmp(buf, "  local x = mgpu.tensor(1024) ") == 0, "the break is after a space: '%s'", buf);
     /* too narrow is an error, not a crash */
     CHECK(md_render("x", 1, 3, &m) == MGPU_ERR_INVALID);
     md_lines_free(&m);

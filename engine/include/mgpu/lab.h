@@ -41,8 +41,10 @@ typedef enum mgpu_step_state {
     MGPU_STEP_ERROR,      /* the lab or the run broke (traceback in the verdict) */
     MGPU_STEP_CANCELLED,  /* cancelled by the user */
     MGPU_STEP_READ,       /* a step without a check (reading, a demo) was run: read, not passed */
+    MGPU_STEP_AWAITING,   /* measured; nothing failed, but questions wait for the learner's answers */
 } mgpu_step_state;
-const char *mgpu_step_state_name(mgpu_step_state s); /* "new", "passed", "failed", "error", "cancelled", "read" */
+/* "new", "passed", "failed", "error", "cancelled", "read", "awaiting" */
+const char *mgpu_step_state_name(mgpu_step_state s);
 
 typedef struct mgpu_lab_question {
     const char *id;       /* "link01" */
