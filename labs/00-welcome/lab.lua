@@ -14,7 +14,6 @@ local function rows_by_rank(res, nranks)
   return out
 end
 
-local function yes_no(b) return b and "yes" or "no" end
 
 return {
   title    = "Welcome",
@@ -31,7 +30,9 @@ return {
     {
       id = "backends", title = "Backends: cuda, emulated nodes, sim",
       text = "steps/02-backends.md",
-      hints = { "The run prints a table 'This run' in the results pane (3): the answers are there.",
+      hints = { "The backend is named in the results pane's table 'This run' (3); the GPUs are the rows of the " ..
+                "topology pane (1); whether ranks are emulated nodes follows from the backend and the number of " ..
+                "GPUs (the step text says when).",
                 "Answer with a in the shell (or --answer ID=VALUE headless): backend=cuda or sim, gpus=N, emulated=yes or no." },
       questions = {
         { id = "backend",  ask = "Which backend ran this step: cuda or sim?" },
@@ -47,10 +48,10 @@ return {
           rows = {
             { "backend", b.kind .. (b.simulated and " (SIMULATED)" or "") },
             { "machine", b.machine or "this host" },
-            { "GPUs in the topology", #(topo.gpus or {}) },
+            -- not the GPU count nor whether ranks are emulated nodes (nor the
+            -- backend's reason, which says both): the questions ask the
+            -- learner to find and work those out
             { "ranks / launcher", b.ranks .. " / " .. b.launcher },
-            { "emulated nodes", yes_no(b.emulated) },
-            { "why", b.why or "" },
           },
         }
         lab.log("backend: " .. (topo.banner or b.kind))
@@ -64,7 +65,7 @@ return {
           checks.equals{ value = lab.answer("gpus"), expected = res and res.gpus, what = "GPUs",
                          where = "topology pane (1): one row per GPU", answer = true },
           checks.equals{ value = lab.answer("emulated"), expected = b.emulated, what = "emulated nodes (yes/no)",
-                         where = "results pane (3), rows 'ranks / launcher' and 'why'", answer = true },
+                         where = "the step text (when ranks are emulated nodes) and the topology pane (1)", answer = true },
         }
       end,
     },
