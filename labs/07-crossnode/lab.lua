@@ -195,9 +195,9 @@ return {
         end
         return {
           checks.equals{ value = wrong, expected = 0, what = "wrong elements in the three runs", where = "results pane (3)" },
-          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.05, missing = "press a to answer",
+          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.05, answer = true, missing = "press a to answer",
                         what = "your ratio one node / one rank per node", where = "results pane (3), table 'inside vs between'" },
-          checks.equals{ value = lab.answer("nics"), expected = p.nics, missing = "press a to answer",
+          checks.equals{ value = lab.answer("nics"), expected = p.nics, answer = true, missing = "press a to answer",
                          what = "NICs of one node", where = "topology pane (1): the mlx5 rows of host 0" },
         }
       end,
@@ -235,12 +235,12 @@ return {
         return {
           checks.equals{ value = lab.answer("intra"), expected = transport_answers(l01 and l01.transport),
                          what = "transport rank 0 -> rank 1" .. (l01 and (" (your log: " .. l01.detail .. ")") or ""),
-                         missing = "press a to answer", where = "results pane (3), table 'transports in your log'" },
+                         answer = true, missing = "press a to answer", where = "results pane (3), table 'transports in your log'" },
           checks.equals{ value = lab.answer("inter"), expected = transport_answers(net and net.transport),
-                         what = "transport leaving a node", missing = "press a to answer",
+                         what = "transport leaving a node", answer = true, missing = "press a to answer",
                          where = "results pane (3): the links with NET/" },
           checks.equals{ value = lab.answer("gdr"), expected = gdr, what = "GPUDirect RDMA on the network edge",
-                         missing = "press a to answer", where = "the 'via' text: .../GDRDMA or not" },
+                         answer = true, missing = "press a to answer", where = "the 'via' text: .../GDRDMA or not" },
         }
       end,
     },
@@ -297,7 +297,7 @@ return {
           checks.equals{ value = out.off.r.nccl and out.off.r.nccl.gdr, expected = false,
                          what = "the log of the 'off' run has no GDRDMA link", where = "log pane (5)" },
           checks.close{ value = lab.answer("slowdown"), expected = out.slowdown, atol = 3, rtol = 0, unit = "%",
-                        missing = "press a to answer", what = "your slowdown without GPUDirect RDMA",
+                        answer = true, missing = "press a to answer", what = "your slowdown without GPUDirect RDMA",
                         where = "results pane (3), table 'GPUDirect RDMA'" },
         }
       end,
@@ -405,7 +405,7 @@ return {
       end,
       check = function(lab, out)
         return checks.close{ value = lab.answer("traffic"), expected = 2 * (out.n - 1) / out.n, rtol = 0.02,
-                             missing = "press a to answer", what = string.format("ring / SHARP network bytes for %d ranks", out.n),
+                             answer = true, missing = "press a to answer", what = string.format("ring / SHARP network bytes for %d ranks", out.n),
                              where = "the step text: who sends what across the network" }
       end,
     },
@@ -467,9 +467,9 @@ return {
                          where = "results pane (3), table 'fail-stop'" },
           checks.equals{ value = out.resumed and out.resumed.checksum, expected = out.ref and out.ref.checksum,
                          what = "final parameters after crash + resume vs a run without fault", where = "table 'fail-stop'" },
-          checks.equals{ value = lab.answer("crashed"), expected = crash.failed_rank, missing = "press a to answer",
+          checks.equals{ value = lab.answer("crashed"), expected = crash.failed_rank, answer = true, missing = "press a to answer",
                          what = "the rank that died", where = "table 'fail-stop', the crashed run" },
-          checks.equals{ value = lab.answer("resumed"), expected = out.ck and out.ck.checkpoint, missing = "press a to answer",
+          checks.equals{ value = lab.answer("resumed"), expected = out.ck and out.ck.checkpoint, answer = true, missing = "press a to answer",
                          what = "the step the job resumed from", where = "table 'fail-stop', last checkpoint" },
         }
       end,
