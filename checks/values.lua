@@ -123,6 +123,19 @@ function M.bandwidth(a)
                    fmt(value, unit), wanted, w)
   end
   local pct = value / peak * 100
+  if fraction > 1 then
+    -- a speedup over a baseline, not a share of a peak: say it as a factor
+    local x = value / peak
+    local base = string.format("the %s%s", fmt(peak, unit), peak_name)
+    local saw_x = string.format("%s (%.2fx %s)", fmt(value, unit), x, fmt(peak, unit))
+    local wanted_x = string.format(">= %s (%.2fx %s)", fmt(need, unit), fraction, base)
+    if value >= need then
+      return verdict(true, string.format("%s: %s is %.2fx %s (wanted at least %.2fx)", what, fmt(value, unit), x, base,
+                                         fraction), saw_x, wanted_x, w)
+    end
+    return verdict(false, string.format("%s: %s is only %.2fx %s; wanted at least %.2fx (%s)", what, fmt(value, unit),
+                                        x, base, fraction, fmt(need, unit)), saw_x, wanted_x, w)
+  end
   local saw = string.format("%s (%s %% of peak)", fmt(value, unit), pctf(pct))
   if value >= need then
     return verdict(true, string.format("%s: %s reaches %s %% of the %s peak%s (wanted at least %s %%)",
