@@ -142,11 +142,14 @@ void keys_handle(shell_app *a, int ch)
         return;
     case KEY_HOME:
         if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
-        a->text_scroll = 0;
+        /* in a list: its first entry; elsewhere the text's top */
+        if (a->focus == FOCUS_LABS || a->focus == FOCUS_STEPS) move_sel(a, -(1 << 20));
+        else a->text_scroll = 0;
         return;
     case KEY_END:
         if (a->focus == FOCUS_PANE && pane_key(a, ch)) return;
-        a->text_scroll = 1 << 20; /* clamped when drawn */
+        if (a->focus == FOCUS_LABS || a->focus == FOCUS_STEPS) move_sel(a, 1 << 20);
+        else a->text_scroll = 1 << 20; /* clamped when drawn */
         return;
     default:
         for (int i = 0; i < a->npanes; i++)

@@ -13,6 +13,8 @@
 #include "mgpu/telemetry.h"
 #include "trace/telemetry_shm.h"
 
+#define TEL_MIN_HOLD_S 0.3
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static tel_table *table; /* NULL: nothing to publish to */
 
@@ -57,6 +59,11 @@ void mgpu_telemetry_publish(int gpu, mgpu_link_kind kind, double tx_bps, double 
         return;
     if (!(seconds > 0)) return;
     if (seconds > 3600) seconds = 3600;
+    /* The pane samples about every 100 ms: a rate that lives only for its
+     * operation's modelled time (often under a millisecond) would be seen
+     * by luck, and on a loaded machine not at all. It stays up for at
+     * least a few sampling periods; a later operation overwrites it. */
+    if (seconds < TEL_MIN_HOLD_S) seconds = TEL_MIN_HOLD_S;
     uint64_t until = mgpu_now_ns() + (uint64_t)(seconds * 1e9);
     if (tx_bps > 0) store(&table->gpu[gpu].r[kind][0], tx_bps, until);
     if (rx_bps > 0) store(&table->gpu[gpu].r[kind][1], rx_bps, until);

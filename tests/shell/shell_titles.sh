@@ -14,6 +14,8 @@ wait_for 'Welcome' 20
 wait_for '│\[ \] 4 DDP: what +0/[0-9]+│' 5
 wait_for '│      PyTorch does for  │' 5
 wait_for '│      us, one level down│' 5
+# the last labs are below: End selects the last one, the list scrolls
+keys End
 wait_for '│\[ \] 8 The +0/[0-9]+│' 5
 wait_for '│      collective-       │' 5
 wait_for '│      mismatch deadlock │' 5
@@ -22,6 +24,8 @@ ok "lab titles wrap, whole"
 
 # a lab open, focus in its steps: they get their rows, whole; the labs
 # scroll, and their frame says how many are below
+keys Home
+wait_for '│\[ \] 0 Welcome +0/[0-9]+│' 5
 keys j Enter
 wait_for '> Steps: 01-topology' 5
 wait_for '│\[ \] 2 NUMA, CPU         │' 5
@@ -36,12 +40,12 @@ ok "step titles wrap whole while the steps have focus; the labs say what is belo
 # back in the lab list: it gets its rows again
 keys Escape
 wait_for '> Labs' 5
+keys End
 wait_for '│      mismatch deadlock │' 5
-keys j j j j j j j
 wait_for '│\[ \] 9 The pitfalls +0/[0-9]+│' 5
 ok "the lab list takes the rows back when it has focus"
 # lab 3's last step takes four rows at 24 columns
-keys k k k k Enter
+keys Home j j j Enter
 wait_for '> Steps: 03-p2p' 5
 wait_for '│\[ \] 5 CUDA IPC between  │' 5
 wait_for '│      the handle.s      │' 5
