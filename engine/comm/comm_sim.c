@@ -88,13 +88,14 @@ static mgpu_result stream_times(mgpu_stream *s, double *ns)
 /* The bandwidth pane's modelled load (mgpu/telemetry.h): this rank's GPU
  * sends and receives the collective's bus bytes (nccl-tests' busbw) for its
  * modelled time, over NVLink when the model's bottleneck path is NVLink,
- * PCIe/network otherwise; shown for the call's wall time, at least 0.3 s. */
+ * PCIe/network otherwise; shown for the call's wall time (the publisher
+ * keeps every rate up for a few sampling periods at least). */
 static void publish_collective(sim_comm *sc, int rank, const mgpu_coll_prediction *p, uint64_t t0)
 {
     if (!p->link || strcmp(p->link, "HBM") == 0 || !(p->busbw_gbs > 0)) return;
     double secs = (double)(mgpu_now_ns() - t0) / 1e9, bps = p->busbw_gbs * 1e9;
     mgpu_link_kind kind = strcmp(p->link, "NVLink") == 0 ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
-    mgpu_telemetry_publish(sc->gpu_of_rank[rank], kind, bps, bps, secs > 0.3 ? secs : 0.3);
+    mgpu_telemetry_publish(sc->gpu_of_rank[rank], kind, bps, bps, secs);
 }
 
 /* One collective: arrival (all ranks post their stream time and call),
