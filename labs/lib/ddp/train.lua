@@ -35,14 +35,6 @@ local data = mgpu.import("nn.data")
 
 local train = {}
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  if #s == 0 then return nil end
-  return #s % 2 == 1 and s[(#s + 1) // 2] or (s[#s // 2] + s[#s // 2 + 1]) / 2
-end
-
 local function timing_event()
   local e = mgpu.event{timing = true}
   e:record(mgpu.default_stream())
@@ -181,14 +173,14 @@ function train.run(opts)
                 buffers = ("%016x"):format(bsum), eval_loss = eval_loss:get(0)}
   end
   if mgpu.rank == 0 then
-    local exposed = median(exposed_ms)
+    local exposed = nn.median(exposed_ms)
     local hidden = comm_ms and comm_ms > 0 and math.max(0, 1 - exposed / comm_ms) or nil
     mgpu.result{mode = mode, model = kind, ranks = world, global_batch = global, steps = steps,
                 losses = not nn.phantom and table.concat(losses, " ") or nil,
-                step_ms = median(step_ms), exposed_ms = exposed, comm_ms = comm_ms, hidden = hidden,
+                step_ms = nn.median(step_ms), exposed_ms = exposed, comm_ms = comm_ms, hidden = hidden,
                 grad_mib = numel * 4 / 2 ^ 20, params = #params, bucket_mb = mode == "ddp" and bucket_mb or nil,
                 buckets = mode == "ddp" and type(reducer.buckets) == "table" and #reducer.buckets or nil,
-                samples_per_s = global / (median(step_ms) / 1000)}
+                samples_per_s = global / (nn.median(step_ms) / 1000)}
   end
 end
 

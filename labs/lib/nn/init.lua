@@ -378,6 +378,15 @@ function nn.clip_grad_norm(params, max_norm, acc)
   return acc
 end
 
+-- The median of a list of numbers (step times), nil for an empty list.
+function nn.median(t)
+  local s = {}
+  for i, v in ipairs(t) do s[i] = v end
+  table.sort(s)
+  if #s == 0 then return nil end
+  return #s % 2 == 1 and s[(#s + 1) // 2] or (s[#s // 2] + s[#s // 2 + 1]) / 2
+end
+
 -- Elements in a parameter list.
 function nn.count(params)
   local n = 0

@@ -29,14 +29,6 @@ local tp = mgpu.import("tp")
 local train = {}
 local TP = 4
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  if #s == 0 then return nil end
-  return #s % 2 == 1 and s[(#s + 1) // 2] or (s[#s // 2] + s[#s // 2 + 1]) / 2
-end
-
 -- The newest collective's sequence number on a communicator (0: none yet).
 local function mark(c)
   local e = c:flight(1)
@@ -184,7 +176,7 @@ local function run_time(ops, g, steps)
   a = ev(); g.dp:all_reduce(flat, "avg"); b = ev(); b:synchronize()
   local dp_ms = a:elapsed(b)
   local tps, dps = tp.members(mgpu.rank, mgpu.world, g.tp_size, g.order)
-  mgpu.result{rank = mgpu.rank, order = g.order, step_ms = median(times), tp_ms = tp_ms, dp_ms = dp_ms,
+  mgpu.result{rank = mgpu.rank, order = g.order, step_ms = nn.median(times), tp_ms = tp_ms, dp_ms = dp_ms,
               tp_calls = tp_calls, micro = MICRO, layers = LAYERS, act_bytes = act:bytes(), grad_bytes = flat:bytes(),
               tp_group = table.concat(tps, ","), dp_group = table.concat(dps, ","), tokens = MICRO * T}
 end
