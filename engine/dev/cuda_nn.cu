@@ -154,7 +154,10 @@ __global__ void k_elementwise(mgpu_nn_args a)
         long stride = a.i[0], pad = a.i[1];
         FOR_EACH(i, a.n[0] * C * R * R * P * Q)
         {
-            size_t q = i % Q, p = i / Q % P, row = i / (P * Q) % (C * R * R), n = i / (P * Q * C * R * R);
+            /* i walks col in its layout: [N, CRR, PQ] or [CRR, N, PQ] */
+            size_t q = i % Q, p = i / Q % P, row, n;
+            if (a.i[2] == MGPU_NN_COL_BY_ROW) n = i / (P * Q) % a.n[0], row = i / (P * Q * a.n[0]);
+            else row = i / (P * Q) % (C * R * R), n = i / (P * Q * C * R * R);
             size_t c = row / (R * R), r = row / R % R, s = row % R;
             long h = (long)p * stride - pad + (long)r, w = (long)q * stride - pad + (long)s;
             int inside = h >= 0 && w >= 0 && h < (long)H && w < (long)W;
@@ -177,7 +180,8 @@ __global__ void k_elementwise(mgpu_nn_args a)
                     long qw = (long)w + pad - (long)s;
                     if (qw < 0 || qw % stride || qw / stride >= (long)Q) continue;
                     size_t row = (c * R + r) * R + s;
-                    sum += ld(a.t[1], dt, ((n * C * R * R + row) * P + (size_t)(ph / stride)) * Q + (size_t)(qw / stride));
+                    size_t at = a.i[2] == MGPU_NN_COL_BY_ROW ? row * a.n[0] + n : n * C * R * R + row;
+                    sum += ld(a.t[1], dt, (at * P + (size_t)(ph / stride)) * Q + (size_t)(qw / stride));
                 }
             }
             st(a.t[0], dt, i, sum);

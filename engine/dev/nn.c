@@ -509,22 +509,36 @@ static void conv_check(call *c, const mgpu_tensor *x, const mgpu_tensor *w, cons
 /* 1x1, stride 1, no padding: x itself is the column matrix. */
 static int conv_is_pointwise(const conv_geom *g) { return g->r == 1 && g->stride == 1 && g->pad == 0; }
 
-static size_t conv_chunk(const conv_geom *g, size_t esz)
+/* Images per chunk when each image needs `per_image` bytes of workspace
+ * (every buffer the chunk's pieces use, counted together). */
+static size_t conv_chunk(const conv_geom *g, size_t per_image)
 {
-    size_t per = g->cin * g->r * g->r * g->p * g->q * esz;
-    size_t nb = CONV_WORKSPACE_BYTES / per;
+    size_t nb = CONV_WORKSPACE_BYTES / per_image;
     if (nb < 1) nb = 1;
     return nb > g->n ? g->n : nb;
 }
 
-static mgpu_result im2col(call *c, int phantom, mgpu_nn_kernel op, const conv_geom *g, size_t nb, void *img, void *col)
+/* layout: MGPU_NN_COL_BY_IMAGE or MGPU_NN_COL_BY_ROW (nn_ops.h). */
+static mgpu_result im2col(call *c, int phantom, mgpu_nn_kernel op, const conv_geom *g, size_t nb, int layout,
+                          void *img, void *col)
 {
     mgpu_nn_args a = {.op = op, .t = {img, col}, .n = {nb, g->cin, g->h, g->w, g->r, g->p, g->q},
-                      .i = {g->stride, g->pad}, .dtype = c->dtype, .phantom = phantom};
+                      .i = {g->stride, g->pad, layout}, .dtype = c->dtype, .phantom = phantom};
     size_t esz = mgpu_dtype_size(c->dtype);
     a.cost.name = op == MGPU_NNK_IM2COL ? "im2col" : "col2im";
     a.cost.cls = MGPU_NN_CLASS_ELEMENTWISE;
     a.cost.bytes = (double)esz * (double)nb * (double)(g->cin * g->h * g->w + g->cin * g->r * g->r * g->p * g->q);
+    return c->s->be->ops->nn->kernel(c->s, &a);
+}
+
+/* y [A, C, B, D] = x [A, B, C, D] on raw pointers (conv2d's transposes). */
+static mgpu_result swap12_raw(call *c, int phantom, size_t A, size_t B, size_t C, size_t D, const void *x, void *y)
+{
+    mgpu_nn_args a = {.op = MGPU_NNK_SWAP12, .t = {(void *)x, y}, .n = {A, B, C, D}, .dtype = c->dtype,
+                      .phantom = phantom};
+    a.cost.name = "swap12";
+    a.cost.cls = MGPU_NN_CLASS_ELEMENTWISE;
+    a.cost.bytes = 2.0 * (double)mgpu_dtype_size(c->dtype) * (double)A * (double)B * (double)C * (double)D;
     return c->s->be->ops->nn->kernel(c->s, &a);
 }
 
@@ -551,13 +565,14 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q;
     if (conv_is_pointwise(&g)) /* y[n] = w [K, C] @ x[n] [C, HW] */
         return gemm_raw(&c, ph, 0, 0, g.k, pq, crr, g.n, pw, 0, px, crr * pq, py, g.k * pq, 1, 0);
-    size_t nb = conv_chunk(&g, esz);
+    size_t nb = conv_chunk(&g, crr * pq * esz);
     mgpu_buffer *ws = NULL;
     MGPU_CHECK(workspace(&c, ph, nb * crr * pq * esz, &ws));
     mgpu_result r = MGPU_OK;
     for (size_t n0 = 0; n0 < g.n && r == MGPU_OK; n0 += nb) {
         size_t m = g.n - n0 < nb ? g.n - n0 : nb;
-        r = im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, px + n0 * g.cin * g.h * g.w * esz, ws->ptr);
+        r = im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, MGPU_NN_COL_BY_IMAGE, px + n0 * g.cin * g.h * g.w * esz,
+                   ws->ptr);
         if (r == MGPU_OK)
             r = gemm_raw(&c, ph, 0, 0, g.k, pq, crr, m, pw, 0, ws->ptr, crr * pq, py + n0 * g.k * pq * esz, g.k * pq,
                          1, 0);
@@ -566,6 +581,16 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     return r;
 }
 
+/* The gradients chunk by chunk of m images, each piece one GEMM:
+ *   dyT [K, m*PQ]   = dy [m, K, PQ] with its first two dims swapped
+ *   colT [CRR, m*PQ] = the chunk's columns, laid out by row (im2col)
+ *   dw [K, CRR]     (+)= dyT @ colT^T   (k = m*PQ: the sum over images
+ *                       happens inside the GEMM, in f32, one rounding)
+ *   dcolT [CRR, m*PQ] = w^T [CRR, K] @ dyT, then col2im into dx.
+ * Pointwise (1x1, stride 1, no padding) x is its own column matrix: colT
+ * is x [m, C, HW] swapped to [C, m*HW], and dx[n] = w^T @ dy[n] directly.
+ * Chunks add into dw (beta 1 after the first), so dw rounds once per chunk
+ * in bf16; the workspace holds dyT and colT (dcolT reuses colT). */
 mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tensor *w,
                                     const mgpu_tensor *dy, mgpu_tensor *dx, mgpu_tensor *dw, int stride, int pad)
 {
@@ -585,24 +610,28 @@ mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const 
     if (ph && !models_time(&c)) return MGPU_OK;
     size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q, img = g.cin * g.h * g.w;
     int pw1 = conv_is_pointwise(&g);
-    size_t nb = conv_chunk(&g, esz);
+    size_t nb = conv_chunk(&g, (crr + g.k) * pq * esz);
     mgpu_buffer *ws = NULL;
-    if (!pw1) MGPU_CHECK(workspace(&c, ph, nb * crr * pq * esz, &ws));
+    MGPU_CHECK(workspace(&c, ph, nb * (crr + g.k) * pq * esz, &ws));
+    char *colT = ws->ptr, *dyT = colT + nb * crr * pq * esz;
     mgpu_result r = MGPU_OK;
     for (size_t n0 = 0; n0 < g.n && r == MGPU_OK; n0 += nb) {
-        size_t m = g.n - n0 < nb ? g.n - n0 : nb;
-        char *col = pw1 ? px + n0 * img * esz : ws->ptr;
-        if (!pw1) r = im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, px + n0 * img * esz, col);
-        /* dw += dy[n] [K, PQ] @ col[n]^T [PQ, CRR], image by image: a
-         * batched GEMM cannot sum over its batch */
-        for (size_t i = 0; i < m && r == MGPU_OK; i++)
-            r = gemm_raw(&c, ph, 0, 1, g.k, crr, pq, 1, pdy + (n0 + i) * g.k * pq * esz, 0, col + i * crr * pq * esz,
-                         0, pdw, 0, 1, n0 + i == 0 ? 0 : 1);
+        size_t m = g.n - n0 < nb ? g.n - n0 : nb, mpq = m * pq;
+        char *xn = px + n0 * img * esz, *dyn = pdy + n0 * g.k * pq * esz;
+        r = swap12_raw(&c, ph, 1, m, g.k, pq, dyn, dyT);
+        if (r == MGPU_OK)
+            r = pw1 ? swap12_raw(&c, ph, 1, m, g.cin, pq, xn, colT)
+                    : im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, MGPU_NN_COL_BY_ROW, xn, colT);
+        if (r == MGPU_OK)
+            r = gemm_raw(&c, ph, 0, 1, g.k, crr, mpq, 1, dyT, 0, colT, 0, pdw, 0, 1, n0 == 0 ? 0 : 1);
         if (!pdx || r != MGPU_OK) continue;
-        /* dcol[n] = w^T [CRR, K] @ dy[n] [K, PQ]; then back to image layout */
-        char *dcol = pw1 ? pdx + n0 * img * esz : ws->ptr;
-        r = gemm_raw(&c, ph, 1, 0, crr, pq, g.k, m, pw, 0, pdy + n0 * g.k * pq * esz, g.k * pq, dcol, crr * pq, 1, 0);
-        if (!pw1 && r == MGPU_OK) r = im2col(&c, ph, MGPU_NNK_COL2IM, &g, m, pdx + n0 * img * esz, dcol);
+        char *dxn = pdx + n0 * img * esz;
+        if (pw1) { /* dx[n] [C, HW] = w^T [C, K] @ dy[n] [K, HW] */
+            r = gemm_raw(&c, ph, 1, 0, crr, pq, g.k, m, pw, 0, dyn, g.k * pq, dxn, crr * pq, 1, 0);
+            continue;
+        }
+        r = gemm_raw(&c, ph, 1, 0, crr, mpq, g.k, 1, pw, 0, dyT, 0, colT, 0, 1, 0);
+        if (r == MGPU_OK) r = im2col(&c, ph, MGPU_NNK_COL2IM, &g, m, MGPU_NN_COL_BY_ROW, dxn, colT);
     }
     mgpu_mem_free(ws);
     return r;

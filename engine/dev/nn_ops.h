@@ -42,6 +42,9 @@ typedef struct mgpu_nn_gemm_args {
     mgpu_nn_cost cost;
 } mgpu_nn_gemm_args;
 
+/* IM2COL / COL2IM's i2: how the column matrix is laid out. */
+enum { MGPU_NN_COL_BY_IMAGE = 0, MGPU_NN_COL_BY_ROW = 1 };
+
 /* Every op that is not a GEMM. Which pointers, sizes and scalars an op
  * uses is listed with it; t[] are device pointers (NULL: not given). */
 typedef enum mgpu_nn_kernel {
@@ -75,10 +78,14 @@ typedef enum mgpu_nn_kernel {
     MGPU_NNK_CLIP_SCALE,
     /* col[c*R*S + r*S + s, p*Q + q] = x[c, p*stride - pad + r, q*stride - pad + s]
      * (0 outside) for one image per batch entry: t0 x (N images), t1 col;
-     * n0 images, n1 C, n2 H, n3 W, n4 R (=S), n5 P, n6 Q; i0 stride, i1 pad */
+     * n0 images, n1 C, n2 H, n3 W, n4 R (=S), n5 P, n6 Q; i0 stride, i1 pad;
+     * i2 layout: 0 (MGPU_NN_COL_BY_IMAGE) col is [N, C*R*S, P*Q], one
+     * column matrix per image; 1 (MGPU_NN_COL_BY_ROW) col is [C*R*S, N, P*Q],
+     * so the N images' columns of one row are side by side and one GEMM
+     * with k = N*P*Q sums over the images (conv2d's weight gradient) */
     MGPU_NNK_IM2COL,
-    /* The adjoint: dx (overwritten) from dcol, same arguments as IM2COL
-     * with t0 dx, t1 dcol */
+    /* The adjoint: dx (overwritten) from dcol, same arguments (and
+     * layouts) as IM2COL with t0 dx, t1 dcol */
     MGPU_NNK_COL2IM,
     /* Batch norm over N,H,W per channel of x [N,C,HW]: t0 x, t1 gamma,
      * t2 beta, t3 running mean, t4 running var (f32), t5 save mean, t6 save
@@ -120,7 +127,7 @@ typedef struct mgpu_nn_args {
     void *t[8];
     size_t n[7];
     float f[8];
-    int i[2];
+    int i[3];
     int phantom;        /* 1: price only */
     mgpu_nn_cost cost;
 } mgpu_nn_args;

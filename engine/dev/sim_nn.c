@@ -145,6 +145,14 @@ static void cross_entropy(const mgpu_nn_args *a)
 
 /*--- conv2d's columns ------------------------------------------------------------*/
 
+/* Where image n's P*Q columns of row `row` start in the column matrix
+ * (nn_ops.h: by image [N, CRR, PQ] or by row [CRR, N, PQ]). */
+static size_t col_at(const mgpu_nn_args *a, size_t n, size_t row)
+{
+    size_t nimg = a->n[0], crr = a->n[1] * a->n[4] * a->n[4], pq = a->n[5] * a->n[6];
+    return (a->i[2] == MGPU_NN_COL_BY_ROW ? row * nimg + n : n * crr + row) * pq;
+}
+
 /* f32, the common case, row by row of the column matrix: a row of P*Q
  * columns reads one kernel tap across the image (the sim spends most of a
  * ResNet step here). */
@@ -152,13 +160,13 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
 {
     size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
     long stride = a->i[0], pad = a->i[1];
-    size_t img = C * H * W, colsz = C * R * R * P * Q;
+    size_t img = C * H * W;
     float *x = a->t[0], *col = a->t[1];
     if (back) memset(x, 0, nimg * img * sizeof *x);
     for (size_t n = 0; n < nimg; n++)
         for (size_t row = 0; row < C * R * R; row++) {
             size_t c = row / (R * R), r = row / R % R, s = row % R;
-            float *xc = x + n * img + c * H * W, *d = col + n * colsz + row * P * Q;
+            float *xc = x + n * img + c * H * W, *d = col + col_at(a, n, row);
             for (size_t p = 0; p < P; p++, d += Q) {
                 long h = (long)p * stride - pad + (long)r;
                 if (h < 0 || h >= (long)H) {
@@ -188,7 +196,7 @@ static void im2col(const mgpu_nn_args *a, int back)
     mgpu_dtype dt = a->dtype;
     size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
     long stride = a->i[0], pad = a->i[1];
-    size_t img = C * H * W, colsz = C * R * R * P * Q;
+    size_t img = C * H * W;
     if (back) {
         if (dt == MGPU_BF16) {
             float *acc = calloc(img, sizeof *acc);
@@ -200,7 +208,7 @@ static void im2col(const mgpu_nn_args *a, int back)
                         for (size_t q = 0; q < Q; q++) {
                             long h = (long)p * stride - pad + (long)r, w = (long)q * stride - pad + (long)s;
                             if (h < 0 || w < 0 || h >= (long)H || w >= (long)W) continue;
-                            acc[c * H * W + (size_t)h * W + (size_t)w] += ld(a->t[1], dt, n * colsz + row * P * Q + p * Q + q);
+                            acc[c * H * W + (size_t)h * W + (size_t)w] += ld(a->t[1], dt, col_at(a, n, row) + p * Q + q);
                         }
                 }
                 for (size_t i = 0; i < img; i++) st(a->t[0], dt, n * img + i, acc[i]);
@@ -217,7 +225,7 @@ static void im2col(const mgpu_nn_args *a, int back)
                 long h = (long)p * stride - pad + (long)r;
                 for (size_t q = 0; q < Q; q++) {
                     long w = (long)q * stride - pad + (long)s;
-                    size_t ci = n * colsz + row * P * Q + p * Q + q;
+                    size_t ci = col_at(a, n, row) + p * Q + q;
                     int inside = h >= 0 && w >= 0 && h < (long)H && w < (long)W;
                     size_t xi = n * img + c * H * W + (size_t)(inside ? h : 0) * W + (size_t)(inside ? w : 0);
                     if (back) {

@@ -74,6 +74,15 @@ static mgpu_result f_conv1(mgpu_stream *s, mgpu_tensor *t)
     MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 0));
     return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 0);
 }
+/* backward alone, from a random dy (t2) rather than from y */
+static mgpu_result f_conv3b(mgpu_stream *s, mgpu_tensor *t)
+{
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 2, 1);
+}
+static mgpu_result f_conv1b(mgpu_stream *s, mgpu_tensor *t)
+{
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 0);
+}
 static mgpu_result f_bn(mgpu_stream *s, mgpu_tensor *t)
 {
     MGPU_CHECK(mgpu_nn_batchnorm(s, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], 1, 0.1f, 1e-5f));
@@ -127,6 +136,12 @@ static const ncase cases[] = {
       S(4, 4, 8, 17, 15, 0, 1), S(4, 16, 8, 3, 3, 0, 1)}, 5, f_conv3},
     {"conv2d 1x1, backward", {S(4, 4, 8, 6, 6, 1, 0), S(4, 16, 8, 1, 1, 2, 0), S(4, 4, 16, 6, 6, 0, 1),
       S(4, 4, 8, 6, 6, 0, 1), S(4, 16, 8, 1, 1, 0, 1)}, 5, f_conv1},
+    /* 6 images: dw is one GEMM over the images (k = 6*P*Q), from columns
+     * laid out by row and dy transposed */
+    {"conv2d 3x3 s2 p1, 6 images, backward", {S(4, 6, 8, 17, 15, 3, 0), S(4, 16, 8, 3, 3, 4, 0),
+      S(4, 6, 16, 9, 8, 5, 0), S(4, 6, 8, 17, 15, 0, 1), S(4, 16, 8, 3, 3, 0, 1)}, 5, f_conv3b},
+    {"conv2d 1x1, 6 images, backward", {S(4, 6, 8, 6, 6, 3, 0), S(4, 16, 8, 1, 1, 4, 0), S(4, 6, 16, 6, 6, 5, 0),
+      S(4, 6, 8, 6, 6, 0, 1), S(4, 16, 8, 1, 1, 0, 1)}, 5, f_conv1b},
     {"batchnorm train, backward", {S(4, 8, 6, 5, 5, 1, 0), S(1, 6, 0, 0, 0, 2, 0), S(1, 6, 0, 0, 0, 3, 0),
       S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1),
       S(4, 8, 6, 5, 5, 0, 1), S(4, 8, 6, 5, 5, 0, 1), S(1, 6, 0, 0, 0, 0, 1), S(1, 6, 0, 0, 0, 0, 1)}, 11, f_bn},
