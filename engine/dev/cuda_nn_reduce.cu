@@ -323,7 +323,7 @@ __global__ void k_sumsq_partial(const T *__restrict__ x, size_t n, size_t chunk,
 }
 
 /* Stage 2, one block: thread t sums partials t, t+256, ... then a tree. */
-__global__ void k_sumsq_combine(const float *__restrict__ part, unsigned blocks, int accumulate, float *acc)
+static __global__ void k_sumsq_combine(const float *__restrict__ part, unsigned blocks, int accumulate, float *acc)
 {
     float s = 0;
     for (unsigned b = threadIdx.x; b < blocks; b += blockDim.x) s += part[b];
@@ -549,7 +549,7 @@ template <typename T> __global__ void k_ce_rows(mgpu_nn_args a, float *part)
 }
 
 /* Stage 2, one block: row sums in a fixed order (strided, then a tree). */
-__global__ void k_ce_combine(const float *__restrict__ part, size_t rows, float *loss)
+static __global__ void k_ce_combine(const float *__restrict__ part, size_t rows, float *loss)
 {
     float l = 0, right = 0;
     for (size_t r = threadIdx.x; r < rows; r += blockDim.x) l += part[2 * r], right += part[2 * r + 1];

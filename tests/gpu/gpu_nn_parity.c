@@ -83,10 +83,22 @@ static mgpu_result f_conv1b(mgpu_stream *s, mgpu_tensor *t)
 {
     return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 0);
 }
+static mgpu_result f_conv3s1(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 1));
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 1);
+}
 static mgpu_result f_bn(mgpu_stream *s, mgpu_tensor *t)
 {
     MGPU_CHECK(mgpu_nn_batchnorm(s, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], 1, 0.1f, 1e-5f));
     return mgpu_nn_batchnorm_backward(s, &t[0], &t[1], &t[5], &t[6], &t[7], &t[8], &t[9], &t[10]);
+}
+/* training statistics and backward, then eval (into y) from the running
+ * statistics the training pass updated */
+static mgpu_result f_bn_eval(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(f_bn(s, t));
+    return mgpu_nn_batchnorm(s, &t[0], &t[1], &t[2], &t[3], &t[4], NULL, NULL, &t[7], 0, 0.1f, 1e-5f);
 }
 static mgpu_result f_pool(mgpu_stream *s, mgpu_tensor *t)
 {
@@ -145,6 +157,20 @@ static const ncase cases[] = {
     {"batchnorm train, backward", {S(4, 8, 6, 5, 5, 1, 0), S(1, 6, 0, 0, 0, 2, 0), S(1, 6, 0, 0, 0, 3, 0),
       S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1), S32(1, 6, 0, 0, 0, 0, 1),
       S(4, 8, 6, 5, 5, 0, 1), S(4, 8, 6, 5, 5, 0, 1), S(1, 6, 0, 0, 0, 0, 1), S(1, 6, 0, 0, 0, 0, 1)}, 11, f_bn},
+    /* two first-stage chunks per channel (5120 values), packed loads */
+    {"batchnorm 20x8x16x16, eval, backward", {S(4, 20, 8, 16, 16, 1, 0), S(1, 8, 0, 0, 0, 2, 0),
+      S(1, 8, 0, 0, 0, 3, 0), S32(1, 8, 0, 0, 0, 0, 1), S32(1, 8, 0, 0, 0, 0, 1), S32(1, 8, 0, 0, 0, 0, 1),
+      S32(1, 8, 0, 0, 0, 0, 1), S(4, 20, 8, 16, 16, 0, 1), S(4, 20, 8, 16, 16, 0, 1), S(1, 8, 0, 0, 0, 0, 1),
+      S(1, 8, 0, 0, 0, 0, 1)}, 11, f_bn_eval},
+    /* planes of 1600 values: more than one block a plane */
+    {"conv2d 3x3 s1 p1, 2 images 40x40", {S(4, 2, 4, 40, 40, 1, 0), S(4, 8, 4, 3, 3, 2, 0), S(4, 2, 8, 40, 40, 0, 1),
+      S(4, 2, 4, 40, 40, 0, 1), S(4, 8, 4, 3, 3, 0, 1)}, 5, f_conv3s1},
+    /* column sums over 5 row chunks, packed bias add */
+    {"bias add and grad 300x40", {S(2, 300, 40, 0, 0, 1, 0), S(1, 40, 0, 0, 0, 2, 0), S(2, 300, 40, 0, 0, 0, 1),
+      S(1, 40, 0, 0, 0, 0, 1)}, 4, f_bias},
+    {"layernorm 100x512 (packed), backward", {S(2, 100, 512, 0, 0, 1, 0), S(1, 512, 0, 0, 0, 2, 0),
+      S(1, 512, 0, 0, 0, 3, 0), S(2, 100, 512, 0, 0, 0, 1), S32(1, 100, 0, 0, 0, 0, 1), S32(1, 100, 0, 0, 0, 0, 1),
+      S(2, 100, 512, 0, 0, 0, 1), S(1, 512, 0, 0, 0, 0, 1), S(1, 512, 0, 0, 0, 0, 1)}, 9, f_ln},
     {"avgpool, backward", {S(4, 4, 8, 7, 7, 1, 0), S(2, 4, 8, 0, 0, 0, 1), S(4, 4, 8, 7, 7, 0, 1)}, 3, f_pool},
     {"layernorm, backward", {S(2, 24, 300, 0, 0, 1, 0), S(1, 300, 0, 0, 0, 2, 0), S(1, 300, 0, 0, 0, 3, 0),
       S(2, 24, 300, 0, 0, 0, 1), S32(1, 24, 0, 0, 0, 0, 1), S32(1, 24, 0, 0, 0, 0, 1), S(2, 24, 300, 0, 0, 0, 1),
