@@ -133,6 +133,8 @@ int lab_l_spmd(lua_State *L)
                                 path, "logs", c.logs, "results", c.results, "errors", errs, "ok", rep.ok,
                                 "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank), "reason",
                                 rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
+        /* a what-if names its machine wherever the run is shown */
+        if (doc && t.whatif) json_object_set_new(doc, "whatif", json_string(t.machine));
         if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
         json_decref(doc);
     }

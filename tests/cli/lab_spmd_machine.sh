@@ -30,6 +30,9 @@ done
 "$bin" run 1 --backend sim --machine single-gpu >"$tmp/text" 2>&1
 grep -q "what-if: dgx-h100, simulated true, 8 GPU(s), what-if true; this machine: single-gpu, 1 GPU(s)" "$tmp/text" && ok ||
   { bad "the what-if's result does not say dgx-h100, 8 GPUs"; cat "$tmp/text"; }
+grep -q "^\[result\] spmd scripts/where.lua (what-if on the SIMULATED dgx-h100): every rank finished" "$tmp/text" &&
+  grep -q "^\[result\] spmd scripts/where.lua: every rank finished" "$tmp/text" && ok ||
+  { bad "mgpulab run does not name the what-if (and only it)"; cat "$tmp/text"; }
 grep -q "lab.spmd: opts.machine 'dgx-h999' is not a sim preset; the presets: dgx-h100, .*single-gpu" "$tmp/text" && ok ||
   { bad "the unknown preset's error"; cat "$tmp/text"; }
 
