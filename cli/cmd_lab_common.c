@@ -132,9 +132,12 @@ static void ev_result(void *ctx, const char *kind, json_t *doc)
     else if (strcmp(kind, "topo") == 0)
         printf("[result] topology of %s: %zu GPUs\n", json_string_value(json_object_get(doc, "machine")),
                json_array_size(json_object_get(doc, "gpus")));
-    else if (strcmp(kind, "spmd") == 0)
-        printf("[result] spmd %s: %s\n", json_string_value(json_object_get(doc, "script")),
+    else if (strcmp(kind, "spmd") == 0) {
+        const char *whatif = json_string_value(json_object_get(doc, "whatif"));
+        printf("[result] spmd %s%s%s%s: %s\n", json_string_value(json_object_get(doc, "script")),
+               whatif ? " (what-if on the SIMULATED " : "", whatif ? whatif : "", whatif ? ")" : "",
                json_is_true(json_object_get(doc, "ok")) ? "every rank finished" : "failed");
+    }
     fflush(stdout);
 }
 

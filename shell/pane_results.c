@@ -62,8 +62,10 @@ static void results_destroy(void *self)
 static json_t *spmd_table(json_t *doc)
 {
     json_t *res = json_object_get(doc, "results"), *cols = json_array(), *rows = json_array();
-    char title[256];
-    snprintf(title, sizeof title, "SPMD %s: %s%s%s", str_or(json_string_value(json_object_get(doc, "script")), "script"),
+    char title[384];
+    const char *whatif = json_string_value(json_object_get(doc, "whatif")); /* lab.spmd{machine =} */
+    snprintf(title, sizeof title, "SPMD %s%s%s%s: %s%s%s", str_or(json_string_value(json_object_get(doc, "script")), "script"),
+             whatif ? " (what-if on the SIMULATED " : "", whatif ? whatif : "", whatif ? ")" : "",
              json_is_true(json_object_get(doc, "ok")) ? "ok" : "FAILED",
              json_string_length(json_object_get(doc, "reason")) ? " - " : "",
              str_or(json_string_value(json_object_get(doc, "reason")), ""));

@@ -41,7 +41,7 @@ static mgpu_result track_completion(mgpu_comm *c, mgpu_stream *s, uint64_t slot,
         mgpu_comm_core_event_put(c, ev);
         return r;
     }
-    return mgpu_watchdog_track(c, slot, op, seq, ev);
+    return mgpu_watchdog_track(c, s, slot, op, seq, ev);
 }
 
 static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint64_t seq, mgpu_result r)

@@ -46,10 +46,13 @@ mgpu_result mgpu_comm_core_event_get(mgpu_comm *c, mgpu_event **out);
 void mgpu_comm_core_event_put(mgpu_comm *c, mgpu_event *e);
 
 /*--- watchdog.c ---*/
-/* Watch `ev` (recorded after the collective): completes flight slot `slot`
- * when it is done, or after the comm's timeout fails it, sets the comm's
- * async error to MGPU_ERR_TIMEOUT and aborts the backend. Takes the event. */
-mgpu_result mgpu_watchdog_track(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint64_t seq, mgpu_event *ev);
+/* Watch `ev` (recorded on stream `s` after the collective): completes flight
+ * slot `slot` when it is done, or after the comm's timeout fails it, sets
+ * the comm's async error to MGPU_ERR_TIMEOUT and aborts the backend. Takes
+ * the event. `s` is only compared, never used: events of one stream complete
+ * in the order they were recorded. */
+mgpu_result mgpu_watchdog_track(mgpu_comm *c, const mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq,
+                                mgpu_event *ev);
 /* Forget every entry of c (before it is freed); returns their events to c's pool. */
 void mgpu_watchdog_forget(mgpu_comm *c);
 /* How many entries the watchdog is watching (tests). */

@@ -4,7 +4,15 @@
  * gets MGPU_ERR_TIMEOUT with a sentence naming the collective, and the
  * backend is aborted so nothing stays blocked (ncclCommAbort). The thread
  * sleeps on a condition variable while nothing is pending, so an idle
- * process costs no CPU. */
+ * process costs no CPU.
+ *
+ * The hot path (issue 9 part 6): a rank can queue a collective every
+ * microsecond, thousands per poll. Tracking one only appends (the thread is
+ * woken only when the list was empty: otherwise it is polling anyway), and
+ * a poll queries one event per stream at most beyond those that completed:
+ * events of one stream complete in order, so once one is not done the later
+ * ones on its stream are not either - they still meet their deadlines. Each
+ * query takes the driver's lock the launching thread needs. */
 #include "comm/comm_core.h"
 #include "mgpu/clock.h"
 #include "comm/flight.h"
@@ -16,6 +24,7 @@
 
 typedef struct wd_entry {
     mgpu_comm *c;
+    const mgpu_stream *s;
     uint64_t slot, seq;
     mgpu_coll op;
     mgpu_event *ev;
@@ -66,9 +75,25 @@ static void fail_all_of(mgpu_comm *c)
     }
 }
 
+/* Streams seen with an event not done yet in this poll. More streams than
+ * the array holds are simply queried every time. */
+#define WD_BLOCKED_MAX 32
+typedef struct {
+    const mgpu_stream *s[WD_BLOCKED_MAX];
+    int n;
+} wd_blocked;
+
+static int blocked_has(const wd_blocked *b, const mgpu_stream *s)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->s[i] == s) return 1;
+    return 0;
+}
+
 static void poll_once(void)
 {
     double now = now_s();
+    wd_blocked blocked = {.n = 0};
     for (wd_entry **pp = &wd_head; *pp;) {
         wd_entry *e = *pp;
         mgpu_comm *c = e->c;
@@ -76,10 +101,15 @@ static void poll_once(void)
         if (k->backend_aborted) {
             fail_all_of(c);
             pp = &wd_head; /* the list changed under pp */
+            blocked.n = 0;
             continue;
         }
         int done = 0;
-        mgpu_result r = mgpu_event_query(e->ev, &done);
+        mgpu_result r = MGPU_OK;
+        if (!blocked_has(&blocked, e->s)) {
+            r = mgpu_event_query(e->ev, &done);
+            if (r == MGPU_OK && !done && blocked.n < WD_BLOCKED_MAX) blocked.s[blocked.n++] = e->s;
+        }
         if (r == MGPU_OK && done) {
             mgpu_flight_set_state(c->flight, e->slot, MGPU_FLIGHT_COMPLETED);
             unlink_entry(pp);
@@ -97,6 +127,7 @@ static void poll_once(void)
             /* After the entries: a blocked caller that wakes up finds them failed. */
             mgpu_comm_core_abort_backend(c);
             pp = &wd_head;
+            blocked.n = 0; /* the list changed: query afresh */
             continue;
         }
         pp = &e->next;
@@ -118,7 +149,8 @@ static void *wd_main(void *arg)
     return NULL;
 }
 
-mgpu_result mgpu_watchdog_track(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint64_t seq, mgpu_event *ev)
+mgpu_result mgpu_watchdog_track(mgpu_comm *c, const mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq,
+                                mgpu_event *ev)
 {
     wd_entry *e = calloc(1, sizeof *e);
     if (!e) {
@@ -126,7 +158,7 @@ mgpu_result mgpu_watchdog_track(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint6
         return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory watching %s #%llu", mgpu_coll_name(op),
                          (unsigned long long)seq);
     }
-    *e = (wd_entry){c, slot, seq, op, ev, now_s() + mgpu_core(c)->timeout_s, NULL};
+    *e = (wd_entry){c, s, slot, seq, op, ev, now_s() + mgpu_core(c)->timeout_s, NULL};
     pthread_mutex_lock(&wd_lock);
     if (!wd_started) {
         if (!wd_atfork) {
@@ -150,8 +182,7 @@ mgpu_result mgpu_watchdog_track(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint6
     /* Append: entries are polled in launch order. */
     *wd_tail = e;
     wd_tail = &e->next;
-    wd_count++;
-    pthread_cond_signal(&wd_cond);
+    if (wd_count++ == 0) pthread_cond_signal(&wd_cond); /* it waits only on an empty list */
     pthread_mutex_unlock(&wd_lock);
     return MGPU_OK;
 }

@@ -52,6 +52,8 @@ struct lab_run {
     int backend_known, simulated, gpus;
     char machine[128];
     json_t *topo_doc;
+    json_t *whatif_topo_doc;       /* lab.topo{machine = ...}: the last what-if preset's */
+    char whatif_topo_machine[128];
 };
 
 /* Keep a copy of s in the entry (NULL stays NULL); NULL on OOM. */

@@ -49,7 +49,7 @@ int lab_l_bench(lua_State *L)
     }
     c.expected_rows = sizes * o.ndtypes * o.nops;
     mgpu_rt_report rep;
-    lab_run_job(L, run, "lab.bench", "bench", mgpu_collbench_params_json(coll, &o), ranks, launcher, opts, 0, &c, &rep);
+    lab_run_job(L, run, NULL, "lab.bench", "bench", mgpu_collbench_params_json(coll, &o), ranks, launcher, opts, 0, &c, &rep);
     if (!rep.ok) lab_raise_failed(L, "lab.bench", &rep, &c);
     double sum = 0;
     long nbw = 0, wrong = 0;
@@ -78,27 +78,50 @@ int lab_l_bench(lua_State *L)
 
 /*--- lab.topo, lab.topo_xml -----------------------------------------------------*/
 
-json_t *lab_topo_doc(lua_State *L, lab_run *run)
+json_t *lab_topo_doc(lua_State *L, lab_run *run, const lab_target *t)
 {
-    if (run->topo_doc) return run->topo_doc;
+    int whatif = t && t->whatif;
+    if (!whatif && run->topo_doc) return run->topo_doc;
+    if (whatif && run->whatif_topo_doc && strcmp(run->whatif_topo_machine, t->machine) == 0) return run->whatif_topo_doc;
     lab_collect c = {.run = run, .kind = "topo", .results = json_array()};
     mgpu_rt_report rep;
-    lab_run_job(L, run, "lab.topo", "topo", json_pack("{s:b}", "peer", 1), 1, "local", 0, 0, &c, &rep);
+    lab_run_job(L, run, whatif ? t : NULL, "lab.topo", "topo", json_pack("{s:b}", "peer", 1), 1, "local", 0, 0, &c,
+                &rep);
     if (!rep.ok) lab_raise_failed(L, "lab.topo", &rep, &c);
     json_t *doc = json_array_get(c.results, 0);
     if (!json_is_object(doc)) {
         lab_collect_free(&c);
         luaL_error(L, "lab.topo: the topo job sent no document");
     }
-    run->topo_doc = json_incref(doc);
+    json_incref(doc);
     lab_collect_free(&c);
+    if (whatif) {
+        /* the shell's topology pane stays this machine's: a what-if's
+         * document is the step's to show */
+        json_decref(run->whatif_topo_doc);
+        run->whatif_topo_doc = doc;
+        snprintf(run->whatif_topo_machine, sizeof run->whatif_topo_machine, "%s", t->machine);
+        return doc;
+    }
+    run->topo_doc = doc;
     if (run->env->events.result) run->env->events.result(run->env->events.ctx, "topo", run->topo_doc);
     return run->topo_doc;
 }
 
+/* lab.topo(opts), lab.topo_xml(opts): opts.machine a what-if preset, as lab.spmd's */
+static json_t *topo_doc_of_call(lua_State *L, const char *what)
+{
+    lab_run *run = lab_run_of(L);
+    int opts = lua_istable(L, 1) ? 1 : 0;
+    if (!opts && !lua_isnoneornil(L, 1)) luaL_error(L, "%s(opts): opts must be a table", what);
+    lab_target t;
+    lab_pick_target(L, run, what, lab_opt_string(L, opts, "machine"), &t);
+    return lab_topo_doc(L, run, &t);
+}
+
 int lab_l_topo(lua_State *L)
 {
-    json_t *doc = json_deep_copy(lab_topo_doc(L, lab_run_of(L)));
+    json_t *doc = json_deep_copy(topo_doc_of_call(L, "lab.topo"));
     json_object_del(doc, "xml"); /* lab.topo_xml() has it */
     lab_push_json(L, doc);
     json_decref(doc);
@@ -107,7 +130,7 @@ int lab_l_topo(lua_State *L)
 
 int lab_l_topo_xml(lua_State *L)
 {
-    const char *xml = json_string_value(json_object_get(lab_topo_doc(L, lab_run_of(L)), "xml"));
+    const char *xml = json_string_value(json_object_get(topo_doc_of_call(L, "lab.topo_xml"), "xml"));
     if (!xml) return luaL_error(L, "lab.topo_xml: the topo job sent no XML");
     lua_pushstring(L, xml);
     return 1;
@@ -139,7 +162,7 @@ int lab_l_copy(lua_State *L)
     lab_collect c = {.run = run, .kind = "copy", .results = json_array()};
     mgpu_rt_report rep;
     /* one rank: the copy bench drives every GPU of its host itself */
-    lab_run_job(L, run, "lab.copy", "copy", params, 1, "local", opts, 0, &c, &rep);
+    lab_run_job(L, run, NULL, "lab.copy", "copy", params, 1, "local", opts, 0, &c, &rep);
     if (!rep.ok) lab_raise_failed(L, "lab.copy", &rep, &c);
     json_t *doc = json_is_object(c.devices) ? json_deep_copy(c.devices) : json_object();
     json_object_set(doc, "testcases", c.results);

@@ -47,18 +47,40 @@ void lab_collect_free(lab_collect *c);
  * bytes - so a sweep to 256 MiB no longer sits at 90 % for most of its run,
  * the small sizes having counted as much as the large. */
 double lab_bench_row_weight(uint64_t bytes);
-/* ranks: the user's --ranks, else the call's, else the lab's. */
+/* Where one call's workers run: the run's own machine, or a what-if on a
+ * sim preset the call names (opts.machine), whatever the run's backend -
+ * a 70B on phantom tensors, two nodes on a one-node machine. */
+typedef struct lab_target {
+    mgpu_backend_config backend; /* what the workers open (machine points into `machine`) */
+    int simulated, gpus;
+    int whatif;                  /* 1: opts.machine picked it */
+    char machine[128];           /* the sim preset (or --machine's XML path); "" on cuda */
+} lab_target;
+/* The run's machine when `preset` is NULL, else that sim preset (no
+ * --fault: a what-if is the same machine on every backend); raises a Lua
+ * error naming the presets when `preset` is not one. Calls lab_run_backend. */
+void lab_pick_target(lua_State *L, lab_run *run, const char *what, const char *preset, lab_target *t);
+/* ranks: the user's --ranks, else the call's, else the lab's; a what-if
+ * (t->whatif) takes the call's, else the lab's (--ranks is about this
+ * machine). */
 int lab_pick_ranks(lab_run *run, int call_ranks);
+int lab_target_ranks(lab_run *run, const lab_target *t, int call_ranks);
 /* The call's launcher, else --launcher unless it is the default "local",
  * else emulate when a real machine has fewer GPUs than ranks. */
 const char *lab_pick_launcher(lab_run *run, int ranks, const char *call_launcher);
+/* The same for a target: a what-if takes the call's launcher, else "local"
+ * (the sim's; --launcher is about this machine). */
+const char *lab_target_launcher(lab_run *run, const lab_target *t, int ranks, const char *call_launcher);
+/* The call's lab_target as Lua fields of the table on top: machine (the
+ * preset; nil on cuda), simulated, gpus, whatif. */
+void lab_push_target_fields(lua_State *L, const lab_target *t);
 /* opts[k] as a string (numbers too) or NULL; as an integer or dflt. */
 const char *lab_opt_string(lua_State *L, int opts, const char *k);
 int lab_opt_int(lua_State *L, int opts, const char *k, int dflt);
-/* Run `job` (takes params) and wait; raises a Lua error (freeing c) when it
- * could not start or was cancelled. */
-void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, json_t *params, int ranks,
-                 const char *launcher, int opts, double timeout_s, lab_collect *c, mgpu_rt_report *rep);
+/* Run `job` (takes params) on target t (NULL: the run's machine) and wait;
+ * raises a Lua error (freeing c) when it could not start or was cancelled. */
+void lab_run_job(lua_State *L, lab_run *run, const lab_target *t, const char *what, const char *job, json_t *params,
+                 int ranks, const char *launcher, int opts, double timeout_s, lab_collect *c, mgpu_rt_report *rep);
 json_t *lab_report_json(const mgpu_rt_report *rep);
 /* A failed bench/copy/topo run is a lab error (frees c). */
 void lab_raise_failed(lua_State *L, const char *what, const mgpu_rt_report *rep, lab_collect *c);
@@ -72,9 +94,10 @@ int lab_l_topo_xml(lua_State *L);
 int lab_l_copy(lua_State *L);
 /* lab.peak (lab_peak.c) */
 int lab_l_peak(lua_State *L);
-/* The topology document of the run's machine (runs the "topo" job once per
- * step); raises a Lua error on failure. Borrowed. */
-json_t *lab_topo_doc(lua_State *L, lab_run *run);
+/* The topology document of the run's machine, or of a what-if target
+ * (t->whatif; NULL: the run's) - the "topo" job once per step and machine;
+ * raises a Lua error on failure. Borrowed. */
+json_t *lab_topo_doc(lua_State *L, lab_run *run, const lab_target *t);
 /* lab.backend's table for the run. */
 void lab_push_backend(lua_State *L, lab_run *run);
 

@@ -24,7 +24,7 @@ static mgpu_topo *open_topo(lua_State *L, lab_run *run)
         }
         return t;
     }
-    json_t *doc = lab_topo_doc(L, run);
+    json_t *doc = lab_topo_doc(L, run, NULL);
     const char *xml = json_string_value(json_object_get(doc, "xml"));
     if (!xml) luaL_error(L, "lab.peak: the topo job sent no XML");
     if (mgpu_topo_parse_xml(xml, strlen(xml), "this machine", &t) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.peak");

@@ -54,6 +54,10 @@ int lab_l_spmd(lua_State *L)
     lab_run *run = lab_run_of(L);
     const char *path = luaL_checkstring(L, 1);
     int opts = lua_istable(L, 2) ? 2 : 0;
+    /* opts.machine: a what-if on that sim preset (before anything is
+     * allocated: an unknown preset raises) */
+    lab_target t;
+    lab_pick_target(L, run, "lab.spmd", lab_opt_string(L, opts, "machine"), &t);
     char real[PATH_MAX], chunk[PATH_MAX + 2];
     char *text = NULL;
     size_t len = 0;
@@ -89,12 +93,8 @@ int lab_l_spmd(lua_State *L)
          * stopped by its budget at the same moment */
         if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
     }
-    if (lab_run_backend(run) != MGPU_OK) {
-        json_decref(params);
-        return mgpu_lua_raise_engine(L, "lab.spmd");
-    }
-    int ranks = lab_pick_ranks(run, lab_opt_int(L, opts, "ranks", 0));
-    const char *launcher = lab_pick_launcher(run, ranks, lab_opt_string(L, opts, "launcher"));
+    int ranks = lab_target_ranks(run, &t, lab_opt_int(L, opts, "ranks", 0));
+    const char *launcher = lab_target_launcher(run, &t, ranks, lab_opt_string(L, opts, "launcher"));
     /* the fingerprint check is the workers' MGPU_FINGERPRINT (docs/spmd.md) */
     int fp = 0;
     if (opts) {
@@ -118,7 +118,7 @@ int lab_l_spmd(lua_State *L)
                      .flights = json_object()};
     mgpu_log_keep_init(&c.kept);
     mgpu_rt_report rep;
-    lab_run_job(L, run, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
+    lab_run_job(L, run, &t, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
     c.logs = mgpu_log_keep_json(&c.kept);
     if (run->env->events.result) {
         /* as `mgpulab spmd --json`: errors = [{rank, error}] */
@@ -133,10 +133,13 @@ int lab_l_spmd(lua_State *L)
                                 path, "logs", c.logs, "results", c.results, "errors", errs, "ok", rep.ok,
                                 "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank), "reason",
                                 rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
+        /* a what-if names its machine wherever the run is shown */
+        if (doc && t.whatif) json_object_set_new(doc, "whatif", json_string(t.machine));
         if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
         json_decref(doc);
     }
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 10);
+    lab_push_target_fields(L, &t); /* where it ran: a step can say "SIMULATED dgx-h100" */
     lua_pushboolean(L, rep.ok);
     lua_setfield(L, -2, "ok");
     if (!rep.ok) {

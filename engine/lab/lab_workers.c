@@ -5,6 +5,7 @@
 #include "lab/lab_object.h"
 #include "mgpu/jobs.h"
 #include "mgpu/lua_mgpu.h"
+#include "mgpu/topo.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +34,53 @@ void lab_run_free(lab_run *run)
 {
     json_decref(run->topo_doc);
     run->topo_doc = NULL;
+    json_decref(run->whatif_topo_doc);
+    run->whatif_topo_doc = NULL;
+    run->whatif_topo_machine[0] = '\0';
     json_decref(run->measurements);
     run->measurements = NULL;
+}
+
+void lab_pick_target(lua_State *L, lab_run *run, const char *what, const char *preset, lab_target *t)
+{
+    memset(t, 0, sizeof *t);
+    if (lab_run_backend(run) != MGPU_OK) mgpu_lua_raise_engine(L, what);
+    if (!preset) {
+        t->backend = run->env->backend;
+        t->simulated = run->simulated;
+        t->gpus = run->gpus;
+        snprintf(t->machine, sizeof t->machine, "%s", run->machine);
+        return;
+    }
+    /* a preset name only: a lab names machines every learner has, never a
+     * file of its own machine */
+    const char *const *names = mgpu_topo_preset_names();
+    int known = 0;
+    char list[256] = "";
+    for (int i = 0; names[i]; i++) {
+        known |= strcmp(names[i], preset) == 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    }
+    if (!known) luaL_error(L, "%s: opts.machine '%s' is not a sim preset; the presets: %s", what, preset, list);
+    snprintf(t->machine, sizeof t->machine, "%s", preset);
+    t->backend = (mgpu_backend_config){.kind = MGPU_BACKEND_SIM, .machine = t->machine,
+                                       .alloc_conf = run->env->backend.alloc_conf};
+    int hosts = 0, per_host = 0;
+    if (mgpu_rt_sim_layout(&t->backend, &hosts, &per_host, &t->gpus) != MGPU_OK) mgpu_lua_raise_engine(L, what);
+    t->simulated = 1;
+    t->whatif = 1;
 }
 
 /* ranks: the user's --ranks, else the call's, else the lab's. */
 int lab_pick_ranks(lab_run *run, int call_ranks)
 {
     if (run->env->ranks > 0) return run->env->ranks;
+    return call_ranks > 0 ? call_ranks : run->lab->info.ranks;
+}
+
+int lab_target_ranks(lab_run *run, const lab_target *t, int call_ranks)
+{
+    if (!t->whatif) return lab_pick_ranks(run, call_ranks);
     return call_ranks > 0 ? call_ranks : run->lab->info.ranks;
 }
 
@@ -53,6 +93,26 @@ const char *lab_pick_launcher(lab_run *run, int ranks, const char *call_launcher
     const char *l = run->env->launcher;
     if (l && strcmp(l, "local") != 0) return l;
     return !run->simulated && ranks > run->gpus ? "emulate" : "local";
+}
+
+const char *lab_target_launcher(lab_run *run, const lab_target *t, int ranks, const char *call_launcher)
+{
+    if (!t->whatif) return lab_pick_launcher(run, ranks, call_launcher);
+    return call_launcher ? call_launcher : "local";
+}
+
+void lab_push_target_fields(lua_State *L, const lab_target *t)
+{
+    if (t->simulated) {
+        lua_pushstring(L, t->machine);
+        lua_setfield(L, -2, "machine");
+    }
+    lua_pushboolean(L, t->simulated);
+    lua_setfield(L, -2, "simulated");
+    lua_pushinteger(L, t->gpus);
+    lua_setfield(L, -2, "gpus");
+    lua_pushboolean(L, t->whatif);
+    lua_setfield(L, -2, "whatif");
 }
 
 void lab_push_backend(lua_State *L, lab_run *run)
@@ -262,13 +322,16 @@ int lab_opt_int(lua_State *L, int opts, const char *k, int dflt)
 
 /* Run a job and wait; raises a Lua error when it could not start or was
  * cancelled. The budget restarts afterwards (run.c explains why). */
-void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, json_t *params, int ranks,
-                    const char *launcher, int opts, double timeout_s, lab_collect *c, mgpu_rt_report *rep)
+void lab_run_job(lua_State *L, lab_run *run, const lab_target *t, const char *what, const char *job, json_t *params,
+                 int ranks, const char *launcher, int opts, double timeout_s, lab_collect *c, mgpu_rt_report *rep)
 {
     lab_check_cancel(L, run);
+    /* a what-if's workers open its sim preset: the machine reaches them
+     * in the job's backend description, as --machine does */
+    int simulated = t ? t->simulated : run->simulated;
     /* captured output: NCCL's INFO lines reach the log pane as "log"
      * messages, never the shell's terminal */
-    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = ranks, .backend = run->env->backend,
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = ranks, .backend = t ? t->backend : run->env->backend,
                           .timeout_s = timeout_s > 0 ? timeout_s : run->env->timeout_s,
                           .cancel = run->env->cancel, .capture_output = 1,
                           .ranks_per_host = lab_opt_int(L, opts, "per_node", 0)};
@@ -277,7 +340,7 @@ void lab_run_job(lua_State *L, lab_run *run, const char *what, const char *job, 
     char fault[256];
     const char *extra_fault = lab_opt_string(L, opts, "fault");
     if (extra_fault && *extra_fault) {
-        if (!run->simulated) {
+        if (!simulated) {
             json_decref(params);
             lab_collect_free(c);
             luaL_error(L, "%s: opts.fault ('%s') describes a simulated machine; on the cuda backend use NCCL's own "

@@ -11,9 +11,34 @@ local function gb(b) return type(b) == "number" and string.format("%.1f", b / GB
 local function f1(x) return type(x) == "number" and string.format("%.1f", x) or "-" end
 local function pct(x) return type(x) == "number" and string.format("%.0f %%", 100 * x) or "-" end
 
--- One rank per GPU, at most 8 (the note's 8 GPUs): the planner's ranks and
--- the 70B run's. A 70B on fewer GPUs is the machine's answer, not an error.
-local function big_ranks(lab) return math.max(1, math.min(8, lab.backend.gpus or 1)) end
+-- The 70B steps (plan, attempt, prefetch) are about the note's machine, 8
+-- GPUs of 80 GB, on phantom tensors (timing and memory only, nothing
+-- computed), which only the sim has. A sim preset of 8 or more GPUs is that
+-- machine itself; any other machine - a real GPU (no phantom tensors), a
+-- preset with fewer GPUs - runs them as a what-if on the SIMULATED dgx-h100
+-- preset (lab.spmd's machine option), and the tables say so. The steps then
+-- plan for the same machine everywhere, so one set of answers holds
+-- (solutions/answers-dgx-h100.txt).
+local NOTE_MACHINE, BIG_RANKS = "dgx-h100", 8
+local function big_machine(lab)
+  if lab.backend.simulated and (lab.backend.gpus or 0) >= BIG_RANKS then return nil end
+  return NOTE_MACHINE
+end
+-- lab.spmd's options for a 70B-step run: the call's, on the machine above.
+local function big_opts(lab, o)
+  o.machine = big_machine(lab)
+  return o
+end
+-- Where a 70B-step run ran, from its result, for titles and the log:
+-- "SIMULATED dgx-h100, the note's 8 H100s: this machine has 1 GPU".
+local function big_where(lab, res)
+  local m = res and res.machine or big_machine(lab) or lab.backend.machine or "?"
+  if res and res.whatif then
+    local g = lab.backend.gpus or 1
+    return string.format("SIMULATED %s, the note's 8 H100s: this machine has %d GPU%s", m, g, g == 1 and "" or "s")
+  end
+  return "SIMULATED " .. m
+end
 -- The real-data proxy runs on 8 ranks everywhere (ranks share a GPU when
 -- there are fewer; it is small).
 local PROXY_RANKS = 8
@@ -90,14 +115,15 @@ return {
   title    = "FSDP: a 70B Llama on 8 GPUs",
   summary  = "Why Llama-2-70B does not fit, the memory planner, your FSDP configuration until it runs, " ..
              "the all-gather / reduce-scatter timeline with your prefetch, and the same code on real numbers",
-  backends = "sim (any preset; the 70B runs are timing and memory only, on phantom tensors); the proxy also on cuda",
+  backends = "any: the 70B steps run on the sim's phantom tensors (timing and memory only) - on a sim preset of 8 or " ..
+             "more GPUs that machine, anywhere else the SIMULATED dgx-h100 (the note's 8 H100s); the proxy on this machine",
   ranks    = 8,
   steps = {
     {
       id = "plan", title = "Plan: does Llama-2-70B fit?",
       text = "steps/01-plan.md",
-      questions = { { id = "replica", ask = "Does one replica (DDP) fit one GPU of this machine? (yes/no)" },
-                    { id = "full_shard", ask = "Does FULL_SHARD over this machine's GPUs (at most 8) fit, no checkpointing, no offload? (yes/no)" },
+      questions = { { id = "replica", ask = "Does one replica (DDP) fit one GPU of the planned machine (8 GPUs; the first table names it)? (yes/no)" },
+                    { id = "full_shard", ask = "Does FULL_SHARD over the planned machine's 8 GPUs fit, no checkpointing, no offload? (yes/no)" },
                     { id = "gb_full_shard", ask = "FULL_SHARD: GB (10^9 bytes) per GPU of parameters + gradients + AdamW states?" } },
       hints = { "Count the parameters from the shapes in the text first: embedding, 80 layers (attention: Q and O are " ..
                 "dim x dim, K and V dim x (8 x 128); MLP: three dim x ffn), final norm, LM head. About 69 billion.",
@@ -106,9 +132,10 @@ return {
                 "16 x 68.98e9 / 8 = 138 GB per GPU on 8 GPUs - before a single activation. Compare with the GPU's " ..
                 "memory in the table title." },
       run = function(lab)
-        local n = big_ranks(lab)
-        lab.progress(0, "the planner for " .. n .. " GPU(s)")
-        local res = lab.spmd("scripts/plan.lua", { ranks = 1, args = { tostring(n) }, timeout = 60 })
+        local n = BIG_RANKS
+        lab.progress(0, "the planner for " .. n .. " GPUs")
+        local res = lab.spmd("scripts/plan.lua", big_opts(lab, { ranks = 1, args = { tostring(n) }, timeout = 60 }))
+        lab.log("the planner plans for " .. big_where(lab, res))
         local m = row_with(res, "machine")
         local cfgs = {}
         for _, row in ipairs(rows(res, 0)) do if row.config then cfgs[#cfgs + 1] = row end end
@@ -118,8 +145,9 @@ return {
                      rows = { { "layers / hidden / FFN", string.format("%d / %d / %d", m.layers, m.dim, m.ffn) },
                               { "heads / KV heads / vocabulary", string.format("%d / %d / %d", m.heads, m.kv_heads, m.vocab) },
                               { "parameters (counted from the shapes)", string.format("%.2f billion", m.params / 1e9) },
-                              { "this machine", string.format("%d GPU(s) of %s GB (%.2f GiB)", n, gb(m.gpu_bytes),
-                                                              m.gpu_bytes / 2 ^ 30) } } }
+                              { "the machine planned for", string.format("%d GPUs of %s GB (%.2f GiB): %s", n,
+                                                                         gb(m.gpu_bytes), m.gpu_bytes / 2 ^ 30,
+                                                                         big_where(lab, res)) } } }
         end
         local answered = lab.answer("replica") and lab.answer("full_shard") and lab.answer("gb_full_shard")
         if answered then
@@ -128,8 +156,9 @@ return {
             t[#t + 1] = { r.label, gb(r.params_b), gb(r.grads_b), gb(r.optim_b), gb(r.states_b), gb(r.peak_b),
                           r.at, yesno(r.fits), r.over_at or "-" }
           end
-          lab.table{ title = string.format("GB per GPU, %d rank(s), micro-batch 1, seq 4096 unless said (GPU: %s GB; "
-                                           .. "fits: the peak leaves 5 %% of it free)", n, gb(m and m.gpu_bytes)),
+          lab.table{ title = string.format("GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; "
+                                           .. "fits: the peak leaves 5 %% of it free; %s)", n, gb(m and m.gpu_bytes),
+                                           big_where(lab, res)),
                      columns = { "strategy", "params", "grads", "optimizer", "states", "peak", "peak at", "fits",
                                  "runs out at" }, rows = t }
         else
@@ -173,11 +202,12 @@ return {
                 "master copy and AdamW's m and v (12 of the 16 bytes per parameter) to the CPU.",
                 "On 8 H100s: sharding = \"FULL_SHARD\", checkpoint = true, offload = true, micro_batch = 1, seq = 4096." },
       run = function(lab)
-        local n = big_ranks(lab)
+        local n = BIG_RANKS
         local cfg, err = read_config(lab, lab.exercise)
         if not cfg then return { err = err } end
         lab.progress(0, string.format("Llama-2-70B, %s, %d ranks, on phantom tensors", cfg.sharding, n))
-        local res = lab.spmd("scripts/attempt.lua", { ranks = n, args = config_args(cfg, 2), timeout = 300 })
+        local res = lab.spmd("scripts/attempt.lua", big_opts(lab, { ranks = n, args = config_args(cfg, 2), timeout = 300 }))
+        lab.log("Llama-2-70B on " .. big_where(lab, res))
         local p = row_with(res, "plan")
         local peak = 0
         for r = 0, n - 1 do
@@ -185,7 +215,8 @@ return {
           if row and row.peak > peak then peak = row.peak end
         end
         local s = row_with(res, "summary")
-        lab.table{ title = string.format("your configuration on %d rank(s)", n), columns = { "", "" },
+        lab.table{ title = string.format("your configuration on %d ranks (%s)", n, big_where(lab, res)),
+                   columns = { "", "" },
                    rows = { { "sharding / checkpoint / offload", string.format("%s / %s / %s", cfg.sharding,
                                                                                yesno(cfg.checkpoint), yesno(cfg.offload)) },
                             { "micro-batch x sequence", string.format("%d x %d", cfg.micro_batch, cfg.seq) },
@@ -206,12 +237,9 @@ return {
         if not out.res.ok then
           local why = failure(out.res)
           local oom = why:find("out of memory", 1, true)
-          local msg = oom and ("out of memory - " .. why:match("^[^:]*") .. ": change config.lua until it fits")
+          local msg = oom and ("out of memory - " .. why:match("^[^:]*") .. ": change config.lua until it fits "
+                               .. "(the planner's table of step 1 says which configurations fit)")
                       or ("the run failed: " .. why)
-          if (lab.backend.gpus or 1) < 8 then
-            msg = msg .. string.format(" (this machine has %d GPU(s): the planner's table says which configuration, "
-                                       .. "if any, fits)", lab.backend.gpus or 1)
-          end
           return { ok = false, msg = msg, saw = why, wanted = "two training steps within each GPU's memory",
                    where = "log pane (5); config.lua" }
         end
@@ -228,20 +256,23 @@ return {
                 "local nxt = units[i + 1]; if nxt and not nxt.full then gather(nxt, stream) end - the all-gather is " ..
                 "queued on the communication stream before unit i's compute, so the two run together." },
       run = function(lab)
-        local n = big_ranks(lab)
+        local n = BIG_RANKS
         local args = { "70b" }
         for _, a in ipairs(config_args(TIMED, 2)) do args[#args + 1] = a end
         lab.progress(0, "Llama-2-70B without prefetch, " .. n .. " ranks")
-        local off = lab.spmd("scripts/attempt.lua", { ranks = n, args = config_args(TIMED, 2), timeout = 300 })
+        local off = lab.spmd("scripts/attempt.lua", big_opts(lab, { ranks = n, args = config_args(TIMED, 2), timeout = 300 }))
+        lab.log("Llama-2-70B on " .. big_where(lab, off))
         lab.progress(0.4, "Llama-2-70B with your prefetch.lua")
-        local on = lab.spmd(lab.exercise, { ranks = n, args = args, timeout = 300 })
-        lab.progress(0.75, "the proxy with real numbers: without and with your prefetch")
+        local on = lab.spmd(lab.exercise, big_opts(lab, { ranks = n, args = args, timeout = 300 }))
+        -- the proxy has real numbers: it runs on this machine
+        lab.progress(0.75, "the proxy with real numbers (this machine): without and with your prefetch")
         local pargs = { tostring(PROXY_STEPS), tostring(PROXY_MB) }
         local ref = lab.spmd("scripts/proxy.lua", { ranks = PROXY_RANKS, args = pargs, timeout = 120 })
         local mine = lab.spmd(lab.exercise, { ranks = PROXY_RANKS, args = { "proxy", pargs[1], pargs[2] }, timeout = 120 })
         local a, b = row_with(off, "summary"), row_with(on, "summary")
         local tf
-        local ok, topo = pcall(lab.topo)
+        -- the peak TFLOPS of the GPU the 70B was modelled on
+        local ok, topo = pcall(lab.topo, { machine = big_machine(lab) })
         if ok and topo and topo.gpus and topo.gpus[1] then tf = topo.gpus[1].bf16_tflops end
         local function col(s)
           if not s then return { "-", "-", "-", "-", "-", "-", "-" } end
@@ -257,9 +288,8 @@ return {
                         "MFU (of " .. (tf and string.format("%.0f", tf) or "?") .. " TFLOP/s bf16)" }
         local t = {}
         for i, nm in ipairs(names) do t[#t + 1] = { nm, ca[i], cb[i] } end
-        lab.table{ title = string.format("Llama-2-70B, FULL_SHARD + checkpointing + offload, %d rank(s), micro-batch 1 "
-                                         .. "x 4096 (MODELLED on the %s machine)", n,
-                                         lab.backend.simulated and "SIMULATED" or "real"),
+        lab.table{ title = string.format("Llama-2-70B, FULL_SHARD + checkpointing + offload, %d ranks, micro-batch 1 "
+                                         .. "x 4096 (MODELLED on the %s)", n, big_where(lab, off)),
                    columns = { "", "no prefetch", "your prefetch" }, rows = t }
         lab.table{ title = "published figures (real machines, for comparison)",
                    columns = { "run", "tokens/s per GPU", "model TFLOP/s per GPU or MFU", "source" }, rows = PUBLISHED }

@@ -27,8 +27,11 @@ read -r -a lab_args <<<"${MGPU_LAB_ARGS:-}"
 only=",${MGPU_LABS_ONLY:-},"
 # The sim preset a lab is tested on: dgx-h100, unless its solutions hold
 # only answers for another machine (answers-2x-dgx-h100.txt).
+# MGPU_LAB_ANSWERS=NAME picks solutions/answers-NAME.txt where a lab has one
+# (the GPU round: answers for one H200 with ranks as emulated nodes).
 machine_of() {
   local d=$MGPULAB_LABS/$1/solutions
+  [ -n "${MGPU_LAB_ANSWERS:-}" ] && [ -f "$d/answers-$MGPU_LAB_ANSWERS.txt" ] && { echo "$MGPU_LAB_ANSWERS"; return; }
   [ -f "$d/answers-dgx-h100.txt" ] && { echo dgx-h100; return; }
   for f in "$d"/answers-*.txt; do [ -f "$f" ] && { basename "$f" .txt | sed 's/^answers-//'; return; }; done
   echo dgx-h100

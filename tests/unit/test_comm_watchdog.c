@@ -33,7 +33,7 @@ int main(void)
     mgpu_event *ev = NULL;
     CHECK_OK(mgpu_comm_core_event_get(c, &ev));
     CHECK_OK(mgpu_event_record(ev, c->stream));
-    CHECK_OK(mgpu_watchdog_track(c, slot, MGPU_COLL_ALL_REDUCE, 1, ev));
+    CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_ALL_REDUCE, 1, ev));
     struct timespec nap = {0, 2 * 1000 * 1000};
     for (int i = 0; i < 500 && mgpu_watchdog_pending() > 0; i++) nanosleep(&nap, NULL);
     CHECK(mgpu_watchdog_pending() == 0);
@@ -44,7 +44,7 @@ int main(void)
     /* Entries of a comm being destroyed are dropped, never touched later. */
     CHECK_OK(mgpu_comm_core_event_get(c, &ev));
     slot = mgpu_flight_add(c->flight, &e);
-    CHECK_OK(mgpu_watchdog_track(c, slot, MGPU_COLL_BROADCAST, 2, ev));
+    CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_BROADCAST, 2, ev));
     mgpu_watchdog_forget(c);
     CHECK(mgpu_watchdog_pending() == 0);
     CHECK_OK(mgpu_comm_async_error(c));

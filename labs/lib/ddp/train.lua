@@ -17,7 +17,8 @@
 -- train.run{mode =, reducer =, args = mgpu.args}; args (strings):
 --   steps, global batch, model ("small": ResNet-8 width 16, real numbers;
 --   "wide": ResNet-32 width 96, for timing - phantom on the sim, real on a
---   GPU), bucket MiB (ddp), and the initial parameters: "same" (default:
+--   GPU; "resnet20": ResNet-20 width 16, real numbers, the model of the
+--   torch DDP comparison, scripts/compare-ddp-torch.py), bucket MiB (ddp), and the initial parameters: "same" (default:
 --   every rank initialises from the same seeds), "per-rank" (each rank
 --   from its own seed, as two processes that do not share a seed do), or
 --   "broadcast" (per-rank, then rank 0's parameters broadcast to all, as
@@ -34,6 +35,13 @@ local resnet = mgpu.import("nn.resnet")
 local data = mgpu.import("nn.data")
 
 local train = {}
+
+-- The models the harness trains (args[3]); timing = phantom on the sim.
+local MODELS = {
+  small    = {depth = 8, width = 16},
+  resnet20 = {depth = 20, width = 16},
+  wide     = {depth = 32, width = 96, timing = true},
+}
 
 local function timing_event()
   local e = mgpu.event{timing = true}
@@ -64,10 +72,11 @@ function train.run(opts)
     error(("the global batch %d does not split over %d ranks"):format(global, world), 0)
   end
   local shard = global // world
-  nn.phantom = kind == "wide" and mgpu.simulated
+  local spec = MODELS[kind]
+  if not spec then error(("model %q: use small, resnet20 or wide"):format(kind), 0) end
+  nn.phantom = spec.timing and mgpu.simulated or false
 
-  local model = kind == "wide" and resnet.new{depth = 32, width = 96, classes = 10}
-                or resnet.new{depth = 8, width = 16, classes = 10}
+  local model = resnet.new{depth = spec.depth, width = spec.width, classes = 10}
   local params = model:parameters()
   local comm = mgpu.comm()
   local init = args[5] or "same"

@@ -128,8 +128,13 @@ function nn.conv2d(name, cin, cout, k, opts)
   local m = setmetatable({name = name, cin = cin, cout = cout, k = k, stride = opts.stride or 1,
                           pad = opts.pad or (k // 2), dtype = opts.dtype}, Conv2d)
   m.weight = param(name .. ".weight", {cout, cin, k, k}, opts.dtype)
-  -- Kaiming: std sqrt(2 / fan_in); uniform [-b, b) has std b / sqrt(3)
-  nn.uniform_(m.weight.value, math.sqrt(6 / (cin * k * k)), opts.seed or 1)
+  -- uniform in [-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch's Conv2d
+  -- (kaiming_uniform with a = sqrt(5)). Not He's sqrt(6 / fan_in): with a
+  -- batch norm after every conv, a weight's scale does not change the
+  -- forward but divides its effective learning rate by the scale squared -
+  -- He's bound (2.45x) made the ResNet learn 6x slower than torch's, and the
+  -- DDP comparison's loss curves part (docs/gpu-results.md, 2026-12-03).
+  nn.uniform_(m.weight.value, 1 / math.sqrt(cin * k * k), opts.seed or 1)
   return m
 end
 function Conv2d:parameters(list)
