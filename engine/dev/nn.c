@@ -612,8 +612,9 @@ mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const 
     int pw1 = conv_is_pointwise(&g);
     size_t nb = conv_chunk(&g, (crr + g.k) * pq * esz);
     mgpu_buffer *ws = NULL;
-    MGPU_CHECK(workspace(&c, ph, nb * (crr + g.k) * pq * esz, &ws));
-    char *colT = ws->ptr, *dyT = colT + nb * crr * pq * esz;
+    size_t col_bytes = (nb * crr * pq * esz + 255) / 256 * 256; /* dyT aligned as cuBLAS and packed loads like */
+    MGPU_CHECK(workspace(&c, ph, col_bytes + nb * g.k * pq * esz, &ws));
+    char *colT = ws->ptr, *dyT = colT + col_bytes;
     mgpu_result r = MGPU_OK;
     for (size_t n0 = 0; n0 < g.n && r == MGPU_OK; n0 += nb) {
         size_t m = g.n - n0 < nb ? g.n - n0 : nb, mpq = m * pq;
