@@ -44,8 +44,19 @@ static void map_table(void)
     table = t;
 }
 
+/* A rate still showing and higher than the new one stays until it expires:
+ * a tiny call right after a large one (the sweep's check of its result,
+ * the next size's warm-up) would otherwise replace the large one's rate
+ * for its whole hold, and a 100 ms sample would see only the tiny one. */
 static void store(tel_rate *r, double bps, uint64_t until)
 {
+    uint64_t live_until = atomic_load_explicit(&r->until_ns, memory_order_acquire);
+    if (live_until > mgpu_now_ns()) {
+        uint64_t old_bits = atomic_load_explicit(&r->bps_bits, memory_order_relaxed);
+        double old;
+        memcpy(&old, &old_bits, sizeof old);
+        if (old > bps) return;
+    }
     uint64_t bits;
     memcpy(&bits, &bps, sizeof bits);
     atomic_store_explicit(&r->bps_bits, bits, memory_order_relaxed);
