@@ -85,6 +85,7 @@ typedef struct shell_app {
     shell_snap snap;
     mgpu_telemetry *tel;
     double last_sample;
+    int tail_samples;        /* telemetry samples taken since the work ended */
     shell_evq *q;
     shell_work work;
     pthread_t topo_thread;

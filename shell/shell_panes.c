@@ -31,6 +31,7 @@ int panes_dirty(shell_app *a)
 void panes_telemetry(shell_app *a)
 {
     if (!a->tel) return;
+    if (!a->work.active) a->tail_samples++; /* counted even when the sample fails: the tail ends */
     double now = shell_now();
     mgpu_link_sample s[64];
     int n = 0;

@@ -16,11 +16,16 @@ double shell_now(void)
 
 int app_busy(const shell_app *a) { return a->work.active; }
 
-#define SAMPLE_TAIL_S 5.5 /* the bandwidth pane's 5 s window falls idle, read to 0.0 */
+/* After the work, sampling goes on until the bandwidth pane's window (its
+ * last 50 samples, ~5 s) holds only samples taken after the end, so it reads
+ * 0.0. Counted in samples, not seconds: on a loaded machine a 100 ms poll
+ * comes late, and 5.5 s could end the tail with the last transfer still
+ * inside the window. */
+#define SAMPLE_TAIL 56
 
 int app_sampling(const shell_app *a)
 {
-    return a->work.active || (a->work.ended > 0 && shell_now() - a->work.ended < SAMPLE_TAIL_S);
+    return a->work.active || (a->work.ended > 0 && a->tel && a->tail_samples < SAMPLE_TAIL);
 }
 
 /*--- callbacks: work thread -----------------------------------------------*/
@@ -140,6 +145,7 @@ void work_join(shell_app *a)
     pthread_join(a->work.thread, NULL);
     a->work.active = 0;
     a->work.ended = shell_now();
+    a->tail_samples = 0;
 }
 
 void work_refresh_snapshot(shell_app *a)

@@ -28,9 +28,11 @@ wait_for 'Steps: 02-allreduce' 5
 keys r 2
 wait_for '─ > 2 Bandwidth' 5
 # the sim's modelled load comes in bursts: blocks and a number above 0.0 on
-# some GPU's row (which GPUs a 100 ms sample catches mid-call varies). KNOWN
-# INTERMITTENT (2026-12-03, cause not found): some runs show no sample with
-# traffic at all; the step then runs once more and must show it.
+# some GPU's row (which GPUs a 100 ms sample catches mid-call varies). It
+# was intermittent until 2026-12-03 (4th session): the sweep's one-scalar
+# all-reduce after every size replaced the size's rate for its hold, so a
+# sample could see only ~0 GB/s; a live higher rate now stays. A run that
+# shows no traffic at all still gets one more try, and says so.
 traffic='│GPU[0-9]+ +NVLink TX .*[▁▂▃▄▅▆▇█].* [1-9][0-9]*\.[0-9] +RX'
 seen=0
 for attempt in 1 2; do
