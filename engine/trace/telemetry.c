@@ -53,11 +53,16 @@ static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
         return mgpu_fail(MGPU_ERR_IO, "telemetry: getrandom failed");
     int k = snprintf(t->shm_name, sizeof t->shm_name, "/mgpulab-tel-%d-", (int)getpid());
     for (size_t i = 0; i < sizeof rnd; i++) k += snprintf(t->shm_name + k, sizeof t->shm_name - (size_t)k, "%02x", rnd[i]);
-    int fd = shm_open(t->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "telemetry: shm_open %s: %s", t->shm_name, strerror(errno));
     char shm_path[96]; /* where glibc's shm_open keeps it: the signal handler may only unlink */
     snprintf(shm_path, sizeof shm_path, "/dev/shm%s", t->shm_name);
+    /* registered before it exists: a signal between the two would leave it */
     t->cleanup = mgpu_cleanup_register(shm_path, 0);
+    int fd = shm_open(t->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int e = errno;
+        t->shm_name[0] = '\0'; /* not ours: close must not unlink it */
+        return mgpu_fail(MGPU_ERR_IO, "telemetry: shm_open %s: %s", shm_path, strerror(e));
+    }
     t->table_bytes = tel_size((uint32_t)n);
     void *p = MAP_FAILED;
     if (ftruncate(fd, (off_t)t->table_bytes) == 0)
