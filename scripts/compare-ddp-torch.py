@@ -86,30 +86,11 @@ def torch_worker(rank, world, port, steps):
     torch.cuda.set_device(dev)
     dist.init_process_group("nccl", init_method="tcp://127.0.0.1:%d" % port, rank=rank, world_size=world)
 
-    class Block(tnn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.c1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.b1 = tnn.BatchNorm2d(cout)
-            self.c2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.b2 = tnn.BatchNorm2d(cout)
-            self.down = None
-            if stride != 1 or cin != cout:
-                self.down = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, 0, bias=False), tnn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = self.b2(self.c2(torch.relu(self.b1(self.c1(x)))))
-            return torch.relu(y + (self.down(x) if self.down is not None else x))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from torch_resnet import resnet
 
     torch.manual_seed(1)  # every rank the same initial parameters (DDP broadcasts rank 0's anyway)
-    n, mods, cin = 3, [tnn.Conv2d(3, 16, 3, 1, 1, bias=False), tnn.BatchNorm2d(16), tnn.ReLU()], 16
-    for stage in range(3):
-        cout = 16 << stage
-        for i in range(n):
-            mods.append(Block(cin, cout, 2 if stage > 0 and i == 0 else 1))
-            cin = cout
-    mods += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(cin, CLASSES)]
-    model = tnn.parallel.DistributedDataParallel(tnn.Sequential(*mods).to(dev), device_ids=[0],
+    model = tnn.parallel.DistributedDataParallel(resnet(20, CLASSES).to(dev), device_ids=[0],
                                                  bucket_cap_mb=BUCKET_MB, broadcast_buffers=False)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
     gen = torch.Generator(device=dev).manual_seed(1)

@@ -96,31 +96,11 @@ def torch_cases():
         return torch.bmm(p, q)
     res["attention bf16 b4 h8 t2048 d128"] = timed(attn, 10)
 
-    class Block(tnn.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.c1 = tnn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-            self.b1 = tnn.BatchNorm2d(cout)
-            self.c2 = tnn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-            self.b2 = tnn.BatchNorm2d(cout)
-            self.down = None
-            if stride != 1 or cin != cout:
-                self.down = tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, 0, bias=False), tnn.BatchNorm2d(cout))
-
-        def forward(self, x):
-            y = self.b2(self.c2(torch.relu(self.b1(self.c1(x)))))
-            return torch.relu(y + (self.down(x) if self.down is not None else x))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from torch_resnet import resnet as torch_resnet
 
     def resnet(depth):
-        n = (depth - 2) // 6
-        mods, cin = [tnn.Conv2d(3, 16, 3, 1, 1, bias=False), tnn.BatchNorm2d(16), tnn.ReLU()], 16
-        for stage in range(3):
-            cout = 16 << stage
-            for i in range(n):
-                mods.append(Block(cin, cout, 2 if stage > 0 and i == 0 else 1))
-                cin = cout
-        mods += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(cin, 10)]
-        return tnn.Sequential(*mods).to(dev)
+        return torch_resnet(depth).to(dev)
 
     for depth in (8, 20):
         model = resnet(depth)
