@@ -130,16 +130,6 @@ int mgpu_telemetry_interval_ms(const mgpu_telemetry *t)
 }
 const char *mgpu_telemetry_env(const mgpu_telemetry *t) { return t && t->src == SRC_SIM ? t->env : NULL; }
 
-static double live_rate(tel_rate *r, uint64_t now)
-{
-    uint64_t until = atomic_load_explicit(&r->until_ns, memory_order_acquire);
-    if (until <= now) return 0;
-    uint64_t bits = atomic_load_explicit(&r->bps_bits, memory_order_relaxed);
-    double bps;
-    memcpy(&bps, &bits, sizeof bps);
-    return bps > 0 ? bps : 0;
-}
-
 mgpu_result mgpu_telemetry_sample(mgpu_telemetry *t, mgpu_link_sample *out, int max, int *n)
 {
     if (!t || !n || (max > 0 && !out)) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_telemetry_sample: bad arguments");
@@ -153,10 +143,10 @@ mgpu_result mgpu_telemetry_sample(mgpu_telemetry *t, mgpu_link_sample *out, int 
         memset(s, 0, sizeof *s);
         s->gpu = g;
         snprintf(s->busid, sizeof s->busid, "%s", t->busid[g]);
-        s->nvlink_tx = live_rate(&tg->r[MGPU_LINK_NVLINK][0], now);
-        s->nvlink_rx = live_rate(&tg->r[MGPU_LINK_NVLINK][1], now);
-        s->pcie_tx = live_rate(&tg->r[MGPU_LINK_PCIE][0], now);
-        s->pcie_rx = live_rate(&tg->r[MGPU_LINK_PCIE][1], now);
+        s->nvlink_tx = tel_live_rate(&tg->r[MGPU_LINK_NVLINK][0], now);
+        s->nvlink_rx = tel_live_rate(&tg->r[MGPU_LINK_NVLINK][1], now);
+        s->pcie_tx = tel_live_rate(&tg->r[MGPU_LINK_PCIE][0], now);
+        s->pcie_rx = tel_live_rate(&tg->r[MGPU_LINK_PCIE][1], now);
         s->has_nvlink = s->has_pcie = 1;
         (*n)++;
     }

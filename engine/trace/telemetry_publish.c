@@ -50,13 +50,7 @@ static void map_table(void)
  * for its whole hold, and a 100 ms sample would see only the tiny one. */
 static void store(tel_rate *r, double bps, uint64_t until)
 {
-    uint64_t live_until = atomic_load_explicit(&r->until_ns, memory_order_acquire);
-    if (live_until > mgpu_now_ns()) {
-        uint64_t old_bits = atomic_load_explicit(&r->bps_bits, memory_order_relaxed);
-        double old;
-        memcpy(&old, &old_bits, sizeof old);
-        if (old > bps) return;
-    }
+    if (tel_live_rate(r, mgpu_now_ns()) > bps) return;
     uint64_t bits;
     memcpy(&bits, &bps, sizeof bits);
     atomic_store_explicit(&r->bps_bits, bits, memory_order_relaxed);

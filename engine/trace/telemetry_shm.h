@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TEL_MAGIC 0x4c54474du    /* "MGTL" */
 #define TEL_VERSION 1u
@@ -28,5 +29,16 @@ typedef struct tel_table {
 } tel_table;
 
 static inline size_t tel_size(uint32_t ngpus) { return sizeof(tel_table) + (size_t)ngpus * sizeof(tel_gpu); }
+
+/* The rate r shows at `now` (mgpu_now_ns): its bytes/s, or 0 once expired. */
+static inline double tel_live_rate(tel_rate *r, uint64_t now)
+{
+    uint64_t until = atomic_load_explicit(&r->until_ns, memory_order_acquire);
+    if (until <= now) return 0;
+    uint64_t bits = atomic_load_explicit(&r->bps_bits, memory_order_relaxed);
+    double bps;
+    memcpy(&bps, &bits, sizeof bps);
+    return bps > 0 ? bps : 0;
+}
 
 #endif
