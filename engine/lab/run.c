@@ -34,15 +34,17 @@ static int is_verdict(lua_State *L, int idx)
     return t != LUA_TNIL;
 }
 
-/* A failed verdict that only says a question is not answered yet
- * (`unanswered = true`, checks/values.lua): the step waits for answers. */
-static int is_unanswered(lua_State *L, int idx)
+static int has_flag(lua_State *L, int idx, const char *flag)
 {
-    lua_getfield(L, idx, "unanswered");
+    lua_getfield(L, idx, flag);
     int u = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return u;
 }
+
+/* A failed verdict that only says a question is not answered yet
+ * (`unanswered = true`, checks/values.lua): the step waits for answers. */
+static int is_unanswered(lua_State *L, int idx) { return has_flag(L, idx, "unanswered"); }
 
 /* One verdict table at idx: 1 passed, 0 failed, -1 malformed (message set). */
 static int one_verdict(lua_State *L, int idx, mgpu_lab_verdict *v)
@@ -80,6 +82,10 @@ static void record_check(lua_State *L, int idx, int ok, mgpu_lab_verdict *v)
     json_t *c = json_object();
     json_object_set_new(c, "ok", json_boolean(ok));
     if (!ok && is_unanswered(L, idx)) json_object_set_new(c, "unanswered", json_true());
+    /* `unavailable = true`: this machine cannot show the thing at all (one
+     * node, one GPU). Still a failure for the learner, who must go where it
+     * can be seen; tests and reports tell it from a wrong answer. */
+    if (!ok && has_flag(L, idx, "unavailable")) json_object_set_new(c, "unavailable", json_true());
     static const char *const keys[] = {"msg", "saw", "wanted", "where"};
     for (int i = 0; i < 4; i++) json_object_set_new(c, keys[i], field_json(L, idx, keys[i]));
     json_array_append_new(v->checks, c);

@@ -93,7 +93,7 @@ local function size_name(b) return b and string.format("%d MiB", b // MiB) or "-
 -- A failed verdict saying what this machine cannot show and what to do.
 local function cannot(what, p)
   return { ok = false, msg = what .. ": " .. (p.why or "not possible on this machine"), saw = p.what,
-           wanted = "two nodes", where = "lab 7 text: 'Where you run it'" }
+           wanted = "two nodes", where = "lab 7 text: 'Where you run it'", unavailable = true }
 end
 
 -- The transport a learner may name: the full one or its first word.

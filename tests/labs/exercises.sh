@@ -41,6 +41,26 @@ export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
 ok()  { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+# a step this machine cannot show is skipped on a real machine (the GPU
+# round, MGPU_LAB_ARGS); on the preset its answers were written for it
+# never is, so there it is a failure
+skip() {
+  if [ -n "${MGPU_LAB_ARGS:-}" ]; then echo "SKIP: $*"; skipped=$((skipped+1)); else bad "$* (on the lab's own preset)"; fi
+}
+skipped=0
+# unavailable JSONFILE [N] -> the message, when step N (default: the only
+# one) failed only on checks marked `unavailable` (this machine cannot show
+# it: one node, one GPU); exit 1 otherwise
+unavailable() {
+  python3 - "$1" "${2:-1}" <<'PY' 2>/dev/null
+import json, sys
+s = json.load(open(sys.argv[1]))["steps"][int(sys.argv[2]) - 1]
+bad = [c for c in s.get("checks", []) if not c.get("ok")]
+if s.get("state") != "failed" or not bad or not all(c.get("unavailable") for c in bad):
+    sys.exit(1)
+print(bad[0].get("msg", ""))
+PY
+}
 
 "$bin" list --json >"$tmp/list.json" 2>"$tmp/list.err" || { bad "mgpulab list failed"; cat "$tmp/list.err"; exit 1; }
 
@@ -81,6 +101,9 @@ answers_for() {
   for q in ${qids//,/ }; do
     line=$(grep -E "^$q=" "$af" | head -1)
     [ -n "$line" ] || { bad "$id step $step: $af has no answer for '$q'"; return 1; }
+    # "ID=" with nothing after it: a measured answer this machine cannot
+    # give (the step is unavailable here); the run must then say so
+    [ "$line" = "$q=" ] && continue
     answers+=(--answer "$line")
   done
 }
@@ -140,6 +163,7 @@ while IFS=$'\x1f' read -r kind id a b c d; do
   # solved: the reference solution in the workspace, the right answers
   if [ -n "$solved_states" ]; then
     st=$(nth "$step" $solved_states)
+    if [ "$st" != passed ] && why=$(unavailable "$tmp/solved_whole.json" "$step"); then skip "$id step $step: this machine cannot show it: $why"; continue; fi
     [ "$st" = passed ] && ok || { bad "$id step $step solved: state '$st', wanted 'passed' (seen in the run of the whole lab, every step solved)"; head -c 3000 "$tmp/solved_whole.json"; cat "$tmp/solved_whole.err"; }
     continue
   fi
@@ -147,6 +171,11 @@ while IFS=$'\x1f' read -r kind id a b c d; do
   [ -n "$ex" ] && cp "$sol" "$ex"
   "$bin" run "$id" --step "$step" "${sim[@]}" --json "${answers[@]}" >"$tmp/solved.json" 2>"$tmp/solved.err"
   st=$(state_of "$tmp/solved.json")
+  if [ "$st" != passed ] && why=$(unavailable "$tmp/solved.json"); then
+    skip "$id step $step: this machine cannot show it: $why"
+    "$bin" reset "$id" >/dev/null 2>&1
+    continue
+  fi
   [ "$st" = passed ] && ok || { bad "$id step $step solved: state '$st', wanted 'passed'"; head -c 3000 "$tmp/solved.json"; cat "$tmp/solved.err"; }
   "$bin" reset "$id" >/dev/null 2>&1
 done <"$tmp/plan"
@@ -154,5 +183,5 @@ done <"$tmp/plan"
 # every lab asked for was there (ctest runs one test per labs/ directory)
 for id in ${MGPU_LABS_ONLY:+${MGPU_LABS_ONLY//,/ }}; do [[ $seen == *",$id,"* ]] || bad "MGPU_LABS_ONLY: no lab '$id' in $MGPULAB_LABS"; done
 
-echo "exercises.sh: $pass passed, $fail failed"
+echo "exercises.sh: $pass passed, $fail failed, $skipped not shown by this machine"
 [ $fail -eq 0 ]

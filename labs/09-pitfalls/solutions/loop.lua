@@ -25,16 +25,28 @@ local read = {}                                                  -- the losses a
 -- Each step gets as much compute as one all_reduce takes, so the overlap
 -- matters on any machine: an H200's fill takes microseconds while two ranks
 -- sharing it over sockets take milliseconds per all_reduce, and on the
--- SIMULATED NVLink machine the two are closer. (Not part of the exercise.)
+-- SIMULATED NVLink machine the two are closer. The lab measures this once,
+-- in its run of the original loop, and hands the same number of fills to
+-- your run (mgpu.args[1]), so both loops do the same work; each timing is
+-- the median of five, since ranks sharing one GPU take turns on it.
+-- (Not part of the exercise.)
 local function elapsed_ms(stream, work)
-  local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
-  a:record(stream); work(); b:record(stream); b:synchronize()
-  return a:elapsed(b)
+  local t = {}
+  for i = 1, 5 do
+    local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
+    a:record(stream); work(); b:record(stream); b:synchronize()
+    t[i] = a:elapsed(b)
+  end
+  table.sort(t)
+  return t[3]
 end
-local fill_ms = elapsed_ms(compute, function() act:fill{kind = "random", seed = 1, stream = compute} end)
-elapsed_ms(comm_s, function() comm:all_reduce(grads[1], "sum", comm_s) end) -- the first one sets up connections
-local reduce_ms = elapsed_ms(comm_s, function() comm:all_reduce(grads[1], "sum", comm_s) end)
-local passes = math.max(1, math.min(4000, math.floor(reduce_ms / math.max(fill_ms, 1e-6) + 0.5)))
+comm:all_reduce(grads[1], "sum", comm_s)                        -- the first one sets up connections
+local passes = tonumber(mgpu.args[1])
+if not passes then
+  local fill_ms = elapsed_ms(compute, function() act:fill{kind = "random", seed = 1, stream = compute} end)
+  local reduce_ms = elapsed_ms(comm_s, function() comm:all_reduce(grads[1], "sum", comm_s) end)
+  passes = math.max(1, math.min(4000, math.floor(reduce_ms / math.max(fill_ms, 1e-6) + 0.5)))
+end
 
 mgpu.synchronize()
 local begin, finish = mgpu.event{timing = true}, mgpu.event{timing = true}
@@ -62,4 +74,4 @@ compute:wait(reduced[steps])
 finish:record(compute)
 finish:synchronize()
 for i = 1, steps do read[i] = string.format("%.6f", read[i] or 0 / 0) end
-mgpu.result{step_ms = begin:elapsed(finish) / steps, losses = table.concat(read, " ")}
+mgpu.result{step_ms = begin:elapsed(finish) / steps, losses = table.concat(read, " "), passes = passes}
