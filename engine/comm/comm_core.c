@@ -24,8 +24,8 @@ void mgpu_comm_core_set_error(mgpu_comm *c, mgpu_result r, const char *msg)
     mgpu_comm_core *k = mgpu_core(c);
     pthread_mutex_lock(&k->lock);
     if (k->async_err == MGPU_OK) {
-        k->async_err = r;
         snprintf(k->async_msg, sizeof k->async_msg, "%s", msg);
+        __atomic_store_n(&k->async_err, r, __ATOMIC_RELEASE); /* read without the lock: check_usable */
     }
     pthread_mutex_unlock(&k->lock);
 }
@@ -35,7 +35,7 @@ void mgpu_comm_core_abort_backend(mgpu_comm *c)
     mgpu_comm_core *k = mgpu_core(c);
     pthread_mutex_lock(&k->lock);
     int first = !k->backend_aborted;
-    k->backend_aborted = 1;
+    __atomic_store_n(&k->backend_aborted, 1, __ATOMIC_RELEASE);
     c->aborted = 1;
     pthread_mutex_unlock(&k->lock);
     if (first && c->impl) c->ops->abort(c);
@@ -83,6 +83,10 @@ mgpu_result mgpu_comm_core_check_usable(mgpu_comm *c, const char *api)
 {
     if (!c) return mgpu_fail(MGPU_ERR_INVALID, "%s: no communicator", api);
     mgpu_comm_core *k = mgpu_core(c);
+    /* Every collective asks: the healthy answer takes no lock. */
+    if (__atomic_load_n(&k->async_err, __ATOMIC_ACQUIRE) == MGPU_OK &&
+        !__atomic_load_n(&k->backend_aborted, __ATOMIC_ACQUIRE))
+        return MGPU_OK;
     pthread_mutex_lock(&k->lock);
     mgpu_result r = k->async_err;
     char msg[sizeof k->async_msg];

@@ -57,7 +57,8 @@ int mgpu_flight_capacity(const mgpu_flight *f) { return f->cap; }
 uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e)
 {
     pthread_mutex_lock(&f->lock);
-    uint64_t slot = f->next++;
+    uint64_t slot = f->next;
+    __atomic_store_n(&f->next, slot + 1, __ATOMIC_RELEASE);
     mgpu_flight_entry *d = &f->ring[slot % (uint64_t)f->cap];
     *d = *e;
     d->comm[sizeof d->comm - 1] = '\0';
@@ -72,6 +73,11 @@ uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e)
 int mgpu_flight_set_state(mgpu_flight *f, uint64_t slot, mgpu_flight_state state)
 {
     int ok = 0;
+    /* A slot the ring has already dropped needs no lock (the watchdog
+     * completes thousands of calls per poll when they come fast; only the
+     * last `cap` are still kept). next only grows. */
+    uint64_t next = __atomic_load_n(&f->next, __ATOMIC_ACQUIRE);
+    if (next > slot && next - slot > (uint64_t)f->cap) return 0;
     pthread_mutex_lock(&f->lock);
     if (slot < f->next && f->next - slot <= (uint64_t)f->cap) {
         mgpu_flight_entry *d = &f->ring[slot % (uint64_t)f->cap];

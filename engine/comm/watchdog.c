@@ -159,17 +159,19 @@ static wd_entry *oldest_of(const wd_lane *l)
     return NULL;
 }
 
-/* Complete the entries a done fence covered. */
+/* Complete the entries a done fence covered: the lane's oldest, so the
+ * walk stops at its first entry the fence did not cover. */
 static void complete_covered(wd_lane *l)
 {
     for (wd_entry **pp = &wd_head; *pp;) {
         wd_entry *e = *pp;
-        if (e->lane == l && e->ticket <= l->fenced) {
-            mgpu_flight_set_state(l->c->flight, e->slot, MGPU_FLIGHT_COMPLETED);
-            unlink_entry(pp);
-        } else {
+        if (e->lane != l) {
             pp = &e->next;
+            continue;
         }
+        if (e->ticket > l->fenced) break;
+        mgpu_flight_set_state(l->c->flight, e->slot, MGPU_FLIGHT_COMPLETED);
+        unlink_entry(pp);
     }
 }
 
