@@ -48,11 +48,12 @@ names = [c[\"check\"] for c in d[\"checks\"]]
 assert any(\"in place latency\" in n for n in names), names
 " "$tmp/v.json"'
 # One rank in place is a no-op in NCCL, and the model says so.
-check "1-rank in-place all_reduce priced as a launch" 'python3 -c "
+# (the host's enqueue alone: under the microsecond a 4 MiB copy would take)
+check "1-rank in-place all_reduce priced as the host's enqueue" 'python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = [c for c in d[\"checks\"] if c[\"check\"].startswith(\"all_reduce 4 MiB in place\")][0]
-assert c[\"expected\"].startswith(\"1.0 us\"), c
+assert float(c[\"expected\"].split()[0]) < 1.0, c
 " "$tmp/v.json"'
 
 # Markdown and JUnit on stdout.

@@ -61,6 +61,14 @@ int main(void)
                oop.algbw_gbs);
         CHECKF(ip.time_us < 10.0, "1-rank in-place all_reduce priced %.1f us: a no-op in NCCL", ip.time_us);
         CHECK(strcmp(ip.link, "none") == 0);
+        /* Small calls cost their launch: out of place a copy kernel's (more
+         * than in place's enqueue alone), the same for 8 B and 64 KiB. */
+        mgpu_coll_prediction s8, s64k, i8;
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, 8, 1, NULL, NULL, 0, &s8));
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, 65536, 1, NULL, NULL, 0, &s64k));
+        CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, 8, 1, NULL, NULL, 1, &i8));
+        CHECKF(s8.time_us > 4 * i8.time_us && s8.time_us == s64k.time_us, "8 B %.2f us, 64 KiB %.2f us, in place %.2f us",
+               s8.time_us, s64k.time_us, i8.time_us);
         /* With two ranks in place still moves data. */
         CHECK_OK(mgpu_coll_predict_call(h200, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 2, NULL, NULL, 1, &ip));
         CHECK(ip.time_us > 1000.0);
