@@ -24,6 +24,8 @@
 #define MAX_STRANGERS 64          /* unauthenticated connections at once beyond the ranks still to say hello */
 #define HELLO_MAX 16384           /* largest frame before a good hello (a hello is ~200 bytes) */
 #define HELLO_GRACE_S 5.0         /* an unauthenticated connection must say hello by then */
+#define STRANGER_BYTES_MAX (1u << 20) /* buffered by unauthenticated connections, beyond MGPU_PROTO_FIRST_BUF each */
+#define ACCEPTS_PER_TURN 64       /* a flood of connections cannot keep the loop from reading */
 #define EOF_GRACE_S 0.5           /* wait this long for a dead worker's exit status */
 #define ABORT_WINDOW_S 2.0        /* flight dumps are collected this long after a failure */
 #define ABORT_WINDOW_LAUNCHER_S 1.5 /* mpirun/srun: less, their SIGTERM takes up to 0.4 s more */
@@ -61,6 +63,8 @@ typedef struct coord {
     conn *conns[MAX_STRANGERS + 8192];
     int nconns;
     int nhello;                   /* ranks that said hello */
+    int npending;                 /* connections that have not said hello */
+    size_t pending_bytes;         /* their read buffers' size, together */
     rank_state *ranks;
     rt_proc *procs;
     int nprocs;
@@ -120,6 +124,10 @@ static void conn_queue(conn *k, json_t *msg)
 static void conn_close(coord *c, int i)
 {
     conn *k = c->conns[i];
+    if (k->rank < 0) {
+        c->npending--;
+        c->pending_bytes -= k->rd.cap;
+    }
     if (k->rank >= 0 && c->ranks[k->rank].c == k) {
         c->ranks[k->rank].c = NULL;
         c->ranks[k->rank].closed = 1;
@@ -143,6 +151,47 @@ static void refuse(coord *c, int i, const char *fmt, ...)
     MGPU_INFO("coordinator: refused a connection: %s", why);
     event(c, -1, "refused", json_pack("{s:s, s:s}", "type", "refused", "reason", why));
     conn_close(c, i);
+}
+
+/* Strangers must never starve the ranks. When the connections waiting to
+ * say hello fill their table, or together buffer more than their budget,
+ * one of them goes: the one holding the most bytes, the oldest among equals.
+ * A rank sends its hello (~200 bytes) as soon as it connects, so it holds
+ * the least and is read within a turn of the loop; a stranger that holds a
+ * connection open, or trickles a frame, is what gets closed - not the
+ * newcomer, who may be a rank (refusing newcomers let 200 held connections
+ * keep a 32-rank run from starting). */
+static int evict_stranger(coord *c, const char *why)
+{
+    int pick = -1;
+    for (int i = 0; i < c->nconns; i++) {
+        conn *k = c->conns[i];
+        if (k->rank >= 0) continue;
+        conn *p = pick >= 0 ? c->conns[pick] : NULL;
+        if (!p || k->rd.cap > p->rd.cap || (k->rd.cap == p->rd.cap && k->since_ns < p->since_ns)) pick = i;
+    }
+    if (pick < 0) return 0;
+    refuse(c, pick, "%s", why);
+    return 1;
+}
+
+/* Room for every rank still to say hello plus MAX_STRANGERS others. */
+static int pending_cap(const coord *c) { return c->size - c->nhello + MAX_STRANGERS; }
+
+/* Bytes the pending connections may hold: a first buffer each for the
+ * ranks still to connect and the strangers' share, plus STRANGER_BYTES_MAX
+ * for frames that needed more (a stranger's, in practice). */
+static size_t pending_budget(const coord *c)
+{
+    return (size_t)pending_cap(c) * MGPU_PROTO_FIRST_BUF + STRANGER_BYTES_MAX;
+}
+
+static void enforce_pending_budget(coord *c)
+{
+    while (c->pending_bytes > pending_budget(c))
+        if (!evict_stranger(c, "the connections waiting to say hello held more than their memory budget; the "
+                               "largest was closed"))
+            break;
 }
 
 /*--- Failure -----------------------------------------------------------*/
@@ -183,6 +232,8 @@ static void on_hello(coord *c, int i, json_t *msg)
     rank_state *rs = &c->ranks[rank];
     if (rs->hello) return refuse(c, i, "a second connection claims rank %lld", (long long)rank);
     k->rank = (int)rank;
+    c->npending--;
+    c->pending_bytes -= k->rd.cap;
     k->rd.limit = 0; /* a rank of this run: full-size frames from now on */
     rs->c = k;
     rs->hello = 1;
@@ -268,7 +319,15 @@ static int conn_read(coord *c, int i)
 {
     conn *k = c->conns[i];
     int eof = 0;
+    size_t cap = k->rd.cap;
     mgpu_result rr = mgpu_proto_reader_fill(&k->rd, k->fd, &eof);
+    if (k->rank < 0) {
+        c->pending_bytes += k->rd.cap - cap;
+        if (c->pending_bytes > pending_budget(c)) {
+            enforce_pending_budget(c);
+            if (i >= c->nconns || c->conns[i] != k) return 0; /* it was the one closed */
+        }
+    }
     for (;;) {
         json_t *msg = NULL;
         if (mgpu_proto_reader_next(&k->rd, &msg) != MGPU_OK) {
@@ -437,6 +496,34 @@ static void check_cancel(coord *c, uint64_t now)
     if (soon < c->abort_deadline) c->abort_deadline = soon;
 }
 
+/* Take the connections waiting on the listening socket, at most
+ * ACCEPTS_PER_TURN a turn so that a flood cannot keep the loop from reading
+ * the hellos already in. A full table of pending connections makes room by
+ * closing a stranger (evict_stranger), never by turning the newcomer away. */
+static void accept_new(coord *c)
+{
+    for (int n = 0; n < ACCEPTS_PER_TURN; n++) {
+        int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;
+        if (c->npending >= pending_cap(c))
+            evict_stranger(c, "too many connections waiting to say hello; the one holding the most (or the oldest) "
+                              "was closed");
+        conn *k = c->nconns < MAX_STRANGERS + 8192 ? calloc(1, sizeof *k) : NULL;
+        if (!k) {
+            close(fd);
+            continue;
+        }
+        int one = 1;
+        if (c->lis.tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        k->fd = fd;
+        k->rank = -1;
+        k->rd.limit = HELLO_MAX;
+        k->since_ns = mgpu_now_ns();
+        c->conns[c->nconns++] = k;
+        c->npending++;
+    }
+}
+
 static void run_loop(coord *c)
 {
     struct pollfd *pf = calloc((size_t)(1 + MAX_STRANGERS + 8192 + c->nprocs + c->npipes), sizeof *pf);
@@ -473,31 +560,7 @@ static void run_loop(coord *c)
         }
         for (int i = 0; i < c->npipes; i++)
             if (pf[1 + nc + i].revents & (POLLIN | POLLHUP | POLLERR)) rt_pipe_read(&c->pipes[i], on_line, c);
-        if (pf[0].revents & POLLIN) {
-            for (;;) {
-                int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd < 0) break;
-                /* every rank may be connecting at once (512 local ranks
-                 * start together): room for all of them plus a few
-                 * strangers, who are refused past that and time out at
-                 * HELLO_GRACE_S, and buffer at most HELLO_MAX each */
-                int pending = 0;
-                for (int i = 0; i < c->nconns; i++) pending += c->conns[i]->rank < 0;
-                conn *k = pending < c->size + MAX_STRANGERS && c->nconns < MAX_STRANGERS + 8192 ? calloc(1, sizeof *k)
-                                                                                               : NULL;
-                if (!k) {
-                    close(fd);
-                    continue;
-                }
-                int one = 1;
-                if (c->lis.tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                k->fd = fd;
-                k->rank = -1;
-                k->rd.limit = HELLO_MAX;
-                k->since_ns = mgpu_now_ns();
-                c->conns[c->nconns++] = k;
-            }
-        }
+        if (pf[0].revents & POLLIN) accept_new(c);
     }
     free(pf);
 }
