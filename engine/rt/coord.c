@@ -49,6 +49,11 @@ typedef struct rank_state {
     unsigned char *ag;
     size_t ag_len;
     char *flight;                 /* the rank's flight dump (JSON text) */
+    /* what the rank was doing, for a missing flight record (absent_why) */
+    int late;                     /* said hello after the run had failed: it got no job */
+    int exited, exit_status;      /* reaped during the run, and how it ended */
+    int exited_after_fail;
+    int stopped;                  /* seen stopped (SIGSTOP, a debugger) */
 } rank_state;
 
 typedef struct coord {
@@ -239,6 +244,7 @@ static void on_hello(coord *c, int i, json_t *msg)
     rs->hello = 1;
     c->nhello++;
     rs->pid = pid;
+    rs->late = c->failed;
     rs->last_ns = mgpu_now_ns();
     MGPU_DEBUG("coordinator: rank %lld connected (pid %lld on %s)", (long long)rank, (long long)pid, host);
     if (c->failed) conn_queue(k, json_pack("{s:s, s:s}", "type", "abort", "reason", c->rep->reason));
@@ -391,6 +397,9 @@ static void on_exit_proc(coord *c, rt_proc *p)
     rt_describe_status(p->status, how, sizeof how);
     if (p->rank >= 0) {
         rank_state *rs = &c->ranks[p->rank];
+        rs->exited = 1;
+        rs->exit_status = p->status;
+        rs->exited_after_fail = c->failed;
         if (rs->done && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0) return;
         if (rs->done) fail(c, p->rank, "rank %d finished its job but then %s", p->rank, how);
         else if (!rs->hello) fail(c, p->rank, "rank %d %s before connecting (its output above says why)", p->rank, how);
@@ -444,6 +453,15 @@ static void on_line(void *ctx, int rank, const char *stream, const char *text, s
 
 /*--- The loop ----------------------------------------------------------*/
 
+/* The worker process of a rank (local launchers), or NULL. */
+static const rt_proc *rank_proc(const coord *c, int rank)
+{
+    for (int i = 0; i < c->nprocs; i++)
+        if (c->procs[i].rank == rank) return &c->procs[i];
+    return NULL;
+}
+
+
 static void check_timers(coord *c, uint64_t now)
 {
     double start_limit = c->timeout_s > 15 ? c->timeout_s : 15;
@@ -465,7 +483,10 @@ static void check_timers(coord *c, uint64_t now)
         }
         if (rs->hello && !rs->closed && age(now, rs->last_ns) > c->timeout_s) {
             c->hung_rank = r;
-            return fail(c, r, "rank %d hung: no heartbeat for %.1f s", r, age(now, rs->last_ns));
+            const rt_proc *p = rank_proc(c, r);
+            rs->stopped = p && rt_proc_stopped(p);
+            return fail(c, r, "rank %d hung: no heartbeat for %.1f s%s", r, age(now, rs->last_ns),
+                        rs->stopped ? " (the process is stopped: SIGSTOP, Ctrl-Z or a debugger)" : "");
         }
         /* A closed connection: wait briefly for the exit status (local),
          * which names the signal; otherwise say what we know. */
@@ -576,14 +597,46 @@ static json_t *make_job(const mgpu_rt_config *cfg, const char *type, json_t *par
                      "backend", backend, "timeout_s", timeout_s);
 }
 
+/* Why rank r sent no flight record, in a few words the analyser puts after
+ * "sent no flight record": what the coordinator saw of it. "It died" was
+ * said of every such rank, also of one that was stopped, that connected
+ * after the failure, or that was still working when the run ended. */
+static void absent_why(const coord *c, int r, char *buf, size_t len)
+{
+    const rank_state *rs = &c->ranks[r];
+    char how[128];
+    const char *h = how;
+    if (rs->exited) {
+        rt_describe_status(rs->exit_status, how, sizeof how);
+        if (strncmp(h, "was ", 4) == 0) h += 4; /* "killed by signal 9 (SIGKILL)" */
+    }
+    if (!rs->hello) snprintf(buf, len, "never connected");
+    else if (rs->late) snprintf(buf, len, "connected after the run had failed, so never started");
+    else if (rs->stopped) snprintf(buf, len, "stopped: SIGSTOP, Ctrl-Z or a debugger");
+    else if (r == c->hung_rank) snprintf(buf, len, "hung: no heartbeat for %.1f s", c->timeout_s);
+    else if (rs->exited && !rs->exited_after_fail) snprintf(buf, len, "%s%s", h, rs->done ? " after finishing its job" : "");
+    else if (rs->exited) snprintf(buf, len, "%s after the abort, without sending one", h);
+    else if (c->local) snprintf(buf, len, "still running when the run ended: it did not answer the abort");
+    else if (rs->closed) snprintf(buf, len, "its connection closed; the launcher's output may say why");
+    else snprintf(buf, len, "it did not answer the abort before the run ended");
+}
+
 static void analyse(coord *c)
 {
     const char **dumps = calloc((size_t)c->size, sizeof *dumps);
+    char **why = calloc((size_t)c->size, sizeof *why);
     int any = 0;
-    for (int r = 0; dumps && r < c->size; r++) any |= (dumps[r] = c->ranks[r].flight) != NULL;
-    if (any && mgpu_flight_analyse(dumps, c->size, c->rep->analysis, sizeof c->rep->analysis) != MGPU_OK)
+    for (int r = 0; dumps && why && r < c->size; r++) {
+        any |= (dumps[r] = c->ranks[r].flight) != NULL;
+        if (!dumps[r] && (why[r] = malloc(256))) absent_why(c, r, why[r], 256);
+    }
+    if (any && why &&
+        mgpu_flight_analyse_why(dumps, (const char *const *)why, c->size, c->rep->analysis, sizeof c->rep->analysis) !=
+            MGPU_OK)
         snprintf(c->rep->analysis, sizeof c->rep->analysis, "(the flight recorders could not be analysed: %s)",
                  mgpu_error_message());
+    for (int r = 0; why && r < c->size; r++) free(why[r]);
+    free(why);
     free(dumps);
 }
 
@@ -647,6 +700,9 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     report->ok = 1;
     run_loop(c);
     if (!c->failed && c->ndone < c->size) fail(c, -1, "the coordinator stopped before every rank finished");
+    for (int i = 0; i < c->nprocs; i++) /* before they are killed: who could not answer */
+        if (c->procs[i].rank >= 0 && c->procs[i].rank < c->size && rt_proc_stopped(&c->procs[i]))
+            c->ranks[c->procs[i].rank].stopped = 1;
     kill_all(c);
     rt_pipes_drain(c->pipes, c->npipes, on_line, c);
     if (c->failed) analyse(c);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# stopped_rank.sh - what a failed run says of a rank that sent no flight
+# record (issue 16 item 17). A rank stopped with SIGSTOP cannot beat nor
+# answer the abort; the run said "rank 1 sent no flight record (it died)"
+# of it, alive and stopped. It must say the rank was stopped. (Every rank
+# loops, so rank 1's silence is what the coordinator notices; the budget
+# of 100 s is never reached.)
+. "$(dirname "$0")/hostile_lib.bash"
+cd "$tmp"
+mkdir -p t
+cat >stop.lua <<'LUA'
+local c = mgpu.comm()
+c:all_reduce(mgpu.tensor(4))
+if mgpu.rank == 1 then print("rank 1 is in its loop") end
+while true do end
+LUA
+TMPDIR=$tmp/t timeout -s KILL 120 "$bin" spmd stop.lua --backend sim --ranks 3 --timeout 3 --time-limit 100 \
+  >out 2>&1 </dev/null &
+spmd=$!
+until has out 'rank 1 is in its loop' || ! kill -0 $spmd 2>/dev/null; do sleep 0.05; done  # the event
+# rank 1's worker: the process whose environment names this run's socket
+pid=$(python3 - "$tmp/t" <<'PY'
+import os, sys
+for p in os.listdir("/proc"):
+    try: env = open("/proc/%s/environ" % p, "rb").read().split(b"\0")
+    except OSError: continue
+    if b"MGPU_RANK=1" in env and any(e.startswith(b"MGPU_COORD=unix:" + sys.argv[1].encode()) for e in env):
+        print(p)
+PY
+)
+[ -n "$pid" ] && kill -STOP $pid
+wait $spmd; rc=$?
+[ -n "$pid" ] && kill -CONT $pid 2>/dev/null
+if [ -n "$pid" ] && [ $rc -eq 1 ] && has out 'rank 1 hung: no heartbeat .*the process is stopped' &&
+   has out 'rank 1 sent no flight record \(stopped: SIGSTOP' && ! has out 'it died'; then ok
+else bad "a stopped rank (pid ${pid:-not found}, exit $rc) was not said to be stopped"; grep -v '^\[rank' out | tail -6; fi
+finish
