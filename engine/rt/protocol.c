@@ -20,7 +20,9 @@ mgpu_result mgpu_proto_encode(json_t *msg, char **out, size_t *len)
     size_t n = strlen(text);
     if (n == 0 || n > MGPU_PROTO_MAX) {
         free(text);
-        return mgpu_fail(MGPU_ERR_INVALID, "protocol: a message of %zu bytes is over the 16 MiB limit", n);
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a '%s' message of %zu bytes (%.1f MiB) is over the %u MiB limit of one "
+                         "message between a worker and the coordinator", json_string_value(json_object_get(msg, "type")),
+                         n, (double)n / (1 << 20), MGPU_PROTO_MAX >> 20);
     }
     char *buf = malloc(n + 4);
     if (!buf) {

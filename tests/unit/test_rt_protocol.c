@@ -40,6 +40,19 @@ static void test_roundtrip(void)
     CHECK(strstr(mgpu_error_message(), "closed") != NULL);
     close(sv[1]);
     json_decref(m);
+    /* A message over the limit says which, how large, and the limit (it
+     * said only "a message of 48948905 bytes is over the 16 MiB limit") */
+    char *big = malloc((17u << 20) + 1);
+    memset(big, 'a', 17u << 20);
+    big[17u << 20] = '\0';
+    json_t *huge_msg = json_pack("{s:s, s:s}", "type", "result", "text", big);
+    CHECK(mgpu_proto_encode(huge_msg, &buf, &len) == MGPU_ERR_UNSUPPORTED);
+    CHECKF(strstr(mgpu_error_message(), "a 'result' message of 17825") &&
+               strstr(mgpu_error_message(), "(17.0 MiB) is over the 16 MiB limit of one message between a worker and "
+                                            "the coordinator"),
+           "got: %s", mgpu_error_message());
+    json_decref(huge_msg);
+    free(big);
 }
 
 /* The coordinator's reader: frames split at every byte, and two frames in
