@@ -202,7 +202,7 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
 
 /* One worker discovers the machine: the coordinator (this process) never
  * creates a CUDA context. On failure prints the message, returns 1. */
-static int run_job(const mgpu_cli_globals *g, int peer, json_t **doc)
+static int run_job(const mgpu_cli_globals *g, int peer, int tables, json_t **doc)
 {
     *doc = NULL;
     if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault)) {
@@ -211,7 +211,7 @@ static int run_job(const mgpu_cli_globals *g, int peer, json_t **doc)
         return mgpu_cli_error("topo");
     }
     mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
-    json_t *params = json_pack("{s:b}", "peer", peer);
+    json_t *params = json_pack("{s:b, s:b}", "peer", peer, "tables", tables);
     topo_run tr = {0};
     mgpu_rt_report rep;
     mgpu_result r = mgpu_rt_run(&cfg, "topo", params, on_msg, &tr, &rep);
@@ -221,6 +221,10 @@ static int run_job(const mgpu_cli_globals *g, int peer, json_t **doc)
         fprintf(stderr, "mgpulab topo: %s\n", tr.error[0] ? tr.error : rep.ok ? "the worker sent no topology" : rep.reason);
         json_decref(tr.doc);
         return 1;
+    }
+    if (mgpu_topo_doc_expand(tr.doc) != MGPU_OK) { /* the job's packed rows (engine/jobs/topo_doc.c) */
+        json_decref(tr.doc);
+        return mgpu_cli_error("topo");
     }
     *doc = tr.doc;
     return 0;
@@ -264,7 +268,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     int rc = parse_args(argc, argv, g, &a);
     if (rc) return rc;
     json_t *doc = NULL;
-    if ((rc = run_job(g, a.peer && !a.json && !a.xml, &doc))) return rc;
+    if ((rc = run_job(g, a.peer && !a.json && !a.xml, !a.xml, &doc))) return rc;
     /* The banner goes where it cannot corrupt machine-readable output. */
     FILE *banner = a.json ? NULL : (a.xml && !a.xml_file) ? stderr : stdout;
     const char *line = str_at(doc, "banner"), *xml = str_at(doc, "xml");

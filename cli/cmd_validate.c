@@ -336,6 +336,13 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     json_t *doc = NULL;
     if (run_job(&rep, &v, "topology", &one, "topo", json_pack("{s:b}", "facts", 1)) == 0)
         doc = json_incref(json_array_get(v.results, 0));
+    if (doc && mgpu_topo_doc_expand(doc) != MGPU_OK) { /* the job's packed rows */
+        vcheck *c = vreport_add(&rep, "topology", V_ERROR, "discovered topology");
+        VSET(c, cause, "the topology document the worker sent is malformed: %s", mgpu_error_message());
+        mgpu_error_clear();
+        json_decref(doc);
+        doc = NULL;
+    }
     if (doc) {
         const char *line = json_string_value(json_object_get(doc, "banner"));
         const char *mach = json_string_value(json_object_get(doc, "machine"));

@@ -45,11 +45,16 @@ static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint
          * and make the comm unusable the same way. */
         char why[400], msg[512];
         snprintf(why, sizeof why, "%s", mgpu_error_message());
+        double waited = mgpu_flight_age_s(c->flight, slot);
+        char after[48] = "";
+        if (waited >= 0) snprintf(after, sizeof after, " after %.1f s", waited);
         if (c->aborted || strstr(why, "was aborted"))
             /* not a timeout: the run stopped the collective (a rank died,
-             * the watchdog elsewhere fired); "within 60 s" after 7 s misled */
-            snprintf(msg, sizeof msg, "%s #%llu on comm %s was aborted before it completed: another rank failed "
-                                      "or the run was stopped", mgpu_coll_name(op), (unsigned long long)seq, c->name);
+             * the watchdog elsewhere fired); "within 60 s" after 7 s misled,
+             * so say how long it really waited */
+            snprintf(msg, sizeof msg, "%s #%llu on comm %s was aborted%s, before it completed: another rank failed "
+                                      "or the run was stopped", mgpu_coll_name(op), (unsigned long long)seq, c->name,
+                     after);
         else
             mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
         mgpu_comm_core_set_error(c, MGPU_ERR_TIMEOUT, msg);

@@ -95,6 +95,16 @@ int mgpu_flight_set_state(mgpu_flight *f, uint64_t slot, mgpu_flight_state state
     return ok;
 }
 
+double mgpu_flight_age_s(mgpu_flight *f, uint64_t slot)
+{
+    double age = -1;
+    pthread_mutex_lock(&f->lock);
+    if (slot < f->next && f->next - slot <= (uint64_t)f->cap)
+        age = (mgpu_flight_now_us(f) - f->ring[slot % (uint64_t)f->cap].t_enqueue_us) / 1e6;
+    pthread_mutex_unlock(&f->lock);
+    return age;
+}
+
 int mgpu_flight_copy(mgpu_flight *f, mgpu_flight_entry *out, int max)
 {
     pthread_mutex_lock(&f->lock);

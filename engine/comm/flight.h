@@ -24,6 +24,8 @@ uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e);
 /* Move an entry to `state`, stamping the matching time (started: t_start,
  * completed/failed: t_end). Returns 0 when the slot was overwritten. */
 int mgpu_flight_set_state(mgpu_flight *f, uint64_t slot, mgpu_flight_state state);
+/* Seconds since the entry was added; -1 when the slot was overwritten. */
+double mgpu_flight_age_s(mgpu_flight *f, uint64_t slot);
 /* Copy out the newest entries, oldest first; returns how many (<= max). */
 int mgpu_flight_copy(mgpu_flight *f, mgpu_flight_entry *out, int max);
 /* Microseconds since the recorder was created. */

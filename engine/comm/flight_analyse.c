@@ -2,7 +2,8 @@
  * collectives up by sequence number per communicator, and say the first
  * divergence in one sentence: a different op, the same op with a different
  * count/dtype/root/reduction, a rank that never entered a collective, or a
- * rank that sent no record at all (it died). */
+ * rank that sent no record at all (with what the caller saw of it: it was
+ * killed, stopped, never connected). */
 #include "comm/comm_args.h"
 #include "comm/flight.h"
 #include <jansson.h>
@@ -320,26 +321,55 @@ static int analyse_comm(const an_comm *c, sb *b)
     return found;
 }
 
+/* "rank 2 sent no flight record (it was killed by signal 9 (SIGKILL)); ranks
+ * 0, 3 sent no flight record (...)": ranks grouped by what was said of them. */
+static void absent_sentence(sb *b, const char *const *dumps, const char *const *why, int nranks, int *list)
+{
+    for (int r = 0; r < nranks; r++) {
+        if (dumps[r]) continue;
+        const char *w = why && why[r] ? why[r] : NULL;
+        int seen = 0; /* grouped with an earlier rank already */
+        for (int q = 0; q < r && !seen; q++) {
+            const char *v = why && why[q] ? why[q] : NULL;
+            seen = !dumps[q] && (v == w || (v && w && strcmp(v, w) == 0));
+        }
+        if (seen) continue;
+        int n = 0;
+        for (int q = r; q < nranks; q++) {
+            const char *v = why && why[q] ? why[q] : NULL;
+            if (!dumps[q] && (v == w || (v && w && strcmp(v, w) == 0))) list[n++] = q;
+        }
+        if (b->used) sb_add(b, "; ");
+        sb_ranks(b, list, n);
+        sb_add(b, " sent no flight record (%s)",
+               w ? w : n > 1 ? "they sent nothing: died, or stopped answering" : "it sent nothing: died, or stopped answering");
+    }
+}
+
 mgpu_result mgpu_flight_analyse(const char *const *dumps, int nranks, char *sentence, size_t len)
+{
+    return mgpu_flight_analyse_why(dumps, NULL, nranks, sentence, len);
+}
+
+mgpu_result mgpu_flight_analyse_why(const char *const *dumps, const char *const *absent_why, int nranks,
+                                    char *sentence, size_t len)
 {
     if (!sentence || len == 0) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_flight_analyse: no room for the sentence");
     sentence[0] = '\0';
     if (!dumps || nranks < 1)
         return mgpu_fail(MGPU_ERR_INVALID, "mgpu_flight_analyse: no dumps (nranks %d)", nranks);
     sb b = {sentence, len, 0};
-    int *dead = malloc((size_t)nranks * sizeof *dead), ndead = 0;
-    if (!dead) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory analysing flight records");
-    for (int r = 0; r < nranks; r++)
-        if (!dumps[r]) dead[ndead++] = r;
-    if (ndead) {
-        /* A rank that sent nothing died (or hung before it could answer):
-         * that is the cause, whatever its peers were doing. */
-        sb_ranks(&b, dead, ndead);
-        sb_add(&b, " sent no flight record (%s)", ndead > 1 ? "they died" : "it died");
-        free(dead);
+    int *list = malloc((size_t)nranks * sizeof *list), nabsent = 0;
+    if (!list) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory analysing flight records");
+    for (int r = 0; r < nranks; r++) nabsent += !dumps[r];
+    if (nabsent) {
+        /* A rank without a record is the first thing to know: its peers'
+         * records cannot say what it was doing. */
+        absent_sentence(&b, dumps, absent_why, nranks, list);
+        free(list);
         return MGPU_OK;
     }
-    free(dead);
+    free(list);
     an_set set = {NULL, 0};
     mgpu_result res = MGPU_OK;
     for (int r = 0; r < nranks && res == MGPU_OK; r++) res = read_dump(&set, dumps[r], r);

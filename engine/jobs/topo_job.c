@@ -2,7 +2,8 @@
  * (sim) the machine where device calls are allowed, and sends it up as one
  * document, so the coordinator never opens CUDA to draw a topology.
  *
- * params: {} or {"peer": true} and/or {"facts": true}
+ * params: {} or {"peer": true} and/or {"facts": true}; {"tables": false}
+ * leaves out matrix and peer_access (topo --xml needs neither)
  * Rank 0 sends one "result" whose body is the document `mgpulab topo --json`
  * prints - backend, simulated, machine, banner, hosts, gpus[], nics[],
  * matrix{labels, rows}, peer_access, notes - plus "xml" (NCCL's topology
@@ -10,7 +11,11 @@
  * {from, to, access, native_atomics, performance_rank} or {from, to, error}
  * per ordered pair of host 0's GPUs (cudaDeviceGetP2PAttribute's answer).
  * With "facts", "facts": each host-0 GPU's health facts (mgpu/facts.h:
- * NVML on cuda, the model on sim). Other ranks have nothing to do. */
+ * NVML on cuda, the model on sim). Other ranks have nothing to do.
+ * The matrix's and peer_access's rows travel packed (topo_doc.h); the
+ * receiver calls mgpu_topo_doc_expand. A document still too large for one
+ * message fails with a sentence saying what and how large. */
+#include "jobs/topo_doc.h"
 #include "mgpu/rt.h"
 #include "mgpu/facts.h"
 #include "mgpu/topo.h"
@@ -35,7 +40,6 @@ static mgpu_topo_path dev_path(const mgpu_topo *t, int ng, int a, int b)
 }
 
 static json_t *json_numa(int numa) { return numa >= 0 ? json_integer(numa) : json_null(); }
-static json_t *json_peer(int can) { return can < 0 ? json_null() : json_boolean(can); }
 
 static json_t *gpus_json(const mgpu_topo *t)
 {
@@ -90,27 +94,47 @@ static json_t *nics_json(const mgpu_topo *t)
 }
 
 /* One matrix over every device of every host; across hosts the cell is
- * NET. Labels use the global indices of "gpus" and "nics". */
+ * NET. Labels use the global indices of "gpus" and "nics". Rows go packed,
+ * a character per cell indexing "cells" (topo_doc.h). */
 static json_t *matrix_json(const mgpu_topo *t)
 {
     int ng = mgpu_topo_gpu_count(t), n = ng + mgpu_topo_nic_count(t);
     json_t *labels = json_array(), *rows = json_array();
-    for (int r = 0; r < n; r++) {
+    char *row = malloc((size_t)n + 1);
+    topo_kinds kinds = {.n = 0};
+    for (int r = 0; row && r < n; r++) {
         char lab[32];
         snprintf(lab, sizeof lab, "%s%d", r >= ng ? "NIC" : "GPU", r >= ng ? r - ng : r);
         json_array_append_new(labels, json_string(lab));
-        json_t *row = json_array();
         for (int c = 0; c < n; c++) {
             char cell[16];
             path_cell(dev_path(t, ng, r, c), cell, sizeof cell);
-            json_array_append_new(row, json_string(cell));
+            row[c] = topo_kind_char(&kinds, cell);
+            if (!row[c]) row[c] = '?'; /* more path names than NCCL has: expand refuses it */
         }
-        json_array_append_new(rows, row);
+        row[n] = '\0';
+        json_array_append_new(rows, json_string(row));
     }
-    return json_pack("{s:o, s:o}", "labels", labels, "rows", rows);
+    free(row);
+    return json_pack("{s:o, s:o, s:o}", "labels", labels, "cells", topo_kinds_json(&kinds), "rows", rows);
 }
 
-static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
+/* Every GPU pair's peer access, rows packed ('y', 'n', '-'). */
+static json_t *peer_json(const mgpu_topo *t)
+{
+    int ng = mgpu_topo_gpu_count(t);
+    json_t *peer = json_array();
+    char *row = malloc((size_t)ng + 1);
+    for (int a = 0; row && a < ng; a++) {
+        for (int b = 0; b < ng; b++) row[b] = a == b ? '-' : topo_peer_char(mgpu_topo_peer_access(t, a, b));
+        row[ng] = '\0';
+        json_array_append_new(peer, json_string(row));
+    }
+    free(row);
+    return peer;
+}
+
+static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t, int tables)
 {
     json_t *o = json_object();
     int sim = mgpu_backend_simulated(be);
@@ -125,16 +149,8 @@ static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t)
     json_object_set_new(o, "hosts", json_integer(mgpu_topo_host_count(t)));
     json_object_set_new(o, "gpus", gpus_json(t));
     json_object_set_new(o, "nics", nics_json(t));
-    json_object_set_new(o, "matrix", matrix_json(t));
-    int ng = mgpu_topo_gpu_count(t);
-    json_t *peer = json_array();
-    for (int a = 0; a < ng; a++) {
-        json_t *row = json_array();
-        for (int b = 0; b < ng; b++)
-            json_array_append_new(row, a == b ? json_null() : json_peer(mgpu_topo_peer_access(t, a, b)));
-        json_array_append_new(peer, row);
-    }
-    json_object_set_new(o, "peer_access", peer);
+    if (tables) json_object_set_new(o, "matrix", matrix_json(t));
+    if (tables) json_object_set_new(o, "peer_access", peer_json(t));
     json_t *notes = json_array();
     const char *const *nt = mgpu_topo_notes(t);
     for (int i = 0; nt && nt[i]; i++) json_array_append_new(notes, json_string(nt[i]));
@@ -199,13 +215,20 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         MGPU_CHECK(mgpu_topo_discover(be, "/", &owned));
         t = owned;
     }
-    json_t *doc = topo_json(be, t), *xml = NULL;
+    /* "tables": false (topo --xml) leaves out the matrix and peer access */
+    int tables = !json_is_false(json_object_get(params, "tables"));
+    json_t *doc = topo_json(be, t, tables), *xml = NULL;
     mgpu_result r = xml_text(t, &xml);
     if (r == MGPU_OK) {
         json_object_set_new(doc, "xml", xml);
         if (json_is_true(json_object_get(params, "peer"))) json_object_set_new(doc, "p2p_attributes", p2p_json(be, t));
         if (json_is_true(json_object_get(params, "facts"))) json_object_set_new(doc, "facts", mgpu_gpu_facts_json(mgpu_backend_simulated(be), t));
         r = mgpu_worker_send(w, "result", doc);
+        if (r == MGPU_ERR_UNSUPPORTED) /* over the protocol's limit: say what was too large */
+            r = mgpu_fail(r, "the topology of %d GPUs and %d NICs is too large to send to the coordinator (%s)%s",
+                          mgpu_topo_gpu_count(t), mgpu_topo_nic_count(t), mgpu_error_message(),
+                          tables ? "; its device matrix alone takes a byte per pair of devices; `mgpulab topo --xml` "
+                                   "sends only the NCCL XML" : "");
     }
     json_decref(doc);
     mgpu_topo_free(owned);

@@ -6,6 +6,7 @@
 #include "lab/lab_object.h"
 #include "mgpu/lua_mgpu.h"
 #include "mgpu/collbench.h"
+#include "mgpu/jobs.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,10 @@ json_t *lab_topo_doc(lua_State *L, lab_run *run, const lab_target *t)
     if (!json_is_object(doc)) {
         lab_collect_free(&c);
         luaL_error(L, "lab.topo: the topo job sent no document");
+    }
+    if (mgpu_topo_doc_expand(doc) != MGPU_OK) { /* the job's packed rows */
+        lab_collect_free(&c);
+        luaL_error(L, "lab.topo: %s", mgpu_error_message());
     }
     json_incref(doc);
     lab_collect_free(&c);

@@ -24,6 +24,8 @@
 #define MAX_STRANGERS 64          /* unauthenticated connections at once beyond the ranks still to say hello */
 #define HELLO_MAX 16384           /* largest frame before a good hello (a hello is ~200 bytes) */
 #define HELLO_GRACE_S 5.0         /* an unauthenticated connection must say hello by then */
+#define STRANGER_BYTES_MAX (1u << 20) /* buffered by unauthenticated connections, beyond MGPU_PROTO_FIRST_BUF each */
+#define ACCEPTS_PER_TURN 64       /* a flood of connections cannot keep the loop from reading */
 #define EOF_GRACE_S 0.5           /* wait this long for a dead worker's exit status */
 #define ABORT_WINDOW_S 2.0        /* flight dumps are collected this long after a failure */
 #define ABORT_WINDOW_LAUNCHER_S 1.5 /* mpirun/srun: less, their SIGTERM takes up to 0.4 s more */
@@ -47,6 +49,11 @@ typedef struct rank_state {
     unsigned char *ag;
     size_t ag_len;
     char *flight;                 /* the rank's flight dump (JSON text) */
+    /* what the rank was doing, for a missing flight record (absent_why) */
+    int late;                     /* said hello after the run had failed: it got no job */
+    int exited, exit_status;      /* reaped during the run, and how it ended */
+    int exited_after_fail;
+    int stopped;                  /* seen stopped (SIGSTOP, a debugger) */
 } rank_state;
 
 typedef struct coord {
@@ -61,6 +68,8 @@ typedef struct coord {
     conn *conns[MAX_STRANGERS + 8192];
     int nconns;
     int nhello;                   /* ranks that said hello */
+    int npending;                 /* connections that have not said hello */
+    size_t pending_bytes;         /* their read buffers' size, together */
     rank_state *ranks;
     rt_proc *procs;
     int nprocs;
@@ -120,6 +129,10 @@ static void conn_queue(conn *k, json_t *msg)
 static void conn_close(coord *c, int i)
 {
     conn *k = c->conns[i];
+    if (k->rank < 0) {
+        c->npending--;
+        c->pending_bytes -= k->rd.cap;
+    }
     if (k->rank >= 0 && c->ranks[k->rank].c == k) {
         c->ranks[k->rank].c = NULL;
         c->ranks[k->rank].closed = 1;
@@ -143,6 +156,47 @@ static void refuse(coord *c, int i, const char *fmt, ...)
     MGPU_INFO("coordinator: refused a connection: %s", why);
     event(c, -1, "refused", json_pack("{s:s, s:s}", "type", "refused", "reason", why));
     conn_close(c, i);
+}
+
+/* Strangers must never starve the ranks. When the connections waiting to
+ * say hello fill their table, or together buffer more than their budget,
+ * one of them goes: the one holding the most bytes, the oldest among equals.
+ * A rank sends its hello (~200 bytes) as soon as it connects, so it holds
+ * the least and is read within a turn of the loop; a stranger that holds a
+ * connection open, or trickles a frame, is what gets closed - not the
+ * newcomer, who may be a rank (refusing newcomers let 200 held connections
+ * keep a 32-rank run from starting). */
+static int evict_stranger(coord *c, const char *why)
+{
+    int pick = -1;
+    for (int i = 0; i < c->nconns; i++) {
+        conn *k = c->conns[i];
+        if (k->rank >= 0) continue;
+        conn *p = pick >= 0 ? c->conns[pick] : NULL;
+        if (!p || k->rd.cap > p->rd.cap || (k->rd.cap == p->rd.cap && k->since_ns < p->since_ns)) pick = i;
+    }
+    if (pick < 0) return 0;
+    refuse(c, pick, "%s", why);
+    return 1;
+}
+
+/* Room for every rank still to say hello plus MAX_STRANGERS others. */
+static int pending_cap(const coord *c) { return c->size - c->nhello + MAX_STRANGERS; }
+
+/* Bytes the pending connections may hold: a first buffer each for the
+ * ranks still to connect and the strangers' share, plus STRANGER_BYTES_MAX
+ * for frames that needed more (a stranger's, in practice). */
+static size_t pending_budget(const coord *c)
+{
+    return (size_t)pending_cap(c) * MGPU_PROTO_FIRST_BUF + STRANGER_BYTES_MAX;
+}
+
+static void enforce_pending_budget(coord *c)
+{
+    while (c->pending_bytes > pending_budget(c))
+        if (!evict_stranger(c, "the connections waiting to say hello held more than their memory budget; the "
+                               "largest was closed"))
+            break;
 }
 
 /*--- Failure -----------------------------------------------------------*/
@@ -183,11 +237,14 @@ static void on_hello(coord *c, int i, json_t *msg)
     rank_state *rs = &c->ranks[rank];
     if (rs->hello) return refuse(c, i, "a second connection claims rank %lld", (long long)rank);
     k->rank = (int)rank;
+    c->npending--;
+    c->pending_bytes -= k->rd.cap;
     k->rd.limit = 0; /* a rank of this run: full-size frames from now on */
     rs->c = k;
     rs->hello = 1;
     c->nhello++;
     rs->pid = pid;
+    rs->late = c->failed;
     rs->last_ns = mgpu_now_ns();
     MGPU_DEBUG("coordinator: rank %lld connected (pid %lld on %s)", (long long)rank, (long long)pid, host);
     if (c->failed) conn_queue(k, json_pack("{s:s, s:s}", "type", "abort", "reason", c->rep->reason));
@@ -268,7 +325,15 @@ static int conn_read(coord *c, int i)
 {
     conn *k = c->conns[i];
     int eof = 0;
+    size_t cap = k->rd.cap;
     mgpu_result rr = mgpu_proto_reader_fill(&k->rd, k->fd, &eof);
+    if (k->rank < 0) {
+        c->pending_bytes += k->rd.cap - cap;
+        if (c->pending_bytes > pending_budget(c)) {
+            enforce_pending_budget(c);
+            if (i >= c->nconns || c->conns[i] != k) return 0; /* it was the one closed */
+        }
+    }
     for (;;) {
         json_t *msg = NULL;
         if (mgpu_proto_reader_next(&k->rd, &msg) != MGPU_OK) {
@@ -332,6 +397,9 @@ static void on_exit_proc(coord *c, rt_proc *p)
     rt_describe_status(p->status, how, sizeof how);
     if (p->rank >= 0) {
         rank_state *rs = &c->ranks[p->rank];
+        rs->exited = 1;
+        rs->exit_status = p->status;
+        rs->exited_after_fail = c->failed;
         if (rs->done && WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0) return;
         if (rs->done) fail(c, p->rank, "rank %d finished its job but then %s", p->rank, how);
         else if (!rs->hello) fail(c, p->rank, "rank %d %s before connecting (its output above says why)", p->rank, how);
@@ -385,6 +453,15 @@ static void on_line(void *ctx, int rank, const char *stream, const char *text, s
 
 /*--- The loop ----------------------------------------------------------*/
 
+/* The worker process of a rank (local launchers), or NULL. */
+static const rt_proc *rank_proc(const coord *c, int rank)
+{
+    for (int i = 0; i < c->nprocs; i++)
+        if (c->procs[i].rank == rank) return &c->procs[i];
+    return NULL;
+}
+
+
 static void check_timers(coord *c, uint64_t now)
 {
     double start_limit = c->timeout_s > 15 ? c->timeout_s : 15;
@@ -406,7 +483,10 @@ static void check_timers(coord *c, uint64_t now)
         }
         if (rs->hello && !rs->closed && age(now, rs->last_ns) > c->timeout_s) {
             c->hung_rank = r;
-            return fail(c, r, "rank %d hung: no heartbeat for %.1f s", r, age(now, rs->last_ns));
+            const rt_proc *p = rank_proc(c, r);
+            rs->stopped = p && rt_proc_stopped(p);
+            return fail(c, r, "rank %d hung: no heartbeat for %.1f s%s", r, age(now, rs->last_ns),
+                        rs->stopped ? " (the process is stopped: SIGSTOP, Ctrl-Z or a debugger)" : "");
         }
         /* A closed connection: wait briefly for the exit status (local),
          * which names the signal; otherwise say what we know. */
@@ -435,6 +515,34 @@ static void check_cancel(coord *c, uint64_t now)
     fail(c, -1, "cancelled by the user");
     uint64_t soon = now + (uint64_t)(CANCEL_WINDOW_S * 1e9);
     if (soon < c->abort_deadline) c->abort_deadline = soon;
+}
+
+/* Take the connections waiting on the listening socket, at most
+ * ACCEPTS_PER_TURN a turn so that a flood cannot keep the loop from reading
+ * the hellos already in. A full table of pending connections makes room by
+ * closing a stranger (evict_stranger), never by turning the newcomer away. */
+static void accept_new(coord *c)
+{
+    for (int n = 0; n < ACCEPTS_PER_TURN; n++) {
+        int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;
+        if (c->npending >= pending_cap(c))
+            evict_stranger(c, "too many connections waiting to say hello; the one holding the most (or the oldest) "
+                              "was closed");
+        conn *k = c->nconns < MAX_STRANGERS + 8192 ? calloc(1, sizeof *k) : NULL;
+        if (!k) {
+            close(fd);
+            continue;
+        }
+        int one = 1;
+        if (c->lis.tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        k->fd = fd;
+        k->rank = -1;
+        k->rd.limit = HELLO_MAX;
+        k->since_ns = mgpu_now_ns();
+        c->conns[c->nconns++] = k;
+        c->npending++;
+    }
 }
 
 static void run_loop(coord *c)
@@ -473,31 +581,7 @@ static void run_loop(coord *c)
         }
         for (int i = 0; i < c->npipes; i++)
             if (pf[1 + nc + i].revents & (POLLIN | POLLHUP | POLLERR)) rt_pipe_read(&c->pipes[i], on_line, c);
-        if (pf[0].revents & POLLIN) {
-            for (;;) {
-                int fd = accept4(c->lis.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd < 0) break;
-                /* every rank may be connecting at once (512 local ranks
-                 * start together): room for all of them plus a few
-                 * strangers, who are refused past that and time out at
-                 * HELLO_GRACE_S, and buffer at most HELLO_MAX each */
-                int pending = 0;
-                for (int i = 0; i < c->nconns; i++) pending += c->conns[i]->rank < 0;
-                conn *k = pending < c->size + MAX_STRANGERS && c->nconns < MAX_STRANGERS + 8192 ? calloc(1, sizeof *k)
-                                                                                               : NULL;
-                if (!k) {
-                    close(fd);
-                    continue;
-                }
-                int one = 1;
-                if (c->lis.tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                k->fd = fd;
-                k->rank = -1;
-                k->rd.limit = HELLO_MAX;
-                k->since_ns = mgpu_now_ns();
-                c->conns[c->nconns++] = k;
-            }
-        }
+        if (pf[0].revents & POLLIN) accept_new(c);
     }
     free(pf);
 }
@@ -513,14 +597,46 @@ static json_t *make_job(const mgpu_rt_config *cfg, const char *type, json_t *par
                      "backend", backend, "timeout_s", timeout_s);
 }
 
+/* Why rank r sent no flight record, in a few words the analyser puts after
+ * "sent no flight record": what the coordinator saw of it. "It died" was
+ * said of every such rank, also of one that was stopped, that connected
+ * after the failure, or that was still working when the run ended. */
+static void absent_why(const coord *c, int r, char *buf, size_t len)
+{
+    const rank_state *rs = &c->ranks[r];
+    char how[128];
+    const char *h = how;
+    if (rs->exited) {
+        rt_describe_status(rs->exit_status, how, sizeof how);
+        if (strncmp(h, "was ", 4) == 0) h += 4; /* "killed by signal 9 (SIGKILL)" */
+    }
+    if (!rs->hello) snprintf(buf, len, "never connected");
+    else if (rs->late) snprintf(buf, len, "connected after the run had failed, so never started");
+    else if (rs->stopped) snprintf(buf, len, "stopped: SIGSTOP, Ctrl-Z or a debugger");
+    else if (r == c->hung_rank) snprintf(buf, len, "hung: no heartbeat for %.1f s", c->timeout_s);
+    else if (rs->exited && !rs->exited_after_fail) snprintf(buf, len, "%s%s", h, rs->done ? " after finishing its job" : "");
+    else if (rs->exited) snprintf(buf, len, "%s after the abort, without sending one", h);
+    else if (c->local) snprintf(buf, len, "still running when the run ended: it did not answer the abort");
+    else if (rs->closed) snprintf(buf, len, "its connection closed; the launcher's output may say why");
+    else snprintf(buf, len, "it did not answer the abort before the run ended");
+}
+
 static void analyse(coord *c)
 {
     const char **dumps = calloc((size_t)c->size, sizeof *dumps);
+    char **why = calloc((size_t)c->size, sizeof *why);
     int any = 0;
-    for (int r = 0; dumps && r < c->size; r++) any |= (dumps[r] = c->ranks[r].flight) != NULL;
-    if (any && mgpu_flight_analyse(dumps, c->size, c->rep->analysis, sizeof c->rep->analysis) != MGPU_OK)
+    for (int r = 0; dumps && why && r < c->size; r++) {
+        any |= (dumps[r] = c->ranks[r].flight) != NULL;
+        if (!dumps[r] && (why[r] = malloc(256))) absent_why(c, r, why[r], 256);
+    }
+    if (any && why &&
+        mgpu_flight_analyse_why(dumps, (const char *const *)why, c->size, c->rep->analysis, sizeof c->rep->analysis) !=
+            MGPU_OK)
         snprintf(c->rep->analysis, sizeof c->rep->analysis, "(the flight recorders could not be analysed: %s)",
                  mgpu_error_message());
+    for (int r = 0; why && r < c->size; r++) free(why[r]);
+    free(why);
     free(dumps);
 }
 
@@ -584,6 +700,9 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     report->ok = 1;
     run_loop(c);
     if (!c->failed && c->ndone < c->size) fail(c, -1, "the coordinator stopped before every rank finished");
+    for (int i = 0; i < c->nprocs; i++) /* before they are killed: who could not answer */
+        if (c->procs[i].rank >= 0 && c->procs[i].rank < c->size && rt_proc_stopped(&c->procs[i]))
+            c->ranks[c->procs[i].rank].stopped = 1;
     kill_all(c);
     rt_pipes_drain(c->pipes, c->npipes, on_line, c);
     if (c->failed) analyse(c);

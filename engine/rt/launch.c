@@ -308,6 +308,21 @@ void rt_proc_kill(rt_proc *p, int sig)
     if (kill(-p->pid, sig) < 0) kill(p->pid, sig);
 }
 
+int rt_proc_stopped(const rt_proc *p)
+{
+    if (p->pid <= 0 || p->exited) return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+    const char *close = strrchr(buf, ')');
+    return close && close[1] == ' ' && (close[2] == 'T' || close[2] == 't');
+}
+
 int rt_proc_reap(rt_proc *p, int block)
 {
     if (p->pid <= 0 || p->exited) return 1;

@@ -20,7 +20,9 @@ mgpu_result mgpu_proto_encode(json_t *msg, char **out, size_t *len)
     size_t n = strlen(text);
     if (n == 0 || n > MGPU_PROTO_MAX) {
         free(text);
-        return mgpu_fail(MGPU_ERR_INVALID, "protocol: a message of %zu bytes is over the 16 MiB limit", n);
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a '%s' message of %zu bytes (%.1f MiB) is over the %u MiB limit of one "
+                         "message between a worker and the coordinator", json_string_value(json_object_get(msg, "type")),
+                         n, (double)n / (1 << 20), MGPU_PROTO_MAX >> 20);
     }
     char *buf = malloc(n + 4);
     if (!buf) {
@@ -136,10 +138,13 @@ mgpu_result mgpu_proto_reader_fill(mgpu_proto_reader *r, int fd, int *eof)
 {
     *eof = 0;
     for (;;) {
-        if (r->cap - r->len < 65536) {
-            size_t cap = r->cap ? r->cap * 2 : 131072;
-            /* Never more than one maximal frame plus a read's worth. */
-            size_t most = (r->limit ? r->limit : MGPU_PROTO_MAX) + 4 + 65536;
+        /* A limited reader (a peer before its hello) grows only when full
+         * and never past one frame; a rank's reads come in 64 KiB chunks. */
+        int small = r->limit && r->limit < 65536;
+        if (r->cap - r->len < (small ? 1 : 65536)) {
+            size_t cap = r->cap ? r->cap * 2 : small ? MGPU_PROTO_FIRST_BUF : 131072;
+            /* Never more than one maximal frame (plus a read's worth). */
+            size_t most = small ? r->limit + 4 : (r->limit ? r->limit : MGPU_PROTO_MAX) + 4 + 65536;
             if (cap > most) cap = most;
             if (cap <= r->len) return MGPU_OK; /* full: let next() drain it first */
             unsigned char *nb = realloc(r->buf, cap);

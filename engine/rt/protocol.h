@@ -85,6 +85,10 @@
 
 #define MGPU_PROTO_MAX (16u << 20)
 #define MGPU_PROTO_TOKEN_HEX 32
+/* A reader with a small limit (a peer before its hello) starts with this
+ * much buffer and grows only as a frame needs it, up to limit + 4 bytes:
+ * a hello (~200 bytes) fits, a held connection costs no more. */
+#define MGPU_PROTO_FIRST_BUF 4096
 
 /* Encode one message (an object with "type") as length + JSON text into a
  * newly allocated buffer; *len gets the total bytes. */

@@ -37,6 +37,9 @@ void rt_proc_kill(rt_proc *p, int sig);
 /* Reap without blocking (block = 0) or blocking; returns 1 when it has exited. */
 int rt_proc_reap(rt_proc *p, int block);
 void rt_procs_free(rt_proc *procs, int n);
+/* 1 when the process is stopped (SIGSTOP, SIGTSTP, a debugger): it can
+ * neither beat nor answer an abort. Linux /proc; 0 when unknown. */
+int rt_proc_stopped(const rt_proc *p);
 
 /* "killed by signal 9 (SIGKILL)", "exited with status 3". */
 void rt_describe_status(int status, char *buf, size_t len);

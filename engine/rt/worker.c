@@ -21,6 +21,7 @@
 #include "rt/worker_internal.h"
 
 #define HEARTBEAT_MS 500
+#define HELLO_ATTEMPTS 4 /* connections closed before the job comes */
 #define ABORT_GRACE_NS 1000000000ull /* after an abort, the job gets 1 s to return */
 
 /*--- Connecting ---------------------------------------------------------*/
@@ -314,13 +315,27 @@ int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
         goto usage;
     }
     w->bs = (mgpu_bootstrap){.ctx = w, .rank = w->env.rank, .size = w->env.size, .allgather = ag_through_coord};
-    if (connect_coord(coord, &w->fd) != MGPU_OK || hello(w, token) != MGPU_OK) goto fatal;
+    /* A coordinator crowded by strangers on its port closes the one that
+     * waited longest without a hello; should that be this rank (its hello
+     * not read in time on a loaded machine), connect again. */
+    mgpu_result got = MGPU_ERR_IO;
+    for (int attempt = 1; attempt <= HELLO_ATTEMPTS && got == MGPU_ERR_IO; attempt++) {
+        if (attempt > 1) {
+            close(w->fd);
+            w->fd = -1;
+            usleep(100000u * (unsigned)attempt);
+        }
+        if (connect_coord(coord, &w->fd) != MGPU_OK || hello(w, token) != MGPU_OK) goto fatal;
+        got = mgpu_proto_recv(w->fd, 60000, &job);
+    }
     connected = 1;
-    if (mgpu_proto_recv(w->fd, 60000, &job) != MGPU_OK) {
+    if (got != MGPU_OK) {
         /* nothing can be reported over a connection that is gone: say it
          * here, where the coordinator shows a rank's output */
-        fprintf(stderr, "mgpulab worker (rank %d): the coordinator accepted this rank's hello but sent no job (%s)\n",
-                w->env.rank, mgpu_error_message());
+        fprintf(stderr, "mgpulab worker (rank %d): the coordinator sent no job after this rank's hello (%s%s)\n",
+                w->env.rank, mgpu_error_message(),
+                got == MGPU_ERR_IO ? "; it closed the connection each time: a refused hello, or a port crowded "
+                                     "by other connections" : "");
         rc = 1;
         goto out;
     }

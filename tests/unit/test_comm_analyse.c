@@ -135,12 +135,25 @@ int main(void)
         analyse(d, 2, s, sizeof s);
         CHECKF(strcmp(s, "rank 1 never entered barrier #1; it entered no collective on comm world") == 0, "got: %s", s);
     }
-    /* A rank that sent no dump died. */
+    /* A rank that sent no dump: nothing known, so no cause is claimed ("it
+     * died" was said also of stopped and finished ranks, issue 16 item 17) */
     {
         char *d[4];
         for (int r = 0; r < 4; r++) d[r] = r == 2 ? NULL : mk(&(spec){r, 4, 3, 1, {"all_reduce"}, {4}, .root = -1});
         analyse(d, 4, s, sizeof s);
-        CHECKF(strcmp(s, "rank 2 sent no flight record (it died)") == 0, "got: %s", s);
+        CHECKF(strcmp(s, "rank 2 sent no flight record (it sent nothing: died, or stopped answering)") == 0, "got: %s", s);
+    }
+    /* What the caller saw of each rank without a dump, grouped. */
+    {
+        char *d[5];
+        const char *why[5] = {NULL, "stopped: SIGSTOP, Ctrl-Z or a debugger", NULL, "killed by signal 9 (SIGKILL)",
+                              "killed by signal 9 (SIGKILL)"};
+        for (int r = 0; r < 5; r++) d[r] = r == 0 || r == 2 ? mk(&(spec){r, 5, 3, 1, {"all_reduce"}, {4}, .root = -1}) : NULL;
+        CHECK_OK(mgpu_flight_analyse_why((const char *const *)d, why, 5, s, sizeof s));
+        CHECKF(strcmp(s, "rank 1 sent no flight record (stopped: SIGSTOP, Ctrl-Z or a debugger); ranks 3-4 sent no "
+                         "flight record (killed by signal 9 (SIGKILL))") == 0,
+               "got: %s", s);
+        for (int r = 0; r < 5; r++) free(d[r]);
     }
     /* All agree: no sentence. Rings that wrapped at different points still line up. */
     {

@@ -40,6 +40,19 @@ static void test_roundtrip(void)
     CHECK(strstr(mgpu_error_message(), "closed") != NULL);
     close(sv[1]);
     json_decref(m);
+    /* A message over the limit says which, how large, and the limit (it
+     * said only "a message of 48948905 bytes is over the 16 MiB limit") */
+    char *big = malloc((17u << 20) + 1);
+    memset(big, 'a', 17u << 20);
+    big[17u << 20] = '\0';
+    json_t *huge_msg = json_pack("{s:s, s:s}", "type", "result", "text", big);
+    CHECK(mgpu_proto_encode(huge_msg, &buf, &len) == MGPU_ERR_UNSUPPORTED);
+    CHECKF(strstr(mgpu_error_message(), "a 'result' message of 17825") &&
+               strstr(mgpu_error_message(), "(17.0 MiB) is over the 16 MiB limit of one message between a worker and "
+                                            "the coordinator"),
+           "got: %s", mgpu_error_message());
+    json_decref(huge_msg);
+    free(big);
 }
 
 /* The coordinator's reader: frames split at every byte, and two frames in
@@ -92,6 +105,42 @@ static void test_reader(void)
     json_decref(b);
 }
 
+/* A reader limited to small frames (a peer before its hello) holds what a
+ * hello needs, and never more than one allowed frame however much a peer
+ * sends: the coordinator's budget for strangers counts on it (it held an
+ * 80 KiB buffer for each connection that had not said hello). */
+static void test_small_reader(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    mgpu_proto_reader rd = {.limit = 16384};
+    json_t *hello = json_pack("{s:s, s:s}", "type", "hello", "token", "0123456789abcdef0123456789abcdef");
+    char *f;
+    size_t len;
+    CHECK_OK(mgpu_proto_encode(hello, &f, &len));
+    CHECK(write(sv[0], f, len) == (ssize_t)len);
+    int eof = 0;
+    json_t *out = NULL;
+    CHECK_OK(mgpu_proto_reader_fill(&rd, sv[1], &eof));
+    CHECKF(rd.cap <= MGPU_PROTO_FIRST_BUF, "a hello took a %zu-byte buffer", rd.cap);
+    CHECK_OK(mgpu_proto_reader_next(&rd, &out));
+    CHECK(out && json_equal(out, hello));
+    json_decref(out);
+    /* a frame of 16000 bytes announced, 60000 sent: one frame's worth held */
+    unsigned char *big = malloc(60004);
+    memset(big, ' ', 60004);
+    big[0] = 0, big[1] = 0, big[2] = 16000 >> 8, big[3] = 16000 & 0xff;
+    CHECK(write(sv[0], big, 60004) == 60004);
+    for (int i = 0; i < 8; i++) CHECK_OK(mgpu_proto_reader_fill(&rd, sv[1], &eof));
+    CHECKF(rd.cap <= 16384 + 4, "a limited reader grew to %zu bytes", rd.cap);
+    free(big);
+    free(f);
+    json_decref(hello);
+    mgpu_proto_reader_free(&rd);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void test_base64(void)
 {
     const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
@@ -127,6 +176,7 @@ int main(void)
 {
     test_roundtrip();
     test_reader();
+    test_small_reader();
     test_base64();
     CHECK(mgpu_proto_token_equal("abc", "abc"));
     CHECK(!mgpu_proto_token_equal("abc", "abd"));

@@ -153,6 +153,11 @@ char *mgpu_comm_flight_dump_json(mgpu_comm *c);
  * broadcast #7 with 524288 f32", or "rank 3 never entered all_reduce #7 (its
  * last was #6)". Returns MGPU_OK and "" when no mismatch is found. */
 mgpu_result mgpu_flight_analyse(const char *const *dumps, int nranks, char *sentence, size_t len);
+/* The same, told why each rank without a dump sent none (absent_why[r],
+ * words that follow "sent no flight record (", e.g. "killed by signal 9
+ * (SIGKILL)"; NULL entries or array: nothing is known). */
+mgpu_result mgpu_flight_analyse_why(const char *const *dumps, const char *const *absent_why, int nranks,
+                                    char *sentence, size_t len);
 
 /*--- Every live communicator of this process --------------------------*/
 

@@ -13,6 +13,13 @@ extern "C" {
 /* Every job type of this build, NULL-terminated (job_registry.c). */
 extern const mgpu_job_handler *const mgpu_jobs[];
 
+/* The "topo" job sends the rows of its path-type matrix and peer-access
+ * table packed, one string each (a 2,000-GPU host's arrays made a 49 MB
+ * message); this turns a received document's rows back into the arrays
+ * `mgpulab topo --json` prints (engine/jobs/topo_doc.c). A document with
+ * arrays already is left as it is. */
+mgpu_result mgpu_topo_doc_expand(json_t *doc);
+
 #ifdef __cplusplus
 }
 #endif

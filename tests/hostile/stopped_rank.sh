@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# stopped_rank.sh - what a failed run says of a rank that sent no flight
+# record (issue 16 item 17). A rank stopped with SIGSTOP cannot beat nor
+# answer the abort; the run said "rank 1 sent no flight record (it died)"
+# of it, alive and stopped. It must say the rank was stopped. (Every rank
+# loops, so rank 1's silence is what the coordinator notices; the budget
+# of 100 s is never reached.) Then a rank killed while rank 0 waits in a
+# collective: rank 0's collective must say it was aborted and after how
+# long, not that it "did not complete within 120 s" seconds after it began.
+. "$(dirname "$0")/hostile_lib.bash"
+cd "$tmp"
+mkdir -p t
+cat >stop.lua <<'LUA'
+local c = mgpu.comm()
+c:all_reduce(mgpu.tensor(4))
+if mgpu.rank == 1 then print("rank 1 is in its loop") end
+while true do end
+LUA
+TMPDIR=$tmp/t timeout -s KILL 120 "$bin" spmd stop.lua --backend sim --ranks 3 --timeout 3 --time-limit 100 \
+  >out 2>&1 </dev/null &
+spmd=$!
+until has out 'rank 1 is in its loop' || ! kill -0 $spmd 2>/dev/null; do sleep 0.05; done  # the event
+# rank 1's worker: the process whose environment names this run's socket
+rank_pid() {
+  python3 - "$1" <<'PY'
+import os, sys
+for p in os.listdir("/proc"):
+    try: env = open("/proc/%s/environ" % p, "rb").read().split(b"\0")
+    except OSError: continue
+    if b"MGPU_RANK=1" in env and any(e.startswith(b"MGPU_COORD=unix:" + sys.argv[1].encode() + b"/") for e in env):
+        print(p)
+PY
+}
+pid=$(rank_pid "$tmp/t")
+[ -n "$pid" ] && kill -STOP $pid
+wait $spmd; rc=$?
+[ -n "$pid" ] && kill -CONT $pid 2>/dev/null
+if [ -n "$pid" ] && [ $rc -eq 1 ] && has out 'rank 1 hung: no heartbeat .*the process is stopped' &&
+   has out 'rank 1 sent no flight record \(stopped: SIGSTOP' && ! has out 'it died'; then ok
+else bad "a stopped rank (pid ${pid:-not found}, exit $rc) was not said to be stopped"; grep -v '^\[rank' out | tail -6; fi
+
+# rank 1 of 2 killed (SIGKILL) while rank 0 waits in all_reduce #2
+mkdir -p t2
+cat >kill.lua <<'LUA'
+local c = mgpu.comm()
+c:all_reduce(mgpu.tensor(4))
+if mgpu.rank == 1 then print("rank 1 is in its loop") while true do end end
+c:all_reduce(mgpu.tensor(4))
+LUA
+TMPDIR=$tmp/t2 timeout -s KILL 120 "$bin" spmd kill.lua --backend sim --ranks 2 --timeout 120 --time-limit 100 \
+  >out2 2>&1 </dev/null &
+spmd=$!
+until has out2 'rank 1 is in its loop' || ! kill -0 $spmd 2>/dev/null; do sleep 0.05; done
+pid=$(rank_pid "$tmp/t2")
+[ -n "$pid" ] && kill -KILL $pid
+wait $spmd; rc=$?
+if [ -n "$pid" ] && [ $rc -eq 1 ] && has out2 'rank 1 sent no flight record \(killed by signal 9' &&
+   ! has out2 'within 120 s' &&
+   { has out2 'all_reduce #2 on comm world was aborted after [0-9.]+ s' ||
+     has out2 "communicator 'world' was aborted"; }; then ok   # (the latter: rank 0 not yet in the call)
+else bad "a killed rank (pid ${pid:-not found}, exit $rc): rank 0's aborted collective or the flight line is wrong"
+  grep -v '^\[rank' out2 | tail -6; fi
+finish
