@@ -50,12 +50,12 @@ import json, sys
 d = json.load(open(sys.argv[1])); r = d['rows'][-1]
 print(r['out_of_place']['time'], r['in_place']['time'], d['prediction']['time'])" "$1"; }
 for coll in all_reduce all_gather sendrecv; do
-  hrun out bench $coll --backend sim --ranks 4 --fault straggler:1 -b 4M -e 4M -a 3 --predict -j
+  hrun out bench $coll --backend sim --ranks 4 --fault straggler:1 -b 1M -e 1M -a 3 --predict -j
   [ $rc -eq 0 ] || { bad "bench $coll straggler: exit $rc"; cat out; continue; }
   read -r o i p < <(times out)
   ratio 2.7 3.3 "$o" "$p" && ratio 2.7 3.3 "$i" "$p" && ok ||
     { bad "bench $coll straggler: out of place $o us, in place $i us, healthy model $p us; want 3x both"; }
-  hrun out bench $coll --backend sim --ranks 4 -b 4M -e 4M -a 3 --predict -j
+  hrun out bench $coll --backend sim --ranks 4 -b 1M -e 1M -a 3 --predict -j
   read -r o i p < <(times out)
   ratio 0.99 1.01 "$o" "$p" && ratio 0.99 1.01 "$i" "$p" && ok || bad "bench $coll healthy: $o / $i us vs model $p us"
 done
