@@ -61,8 +61,9 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         sb->expired = 1;
         return NULL;
     }
-    /* the same for Ctrl-C: a string.rep loop never reaches the hook */
-    if (sb->interrupt && nsize > osize && sb->depth > 0 && (sb->interrupted || *sb->interrupt)) {
+    /* the same for Ctrl-C: a string.rep loop never reaches the hook (large
+     * requests only, so ordinary code stops in the hook, at its line) */
+    if (sb->interrupt && nsize > osize && nsize - osize >= 4096 && sb->depth > 0 && (sb->interrupted || *sb->interrupt)) {
         sb->interrupted = 1;
         return NULL;
     }
