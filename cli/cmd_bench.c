@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include "mgpu/collbench.h"
 #include "mgpu/collmodel.h"
+#include "mgpu/host_memory.h"
 #include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/topo.h"
@@ -162,19 +163,6 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     }
 }
 
-/* What the host can give the sim: every rank's buffers are host memory. */
-static unsigned long long host_available(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-    if (f) fclose(f);
-    if (kb) return kb * 1024ull;
-    return (unsigned long long)sysconf(_SC_AVPHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
-}
-
 /* The model's figure for the largest size (sim machine, or the named one). */
 static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll, const mgpu_collbench_options *o,
                              int ranks, json_t *doc)
@@ -229,11 +217,12 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         }
         /* every rank's send and receive buffers are real host memory */
         unsigned long long need = (unsigned long long)cfg.ranks * 2ull * (o.max_bytes + (4ull << 20));
-        if (need > host_available() / 2) {
+        unsigned long long avail = mgpu_host_available_bytes();
+        if (need > avail / 2) {
             mgpu_backend_close(sim);
             fprintf(stderr, "mgpulab bench: -e %llu on %d simulated ranks needs about %llu MiB of host memory; "
                             "only %llu MiB are available (the sim keeps every buffer in host memory): lower -e or "
-                            "--ranks\n", (unsigned long long)o.max_bytes, cfg.ranks, need >> 20, host_available() >> 20);
+                            "--ranks\n", (unsigned long long)o.max_bytes, cfg.ranks, need >> 20, avail >> 20);
             return 1;
         }
     }

@@ -149,6 +149,9 @@ void lab_cli_env(const mgpu_cli_globals *g, lab_cli_out *out, mgpu_lab_env *env)
     env->ranks = g->ranks;
     env->timeout_s = g->timeout_s;
     env->cancel = &cancel_flag;
+    /* Ctrl-C always ends the command: a step stuck inside a C library call
+     * (a pattern backtracking over a long text) is stopped with the process */
+    env->cancel_stops_process_s = 2.0;
     env->events.ctx = out;
     env->events.log = ev_log;
     env->events.result = ev_result;

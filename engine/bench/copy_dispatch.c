@@ -3,6 +3,7 @@
  * gate while loopCount copies are queued (launch latency stays out), events
  * around them, median (or mean) of the samples, data verified after. */
 #include "bench/copy_dispatch.h"
+#include "mgpu/host_memory.h"
 #include "mgpu/mem.h"
 #include <math.h>
 #include <stdarg.h>
@@ -48,12 +49,12 @@ static mgpu_result check_fits(mgpu_backend *be, const dispatch *d)
         if (d->spec[i].dst_dev < 0) host_total += d->spec[i].bytes;
     }
     if (mgpu_backend_simulated(be)) {
-        long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && psize > 0 && host_total > (unsigned long long)pages * (unsigned long long)psize / 2)
+        uint64_t avail = mgpu_host_available_bytes();
+        if (host_total > avail / 2)
             return mgpu_fail(MGPU_ERR_NOMEM,
                              "the sim backend keeps every buffer in host memory: this testcase needs %.1f MiB "
-                             "and this machine has %.1f MiB free (half of it may be used); use a smaller --bufferSize (-b, in MiB)",
-                             host_total / 1048576.0, (double)pages * (double)psize / 1048576.0);
+                             "and this machine has %.1f MiB available (half of it may be used); use a smaller --bufferSize (-b, in MiB)",
+                             host_total / 1048576.0, (double)avail / 1048576.0);
     }
     return MGPU_OK;
 }

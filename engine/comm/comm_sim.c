@@ -99,7 +99,10 @@ static void publish_collective(sim_comm *sc, int rank, const mgpu_coll_predictio
 }
 
 /* One collective: arrival (all ranks post their stream time and call),
- * the data movement, then every stream ends at max(arrival) + model. */
+ * the data movement, then every stream ends at max(arrival) + model; the
+ * straggler fault's rank takes MGPU_STRAGGLER_FACTOR x the model for its
+ * part (its GPU runs its kernels that much slower), in place or not, and
+ * its peers meet the delay when they wait for it at the next call. */
 static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s)
 {
     char what[64];
@@ -180,7 +183,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     sim_log_collective(c, sc, a->op, bytes, &p);
     call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */
     if (!phantom) MGPU_CHECK(sim_algo_run(&x, &call, staged));
-    MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0));
+    MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0 * sc->straggler));
     sc->last = p;
     publish_collective(sc, c->rank, &p, t0);
     return MGPU_OK;

@@ -53,6 +53,7 @@ static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
         free(sc);
         return mgpu_fail(MGPU_ERR_INVALID, "the sim communicator needs the sim backend's machine model");
     }
+    sc->straggler = mgpu_topo_straggler_factor(sc->topo);
     *out = sc;
     return MGPU_OK;
 }

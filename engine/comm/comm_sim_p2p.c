@@ -48,7 +48,7 @@ static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
     int g[2] = {sc->gpu_of_rank[me], sc->gpu_of_rank[peer]};
     mgpu_coll_prediction p;
     if (mgpu_coll_predict(sc->topo, MGPU_COLL_SEND, bytes, 2, g, &p) != MGPU_OK) return 0;
-    return p.time_us * 1000.0;
+    return p.time_us * 1000.0 * sc->straggler; /* the straggler fault's rank is slower at both ends */
 }
 
 /* The bandwidth pane's modelled load: a send is traffic out of this rank's

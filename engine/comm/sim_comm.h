@@ -19,6 +19,7 @@ typedef struct sim_comm {
     mgpu_coll_tuning tuning;    /* NCCL_ALGO / NCCL_PROTO */
     mgpu_coll_prediction last;  /* the model's answer for the last collective */
     int world;                  /* made by init (not split): the crash fault counts its calls */
+    double straggler;           /* this process's share of every call takes this many times the model */
     int log_info;               /* NCCL_DEBUG=INFO: print NCCL-format lines (sim_nccl_log.c) */
 #define SIM_LOG_KEYS 64
     uint64_t logged[SIM_LOG_KEYS]; /* (collective, size, choice) already printed */

@@ -141,6 +141,9 @@ struct mgpu_backend {
     char reason[256];       /* why this backend, short (set by mgpu_backend_open) */
     char reason_detail[256]; /* what ruled cuda out (auto), "" otherwise */
     struct mgpu_mem_state *mem; /* device memory allocators (engine/dev/mem/mem_dev.c) */
+    uint64_t host_used;         /* bytes of host memory live buffers hold (dev_mem.c) */
+    uint64_t host_limit;        /* 0: none (mgpu_backend_limit_host_memory) */
+    char host_limit_what[48];   /* the limit's name, for messages */
 };
 
 /* dev.c: MGPU_OK when `dev` is one of the backend's devices, else a clear error. */

@@ -4,6 +4,8 @@
 #include "dev/backend.h"
 #include "dev/ipc_wire.h"
 #include "dev/mem/mem_dev.h"
+#include "mgpu/size.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 const char *mgpu_mem_kind_name(mgpu_mem_kind k)
@@ -22,6 +24,40 @@ typedef struct alloc_req {
     int phantom;
 } alloc_req;
 
+/* A buffer of host memory: pinned and pageable ones, and on the sim, which
+ * keeps device memory in host RAM, every one that is not phantom. */
+static int holds_host_memory(const mgpu_backend *be, mgpu_mem_kind kind, int phantom)
+{
+    return kind != MGPU_MEM_DEVICE || (mgpu_backend_simulated(be) && !phantom);
+}
+
+/* The limit a caller set (mgpu_backend_limit_host_memory). What the machine
+ * has available the sim checks itself, after the modelled GPU's capacity
+ * (sim_memory.c). */
+static mgpu_result check_host_limit(mgpu_backend *be, mgpu_mem_kind kind, size_t bytes)
+{
+    char a[32], b[32], c[32];
+    const char *where = mgpu_backend_simulated(be) && kind == MGPU_MEM_DEVICE ? " on the sim (it keeps device memory "
+                                                                               "in host RAM)" : "";
+    if (be->host_limit && (bytes > be->host_limit || be->host_used > be->host_limit - bytes))
+        return mgpu_fail(MGPU_ERR_NOMEM,
+                         "cannot allocate %s of %s memory%s: %s allows this rank %s of host memory and its "
+                         "buffers hold %s already; free tensors, allocate less, use phantom tensors for "
+                         "timing only, or raise %s",
+                         mgpu_human_bytes(bytes, a, sizeof a), mgpu_mem_kind_name(kind), where, be->host_limit_what,
+                         mgpu_human_bytes(be->host_limit, b, sizeof b), mgpu_human_bytes(be->host_used, c, sizeof c),
+                         be->host_limit_what);
+    return MGPU_OK;
+}
+
+void mgpu_backend_limit_host_memory(mgpu_backend *be, uint64_t bytes, const char *what)
+{
+    be->host_limit = bytes;
+    snprintf(be->host_limit_what, sizeof be->host_limit_what, "%s", what && *what ? what : "the memory limit");
+}
+
+uint64_t mgpu_backend_host_memory_used(const mgpu_backend *be) { return be->host_used; }
+
 static mgpu_result alloc_buffer(mgpu_backend *be, mgpu_mem_kind kind, int device, size_t bytes,
                                 const alloc_req *q, mgpu_buffer **out)
 {
@@ -30,6 +66,8 @@ static mgpu_result alloc_buffer(mgpu_backend *be, mgpu_mem_kind kind, int device
         return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate memory of kind %d", (int)kind);
     if (kind == MGPU_MEM_DEVICE) MGPU_CHECK(mgpu_dev_check_device(be, device));
     if (bytes == 0) return mgpu_fail(MGPU_ERR_INVALID, "cannot allocate a buffer of 0 bytes");
+    int host = holds_host_memory(be, kind, q->phantom);
+    if (host) MGPU_CHECK(check_host_limit(be, kind, bytes));
     mgpu_buffer *buf = calloc(1, sizeof *buf);
     if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
     buf->be = be;
@@ -44,6 +82,7 @@ static mgpu_result alloc_buffer(mgpu_backend *be, mgpu_mem_kind kind, int device
         mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
         return r;
     }
+    if (host) be->host_used += bytes;
     *out = buf;
     return MGPU_OK;
 }
@@ -90,6 +129,8 @@ mgpu_result mgpu_mem_alloc_phantom(mgpu_backend *be, int device, mgpu_stream *s,
 void mgpu_mem_free(mgpu_buffer *buf)
 {
     if (!buf) return;
+    mgpu_backend *be = buf->be;
+    if (holds_host_memory(be, buf->kind, buf->phantom)) be->host_used -= buf->bytes < be->host_used ? buf->bytes : be->host_used;
     if (buf->kind == MGPU_MEM_DEVICE) {
         mgpu_ipc_forget(buf); /* before its block can go to another tensor */
         mgpu_mem_device_free(buf);

@@ -43,19 +43,6 @@ static mgpu_result sim_host_from_env(const mgpu_topo *t, int *host)
     return MGPU_OK;
 }
 
-/* --fault straggler:R: the process running rank R (the launchers' MGPU_RANK)
- * does all its device work this many times slower, as a rank on a throttled
- * or overloaded GPU would; its peers then wait for it in every collective.
- * Other processes are unaffected. */
-#define STRAGGLER_SLOWDOWN 3.0
-
-static double slowdown_from_env(const mgpu_topo *t)
-{
-    int r = mgpu_topo_fault_arg(t, "straggler");
-    const char *env = getenv("MGPU_RANK");
-    return r >= 0 && env && *env && atoi(env) == r ? STRAGGLER_SLOWDOWN : 1.0;
-}
-
 static void sim_close(mgpu_backend *be)
 {
     sim_state *st = sim_of(be);
@@ -86,7 +73,10 @@ static mgpu_result sim_open(mgpu_backend *be, const mgpu_backend_config *cfg)
     pthread_mutex_init(&st->lock, NULL);
     be->impl = st; /* from here on, dev.c calls sim_close on failure */
     st->host = host;
-    st->slowdown = slowdown_from_env(be->topo);
+    /* --fault straggler:R: the process running rank R does all its device
+     * work this many times slower, as a rank on a throttled or overloaded
+     * GPU would (its collectives: comm_sim.c) */
+    st->slowdown = mgpu_topo_straggler_factor(be->topo);
     MGPU_CHECK(sim_model_init(&st->model, be->topo, host));
     int n = st->ndev = st->model.ndev;
     st->nres = sim_model_res_count(&st->model);

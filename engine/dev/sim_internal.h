@@ -29,7 +29,7 @@ typedef struct sim_state {
     double *busy;            /* per resource: busy until (virtual ns) */
     int nres;
     double host_ns;          /* the host thread's virtual time */
-    double slowdown;         /* 1, or STRAGGLER_SLOWDOWN in the straggler rank's process */
+    double slowdown;         /* 1, or MGPU_STRAGGLER_FACTOR in the straggler rank's process */
 
     mgpu_buffer **bufs;      /* registry of live allocations */
     int nbufs, cap_bufs;

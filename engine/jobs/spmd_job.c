@@ -5,7 +5,9 @@
  *          "time_limit_s": seconds (default: twice the run's timeout, so
  *                          that a hung collective is ended and reported by
  *                          the watchdog, not cut short by the script's budget),
- *          "mem_limit": bytes (default 256 MiB),
+ *          "mem_limit": bytes of Lua memory (default 256 MiB); when given, also
+ *                       the most host memory the rank's buffers may hold
+ *                       (on the sim every real tensor is host memory),
  *          "spans": true to record timeline spans (default off: events cost time)}
  * Sends "log" {text} for print()/mgpu.log(), "result" rows for
  * mgpu.result{...} and for each table the script returns ({"value": v} for
@@ -158,6 +160,8 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         .result = send_result,
     };
     int spans = json_is_true(json_object_get(params, "spans"));
+    /* --mem-limit 1M let two ranks hold 3 GiB of sim tensors each */
+    if (cfg.mem_limit) mgpu_backend_limit_host_memory(host.be, cfg.mem_limit, "--mem-limit");
     mgpu_lua *sb = NULL;
     mgpu_result r = MGPU_OK;
     MGPU_CHECKGOTO(mgpu_lua_open(&cfg, &sb), r, out);
@@ -181,6 +185,7 @@ out:;
      * engine's error message, so the job's verdict is kept aside */
     char *why = r != MGPU_OK ? strdup(mgpu_error_message()) : NULL;
     mgpu_lua_close(sb);
+    mgpu_backend_limit_host_memory(host.be, 0, NULL); /* the worker's next job has its own */
     free(args);
     if (r != MGPU_OK) mgpu_fail(r, "%s", why ? why : "the spmd job failed");
     free(why);

@@ -13,7 +13,6 @@
 #define LAB_LOAD_BUDGET_S 5.0
 #define LAB_STEP_BUDGET_S 10.0
 #define LAB_MAX_FILE ((size_t)4 << 20)
-#define LAB_MAX_STEPS 256
 #define LAB_MAX_PROGRESS ((size_t)16 << 20)
 
 typedef struct lab_run lab_run;

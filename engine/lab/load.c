@@ -148,8 +148,10 @@ static int own_file(const lab_entry *e, const char *path, const char *where, con
     return shape_fail(se, "%s", msg);
 }
 
-/* One step table at the top of the stack into e->steps[i]. */
-static int read_step(lua_State *L, lab_entry *e, int i, shape_err *se)
+/* One step table at the top of the stack into e->steps[i]; `seen` is the
+ * stack index of a table of the ids read so far (id -> step number), so the
+ * uniqueness check is one hash lookup per step whatever the lab's size. */
+static int read_step(lua_State *L, lab_entry *e, int i, int seen, shape_err *se)
 {
     int t = lua_gettop(L);
     mgpu_lab_step_info *s = &e->steps[i];
@@ -159,8 +161,11 @@ static int read_step(lua_State *L, lab_entry *e, int i, shape_err *se)
     const char *id = field_str(L, t, "id"), *title = field_str(L, t, "title");
     if (!id || !*id) return shape_fail(se, "%s has no `id` (a short name such as \"sweep\")", where);
     if (!title || !*title) return shape_fail(se, "%s (%s) has no `title`", where, id);
-    for (int k = 0; k < i; k++)
-        if (strcmp(e->steps[k].id, id) == 0) return shape_fail(se, "steps %d and %d share the id \"%s\"", k + 1, i + 1, id);
+    if (lua_getfield(L, seen, id) != LUA_TNIL)
+        return shape_fail(se, "steps %d and %d share the id \"%s\"", (int)lua_tointeger(L, -1), i + 1, id);
+    lua_pop(L, 1);
+    lua_pushinteger(L, i + 1);
+    lua_setfield(L, seen, id);
     s->id = lab_keep(e, id);
     s->title = lab_keep(e, title);
     snprintf(where, sizeof where, "step %d (%s)", i + 1, id);
@@ -226,14 +231,15 @@ static int read_lab(lua_State *L, lab_entry *e, shape_err *se)
     e->info.ranks = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : lua_isnil(L, -1) ? 1 : -1;
     lua_pop(L, 1);
     if (e->info.ranks < 1 || e->info.ranks > 4096) return shape_fail(se, "lab.lua: `ranks` must be an integer 1..4096");
-    lua_getfield(L, t, "steps");
-    if (!lua_istable(L, -1) || luaL_len(L, -1) < 1)
+    lua_newtable(L); /* t + 1: the ids seen (read_step) */
+    lua_getfield(L, t, "steps"); /* t + 2 */
+    if (!lua_istable(L, -1) || lua_rawlen(L, -1) < 1)
         return shape_fail(se, "lab.lua: `steps` must be a non-empty list of step tables");
-    lua_Integer nl = luaL_len(L, -1);
-    /* a cap keeps the per-step checks (unique ids, files) cheap whatever a lab says */
-    if (nl > LAB_MAX_STEPS)
-        return shape_fail(se, "lab.lua: %lld steps; a lab has at most %d (split it into several labs)", (long long)nl,
-                          LAB_MAX_STEPS);
+    /* The raw length: a __len metamethod cannot claim more steps than the
+     * table holds, and the table itself is bounded by the lab's Lua memory.
+     * Every per-step check is constant time, so no cap on the count. */
+    lua_Unsigned nl = lua_rawlen(L, -1);
+    if (nl > (lua_Unsigned)INT_MAX / 2) return shape_fail(se, "lab.lua: %llu steps are too many", (unsigned long long)nl);
     int n = (int)nl;
     e->steps = calloc((size_t)n, sizeof *e->steps);
     e->questions = calloc((size_t)n, sizeof *e->questions);
@@ -241,10 +247,10 @@ static int read_lab(lua_State *L, lab_entry *e, shape_err *se)
     e->info.nsteps = n;
     for (int i = 0; i < n; i++) {
         lua_geti(L, -1, i + 1);
-        if (read_step(L, e, i, se) != 0) return -1;
-        lua_settop(L, t + 1);
+        if (read_step(L, e, i, t + 1, se) != 0) return -1;
+        lua_settop(L, t + 2);
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     return 0;
 }
 

@@ -118,9 +118,11 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir)
     if (rename(p->path, aside) != 0)
         return mgpu_fail(MGPU_ERR_IO, "%s is damaged (%s) and could not be moved aside: %s", p->path,
                          doc ? "not the progress shape" : jerr.text, strerror(errno));
+    char at[32] = ""; /* a file refused for its size was never parsed: no line */
+    if (jerr.line > 0) snprintf(at, sizeof at, ", line %d", jerr.line);
     snprintf(p->warning, sizeof p->warning,
-             "the progress file %.300s was damaged (%.200s, line %d); it was kept as %.400s and progress starts afresh",
-             p->path, jerr.text[0] ? jerr.text : "not the progress shape", jerr.line, aside);
+             "the progress file %.300s was damaged (%.200s%s); it was kept as %.400s and progress starts afresh",
+             p->path, jerr.text[0] ? jerr.text : "not the progress shape", at, aside);
     p->doc = empty_doc();
     p->base = empty_doc();
     return p->doc && p->base ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");

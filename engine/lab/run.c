@@ -268,6 +268,9 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     lua_State *L = mgpu_lua_state(e->sb);
     int top = lua_gettop(L);
     e->run = &run;
+    /* a cancel stops the step's own Lua too, not only its engine calls (a
+     * loop in the lab or in an exercise it loaded ran on to its budget) */
+    mgpu_lua_set_interrupt(e->sb, run.env->cancel, run.env->cancel_stops_process_s);
     if (lab_workspace_prepare(e, step) != MGPU_OK) {
         out->state = MGPU_STEP_ERROR;
         snprintf(out->message, sizeof out->message, "the exercise could not be copied: %s", mgpu_error_message());
@@ -290,6 +293,7 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
         out->state = MGPU_STEP_CANCELLED;
         snprintf(out->message, sizeof out->message, "cancelled");
     }
+    mgpu_lua_set_interrupt(e->sb, NULL, 0);
     lua_settop(L, top);
     e->run = NULL;
     /* a long step's garbage (decoded benchmark tables) goes now, not at

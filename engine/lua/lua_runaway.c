@@ -24,20 +24,28 @@ static pid_t thread_pid; /* the process whose watch thread runs (a fork has none
 
 double lua_runaway_grace_s(double budget_s) { return budget_s > 10.0 ? budget_s : 10.0; }
 
-static void stop_process(const lua_runaway *w)
+static void stop_process(const lua_runaway *w, int interrupted)
 {
     char msg[400];
-    int n = snprintf(msg, sizeof msg,
-                     "mgpulab: the script exceeded its time budget of %g s and is stuck where it cannot be "
-                     "interrupted (a __gc finalizer, or a string function working on a long text); stopping "
-                     "this process\n",
-                     w->budget_s);
+    int n = interrupted
+                ? snprintf(msg, sizeof msg,
+                           "mgpulab: interrupted, but the script is stuck where it cannot be stopped (a string "
+                           "function working on a long text); stopping this process\n")
+                : snprintf(msg, sizeof msg,
+                           "mgpulab: the script exceeded its time budget of %g s and is stuck where it cannot be "
+                           "interrupted (a __gc finalizer, or a string function working on a long text); stopping "
+                           "this process\n",
+                           w->budget_s);
     if (n > 0) {
         ssize_t wr = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
         (void)wr;
     }
-    _exit(124);
+    _exit(interrupted ? 130 : 124);
 }
+
+/* How often the watch looks at an interrupt flag (a signal handler sets it
+ * and cannot signal the condition). */
+#define INTERRUPT_POLL_NS 100000000ull
 
 static void *watch(void *arg)
 {
@@ -46,8 +54,15 @@ static void *watch(void *arg)
     for (;;) {
         uint64_t first = 0, now = mgpu_now_ns();
         for (lua_runaway *w = armed; w; w = w->next) {
-            if (w->stop_at_ns <= now) stop_process(w); /* never returns */
+            if (w->stop_at_ns <= now) stop_process(w, 0); /* never returns */
             if (!first || w->stop_at_ns < first) first = w->stop_at_ns;
+            if (!w->interrupt || !(w->interrupt_stop_s > 0)) continue;
+            if (*w->interrupt && !w->interrupt_seen_ns) w->interrupt_seen_ns = now;
+            if (w->interrupt_seen_ns && now - w->interrupt_seen_ns >= (uint64_t)(w->interrupt_stop_s * 1e9))
+                stop_process(w, 1);
+            uint64_t poll = w->interrupt_seen_ns ? w->interrupt_seen_ns + (uint64_t)(w->interrupt_stop_s * 1e9)
+                                                 : now + INTERRUPT_POLL_NS;
+            if (poll < first) first = poll;
         }
         if (!first) {
             pthread_cond_wait(&cv, &mu);
@@ -112,6 +127,15 @@ void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s)
     armed = w;
     w->listed = 1;
     pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+void lua_runaway_set_interrupt(lua_runaway *w, volatile int *flag, double stop_s)
+{
+    pthread_mutex_lock(&mu);
+    w->interrupt = flag;
+    w->interrupt_stop_s = stop_s;
+    w->interrupt_seen_ns = 0;
     pthread_mutex_unlock(&mu);
 }
 

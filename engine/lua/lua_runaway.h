@@ -7,6 +7,9 @@
 typedef struct lua_runaway {
     uint64_t stop_at_ns;      /* 0 = not armed */
     double budget_s;          /* for the message */
+    volatile int *interrupt;  /* Ctrl-C flag, or NULL (lua_runaway_set_interrupt) */
+    double interrupt_stop_s;  /* stop this long after the flag is seen set; 0: never */
+    uint64_t interrupt_seen_ns;
     struct lua_runaway *next; /* in the armed list */
     int listed;
 } lua_runaway;
@@ -21,5 +24,8 @@ double lua_runaway_grace_s(double budget_s);
  * why and exits with status 124, unless w is disarmed first. */
 void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s);
 void lua_runaway_disarm(lua_runaway *w);
+/* While w is armed, also stop the process (status 130) stop_s seconds
+ * after *flag is seen non-zero: a Ctrl-C the hook could not act on. */
+void lua_runaway_set_interrupt(lua_runaway *w, volatile int *flag, double stop_s);
 
 #endif

@@ -20,6 +20,9 @@ struct mgpu_lua {
     int expired;              /* the budget ran out during this call */
     unsigned alloc_tick;      /* allocations since the allocator last read the clock */
     lua_runaway runaway;      /* the outside watch of the running call (lua_runaway.c) */
+    volatile int *interrupt;  /* Ctrl-C (mgpu_lua_set_interrupt), or NULL */
+    double interrupt_stop_s;
+    int interrupted;          /* the flag was seen during this call */
     int depth;                /* nesting of mgpu_lua_pcall */
     mgpu_lua_print_fn print;
     void *print_ctx;
@@ -58,6 +61,12 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         sb->expired = 1;
         return NULL;
     }
+    /* the same for Ctrl-C: a string.rep loop never reaches the hook (large
+     * requests only, so ordinary code stops in the hook, at its line) */
+    if (sb->interrupt && nsize > osize && nsize - osize >= 4096 && sb->depth > 0 && (sb->interrupted || *sb->interrupt)) {
+        sb->interrupted = 1;
+        return NULL;
+    }
     void *p = realloc(ptr, nsize);
     if (!p) return NULL;
     sb->used = sb->used - osize + nsize;
@@ -70,6 +79,15 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     mgpu_lua *sb = mgpu_lua_from_state(L);
+    if (sb->interrupt && sb->depth > 0 && (sb->interrupted || *sb->interrupt)) {
+        /* Ctrl-C: like an expired budget, every instruction raises from now on */
+        sb->interrupted = 1;
+        lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+        luaL_where(L, 0);
+        lua_pushstring(L, "cancelled by the user");
+        lua_concat(L, 2);
+        lua_error(L);
+    }
     if (!sb->deadline_ns || mgpu_now_ns() < sb->deadline_ns) return;
     sb->expired = 1;
     /* From now on every instruction raises, so a pcall in the script can
@@ -379,6 +397,13 @@ mgpu_lua *mgpu_lua_from_state(lua_State *L)
 
 void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds) { sb->time_limit_s = seconds > 0 ? seconds : 0; }
 
+void mgpu_lua_set_interrupt(mgpu_lua *sb, volatile int *flag, double stop_after_s)
+{
+    sb->interrupt = flag;
+    sb->interrupt_stop_s = flag && stop_after_s > 0 ? stop_after_s : 0;
+    lua_runaway_set_interrupt(&sb->runaway, sb->interrupt, sb->interrupt_stop_s);
+}
+
 static void arm_runaway(mgpu_lua *sb)
 {
     uint64_t grace = (uint64_t)(lua_runaway_grace_s(sb->time_limit_s) * 1e9);
@@ -483,6 +508,7 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
     int outer = sb->depth == 0;
     if (outer) {
         sb->expired = 0;
+        sb->interrupted = 0;
         sb->hit_limit = 0;
         sb->engine_code = MGPU_OK;
         free(sb->engine_msg);
@@ -497,7 +523,7 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
     int st = lua_pcall(L, nargs, nresults, base);
     sb->depth--;
     lua_remove(L, base);
-    int expired = sb->expired;
+    int expired = sb->expired, interrupted = sb->interrupted;
     if (outer) {
         sb->deadline_ns = 0;
         lua_runaway_disarm(&sb->runaway);
@@ -507,7 +533,15 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
     size_t n = 0;
     const char *text = lua_tolstring(L, -1, &n);
     mgpu_result code = MGPU_ERR_INVALID;
-    if (expired) {
+    if (interrupted && !expired) {
+        code = MGPU_ERR_TIMEOUT;
+        if (st == LUA_ERRMEM || !text || strstr(text, "not enough memory")) {
+            const char *m = "cancelled by the user (inside a library call: string.rep, table.concat, ...)";
+            set_error(sb, m, strlen(m));
+        } else {
+            set_error(sb, text, n);
+        }
+    } else if (expired) {
         code = MGPU_ERR_TIMEOUT;
         if (st == LUA_ERRMEM || !text || strstr(text, "not enough memory")) {
             /* the allocator refused growth past the deadline (sb_alloc) */

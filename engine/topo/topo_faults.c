@@ -136,7 +136,8 @@ mgpu_result mgpu_topo_apply_faults(mgpu_topo *t, const char *spec)
                                "buffer in host memory");
             break;
         case TOPO_FAULT_STRAGGLER:
-            mgpu_topo_add_note(t, "fault straggler:%d: rank %d runs slower than its peers", arg, arg);
+            mgpu_topo_add_note(t, "fault straggler:%d: rank %d runs %gx slower than its peers (its device work and "
+                               "its part of every collective)", arg, arg, MGPU_STRAGGLER_FACTOR);
             break;
         case TOPO_FAULT_CRASH:
             mgpu_topo_add_note(t, "fault crash:%d: rank %d will crash during its work", arg, arg);
@@ -164,4 +165,11 @@ int mgpu_topo_fault_arg(const mgpu_topo *t, const char *fault)
     const fault_def *d = by_name(fault);
     if (!t || !d || !(t->faults & d->bit)) return -1;
     return t->fault_arg[bit_index(d->bit)];
+}
+
+double mgpu_topo_straggler_factor(const mgpu_topo *t)
+{
+    int r = mgpu_topo_fault_arg(t, "straggler");
+    const char *env = getenv("MGPU_RANK");
+    return r >= 0 && env && *env && atoi(env) == r ? MGPU_STRAGGLER_FACTOR : 1.0;
 }

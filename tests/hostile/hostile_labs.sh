@@ -37,11 +37,14 @@ return { title = "Cheat", steps = { { id = "sum", title = "Sum", exercise = "sum
                           expected = 5, what = "sum(2, 3)", where = "sum.lua" }
   end } } }
 LUA
-# 06: more steps than a lab may have (the id check was quadratic)
+# 06: 50000 steps load (the id check was quadratic, then capped at 256);
+# 07: the same with the last id a repeat of the first, which is named
 mk 06-many
+mk 07-dup
 { echo 'local s = {}'
-  echo 'for i = 1, 20000 do s[i] = { id = "s" .. i, title = "S" } end'
+  echo 'for i = 1, 50000 do s[i] = { id = "s" .. i, title = "S" } end'
   echo 'return { title = "Many", steps = s }'; } >"$labs/06-many/lab.lua"
+sed 's/return {/s[#s].id = "s1"; return {/' "$labs/06-many/lab.lua" >"$labs/07-dup/lab.lua"
 
 hrun "$tmp/list" list
 [ $rc -eq 0 ] && ok || { bad "list: exit $rc (a FIFO lab.lua or /dev/zero text blocks it?)"; cat "$tmp/list"; }
@@ -49,7 +52,8 @@ has "$tmp/list" "01-textlink +BROKEN .*leads out of the lab" && ok || { bad "a t
 has "$tmp/list" "02-exlink +BROKEN .*leads out of the lab" && ok || { bad "an exercise linked out of the lab loads"; cat "$tmp/list"; }
 has "$tmp/list" "03-zero +BROKEN .*(leads out of the lab|not a regular file)" && ok || { bad "a text linked to /dev/zero loads"; cat "$tmp/list"; }
 has "$tmp/list" "04-fifo +BROKEN .*FIFO" && ok || { bad "a FIFO lab.lua is not named"; cat "$tmp/list"; }
-has "$tmp/list" "06-many +BROKEN .*at most 256" && ok || { bad "20000 steps are not refused"; cat "$tmp/list"; }
+has "$tmp/list" " Many +0/0 passed, 0/50000 read" && ok || { bad "a lab of 50000 steps does not load"; cat "$tmp/list"; }
+has "$tmp/list" '07-dup +BROKEN .*steps 1 and 50000 share the id "s1"' && ok || { bad "a repeated id among 50000 steps"; cat "$tmp/list"; }
 ! grep -rq "TOP-SECRET" "$tmp/list" "$XDG_STATE_HOME" 2>/dev/null && ok || bad "the secret reached the output or the workspace"
 hrun "$tmp/t" run 1 --text
 ! has "$tmp/t" "TOP-SECRET" && ok || { bad "run --text printed a file outside the lab"; cat "$tmp/t"; }

@@ -35,4 +35,35 @@ hrun out list
 [ $rc -eq 0 ] && has out "01-gc +BROKEN .*__gc finalizers are not available" && ok || { bad "list with a __gc lab: exit $rc"; cat out; }
 hrun out verify 2 --backend sim
 [ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "exceeded its time budget" && ok || { bad "verify of a backtracking exercise: exit $rc"; cat out; }
+
+# Ctrl-C during a lab step ends it: a Lua loop at its next instruction (it
+# ran on to the step's budget), a pattern stuck in C with the process (it
+# ignored SIGINT until the budget's watch). SIGINT is sent once the step
+# has started; a command that ignores it is cut by SIGKILL (137).
+mkdir -p "$labs/03-loop"
+echo 'return { title = "Loop", steps = { { id = "l", title = "L", run = function(lab) while true do end end } } }' \
+  >"$labs/03-loop/lab.lua"
+# The step has started when its exercise is in the workspace (verify's
+# output is buffered until it ends).
+interrupt() { # LAB COMMAND -> rc, out
+  rm -rf "$XDG_STATE_HOME/mgpulab/work"
+  timeout -s KILL 120 "$bin" "$2" "$1" --backend sim >out 2>&1 </dev/null &
+  local pid=$! i
+  for i in $(seq 600); do
+    { [ "$1" = 3 ] && grep -q "step 1/1" out; } || [ -n "$(find "$XDG_STATE_HOME/mgpulab/work" -name p.lua 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+  sleep 0.2 # into the step's Lua
+  kill -INT $pid 2>/dev/null
+  wait $pid; rc=$?
+}
+interrupt 3 run
+[ $rc -ne 137 ] && has out "^CANCELLED" && ! has out "time budget" && ok || { bad "SIGINT in a looping lab step: exit $rc"; cat out; }
+# (a SIGINT that lands before the pattern starts cancels the step instead)
+stopped() { [ $rc -ne 137 ] && ! has out "time budget" && { [ $rc -eq 130 ] && has out "interrupted, but the script is stuck" ||
+  has out "^CANCELLED"; }; }
+interrupt 2 run
+stopped && ok || { bad "SIGINT in a backtracking exercise: exit $rc"; cat out; }
+interrupt 2 verify
+stopped && ok || { bad "SIGINT in verify of a backtracking exercise: exit $rc"; cat out; }
 finish

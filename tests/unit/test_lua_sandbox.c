@@ -128,6 +128,23 @@ static void test_time_budget(void)
     mgpu_lua_close(sb);
 }
 
+/* A cancel (Ctrl-C) set before or during a call stops the script at its next
+ * instruction, through pcall, and a string.rep loop at its next allocation;
+ * the budget (an hour here) plays no part. */
+static void test_interrupt(void)
+{
+    mgpu_lua *sb = open_sb(0, 3600);
+    volatile int flag = 1;
+    mgpu_lua_set_interrupt(sb, &flag, 0);
+    expect_error(sb, "local n = 0\nwhile true do n = n + 1 end", MGPU_ERR_TIMEOUT, "test.lua:2: cancelled by the user");
+    expect_error(sb, "while true do pcall(function() while true do end end) end", MGPU_ERR_TIMEOUT, "cancelled");
+    expect_error(sb, "while true do local s = string.rep('z', 1e7) end", MGPU_ERR_TIMEOUT, "cancelled by the user");
+    flag = 0; /* the flag cleared: the state works again */
+    expect_ok(sb, "local s = 0 for i = 1, 1000 do s = s + i end assert(s == 500500)");
+    mgpu_lua_set_interrupt(sb, NULL, 0);
+    mgpu_lua_close(sb);
+}
+
 static void test_memory_cap(void)
 {
     mgpu_lua *sb = open_sb(16u << 20, 10);
@@ -207,6 +224,7 @@ int main(void)
 {
     test_refusals();
     test_time_budget();
+    test_interrupt();
     test_memory_cap();
     test_errors();
     test_engine_errors();

@@ -236,11 +236,13 @@ mgpu_result mgpu_mem_device_alloc(mgpu_buffer *buf, uint64_t stream, int cached)
     mgpu_mem_oom oom;
     pthread_mutex_lock(&m->lock);
     mgpu_caching *a = NULL;
+    mgpu_error_clear(); /* so a backend's own NOMEM sentence can be told from the allocator's bare code */
     mgpu_result r = allocator_of(m, be, buf->device, &a);
     if (r == MGPU_OK) r = mgpu_caching_malloc(a, buf->bytes, (uintptr_t)stream, buf->phantom, &blk, &oom);
     pthread_mutex_unlock(&m->lock);
     if (r == MGPU_ERR_DEVICE_OOM) return mgpu_mem_oom_fail(be, buf->device, &oom, 1);
-    if (r == MGPU_ERR_NOMEM) return mgpu_fail(r, "out of host memory in the caching allocator");
+    if (r == MGPU_ERR_NOMEM && mgpu_error_code() != MGPU_ERR_NOMEM)
+        return mgpu_fail(r, "out of host memory in the caching allocator");
     if (r != MGPU_OK) return r; /* the backend's own error, with its message */
     mgpu_buffer *seg = mgpu_mem_block_segment(blk, NULL, NULL, NULL);
     buf->ptr = (void *)blk->ptr;

@@ -131,6 +131,16 @@ mgpu_result mgpu_mem_alloc(mgpu_backend *be, mgpu_mem_kind kind, int device, siz
 void mgpu_mem_free(mgpu_buffer *buf);
 const char *mgpu_mem_kind_name(mgpu_mem_kind k); /* "device", "pinned", "pageable" */
 
+/* Host memory that buffers hold: pinned and pageable ones on every backend,
+ * and on the sim every real (non-phantom) buffer, device memory included.
+ * With a limit set here (0: none), mgpu_mem_alloc refuses a buffer that
+ * would take this backend's live buffers past `bytes`; `what` names the
+ * limit in the message ("--mem-limit"). Phantom buffers are not host
+ * memory. (The sim also refuses one buffer over half of the host memory
+ * available, mgpu_host_available_bytes, the figure bench checks.) */
+void mgpu_backend_limit_host_memory(mgpu_backend *be, uint64_t bytes, const char *what);
+uint64_t mgpu_backend_host_memory_used(const mgpu_backend *be);
+
 typedef struct mgpu_ptr_attr {
     mgpu_mem_kind kind;
     int device;          /* -1 for host memory */

@@ -142,6 +142,10 @@ typedef struct mgpu_lab_env {
     int ranks;                    /* 0 = the lab's choice (its `ranks`, or what a call asks) */
     double timeout_s;             /* 0 = default */
     volatile int *cancel;         /* set to 1 to cancel; may be NULL */
+    /* > 0: a step that a cancel cannot reach (stuck inside a C library call)
+     * stops the process this many seconds after the cancel (a command's
+     * Ctrl-C); 0: only its time budget's watch does (the shell stays up) */
+    double cancel_stops_process_s;
     mgpu_lab_events events;
     const char *const *extra_env; /* "K=V" strings for every worker (MGPU_TELEMETRY=...), NULL-terminated or NULL */
     /* 1: judge the step's last run in this catalog again (new answers)

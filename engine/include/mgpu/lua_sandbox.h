@@ -99,6 +99,14 @@ const char *mgpu_lua_error_traceback(const mgpu_lua *sb);
 
 /* Change the time budget for the next top-level call (0 = none). */
 void mgpu_lua_set_time_limit(mgpu_lua *sb, double seconds);
+/* Ctrl-C for the calls that follow: once *flag is non-zero the running
+ * script stops at its next instruction with "cancelled by the user" (and
+ * may not grow its memory meanwhile, which ends string.rep loops). When
+ * stop_after_s > 0 and the call is stuck where no instruction runs (a
+ * string pattern backtracking inside C), the outside watch stops the whole
+ * process that many seconds after the flag was seen, saying why; with 0 it
+ * is left to the time budget's watch. NULL flag: none. */
+void mgpu_lua_set_interrupt(mgpu_lua *sb, volatile int *flag, double stop_after_s);
 /* Start the running call's budget again from now. Host functions that
  * block for long in the engine (a lab's 30 s benchmark on rank workers)
  * call it when they return, so the budget measures the script's own time

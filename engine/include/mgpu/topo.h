@@ -160,6 +160,14 @@ int mgpu_topo_has_fault(const mgpu_topo *t, const char *fault);
  * is not applied. With several nvlink-down faults, the first one's GPU. */
 int mgpu_topo_fault_arg(const mgpu_topo *t, const char *fault);
 
+/* The straggler fault's slowdown, as the sim applies it: in the process
+ * running the straggler rank (the launchers' MGPU_RANK), every device
+ * operation and this rank's part of every collective and send/receive take
+ * MGPU_STRAGGLER_FACTOR times as long as the model says; everywhere else
+ * (and with no straggler fault) the factor is 1. */
+#define MGPU_STRAGGLER_FACTOR 3.0
+double mgpu_topo_straggler_factor(const mgpu_topo *t);
+
 /*--- Discovery on a real machine --------------------------------------*/
 
 /* What the device API told about this host's GPUs: the facts discovery
