@@ -67,11 +67,15 @@ static const struct {
      * (batch norm: 3, cross-entropy: 2, ...), since every one of them pays it. */
     .kernel_floor_ns = 2500.0,
     /* GEMMs: cuBLAS reached 820-834 TFLOP/s bf16 at 4096^3 and
-     * 8192x28672x8192 (83-84 % of the 989 dense peak on the SMs the tiles
-     * fill), 735 at 2048x8192x2048; f32 (no TF32) 50.5 of 67 at 4096^3.
+     * 8192x28672x8192 (0.85 of the 989 dense peak on the SMs the tiles
+     * fill), 735 at 2048x8192x2048 (0.77): 0.83 keeps all three within 5 %.
      * A GEMM's output is cut in 128x128 tiles, one per SM at a time: 1024^3
      * has 64 tiles, half of the H200's 132 SMs, and ran at 250 TFLOP/s -
-     * wave quantization, which the model applies as tiles / (waves x SMs). */
+     * wave quantization (gemm_overhead). f32 (no TF32, FMA units): 50.5 of
+     * 67 TFLOP/s at 4096^3, whose 96-row tiles fill 14 waves and a sliver:
+     * 0.81 on the filled SMs. The f32 tile is fitted: the f32 GEMM kernels
+     * of a ResNet-8 step (thin: 16-64 output channels) summed 1.95 ms under
+     * ncu; 64-row tiles predict 1.14 ms, 128-row 2.47, 96-row 1.57. */
     .gemm_tile = 128.0,
     .gemm_f32_tile = 96.0,
     .gemm_f32_eff = 0.81,
