@@ -167,7 +167,10 @@ static int phantom_mode(call *c)
 /* The backend models time (sim) or skips phantom work entirely (cuda). */
 static int models_time(const call *c) { return c->s->be->ops->stream_model_time != NULL; }
 
-static mgpu_result run_kernel(call *c, mgpu_nn_args *a, mgpu_nn_class cls, double flops)
+/* kernels: how many the op launches on a GPU (cuda's two-stage reductions
+ * launch a partial pass, a combine and sometimes an apply); each pays the
+ * model's per-kernel floor. */
+static mgpu_result run_kernels(call *c, mgpu_nn_args *a, mgpu_nn_class cls, double flops, int kernels)
 {
     int ph = phantom_mode(c);
     if (c->r != MGPU_OK) return c->r;
@@ -175,10 +178,13 @@ static mgpu_result run_kernel(call *c, mgpu_nn_args *a, mgpu_nn_class cls, doubl
     a->dtype = c->have_dtype ? c->dtype : MGPU_F32;
     a->phantom = ph;
     a->cost.name = c->what;
-    a->cost.cls = cls;
-    a->cost.flops = flops;
-    a->cost.bytes = c->bytes;
+    a->cost.w = (mgpu_nn_work){.cls = cls, .flops = flops, .bytes = c->bytes, .kernels = kernels};
     return c->s->be->ops->nn->kernel(c->s, a);
+}
+
+static mgpu_result run_kernel(call *c, mgpu_nn_args *a, mgpu_nn_class cls, double flops)
+{
+    return run_kernels(c, a, cls, flops, 1);
 }
 
 /*--- GEMM -------------------------------------------------------------------*/
@@ -205,10 +211,12 @@ static mgpu_result gemm_raw(call *c, int phantom, int ta, int tb, size_t m, size
                            .alpha = alpha, .beta = beta, .phantom = phantom};
     size_t esz = mgpu_dtype_size(c->dtype);
     g.cost.name = c->what;
-    g.cost.cls = MGPU_NN_CLASS_GEMM;
-    g.cost.flops = 2.0 * (double)m * (double)n * (double)k * (double)batch;
-    g.cost.bytes = (double)esz * ((double)(sa ? batch : 1) * (double)(m * k) + (double)(sb ? batch : 1) * (double)(k * n) +
-                                  (double)batch * (double)(m * n) * (beta != 0 ? 2 : 1));
+    g.cost.w = (mgpu_nn_work){
+        .cls = MGPU_NN_CLASS_GEMM,
+        .flops = 2.0 * (double)m * (double)n * (double)k * (double)batch,
+        .bytes = (double)esz * ((double)(sa ? batch : 1) * (double)(m * k) + (double)(sb ? batch : 1) * (double)(k * n) +
+                                (double)batch * (double)(m * n) * (beta != 0 ? 2 : 1)),
+        .m = m, .n = n, .batch = batch, .kernels = 1};
     return c->s->be->ops->nn->gemm(c->s, &g);
 }
 
@@ -275,7 +283,7 @@ mgpu_result mgpu_nn_bias_grad(mgpu_stream *s, const mgpu_tensor *dy, mgpu_tensor
     if (c.r != MGPU_OK) return c.r;
     rows_cols(dy, &a.n[0], &a.n[1]);
     want_dims(&c, db, "db", 1, &a.n[1]);
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, (double)dy->count);
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, (double)dy->count, 2); /* partial sums, combine */
 }
 
 static mgpu_result check_act(mgpu_nn_act act, const char *what)
@@ -395,7 +403,7 @@ mgpu_result mgpu_nn_cross_entropy(mgpu_stream *s, const mgpu_tensor *logits, con
     size_t two = 2;
     want_dims(&c, loss, "loss", 1, &two);
     want_same(&c, dlogits, "dlogits", logits, "logits");
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 8 * (double)logits->count);
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 8 * (double)logits->count, 2); /* rows, then the mean */
 }
 
 mgpu_result mgpu_nn_sgd(mgpu_stream *s, mgpu_tensor *p, const mgpu_tensor *g, mgpu_tensor *m, float lr, float mu,
@@ -450,7 +458,7 @@ mgpu_result mgpu_nn_sumsq(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *acc
     want_count(&c, acc, "acc", 1);
     if (c.r != MGPU_OK) return c.r;
     a.n[0] = x->count;
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 2 * (double)x->count);
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 2 * (double)x->count, 2); /* partials, combine */
 }
 
 mgpu_result mgpu_nn_clip_scale(mgpu_stream *s, mgpu_tensor *g, const mgpu_tensor *acc, float max_norm)
@@ -526,8 +534,20 @@ static mgpu_result im2col(call *c, int phantom, mgpu_nn_kernel op, const conv_ge
                       .i = {g->stride, g->pad, layout}, .dtype = c->dtype, .phantom = phantom};
     size_t esz = mgpu_dtype_size(c->dtype);
     a.cost.name = op == MGPU_NNK_IM2COL ? "im2col" : "col2im";
-    a.cost.cls = MGPU_NN_CLASS_ELEMENTWISE;
-    a.cost.bytes = (double)esz * (double)nb * (double)(g->cin * g->h * g->w + g->cin * g->r * g->r * g->p * g->q);
+    /* Priced by the column elements it works out (the index arithmetic per
+     * element bounds it on a GPU, not the bytes: docs/sim-model.md). */
+    double cols = (double)nb * (double)(g->cin * g->r * g->r * g->p * g->q), xs = (double)nb * (double)(g->cin * g->h * g->w);
+    /* Element accesses, as a GPU makes them, one element per thread and
+     * load: im2col loads and stores each column, one block per column row
+     * of an image (a plane); col2im sums, for each image element, the
+     * R x R taps that read it, from as many rows of the column matrix - a
+     * gather whose loads measured half im2col's rate (380 against 990 a
+     * ns on the H200), so each counts twice - one block per image channel. */
+    int back = op == MGPU_NNK_COL2IM;
+    double planes = (double)nb * (double)(back ? g->cin : g->cin * g->r * g->r);
+    a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_GATHER,
+                              .flops = (back ? 2 * cols + xs : 2 * cols) + MGPU_NN_GATHER_BLOCK_ACCESSES * planes,
+                              .bytes = (double)esz * (xs + cols), .kernels = 1};
     return c->s->be->ops->nn->kernel(c->s, &a);
 }
 
@@ -537,8 +557,9 @@ static mgpu_result swap12_raw(call *c, int phantom, size_t A, size_t B, size_t C
     mgpu_nn_args a = {.op = MGPU_NNK_SWAP12, .t = {(void *)x, y}, .n = {A, B, C, D}, .dtype = c->dtype,
                       .phantom = phantom};
     a.cost.name = "swap12";
-    a.cost.cls = MGPU_NN_CLASS_ELEMENTWISE;
-    a.cost.bytes = 2.0 * (double)mgpu_dtype_size(c->dtype) * (double)A * (double)B * (double)C * (double)D;
+    a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_ELEMENTWISE,
+                              .bytes = 2.0 * (double)mgpu_dtype_size(c->dtype) * (double)A * (double)B * (double)C * (double)D,
+                              .kernels = 1};
     return c->s->be->ops->nn->kernel(c->s, &a);
 }
 
@@ -683,7 +704,8 @@ mgpu_result mgpu_nn_batchnorm(mgpu_stream *s, const mgpu_tensor *x, const mgpu_t
     if (c.r == MGPU_OK && train && a.n[0] * a.n[2] < 2)
         c.r = mgpu_fail(MGPU_ERR_INVALID, "batchnorm: training needs more than one value per channel");
     if (train) c.bytes += (double)mgpu_tensor_bytes(x); /* statistics pass */
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 6 * (double)x->count);
+    /* training: statistics partials, their combine, the apply; eval: the apply */
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 6 * (double)x->count, train ? 3 : 1);
 }
 
 mgpu_result mgpu_nn_batchnorm_backward(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tensor *gamma,
@@ -712,7 +734,7 @@ mgpu_result mgpu_nn_batchnorm_backward(mgpu_stream *s, const mgpu_tensor *x, con
     want_count(&c, save_mean, "save_mean", a.n[1]);
     want_count(&c, save_invstd, "save_invstd", a.n[1]);
     c.bytes += (double)mgpu_tensor_bytes(x) + (double)mgpu_tensor_bytes(dy); /* two passes */
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 8 * (double)x->count);
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 8 * (double)x->count, 3); /* partials, combine, dx */
 }
 
 mgpu_result mgpu_nn_avgpool(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *y)
@@ -803,7 +825,7 @@ mgpu_result mgpu_nn_norm_backward(mgpu_stream *s, int layer, const mgpu_tensor *
     want_same(&c, dbeta, "dbeta", gamma, "gamma");
     if (layer) want_count(&c, save_mean, "save_mean", a.n[0]);
     want_count(&c, save_rstd, "save_rstd", a.n[0]);
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 10 * (double)x->count);
+    return run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 10 * (double)x->count, 3); /* dx rows; dgamma, dbeta: partials, combine */
 }
 
 /*--- Embedding, attention pieces ------------------------------------------------*/
@@ -867,7 +889,12 @@ mgpu_result mgpu_nn_softmax(mgpu_stream *s, const mgpu_tensor *scores, mgpu_tens
     want_same(&c, p, "p", scores, "scores");
     if (c.r != MGPU_OK) return c.r;
     rows_cols(scores, &a.n[0], &a.n[1]);
-    return run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 5 * (double)scores->count);
+    /* A gather on a GPU: the row limit of the causal mask cuts 16-byte
+     * packs, so the kernel loads one element at a time, in three passes
+     * (max, sum, write) over the row's unmasked part - on average half of
+     * it when causal - and stores the whole row. Priced by those accesses. */
+    double cols = (double)a.n[1], seen = causal ? (cols + 1) / 2 : cols;
+    return run_kernel(&c, &a, MGPU_NN_CLASS_GATHER, (double)a.n[0] * (3 * seen + cols + MGPU_NN_GATHER_BLOCK_ACCESSES));
 }
 
 mgpu_result mgpu_nn_softmax_backward(mgpu_stream *s, const mgpu_tensor *p, const mgpu_tensor *dp, mgpu_tensor *ds,

@@ -18,12 +18,10 @@ extern "C" {
 
 /* mgpu_nn_class (what an op is made of) is public: mgpu/nn.h. */
 
-/* The price nn.c computed for one op. */
+/* The price nn.c computed for one op: its name and its work (mgpu/nn.h). */
 typedef struct mgpu_nn_cost {
     const char *name;   /* "gemm", "relu", ... */
-    mgpu_nn_class cls;
-    double flops;
-    double bytes;       /* read + written */
+    mgpu_nn_work w;
 } mgpu_nn_cost;
 
 /* C[b] = alpha * op(A[b]) * op(B[b]) + beta * C[b] for b < batch, all row-

@@ -1,6 +1,7 @@
 /* sim_model.c - prices of copies, fills, checksums and loads on a modelled
  * machine, from its topology and one table of measured constants. */
 #include "dev/sim_model.h"
+#include <math.h>
 #include <stdlib.h>
 
 /*--- Constants ---------------------------------------------------------*
@@ -32,7 +33,10 @@ static const struct {
     double host_latency_ns;     /* host memcpy start */
     double host_load_latency_ns; /* a GPU load from pinned host memory, round trip */
     double default_nvlink_latency_ns; /* when topo gives no latency */
-    double kernel_latency_ns;   /* a kernel's launch and ramp, back to back on a stream */
+    double kernel_floor_ns;     /* a kernel's launch, ramp and tail, back to back on a stream */
+    double gemm_tile;           /* rows and cols of C one SM's tile computes */
+    double gemm_f32_tile;       /* the same for f32 GEMMs on the FMA units */
+    double gemm_f32_eff;        /* f32 GEMMs (FMA units, no TF32): achieved / f32 peak */
     double eff_flops[MGPU_NN_CLASS_COUNT]; /* achieved / peak FLOP/s per op class */
     double eff_bytes[MGPU_NN_CLASS_COUNT]; /* achieved / spec HBM bandwidth per op class */
 } K = {
@@ -53,24 +57,48 @@ static const struct {
     .host_latency_ns = 200.0,
     .host_load_latency_ns = 1500.0,
     .default_nvlink_latency_ns = 700.0,
-    /* GEMMs: calibrated on the H200 (scripts/compare-nn-torch.py,
-     * 2026-12-03): cuBLAS reached 798-809 TFLOP/s bf16 at 4096^3 and
-     * 8192x28672x8192 (81-82 % of the 989 dense peak), 758 at
-     * 2048x8192x2048 and 76 % of the f32 peak at 4096^3: 0.80 puts all four
-     * within 5 %. Small shapes (1024^3: 21 %) fill too few SMs; the model
-     * does not see that. Streaming kernels: ~85 % of HBM as the D2D copy
-     * does (relu and add measured 3.6 and 4.1 TB/s: within 5 %). Row
-     * reductions (norms, softmax, pooling) read a row twice: mgpulab's
-     * layernorm and rmsnorm moved 1.8 and 2.1 TB/s (torch's 2.6 and 3.3):
-     * 0.42 of HBM puts both within 10 %. */
-    .kernel_latency_ns = 2500.0,
-    .eff_flops = {0.80, 0.50, 0.50},
-    .eff_bytes = {0.85, 0.85, 0.42},
+    /* Training ops: calibrated on the H200 (docs/gpu-results.md, 2026-12-03
+     * fourth session: mgpulab's times by CUDA events, and each kernel's
+     * duration by Nsight Compute, gpu__time_duration, in the same lease).
+     * Floor: the smallest kernels (a 1-block fill, the combine of a
+     * two-stage reduction) ran 1.5-2.2 us each under ncu, and a 1024^3
+     * GEMM's 7.1 us kernel took 8.6 us between events: ~2.5 us a kernel
+     * back to back. It is charged once per kernel the op launches on cuda
+     * (batch norm: 3, cross-entropy: 2, ...), since every one of them pays it. */
+    .kernel_floor_ns = 2500.0,
+    /* GEMMs: cuBLAS reached 820-834 TFLOP/s bf16 at 4096^3 and
+     * 8192x28672x8192 (0.85 of the 989 dense peak on the SMs the tiles
+     * fill), 735 at 2048x8192x2048 (0.77): 0.83 keeps all three within 5 %.
+     * A GEMM's output is cut in 128x128 tiles, one per SM at a time: 1024^3
+     * has 64 tiles, half of the H200's 132 SMs, and ran at 250 TFLOP/s -
+     * wave quantization (gemm_overhead). f32 (no TF32, FMA units): 50.5 of
+     * 67 TFLOP/s at 4096^3, whose 96-row tiles fill 14 waves and a sliver:
+     * 0.81 on the filled SMs. The f32 tile is fitted: the f32 GEMM kernels
+     * of a ResNet-8 step (thin: 16-64 output channels) summed 1.95 ms under
+     * ncu; 64-row tiles predict 1.14 ms, 128-row 2.47, 96-row 1.57. */
+    .gemm_tile = 128.0,
+    .gemm_f32_tile = 96.0,
+    .gemm_f32_eff = 0.81,
+    /* Streaming kernels (relu, add, swap12): ~85 % of HBM as the D2D copy
+     * does (relu and add measured 3.6 and 4.1 TB/s). Row reductions
+     * (norms, pooling, batch norm) read a row more than once: layernorm and
+     * rmsnorm moved 1.8 and 2.1 TB/s of their bytes: 0.42 of HBM puts both
+     * within 10 %. Gathers (GATHER: im2col, col2im, and the causal softmax,
+     * whose row limit cuts 16-byte packs) load one element per thread and
+     * are bound by element accesses, not bytes (nn.c counts them, with a
+     * cost per block for im2col and col2im): k_im2col made 990 accesses a
+     * ns (a load and a store per column; bf16 and f32 alike, ncu), the
+     * causal softmax 740: the model prices an access at 1/900 ns on the
+     * H200, expressed as a share of the f32 peak so that it scales with
+     * another GPU's SMs and clock: 900 / 67,000. */
+    .eff_flops = {0.83, 0.50, 0.50, 900.0 / 67000.0},
+    .eff_bytes = {0.85, 0.85, 0.42, 1.0},
 };
 
 /* A GPU the table does not know: A100-class compute, as the HBM fallback. */
 #define FALLBACK_BF16_TFLOPS 312.0
 #define FALLBACK_F32_TFLOPS 19.5
+#define FALLBACK_SMS 108
 
 /* Fallbacks when the topology does not know a GPU's figures (an imported
  * XML of an unknown GPU): PCIe gen4 x16 and A100-class HBM. Said in the
@@ -90,6 +118,7 @@ static void gpu_figures(const mgpu_topo *t, int gi, sim_model_gpu *out)
     const mgpu_gpu_model *gm = mgpu_gpu_model_by_name(g->name);
     out->bf16_tflops = gm && gm->bf16_tflops > 0 ? gm->bf16_tflops : FALLBACK_BF16_TFLOPS;
     out->f32_tflops = gm && gm->f32_tflops > 0 ? gm->f32_tflops : FALLBACK_F32_TFLOPS;
+    out->sms = gm && gm->sm_count > 0 ? gm->sm_count : FALLBACK_SMS;
 }
 
 mgpu_result sim_model_init(sim_model *m, const mgpu_topo *t, int host)
@@ -256,28 +285,60 @@ double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place whe
     return K.host_load_latency_ns;
 }
 
-/* The one formula both the sim's streams and mgpu_nn_model_ns use. */
-static double compute_ns(const sim_model_gpu *g, mgpu_nn_class cls, int bf16, double flops, double bytes)
+/* The FLOPs a GEMM's SMs spend, over the FLOPs it asks for: C is cut in
+ * tiles of K.gemm_tile x K.gemm_tile, a part-full edge tile costs a full
+ * one (tile quantization: a conv with 16 output channels computes 128
+ * rows), and the tiles run in waves of one per SM, the last wave maybe
+ * part full (wave quantization). A GEMM with fewer tiles than SMs and a
+ * deep k (a conv's weight gradient: k = images x pixels) is split along k
+ * so the slices fill the SMs, as cuBLAS's split-K kernels do. 1 when the
+ * shape is not known (a planner's large GEMMs). */
+static double gemm_overhead(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
 {
-    double peak = (bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
-    double t_flops = flops / (peak * K.eff_flops[cls]);
-    double t_bytes = bytes / (g->hbm_gbs * K.eff_bytes[cls]);
-    return K.kernel_latency_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+    if (w->m == 0 || w->n == 0) return 1.0;
+    double T = bf16 ? K.gemm_tile : K.gemm_f32_tile, batch = (double)(w->batch ? w->batch : 1);
+    double m = (double)w->m, n = (double)w->n, k = w->flops / (2.0 * m * n * batch);
+    double mt = ceil(m / T), nt = ceil(n / T), tiles = mt * nt * batch, sms = g->sms, splits = 1;
+    if (tiles < sms && k > mt * T && k > nt * T) {
+        splits = floor(sms / tiles);
+        if (splits > ceil(k / T)) splits = ceil(k / T);
+    }
+    double slices = tiles * splits, waves = ceil(slices / sms);
+    return (mt * T * nt * T) / (m * n) * (waves * sms / slices);
 }
 
-void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
-                       sim_cost *out)
+/* The one formula both the sim's streams and mgpu_nn_model_work_ns use.
+ * Only a bf16 GEMM runs on the tensor cores; every other op's arithmetic
+ * is f32 on the FMA units. */
+static double compute_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
 {
-    cost_set(out, compute_ns(&m->gpu[dev], cls, bf16, flops, bytes), 0, "sm");
+    int gemm = w->cls == MGPU_NN_CLASS_GEMM;
+    double peak = (gemm && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
+    double eff = gemm && !bf16 ? K.gemm_f32_eff : K.eff_flops[w->cls];
+    double t_flops = w->flops * (gemm ? gemm_overhead(g, w, bf16) : 1.0) / (peak * eff);
+    double t_bytes = w->bytes / (g->hbm_gbs * K.eff_bytes[w->cls]);
+    int kernels = w->kernels > 1 ? w->kernels : 1;
+    return kernels * K.kernel_floor_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+}
+
+void sim_model_compute(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out)
+{
+    cost_set(out, compute_ns(&m->gpu[dev], w, bf16), 0, "sm");
     cost_use(m, out, dev, SIM_RES_SM);
+}
+
+double mgpu_nn_model_work_ns(const mgpu_topo *t, int gpu, const mgpu_nn_work *w, int bf16)
+{
+    if (!t || !w || gpu < 0 || gpu >= mgpu_topo_gpu_count(t) || (unsigned)w->cls >= MGPU_NN_CLASS_COUNT) return -1;
+    sim_model_gpu g;
+    gpu_figures(t, gpu, &g);
+    return compute_ns(&g, w, bf16);
 }
 
 double mgpu_nn_model_ns(const mgpu_topo *t, int gpu, mgpu_nn_class cls, int bf16, double flops, double bytes)
 {
-    if (!t || gpu < 0 || gpu >= mgpu_topo_gpu_count(t) || (unsigned)cls >= MGPU_NN_CLASS_COUNT) return -1;
-    sim_model_gpu g;
-    gpu_figures(t, gpu, &g);
-    return compute_ns(&g, cls, bf16, flops, bytes);
+    mgpu_nn_work w = {.cls = cls, .flops = flops, .bytes = bytes, .kernels = 1};
+    return mgpu_nn_model_work_ns(t, gpu, &w, bf16);
 }
 
 double sim_cost_ns(const sim_cost *c, double bytes)

@@ -41,6 +41,7 @@ typedef struct sim_model_gpu {
     double pcie_gbs;    /* nominal per direction */
     double hbm_gbs;     /* spec peak */
     double bf16_tflops, f32_tflops; /* dense compute peaks */
+    int sms;            /* multiprocessors: a GEMM's tiles fill them in waves */
 } sim_model_gpu;
 
 typedef struct sim_model {
@@ -79,11 +80,9 @@ void sim_model_touch(const sim_model *m, int exec_dev, sim_place where, int writ
  * `where` (device, peer device or pinned host). */
 double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place where);
 
-/* A training op's kernel(s) on `dev`: its FLOPs at the GPU's bf16 or f32
- * peak and its bytes at HBM bandwidth, each at the op class's efficiency,
- * whichever bounds it, plus a launch; it occupies the GPU's SMs. */
-void sim_model_compute(const sim_model *m, int dev, mgpu_nn_class cls, int bf16, double flops, double bytes,
-                       sim_cost *out);
+/* A training op's kernel(s) on `dev` (mgpu_nn_model_work_ns, mgpu/nn.h);
+ * it occupies the GPU's SMs. */
+void sim_model_compute(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out);
 
 /* Nanoseconds the operation takes for `bytes`. */
 double sim_cost_ns(const sim_cost *c, double bytes);

@@ -27,7 +27,7 @@ static void charge(mgpu_stream *s, const mgpu_nn_cost *cost, mgpu_dtype dt)
 {
     sim_state *stt = sim_of(s->be);
     sim_cost c;
-    sim_model_compute(&stt->model, s->device, cost->cls, dt == MGPU_BF16, cost->flops, cost->bytes, &c);
+    sim_model_compute(&stt->model, s->device, &cost->w, dt == MGPU_BF16, &c);
     sim_run_priced(stt, s, &c, 0);
 }
 

@@ -18,17 +18,22 @@ typedef struct pricer {
     double ns;
 } pricer;
 
-static void op(pricer *p, mgpu_nn_class cls, double flops, double bytes)
+/* One op of `kernels` GPU kernels, as nn.c counts it. */
+static void op_k(pricer *p, mgpu_nn_class cls, double flops, double bytes, int kernels)
 {
-    p->ns += mgpu_nn_model_ns(p->t, 0, cls, 1, flops, bytes);
+    mgpu_nn_work w = {.cls = cls, .flops = flops, .bytes = bytes, .kernels = kernels};
+    p->ns += mgpu_nn_model_work_ns(p->t, 0, &w, 1);
 }
+static void op(pricer *p, mgpu_nn_class cls, double flops, double bytes) { op_k(p, cls, flops, bytes, 1); }
 
 /* nn.c's GEMM: 2mnk FLOPs a batch entry; A, B (once when shared), C read
  * again when accumulated (beta != 0). */
 static void gemm(pricer *p, double m, double n, double k, double batch, int shared_b, int accumulate)
 {
     double bytes = E * (batch * m * k + (shared_b ? 1 : batch) * k * n + batch * m * n * (accumulate ? 2 : 1));
-    op(p, MGPU_NN_CLASS_GEMM, 2 * m * n * k * batch, bytes);
+    mgpu_nn_work w = {.cls = MGPU_NN_CLASS_GEMM, .flops = 2 * m * n * k * batch, .bytes = bytes,
+                      .m = (size_t)m, .n = (size_t)n, .batch = (size_t)batch, .kernels = 1};
+    p->ns += mgpu_nn_model_work_ns(p->t, 0, &w, 1);
 }
 /* y = x W: x [T, in], W [in, out] */
 static void linear(pricer *p, double T, double in, double out) { gemm(p, T, out, in, 1, 1, 0); }
@@ -44,7 +49,7 @@ static void rmsnorm(pricer *p, double T, double h)
 }
 static void rmsnorm_bwd(pricer *p, double T, double h)
 {
-    op(p, MGPU_NN_CLASS_REDUCE, 10 * T * h, E * (3 * T * h + 2 * h) + 4 * T);
+    op_k(p, MGPU_NN_CLASS_REDUCE, 10 * T * h, E * (3 * T * h + 2 * h) + 4 * T, 3);
 }
 static void add(pricer *p, double n) { op(p, MGPU_NN_CLASS_ELEMENTWISE, 3 * n, 3 * E * n); }
 static void swap12(pricer *p, double n) { op(p, MGPU_NN_CLASS_ELEMENTWISE, 0, 2 * E * n); }
@@ -77,7 +82,8 @@ static double layer_fwd(const whatif_layout *l)
     swap12(&p, T * a.kv_cols);
     swap12(&p, T * a.kv_cols);
     gemm(&p, a.Gs, a.s, a.d, a.bk, 0, 0);                            /* S = Q K^T */
-    op(&p, MGPU_NN_CLASS_REDUCE, 5 * a.scores, 2 * E * a.scores);   /* causal softmax */
+    /* causal softmax: a gather of element accesses (nn.c's count) */
+    op(&p, MGPU_NN_CLASS_GATHER, a.scores / a.s * (3 * (a.s + 1) / 2 + a.s + MGPU_NN_GATHER_BLOCK_ACCESSES), 2 * E * a.scores);
     gemm(&p, a.Gs, a.d, a.s, a.bk, 0, 0);                            /* O = P V */
     swap12(&p, T * a.q_cols);
     linear(&p, T, a.q_cols, h);                                      /* + TP all-reduce */
@@ -136,7 +142,7 @@ mgpu_result whatif_costs_price(const whatif_layout *l, whatif_costs *k)
     p.ns = 0;
     rmsnorm(&p, T, h);
     linear(&p, T, h, v);
-    op(&p, MGPU_NN_CLASS_REDUCE, 8 * T * v, 2 * E * T * v + 4 * T + 8); /* cross-entropy and its gradient */
+    op_k(&p, MGPU_NN_CLASS_REDUCE, 8 * T * v, 2 * E * T * v + 4 * T + 8, 2); /* cross-entropy and its gradient */
     k->head_fwd = p.ns;
     p.ns = 0;
     linear_bwd(&p, T, h, v, 0);

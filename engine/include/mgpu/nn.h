@@ -23,19 +23,39 @@ extern "C" {
 
 /* What an op is made of, for the compute-time model's efficiency. */
 typedef enum mgpu_nn_class {
-    MGPU_NN_CLASS_GEMM = 0,   /* tensor-core bound */
+    MGPU_NN_CLASS_GEMM = 0,   /* tensor-core (bf16) or FMA (f32) bound matrix products */
     MGPU_NN_CLASS_ELEMENTWISE,/* streams its bytes once */
     MGPU_NN_CLASS_REDUCE,     /* norms, softmax, pooling: a few passes */
+    MGPU_NN_CLASS_GATHER,     /* im2col / col2im: index arithmetic per element */
     MGPU_NN_CLASS_COUNT
 } mgpu_nn_class;
 
-/* The sim's modelled duration, in ns, of one training op of class `cls`
- * doing `flops` and moving `bytes` (read + written) on GPU `gpu` (global
- * index) of `t`: a launch plus the larger of FLOPs at the GPU's bf16 (or
- * f32) peak and bytes at its HBM bandwidth, each at the class's efficiency
- * (docs/sim-model.md, "Training ops"). It is exactly what the sim charges
- * a stream for the op, so a planner that prices a schedule with it (the
- * what-if, mgpu/whatif.h) agrees with a phantom run. -1 for a bad GPU. */
+/* One op's work as the compute-time model prices it. */
+typedef struct mgpu_nn_work {
+    mgpu_nn_class cls;
+    double flops;       /* GATHER: elements gathered */
+    double bytes;       /* read + written */
+    size_t m, n, batch; /* GEMM: C's rows, cols and the batch, for the tile
+                         * count (wave quantization); 0: too many to matter */
+    int kernels;        /* kernels the op launches on a GPU; 0 counts as 1 */
+} mgpu_nn_work;
+
+/* What starting one block costs a GATHER kernel (im2col, col2im, the
+ * softmax: one block per plane or row), in element accesses, counted into
+ * its work: k_im2col on the H200 (ncu) took 0.47 ns more a plane over
+ * 7,344 to 130,752 planes of the same accesses, at 990 accesses a ns. */
+#define MGPU_NN_GATHER_BLOCK_ACCESSES 470.0
+
+/* The sim's modelled duration, in ns, of one training op on GPU `gpu`
+ * (global index) of `t`: a floor per kernel it launches plus the larger of
+ * its FLOPs at the GPU's bf16 tensor-core (or f32) peak and its bytes at
+ * HBM bandwidth, each at the class's efficiency; a GEMM's FLOPs run on
+ * the SMs its output tiles fill (docs/sim-model.md, "Training ops"). It is
+ * exactly what the sim charges a stream for the op, so a planner that
+ * prices a schedule with it (the what-if, mgpu/whatif.h) agrees with a
+ * phantom run. -1 for a bad GPU or class. */
+double mgpu_nn_model_work_ns(const mgpu_topo *t, int gpu, const mgpu_nn_work *w, int bf16);
+/* The same for one kernel of work with no GEMM shape. */
 double mgpu_nn_model_ns(const mgpu_topo *t, int gpu, mgpu_nn_class cls, int bf16, double flops, double bytes);
 
 typedef enum mgpu_nn_act { MGPU_ACT_RELU = 0, MGPU_ACT_GELU, MGPU_ACT_SILU, MGPU_ACT_COUNT } mgpu_nn_act;
