@@ -46,14 +46,13 @@ mgpu_result mgpu_comm_core_event_get(mgpu_comm *c, mgpu_event **out);
 void mgpu_comm_core_event_put(mgpu_comm *c, mgpu_event *e);
 
 /*--- watchdog.c ---*/
-/* Watch `ev` (recorded on stream `s` after the collective): completes flight
- * slot `slot` when it is done, or after the comm's timeout fails it, sets
- * the comm's async error to MGPU_ERR_TIMEOUT and aborts the backend. Takes
- * the event. `s` is only compared, never used: events of one stream complete
- * in the order they were recorded. */
-mgpu_result mgpu_watchdog_track(mgpu_comm *c, const mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq,
-                                mgpu_event *ev);
-/* Forget every entry of c (before it is freed); returns their events to c's pool. */
+/* Watch the collective just launched on stream `s`: completes flight slot
+ * `slot` when the stream's work up to it is done (the watchdog records the
+ * events, on its own thread, one per poll and stream), or after the comm's
+ * timeout fails it, sets the comm's async error to MGPU_ERR_TIMEOUT and
+ * aborts the backend. Call it after the launch returned. */
+mgpu_result mgpu_watchdog_track(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq);
+/* Forget every entry of c (before it is freed); returns its events to c's pool. */
 void mgpu_watchdog_forget(mgpu_comm *c);
 /* How many entries the watchdog is watching (tests). */
 int mgpu_watchdog_pending(void);

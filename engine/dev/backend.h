@@ -20,6 +20,7 @@ struct mgpu_stream {
     void *impl;
     uint64_t id;   /* unique in the process, never reused: the caching
                     * allocator's free lists are per stream */
+    int refs;      /* the creator's and mgpu_stream_retain's; freed at 0 */
 };
 
 struct mgpu_event {

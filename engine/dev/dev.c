@@ -196,6 +196,7 @@ mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mg
     s->be = be;
     s->device = dev;
     s->legacy_default = legacy_default != 0;
+    s->refs = 1;
     static _Atomic uint64_t next_id;
     s->id = ++next_id;
     mgpu_result r = be->ops->stream_create(be, s);
@@ -208,9 +209,11 @@ mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mg
     return MGPU_OK;
 }
 
+void mgpu_stream_retain(mgpu_stream *s) { __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED); }
+
 void mgpu_stream_destroy(mgpu_stream *s)
 {
-    if (!s) return;
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
     s->be->ops->stream_destroy(s->be, s);
     free(s);
 }

@@ -154,12 +154,18 @@ int main(void)
     }
 
     /* The flight recorder saw all of it, completed (the watchdog's thread
-     * completes entries from their events). */
+     * completes entries from the fences it records): wait until it has
+     * completed them, not for a time. */
     {
-        struct timespec nap = {0, 20 * 1000 * 1000};
-        nanosleep(&nap, NULL);
+        struct timespec nap = {0, 2 * 1000 * 1000};
         mgpu_flight_entry fe[4];
-        int n = mgpu_comm_flight_entries(e.c, fe, 4);
+        int n = 0, done = 0;
+        for (int i = 0; i < 5000 && !done; i++) {
+            n = mgpu_comm_flight_entries(e.c, fe, 4);
+            done = n == 4;
+            for (int j = 0; j < n; j++) done &= fe[j].state == MGPU_FLIGHT_COMPLETED;
+            if (!done) nanosleep(&nap, NULL);
+        }
         CHECK(n == 4);
         for (int i = 0; i < n; i++)
             CHECKF(fe[i].state == MGPU_FLIGHT_COMPLETED, "entry #%llu %s state %d", (unsigned long long)fe[i].seq,

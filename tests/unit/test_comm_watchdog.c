@@ -1,7 +1,9 @@
 /* test_comm_watchdog.c - the watchdog thread completes a tracked
- * collective's flight entry once its event is done, and forgets a comm's
- * entries when the comm goes (the sim's events are done at record time, so
- * the timeout path itself runs on the GPU machine: gpu tests). */
+ * collective's flight entry once the fence it records on the stream is
+ * done, keeps a stream the caller destroyed meanwhile alive until then, and
+ * forgets a comm's entries when the comm goes (the sim's events are done at
+ * record time, so the timeout path itself runs on the GPU machine: gpu
+ * tests). */
 #include <string.h>
 #include <time.h>
 #include "comm/comm_core.h"
@@ -29,22 +31,39 @@ int main(void)
     memset(&e, 0, sizeof e);
     e.seq = 1;
     e.state = MGPU_FLIGHT_STARTED;
-    uint64_t slot = mgpu_flight_add(c->flight, &e);
-    mgpu_event *ev = NULL;
-    CHECK_OK(mgpu_comm_core_event_get(c, &ev));
-    CHECK_OK(mgpu_event_record(ev, c->stream));
-    CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_ALL_REDUCE, 1, ev));
+    /* Three calls on one stream: one fence covers them all. */
+    uint64_t slot = 0;
+    for (uint64_t seq = 1; seq <= 3; seq++) {
+        e.seq = seq;
+        slot = mgpu_flight_add(c->flight, &e);
+        CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_ALL_REDUCE, seq));
+    }
+    CHECK(mgpu_watchdog_pending_for(c) == 3);
     struct timespec nap = {0, 2 * 1000 * 1000};
-    for (int i = 0; i < 500 && mgpu_watchdog_pending() > 0; i++) nanosleep(&nap, NULL);
+    for (int i = 0; i < 5000 && mgpu_watchdog_pending() > 0; i++) nanosleep(&nap, NULL);
     CHECK(mgpu_watchdog_pending() == 0);
-    mgpu_flight_entry out[2];
-    CHECK(mgpu_comm_flight_entries(c, out, 2) == 1 && out[0].state == MGPU_FLIGHT_COMPLETED);
-    CHECK(mgpu_core(c)->npool == 1); /* the event went back to the pool */
+    mgpu_flight_entry out[4];
+    CHECK(mgpu_comm_flight_entries(c, out, 4) == 3);
+    for (int i = 0; i < 3; i++) CHECK(out[i].state == MGPU_FLIGHT_COMPLETED);
+    CHECK(mgpu_core(c)->npool == 1); /* one fence, back in the pool */
+
+    /* A stream destroyed by its owner while the watchdog still has work on
+     * it: the watchdog's reference keeps it until the fence is done (ASan
+     * would see a use after free otherwise). */
+    mgpu_stream *own = NULL;
+    CHECK_OK(mgpu_stream_create(be, 0, 0, &own));
+    e.seq = 4;
+    slot = mgpu_flight_add(c->flight, &e);
+    CHECK_OK(mgpu_watchdog_track(c, own, slot, MGPU_COLL_ALL_REDUCE, 4));
+    mgpu_stream_destroy(own);
+    for (int i = 0; i < 5000 && mgpu_watchdog_pending() > 0; i++) nanosleep(&nap, NULL);
+    CHECK(mgpu_watchdog_pending() == 0);
+    CHECK(mgpu_comm_flight_entries(c, out, 4) == 4 && out[3].state == MGPU_FLIGHT_COMPLETED);
 
     /* Entries of a comm being destroyed are dropped, never touched later. */
-    CHECK_OK(mgpu_comm_core_event_get(c, &ev));
+    e.seq = 5;
     slot = mgpu_flight_add(c->flight, &e);
-    CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_BROADCAST, 2, ev));
+    CHECK_OK(mgpu_watchdog_track(c, c->stream, slot, MGPU_COLL_BROADCAST, 5));
     mgpu_watchdog_forget(c);
     CHECK(mgpu_watchdog_pending() == 0);
     CHECK_OK(mgpu_comm_async_error(c));

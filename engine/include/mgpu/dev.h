@@ -154,7 +154,11 @@ mgpu_result mgpu_pointer_attributes(mgpu_backend *be, const void *ptr, mgpu_ptr_
 /* A non-blocking stream on `dev` unless `legacy_default` (then the device's
  * legacy default stream, which serialises with other blocking streams). */
 mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mgpu_stream **out);
+/* Destroy drops the creator's reference; a stream someone retained (the
+ * communicator watchdog, which records events on it from its own thread)
+ * is destroyed when the last reference is dropped. */
 void mgpu_stream_destroy(mgpu_stream *s);
+void mgpu_stream_retain(mgpu_stream *s);
 int mgpu_stream_device(const mgpu_stream *s);
 mgpu_backend *mgpu_stream_backend(const mgpu_stream *s);
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s);
