@@ -155,7 +155,10 @@ static size_t col_at(const mgpu_nn_args *a, size_t n, size_t row)
 
 /* f32, the common case, row by row of the column matrix: a row of P*Q
  * columns reads one kernel tap across the image (the sim spends most of a
- * ResNet step here). */
+ * ResNet step here). The columns q whose input w = q*stride - pad + s lies
+ * inside the image are one range [q0, q1), found once per tap, so the
+ * inner loops carry no bounds test: a copy (stride 1) or a strided gather,
+ * and zeros only at the padded edges. */
 static void im2col_f32(const mgpu_nn_args *a, int back)
 {
     size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
@@ -166,6 +169,11 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
     for (size_t n = 0; n < nimg; n++)
         for (size_t row = 0; row < C * R * R; row++) {
             size_t c = row / (R * R), r = row / R % R, s = row % R;
+            long off = (long)s - pad; /* w of column q is q*stride + off */
+            size_t q0 = off >= 0 ? 0 : (size_t)((-off + stride - 1) / stride);
+            size_t q1 = (long)W - off <= 0 ? 0 : (size_t)(((long)W - off + stride - 1) / stride);
+            if (q1 > Q) q1 = Q;
+            if (q0 > q1) q0 = q1;
             float *xc = x + n * img + c * H * W, *d = col + col_at(a, n, row);
             for (size_t p = 0; p < P; p++, d += Q) {
                 long h = (long)p * stride - pad + (long)r;
@@ -173,16 +181,21 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
                     if (!back) memset(d, 0, Q * sizeof *d);
                     continue;
                 }
-                float *xr = xc + (size_t)h * W;
-                long w = -pad + (long)s;
-                for (size_t q = 0; q < Q; q++, w += stride) {
-                    int inside = w >= 0 && w < (long)W;
-                    if (back) {
-                        if (inside) xr[w] += d[q];
-                    } else {
-                        d[q] = inside ? xr[w] : 0.f;
-                    }
+                /* xs[k * stride] is the input of column q0 + k, inside the row */
+                float *xs = xc + (size_t)((long)h * (long)W + off + (long)q0 * stride), *ds = d + q0;
+                size_t m = q1 - q0;
+                if (back) {
+                    if (stride == 1)
+                        for (size_t k = 0; k < m; k++) xs[k] += ds[k];
+                    else
+                        for (size_t k = 0; k < m; k++) xs[k * (size_t)stride] += ds[k];
+                    continue;
                 }
+                if (q0) memset(d, 0, q0 * sizeof *d);
+                if (stride == 1) memcpy(ds, xs, m * sizeof *d);
+                else
+                    for (size_t k = 0; k < m; k++) ds[k] = xs[k * (size_t)stride];
+                if (q1 < Q) memset(d + q1, 0, (Q - q1) * sizeof *d);
             }
         }
 }
@@ -397,9 +410,21 @@ static mgpu_result compute(const mgpu_nn_args *a)
         }
         return MGPU_OK;
     case MGPU_NNK_ACT:
+        if (dt == MGPU_F32 && a->i[0] == 0) { /* f32 ReLU, a ResNet's every layer: a loop that vectorises */
+            const float *x = a->t[0];
+            float *y = a->t[1];
+            for (size_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.f;
+            return MGPU_OK;
+        }
         for (size_t i = 0; i < n; i++) st(a->t[1], dt, i, act_f(a->i[0], ld(a->t[0], dt, i)));
         return MGPU_OK;
     case MGPU_NNK_ACT_BACKWARD:
+        if (dt == MGPU_F32 && a->i[0] == 0) {
+            const float *x = a->t[0], *dy = a->t[1];
+            float *dx = a->t[2];
+            for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (x[i] > 0 ? 1.f : 0.f); /* act_grad(0), same bits */
+            return MGPU_OK;
+        }
         for (size_t i = 0; i < n; i++) st(a->t[2], dt, i, ld(a->t[1], dt, i) * act_grad(a->i[0], ld(a->t[0], dt, i)));
         return MGPU_OK;
     case MGPU_NNK_SWIGLU:

@@ -14,10 +14,13 @@
 # every step's unsolved state (a step fails unsolved after the steps before
 # it, as a learner meets it). Each step is then run alone, solved. With
 # MGPU_LABS_STEPS_ONLY the unsolved states come from runs of each step alone.
-# With MGPU_TEST_ASAN=1 (the sanitized build's ctest) the solved states come
-# from one run of the whole lab with every solution and answer instead of
-# one run per step: every step still runs unsolved and solved under the
-# sanitizers; the release pass holds each step alone to "passes solved".
+# With MGPU_TEST_ASAN=1 (the sanitized build's ctest) the lab runs whole
+# once, with every solution and answer (it must exit 0; it gives the solved
+# states), and each step with an exercise or questions runs alone unsolved:
+# every step still runs, and every check fails and passes, under the
+# sanitizers, without a second whole run that repeats the steps no learner
+# changes (most of a training lab's time); the release pass holds the whole
+# unsolved lab to exit 0 and each step alone to "passes solved".
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -120,6 +123,7 @@ solved_whole() {
     answers_for "$id" "$step" "$qids" 2>/dev/null >/dev/null && all+=("${answers[@]}")
   done <"$tmp/plan"
   "$bin" run "$id" "$@" --json "${all[@]}" >"$tmp/solved_whole.json" 2>"$tmp/solved_whole.err"
+  echo $? >"$tmp/solved_whole.rc"
   states_of "$tmp/solved_whole.json"
   "$bin" reset "$id" >/dev/null 2>&1
 }
@@ -134,11 +138,16 @@ while IFS=$'\x1f' read -r kind id a b c d; do
     unsolved_states= solved_states=
     if [ -n "$a" ]; then bad "lab $id does not load: $a"; continue; fi
     [ -n "${MGPU_LABS_STEPS_ONLY:-}" ] && continue
+    if [ "${MGPU_TEST_ASAN:-0}" = 1 ]; then
+      solved_states=$(solved_whole "$id" "${sim[@]}")
+      rc=$(cat "$tmp/solved_whole.rc")
+      [ "$rc" = 0 ] && ok || { bad "mgpulab run $id (every exercise solved) exited $rc (a lab error or a crash)"; head -c 3000 "$tmp/solved_whole.json"; tail -30 "$tmp/solved_whole.err"; }
+      continue
+    fi
     # the whole lab on a fresh workspace, nothing answered
     "$bin" run "$id" "${sim[@]}" --json >"$tmp/whole.json" 2>"$tmp/whole.err"; rc=$?
     if [ $rc -eq 0 ]; then ok; unsolved_states=$(states_of "$tmp/whole.json")
     else bad "mgpulab run $id exited $rc (a lab error or a crash)"; head -c 3000 "$tmp/whole.json"; tail -30 "$tmp/whole.err"; fi
-    [ "${MGPU_TEST_ASAN:-0}" = 1 ] && solved_states=$(solved_whole "$id" "${sim[@]}")
     continue
   fi
   step=$a ex=$b sol=$c qids=$d

@@ -112,6 +112,8 @@ int main(void)
         {6, 8, 6, 5, 16, 1, 1, 0}, /* pointwise: x is its own column matrix */
         {6, 8, 7, 7, 4, 1, 2, 0},  /* 1x1 stride 2: through im2col */
         {1, 2, 5, 5, 3, 3, 1, 0},  /* one image, no padding */
+        {2, 3, 4, 5, 4, 5, 3, 2},  /* 5x5 stride 3 pad 2: padded columns on both edges */
+        {2, 2, 3, 3, 3, 3, 2, 3},  /* pad 3 > the kernel's reach: taps that see no column */
     };
     for (int d = 0; d < 2; d++)
         for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) check_case(&small[i], d ? MGPU_BF16 : MGPU_F32);
