@@ -86,6 +86,7 @@ typedef struct shell_app {
     mgpu_telemetry *tel;
     double last_sample;
     int tail_samples;        /* telemetry samples taken since the work ended */
+    int tail_quiet;          /* of those, the latest in a row that saw no traffic */
     shell_evq *q;
     shell_work work;
     pthread_t topo_thread;

@@ -39,6 +39,12 @@ void panes_telemetry(shell_app *a)
         status_set(a, "telemetry: %s", mgpu_error_message());
         return;
     }
+    if (!a->work.active) {
+        int traffic = 0;
+        for (int i = 0; i < n; i++)
+            traffic |= s[i].nvlink_tx > 0 || s[i].nvlink_rx > 0 || s[i].pcie_tx > 0 || s[i].pcie_rx > 0;
+        a->tail_quiet = traffic ? 0 : a->tail_quiet + 1;
+    }
     /* the first sample of a run only starts the interval: its rates cover
      * the idle time before it */
     int first = a->last_sample == 0;

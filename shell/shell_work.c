@@ -17,15 +17,20 @@ double shell_now(void)
 int app_busy(const shell_app *a) { return a->work.active; }
 
 /* After the work, sampling goes on until the bandwidth pane's window (its
- * last 50 samples, ~5 s) holds only samples taken after the end, so it reads
- * 0.0. Counted in samples, not seconds: on a loaded machine a 100 ms poll
- * comes late, and 5.5 s could end the tail with the last transfer still
- * inside the window. */
-#define SAMPLE_TAIL 56
+ * last 50 samples, ~5 s) holds only idle samples, so it reads 0.0: 56 in a
+ * row with no traffic. Counted in samples, not seconds (on a loaded machine
+ * a 100 ms poll comes late), and counted from the last traffic seen, not
+ * from the end: a rate still held when the step ended (the workers' last
+ * calls) kept a 365.8 in the window once under ASan on a loaded machine.
+ * A tail that never goes quiet (failing samples, traffic from elsewhere)
+ * still ends, so an idle shell sleeps. */
+#define SAMPLE_TAIL_QUIET 56
+#define SAMPLE_TAIL_MAX 600
 
 int app_sampling(const shell_app *a)
 {
-    return a->work.active || (a->work.ended > 0 && a->tel && a->tail_samples < SAMPLE_TAIL);
+    return a->work.active || (a->work.ended > 0 && a->tel && a->tail_quiet < SAMPLE_TAIL_QUIET &&
+                              a->tail_samples < SAMPLE_TAIL_MAX);
 }
 
 /*--- callbacks: work thread -----------------------------------------------*/
@@ -145,7 +150,7 @@ void work_join(shell_app *a)
     pthread_join(a->work.thread, NULL);
     a->work.active = 0;
     a->work.ended = shell_now();
-    a->tail_samples = 0;
+    a->tail_samples = a->tail_quiet = 0;
 }
 
 void work_refresh_snapshot(shell_app *a)
