@@ -10,10 +10,10 @@
 #include <string.h>
 
 /* Collectives issued inside a group are launched by the backend's group end,
- * so their completion events are recorded only then. */
+ * so the watchdog is told of them only then. */
 typedef struct pending_op {
     mgpu_comm *c;
-    mgpu_stream *s;
+    mgpu_wd_lane *lane;
     uint64_t slot, seq;
     mgpu_coll op;
 } pending_op;
@@ -25,16 +25,13 @@ static _Thread_local char callsite[64];
 
 void mgpu_comm_set_callsite(const char *where) { snprintf(callsite, sizeof callsite, "%s", where ? where : ""); }
 
-static mgpu_result track_completion(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq)
+/* The sim backend runs a collective to its end before returning, and
+ * querying one of its events would move the host's virtual clock, so its
+ * entry is complete at once (lane NULL); otherwise the watchdog takes it. */
+static void track_completion(mgpu_comm *c, mgpu_wd_lane *lane, uint64_t slot)
 {
-    /* The sim backend runs a collective to its end before returning, and
-     * querying one of its events would move the host's virtual clock, so
-     * the entry is complete now. */
-    if (mgpu_backend_simulated(c->be)) {
-        mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_COMPLETED);
-        return MGPU_OK;
-    }
-    return mgpu_watchdog_track(c, s, slot, op, seq);
+    if (!lane) mgpu_flight_set_state(c->flight, slot, MGPU_FLIGHT_COMPLETED);
+    else mgpu_watchdog_launched(lane, slot);
 }
 
 static mgpu_result launch_failed(mgpu_comm *c, uint64_t slot, mgpu_coll op, uint64_t seq, mgpu_result r)
@@ -106,7 +103,9 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
     e.state = fingerprinted ? MGPU_FLIGHT_ENQUEUED : MGPU_FLIGHT_STARTED;
     memcpy(e.where, callsite, sizeof e.where);
     callsite[0] = '\0';
-    uint64_t slot = mgpu_flight_add(c->flight, &e);
+    mgpu_wd_lane *lane = NULL;
+    if (!mgpu_backend_simulated(c->be)) MGPU_CHECK(mgpu_watchdog_lane(c, s, &lane));
+    uint64_t slot = mgpu_flight_add_on(c->flight, &e, lane);
 
     if (fingerprinted) {
         mgpu_coll_args fa = *a;
@@ -126,7 +125,7 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
     mgpu_result r = mgpu_coll_phantom(a) && !mgpu_backend_simulated(c->be) ? MGPU_OK : c->ops->collective(c, a, s);
     if (r != MGPU_OK) return launch_failed(c, slot, shown, e.seq, r);
 
-    if (group_depth > 0 && !mgpu_backend_simulated(c->be)) {
+    if (group_depth > 0 && lane) {
         if (npending == cappending) {
             int cap = cappending ? 2 * cappending : 16;
             pending_op *p = realloc(pending, (size_t)cap * sizeof *p);
@@ -134,10 +133,10 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
             pending = p;
             cappending = cap;
         }
-        pending[npending++] = (pending_op){c, s, slot, e.seq, shown};
+        pending[npending++] = (pending_op){c, lane, slot, e.seq, shown};
         return MGPU_OK;
     }
-    MGPU_CHECK(track_completion(c, s, slot, shown, e.seq));
+    track_completion(c, lane, slot);
     return MGPU_OK;
 }
 
@@ -182,11 +181,7 @@ mgpu_result mgpu_group_end(void)
             launch_failed(p->c, p->slot, p->op, p->seq, r);
             continue;
         }
-        mgpu_result rt = track_completion(p->c, p->s, p->slot, p->op, p->seq);
-        if (rt != MGPU_OK && r == MGPU_OK) {
-            r = rt;
-            snprintf(msg, sizeof msg, "%s", mgpu_error_message());
-        }
+        track_completion(p->c, p->lane, p->slot);
     }
     npending = 0;
     if (r != MGPU_OK) return mgpu_fail(r, "%s", msg);

@@ -21,6 +21,7 @@ typedef struct mgpu_comm_core {
     mgpu_buffer *fp_host;        /* pinned staging for it (cuda only) */
     mgpu_event **pool;           /* completion events ready for reuse */
     int npool, cappool;
+    struct mgpu_wd_lane *wd_lanes; /* the watchdog's lanes of this comm (watchdog.c) */
 } mgpu_comm_core;
 
 static inline mgpu_comm_core *mgpu_core(const mgpu_comm *c) { return (mgpu_comm_core *)c->core; }
@@ -46,15 +47,22 @@ mgpu_result mgpu_comm_core_event_get(mgpu_comm *c, mgpu_event **out);
 void mgpu_comm_core_event_put(mgpu_comm *c, mgpu_event *e);
 
 /*--- watchdog.c ---*/
-/* Watch the collective just launched on stream `s`: completes flight slot
- * `slot` when the stream's work up to it is done (the watchdog records the
- * events, on its own thread, one per poll and stream), or after the comm's
- * timeout fails it, sets the comm's async error to MGPU_ERR_TIMEOUT and
- * aborts the backend. Call it after the launch returned. */
-mgpu_result mgpu_watchdog_track(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq);
-/* Forget every entry of c (before it is freed); returns its events to c's pool. */
+/* A lane: one (communicator, stream) pair the watchdog watches. */
+typedef struct mgpu_wd_lane mgpu_wd_lane;
+/* The lane of (c, s), made on first use (it retains s). Found without a
+ * lock once it exists. Ask for it before the flight entry is added: the
+ * entry is tagged with it (mgpu_flight_add_on). */
+mgpu_result mgpu_watchdog_lane(mgpu_comm *c, mgpu_stream *s, mgpu_wd_lane **out);
+/* The collective of flight slot `slot` was launched on the lane's stream:
+ * call it after the launch returned. The watchdog completes the entry when
+ * the stream's work up to it is done (it records the events, on its own
+ * thread, one per poll and lane), or after the comm's timeout fails it,
+ * sets the comm's async error to MGPU_ERR_TIMEOUT and aborts the backend.
+ * No lock, no allocation, no clock read. */
+void mgpu_watchdog_launched(mgpu_wd_lane *l, uint64_t slot);
+/* Forget c's lanes (before it is freed); returns their events to c's pool. */
 void mgpu_watchdog_forget(mgpu_comm *c);
-/* How many entries the watchdog is watching (tests). */
+/* How many launched collectives the watchdog is watching (tests). */
 int mgpu_watchdog_pending(void);
 /* How many of them belong to c (destroy waits for these to settle). */
 int mgpu_watchdog_pending_for(const mgpu_comm *c);

@@ -16,6 +16,7 @@ struct mgpu_flight {
     uint64_t t0_ns;          /* monotonic start */
     double t0_unix_us;       /* the same instant on the wall clock, so ranks' dumps line up */
     mgpu_flight_entry *ring;
+    const void **lane;       /* ring[k]'s watchdog lane (an opaque tag), NULL when none */
 };
 
 mgpu_flight *mgpu_flight_create(int entries)
@@ -24,7 +25,10 @@ mgpu_flight *mgpu_flight_create(int entries)
     mgpu_flight *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->ring = calloc((size_t)entries, sizeof *f->ring);
-    if (!f->ring) {
+    f->lane = calloc((size_t)entries, sizeof *f->lane);
+    if (!f->ring || !f->lane) {
+        free(f->ring);
+        free(f->lane);
         free(f);
         return NULL;
     }
@@ -42,6 +46,7 @@ void mgpu_flight_free(mgpu_flight *f)
     if (!f) return;
     pthread_mutex_destroy(&f->lock);
     free(f->ring);
+    free(f->lane);
     free(f);
 }
 
@@ -54,13 +59,14 @@ double mgpu_flight_now_us(const mgpu_flight *f)
 
 int mgpu_flight_capacity(const mgpu_flight *f) { return f->cap; }
 
-uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e)
+uint64_t mgpu_flight_add_on(mgpu_flight *f, const mgpu_flight_entry *e, const void *lane)
 {
     pthread_mutex_lock(&f->lock);
     uint64_t slot = f->next;
     __atomic_store_n(&f->next, slot + 1, __ATOMIC_RELEASE);
     mgpu_flight_entry *d = &f->ring[slot % (uint64_t)f->cap];
     *d = *e;
+    f->lane[slot % (uint64_t)f->cap] = lane;
     d->comm[sizeof d->comm - 1] = '\0';
     d->t_enqueue_us = mgpu_flight_now_us(f);
     d->t_start_us = d->t_end_us = 0;
@@ -70,37 +76,69 @@ uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e)
     return slot;
 }
 
+uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e) { return mgpu_flight_add_on(f, e, NULL); }
+
+/* Slot k's entry while the ring still keeps it, else NULL (lock held). */
+static mgpu_flight_entry *kept_locked(mgpu_flight *f, uint64_t k)
+{
+    return k < f->next && f->next - k <= (uint64_t)f->cap ? &f->ring[k % (uint64_t)f->cap] : NULL;
+}
+
+/* An unfinished entry moves to `state` (started, completed, failed) with
+ * its times; a finished one stays finished: a late completion after the
+ * watchdog declared it failed must not make it look healthy. */
+static void set_state_locked(mgpu_flight_entry *d, mgpu_flight_state state, double now)
+{
+    if (d->state >= MGPU_FLIGHT_COMPLETED) return;
+    d->state = state;
+    if (state >= MGPU_FLIGHT_STARTED && d->t_start_us == 0) d->t_start_us = now;
+    if (state >= MGPU_FLIGHT_COMPLETED) d->t_end_us = now;
+}
+
+int mgpu_flight_finish_lane(mgpu_flight *f, const void *lane, uint64_t upto, mgpu_flight_state state)
+{
+    int n = 0;
+    pthread_mutex_lock(&f->lock);
+    double now = mgpu_flight_now_us(f);
+    uint64_t first = f->next > (uint64_t)f->cap ? f->next - (uint64_t)f->cap : 0;
+    for (uint64_t k = first; k < f->next && k <= upto; k++)
+        if (f->lane[k % (uint64_t)f->cap] == lane && f->ring[k % (uint64_t)f->cap].state < MGPU_FLIGHT_COMPLETED) {
+            set_state_locked(&f->ring[k % (uint64_t)f->cap], state, now);
+            n++;
+        }
+    pthread_mutex_unlock(&f->lock);
+    return n;
+}
+
+int mgpu_flight_oldest_unfinished(mgpu_flight *f, const void *lane, mgpu_flight_entry *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&f->lock);
+    uint64_t first = f->next > (uint64_t)f->cap ? f->next - (uint64_t)f->cap : 0;
+    for (uint64_t k = first; k < f->next && !found; k++)
+        if (f->lane[k % (uint64_t)f->cap] == lane && f->ring[k % (uint64_t)f->cap].state < MGPU_FLIGHT_COMPLETED) {
+            *out = f->ring[k % (uint64_t)f->cap];
+            found = 1;
+        }
+    pthread_mutex_unlock(&f->lock);
+    return found;
+}
+
 int mgpu_flight_set_state(mgpu_flight *f, uint64_t slot, mgpu_flight_state state)
 {
-    int ok = 0;
-    /* A slot the ring has already dropped needs no lock (the watchdog
-     * completes thousands of calls per poll when they come fast; only the
-     * last `cap` are still kept). next only grows. */
-    uint64_t next = __atomic_load_n(&f->next, __ATOMIC_ACQUIRE);
-    if (next > slot && next - slot > (uint64_t)f->cap) return 0;
     pthread_mutex_lock(&f->lock);
-    if (slot < f->next && f->next - slot <= (uint64_t)f->cap) {
-        mgpu_flight_entry *d = &f->ring[slot % (uint64_t)f->cap];
-        double now = mgpu_flight_now_us(f);
-        /* A finished entry stays finished: a late completion after the
-         * watchdog declared it failed must not make it look healthy. */
-        if (d->state < MGPU_FLIGHT_COMPLETED) {
-            d->state = state;
-            if (state >= MGPU_FLIGHT_STARTED && d->t_start_us == 0) d->t_start_us = now;
-            if (state >= MGPU_FLIGHT_COMPLETED) d->t_end_us = now;
-        }
-        ok = 1;
-    }
+    mgpu_flight_entry *d = kept_locked(f, slot);
+    if (d) set_state_locked(d, state, mgpu_flight_now_us(f));
     pthread_mutex_unlock(&f->lock);
-    return ok;
+    return d != NULL;
 }
 
 double mgpu_flight_age_s(mgpu_flight *f, uint64_t slot)
 {
     double age = -1;
     pthread_mutex_lock(&f->lock);
-    if (slot < f->next && f->next - slot <= (uint64_t)f->cap)
-        age = (mgpu_flight_now_us(f) - f->ring[slot % (uint64_t)f->cap].t_enqueue_us) / 1e6;
+    const mgpu_flight_entry *d = kept_locked(f, slot);
+    if (d) age = (mgpu_flight_now_us(f) - d->t_enqueue_us) / 1e6;
     pthread_mutex_unlock(&f->lock);
     return age;
 }

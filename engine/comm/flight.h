@@ -21,6 +21,14 @@ void mgpu_flight_free(mgpu_flight *f);
 /* Append an entry (its state and t_enqueue_us are set here from e->state
  * and the recorder's clock); returns its slot id. */
 uint64_t mgpu_flight_add(mgpu_flight *f, const mgpu_flight_entry *e);
+/* The same, on a watchdog lane: `lane` is an opaque tag the watchdog
+ * finishes the lane's entries by (NULL: none). */
+uint64_t mgpu_flight_add_on(mgpu_flight *f, const mgpu_flight_entry *e, const void *lane);
+/* Move every unfinished entry of `lane` with a slot <= upto that the ring
+ * still keeps to `state` (completed or failed); returns how many. */
+int mgpu_flight_finish_lane(mgpu_flight *f, const void *lane, uint64_t upto, mgpu_flight_state state);
+/* The oldest unfinished entry of `lane` the ring still keeps: 1 and *out, or 0. */
+int mgpu_flight_oldest_unfinished(mgpu_flight *f, const void *lane, mgpu_flight_entry *out);
 /* Move an entry to `state`, stamping the matching time (started: t_start,
  * completed/failed: t_end). Returns 0 when the slot was overwritten. */
 int mgpu_flight_set_state(mgpu_flight *f, uint64_t slot, mgpu_flight_state state);

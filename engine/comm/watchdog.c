@@ -1,5 +1,5 @@
 /* watchdog.c - one background thread per process that watches every
- * launched collective: done -> the flight entry is completed; not done
+ * launched collective: done -> its flight entry is completed; not done
  * within the comm's timeout -> the entry fails, the comm gets
  * MGPU_ERR_TIMEOUT with a sentence naming the collective, and the backend is
  * aborted so nothing stays blocked (ncclCommAbort). The thread sleeps on a
@@ -8,245 +8,72 @@
  *
  * The hot path (issue 9 part 6): a rank can queue a collective every few
  * hundred nanoseconds, and recording a completion event per call (what
- * torch's ProcessGroupNCCL does) costs more than NCCL's own enqueue. So the
- * caller only appends an entry; the watchdog records the events. Work is
- * watched per lane, one (communicator, stream) pair: at each poll a lane
- * whose entries are not covered yet gets one fence, an event recorded on
- * its stream from this thread, which covers every entry appended before it
- * (each was launched before it was appended, and a stream runs in order).
- * When the fence is done, so are they. A lane has at most one fence
- * outstanding, so a hung collective costs one event, not one per poll; an
- * entry is completed within two polls of its work. The lane holds a
- * reference on its stream, since the caller may destroy it meanwhile. */
+ * torch's ProcessGroupNCCL does) costs more than NCCL's own enqueue; so
+ * does any per-call structure the watchdog must walk. Work is watched per
+ * lane, one (communicator, stream) pair. A caller finds its lane without a
+ * lock, tags the flight entry with it, and after the launch bumps two of
+ * the lane's counters: that is all. At each poll this thread gives a lane
+ * with uncovered work one fence, an event recorded on its stream, which
+ * covers every call launched before it (each call was counted after its
+ * launch returned, and a stream runs in order); when the fence is done, so
+ * are they, and the flight recorder completes the lane's entries up to the
+ * fence's slot. Deadlines come from the flight entries' own enqueue times.
+ * A lane has at most one fence outstanding, so a hung collective costs one
+ * event, not one per poll.
+ *
+ * Lanes are never freed while their comm lives (a caller reads them without
+ * a lock); the lane holds a reference on its stream, since the caller may
+ * destroy it meanwhile, and gives it up once the lane is idle and the
+ * owner's reference is gone: the lane is vacant then and the next new
+ * stream of the comm takes it. Nobody can be calling on a stream whose
+ * only reference is the lane's, so no caller is using a lane as it empties. */
 #include "comm/comm_core.h"
 #include "mgpu/clock.h"
 #include "comm/flight.h"
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define POLL_NS (5 * 1000 * 1000)
 
-typedef struct wd_lane {
+struct mgpu_wd_lane {
     mgpu_comm *c;
-    mgpu_stream *s;      /* retained while the lane exists */
-    mgpu_event *fence;   /* outstanding, or NULL */
-    uint64_t fenced;     /* entries with ticket <= fenced are covered by fence */
-    uint64_t tickets;    /* the last ticket handed out */
-    int entries;
-    struct wd_lane *next;
-} wd_lane;
-
-typedef struct wd_entry {
-    wd_lane *lane;
-    uint64_t ticket, slot, seq;
-    mgpu_coll op;
-    double deadline;
-    struct wd_entry *next;
-} wd_entry;
+    _Atomic(mgpu_stream *) s;     /* retained; NULL: vacant */
+    /* Written by callers after each launch: last_slot first, then tickets. */
+    _Atomic uint64_t last_slot;  /* 1 + the flight slot of the newest call launched */
+    _Atomic uint64_t tickets;    /* calls launched on the lane */
+    /* This thread's, under wd_lock (done is read by the pending counts). */
+    _Atomic uint64_t done;       /* calls known complete (or failed) */
+    mgpu_event *fence;           /* outstanding, or NULL */
+    uint64_t fenced, fenced_slot; /* what it covers: tickets, and 1 + the last slot */
+    double fence_s;              /* when it was recorded */
+    mgpu_wd_lane *next_of_comm;  /* c's lanes (callers walk these without a lock) */
+    mgpu_wd_lane *next;          /* every lane (this thread walks these) */
+};
 
 static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cond = PTHREAD_COND_INITIALIZER;
-static wd_entry *wd_head;
-static wd_entry **wd_tail = &wd_head; /* the last next-field, for O(1) appends */
-static wd_entry *wd_spare;            /* freed entries, reused: no malloc per call */
-static int wd_nspare;
-#define WD_SPARE_MAX 4096
-static wd_lane *wd_lanes, *wd_last_lane;
-static int wd_started, wd_count, wd_atfork;
+static mgpu_wd_lane *wd_lanes;
+static int wd_started, wd_atfork;
+static _Atomic int wd_awake; /* 0: the thread waits on wd_cond; a caller must wake it */
 
 static double now_s(void) { return (double)mgpu_now_ns() / 1e9; }
 
 /* A forked child has no watchdog thread and must not touch its parent's
- * entries (tests and launchers fork ranks). */
+ * lanes (tests and launchers fork ranks). */
 static void wd_after_fork_child(void)
 {
     pthread_mutex_init(&wd_lock, NULL);
     pthread_cond_init(&wd_cond, NULL);
-    wd_head = wd_spare = NULL;
-    wd_nspare = 0;
-    wd_tail = &wd_head;
-    wd_lanes = wd_last_lane = NULL;
-    wd_count = 0;
+    wd_lanes = NULL;
     wd_started = 0;
+    atomic_store(&wd_awake, 0);
 }
 
-static wd_lane *lane_of(mgpu_comm *c, mgpu_stream *s)
-{
-    if (wd_last_lane && wd_last_lane->c == c && wd_last_lane->s == s) return wd_last_lane;
-    for (wd_lane *l = wd_lanes; l; l = l->next)
-        if (l->c == c && l->s == s) return wd_last_lane = l;
-    wd_lane *l = calloc(1, sizeof *l);
-    if (!l) return NULL;
-    l->c = c;
-    l->s = s;
-    mgpu_stream_retain(s);
-    l->next = wd_lanes;
-    wd_lanes = l;
-    return wd_last_lane = l;
-}
+static uint64_t lane_pending(const mgpu_wd_lane *l) { return atomic_load(&l->tickets) - atomic_load(&l->done); }
 
-/* Drop a lane with no entries left. */
-static void lane_drop_if_idle(wd_lane *l)
-{
-    if (l->entries > 0) return;
-    for (wd_lane **pp = &wd_lanes; *pp; pp = &(*pp)->next)
-        if (*pp == l) {
-            *pp = l->next;
-            break;
-        }
-    if (wd_last_lane == l) wd_last_lane = NULL;
-    if (l->fence) mgpu_comm_core_event_put(l->c, l->fence);
-    mgpu_stream_destroy(l->s); /* our reference */
-    free(l);
-}
-
-static void unlink_entry(wd_entry **pp)
-{
-    wd_entry *e = *pp;
-    *pp = e->next;
-    if (!e->next) wd_tail = pp;
-    wd_count--;
-    e->lane->entries--;
-    if (wd_nspare >= WD_SPARE_MAX) {
-        free(e);
-        return;
-    }
-    e->next = wd_spare;
-    wd_spare = e;
-    wd_nspare++;
-}
-
-/* Fail every entry of c still pending (they cannot complete after an abort),
- * and drop its lanes. */
-static void fail_all_of(mgpu_comm *c, int mark_failed)
-{
-    for (wd_entry **pp = &wd_head; *pp;) {
-        wd_entry *e = *pp;
-        if (e->lane->c == c) {
-            if (mark_failed) mgpu_flight_set_state(c->flight, e->slot, MGPU_FLIGHT_FAILED);
-            unlink_entry(pp);
-        } else {
-            pp = &e->next;
-        }
-    }
-    for (wd_lane *l = wd_lanes, *next; l; l = next) {
-        next = l->next;
-        if (l->c == c) lane_drop_if_idle(l);
-    }
-}
-
-/* The comm's verdict, entries failed, backend aborted. */
-static void fail_comm(mgpu_comm *c, mgpu_result r, mgpu_coll op, uint64_t seq, const char *device_error)
-{
-    char msg[512];
-    if (r != MGPU_OK)
-        snprintf(msg, sizeof msg, "%s #%llu on comm %s failed on the device: %s", mgpu_coll_name(op),
-                 (unsigned long long)seq, c->name, device_error);
-    else
-        mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
-    mgpu_comm_core_set_error(c, r != MGPU_OK ? r : MGPU_ERR_TIMEOUT, msg);
-    fail_all_of(c, 1);
-    /* After the entries: a blocked caller that wakes up finds them failed. */
-    mgpu_comm_core_abort_backend(c);
-}
-
-/* The oldest entry of lane l (the one a failure is reported against). */
-static wd_entry *oldest_of(const wd_lane *l)
-{
-    for (wd_entry *e = wd_head; e; e = e->next)
-        if (e->lane == l) return e;
-    return NULL;
-}
-
-/* Complete the entries a done fence covered: the lane's oldest, so the
- * walk stops at its first entry the fence did not cover. */
-static void complete_covered(wd_lane *l)
-{
-    for (wd_entry **pp = &wd_head; *pp;) {
-        wd_entry *e = *pp;
-        if (e->lane != l) {
-            pp = &e->next;
-            continue;
-        }
-        if (e->ticket > l->fenced) break;
-        mgpu_flight_set_state(l->c->flight, e->slot, MGPU_FLIGHT_COMPLETED);
-        unlink_entry(pp);
-    }
-}
-
-/* Query a lane's fence, and fence what it does not cover yet. Returns
- * MGPU_OK, or the device's error (the lane's comm is then failed). */
-static mgpu_result advance_lane(wd_lane *l)
-{
-    if (l->fence) {
-        int done = 0;
-        MGPU_CHECK(mgpu_event_query(l->fence, &done));
-        if (!done) return MGPU_OK;
-        complete_covered(l);
-        mgpu_comm_core_event_put(l->c, l->fence);
-        l->fence = NULL;
-    }
-    if (l->tickets > l->fenced) {
-        mgpu_event *ev = NULL;
-        MGPU_CHECK(mgpu_comm_core_event_get(l->c, &ev));
-        mgpu_result r = mgpu_event_record(ev, l->s);
-        if (r != MGPU_OK) {
-            mgpu_comm_core_event_put(l->c, ev);
-            return r;
-        }
-        l->fence = ev;
-        l->fenced = l->tickets;
-    }
-    return MGPU_OK;
-}
-
-static void poll_once(void)
-{
-    /* Lanes first: fences done complete their entries, new work is fenced. */
-    for (wd_lane *l = wd_lanes, *next; l; l = next) {
-        next = l->next;
-        mgpu_comm *c = l->c;
-        if (mgpu_core(c)->backend_aborted) {
-            fail_all_of(c, 1);
-            next = wd_lanes; /* the list changed: start again */
-            continue;
-        }
-        mgpu_result r = advance_lane(l);
-        if (r != MGPU_OK) {
-            wd_entry *e = oldest_of(l);
-            fail_comm(c, r, e ? e->op : MGPU_COLL_ALL_REDUCE, e ? e->seq : 0, mgpu_error_message());
-            next = wd_lanes;
-            continue;
-        }
-        lane_drop_if_idle(l);
-    }
-    /* Then deadlines, oldest first. */
-    double now = now_s();
-    for (wd_entry *e = wd_head; e;) {
-        if (now > e->deadline) {
-            fail_comm(e->lane->c, MGPU_OK, e->op, e->seq, NULL);
-            e = wd_head; /* the list changed */
-            continue;
-        }
-        e = e->next;
-    }
-}
-
-static void *wd_main(void *arg)
-{
-    (void)arg;
-    struct timespec nap = {0, POLL_NS};
-    pthread_mutex_lock(&wd_lock);
-    for (;;) {
-        while (!wd_head) pthread_cond_wait(&wd_cond, &wd_lock);
-        poll_once();
-        pthread_mutex_unlock(&wd_lock);
-        nanosleep(&nap, NULL);
-        pthread_mutex_lock(&wd_lock);
-    }
-    return NULL;
-}
+static void *wd_main(void *arg);
 
 static mgpu_result start_thread_locked(void)
 {
@@ -266,55 +93,253 @@ static mgpu_result start_thread_locked(void)
     return MGPU_OK;
 }
 
-mgpu_result mgpu_watchdog_track(mgpu_comm *c, mgpu_stream *s, uint64_t slot, mgpu_coll op, uint64_t seq)
+/*--- The caller's side --------------------------------------------------------*/
+
+static mgpu_wd_lane *comm_lanes(const mgpu_comm *c)
 {
-    double deadline = now_s() + mgpu_core(c)->timeout_s;
+    return __atomic_load_n(&mgpu_core(c)->wd_lanes, __ATOMIC_ACQUIRE);
+}
+
+/* The lane of (c, s) when it exists: no lock (the common case). */
+static mgpu_wd_lane *find_lane(const mgpu_comm *c, const mgpu_stream *s)
+{
+    for (mgpu_wd_lane *l = comm_lanes(c); l; l = l->next_of_comm)
+        if (atomic_load_explicit(&l->s, memory_order_acquire) == s) return l;
+    return NULL;
+}
+
+mgpu_result mgpu_watchdog_lane(mgpu_comm *c, mgpu_stream *s, mgpu_wd_lane **out)
+{
+    *out = find_lane(c, s);
+    if (*out) return MGPU_OK;
     pthread_mutex_lock(&wd_lock);
     mgpu_result r = start_thread_locked();
-    wd_lane *l = r == MGPU_OK ? lane_of(c, s) : NULL;
-    wd_entry *e = NULL;
-    if (l) {
-        e = wd_spare;
-        if (e) wd_spare = e->next, wd_nspare--;
-        else e = malloc(sizeof *e);
+    mgpu_wd_lane *l = r == MGPU_OK ? find_lane(c, s) : NULL; /* another thread's, meanwhile */
+    for (mgpu_wd_lane *v = comm_lanes(c); r == MGPU_OK && !l && v; v = v->next_of_comm)
+        if (!atomic_load(&v->s)) l = v; /* a vacant one */
+    if (r == MGPU_OK && !l) {
+        l = calloc(1, sizeof *l);
+        if (!l) {
+            r = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory watching communicator %s", c->name);
+        } else {
+            l->c = c;
+            l->next = wd_lanes;
+            wd_lanes = l;
+            l->next_of_comm = comm_lanes(c);
+            __atomic_store_n(&mgpu_core(c)->wd_lanes, l, __ATOMIC_RELEASE);
+        }
     }
-    if (!e) {
-        if (l) lane_drop_if_idle(l);
-        pthread_mutex_unlock(&wd_lock);
-        if (r != MGPU_OK) return r;
-        return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory watching %s #%llu", mgpu_coll_name(op),
-                         (unsigned long long)seq);
+    if (l && atomic_load(&l->s) != s) {
+        mgpu_stream_retain(s);
+        atomic_store_explicit(&l->s, s, memory_order_release);
     }
-    *e = (wd_entry){l, ++l->tickets, slot, seq, op, deadline, NULL};
-    l->entries++;
-    /* Append: entries are polled in launch order. */
-    *wd_tail = e;
-    wd_tail = &e->next;
-    if (wd_count++ == 0) pthread_cond_signal(&wd_cond); /* it waits only on an empty list */
     pthread_mutex_unlock(&wd_lock);
+    *out = l;
+    return r;
+}
+
+static void wake(void)
+{
+    pthread_mutex_lock(&wd_lock);
+    atomic_store(&wd_awake, 1);
+    pthread_cond_signal(&wd_cond);
+    pthread_mutex_unlock(&wd_lock);
+}
+
+void mgpu_watchdog_launched(mgpu_wd_lane *l, uint64_t slot)
+{
+    atomic_store_explicit(&l->last_slot, slot + 1, memory_order_release);
+    /* seq_cst, as the thread's going to sleep is: either it sees this
+     * ticket, or this sees it asleep and wakes it. */
+    atomic_fetch_add(&l->tickets, 1);
+    if (!atomic_load(&wd_awake)) wake();
+}
+
+/*--- The watchdog's side (under wd_lock) ----------------------------------------*/
+
+/* Every call launched on l so far counts as done; its unfinished entries
+ * get `state`; its fence goes back to the pool. */
+static void settle_lane(mgpu_wd_lane *l, mgpu_flight_state state)
+{
+    mgpu_flight_finish_lane(l->c->flight, l, UINT64_MAX, state);
+    atomic_store(&l->done, atomic_load(&l->tickets));
+    l->fenced = atomic_load(&l->done);
+    if (l->fence) mgpu_comm_core_event_put(l->c, l->fence);
+    l->fence = NULL;
+}
+
+/* Fail every pending call of c (they cannot complete after an abort). */
+static void fail_all_of(mgpu_comm *c)
+{
+    for (mgpu_wd_lane *l = comm_lanes(c); l; l = l->next_of_comm) settle_lane(l, MGPU_FLIGHT_FAILED);
+}
+
+/* The comm's verdict, entries failed, backend aborted. */
+static void fail_comm(mgpu_comm *c, mgpu_result r, mgpu_coll op, uint64_t seq, const char *device_error)
+{
+    char msg[512];
+    if (r != MGPU_OK)
+        snprintf(msg, sizeof msg, "%s #%llu on comm %s failed on the device: %s", mgpu_coll_name(op),
+                 (unsigned long long)seq, c->name, device_error);
+    else
+        mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
+    mgpu_comm_core_set_error(c, r != MGPU_OK ? r : MGPU_ERR_TIMEOUT, msg);
+    fail_all_of(c);
+    /* After the entries: a blocked caller that wakes up finds them failed. */
+    mgpu_comm_core_abort_backend(c);
+}
+
+/* The call a failure of lane l is reported against: its oldest unfinished
+ * one the flight recorder still keeps (an all_reduce #0 when it kept none). */
+static void oldest_call(mgpu_wd_lane *l, mgpu_flight_entry *e, int *kept)
+{
+    *kept = mgpu_flight_oldest_unfinished(l->c->flight, l, e);
+    if (!*kept) {
+        e->op = MGPU_COLL_ALL_REDUCE;
+        e->seq = 0;
+    }
+}
+
+/* Query a lane's fence, complete what it covered, and fence what is not
+ * covered yet. Returns MGPU_OK, or the device's error. */
+static mgpu_result advance_lane(mgpu_wd_lane *l)
+{
+    if (l->fence) {
+        int done = 0;
+        MGPU_CHECK(mgpu_event_query(l->fence, &done));
+        if (!done) return MGPU_OK;
+        mgpu_flight_finish_lane(l->c->flight, l, l->fenced_slot - 1, MGPU_FLIGHT_COMPLETED);
+        atomic_store(&l->done, l->fenced);
+        mgpu_comm_core_event_put(l->c, l->fence);
+        l->fence = NULL;
+    }
+    uint64_t tickets = atomic_load(&l->tickets);
+    if (tickets > l->fenced) {
+        uint64_t slot = atomic_load(&l->last_slot); /* >= that of the last ticket read */
+        mgpu_event *ev = NULL;
+        MGPU_CHECK(mgpu_comm_core_event_get(l->c, &ev));
+        mgpu_result r = mgpu_event_record(ev, atomic_load(&l->s));
+        if (r != MGPU_OK) {
+            mgpu_comm_core_event_put(l->c, ev);
+            return r;
+        }
+        l->fence = ev;
+        l->fenced = tickets;
+        l->fenced_slot = slot;
+        l->fence_s = now_s();
+    }
     return MGPU_OK;
 }
+
+/* Its oldest pending call has run past the comm's timeout. Its age comes
+ * from its flight entry; when the ring no longer keeps it, from the fence
+ * that covers it (recorded after it was launched: later, never early). */
+static int past_deadline(mgpu_wd_lane *l, double now, mgpu_flight_entry *e, int *kept)
+{
+    oldest_call(l, e, kept);
+    double since;
+    if (*kept) since = (mgpu_flight_now_us(l->c->flight) - e->t_enqueue_us) / 1e6;
+    else if (l->fence) since = now - l->fence_s;
+    else return 0;
+    return since > mgpu_core(l->c)->timeout_s;
+}
+
+static void poll_lane(mgpu_wd_lane *l, double now)
+{
+    mgpu_comm *c = l->c;
+    if (mgpu_core(c)->backend_aborted) {
+        fail_all_of(c);
+        return;
+    }
+    if (lane_pending(l) > 0) {
+        mgpu_result r = advance_lane(l);
+        mgpu_flight_entry e;
+        int kept = 0;
+        if (r != MGPU_OK) {
+            char why[400];
+            snprintf(why, sizeof why, "%s", mgpu_error_message());
+            oldest_call(l, &e, &kept);
+            fail_comm(c, r, e.op, e.seq, why);
+            return;
+        }
+        if (lane_pending(l) > 0 && past_deadline(l, now, &e, &kept)) {
+            fail_comm(c, MGPU_OK, e.op, e.seq, NULL);
+            return;
+        }
+    }
+    /* Idle, and the owner is gone: give the stream back. */
+    mgpu_stream *s = atomic_load(&l->s);
+    if (s && lane_pending(l) == 0 && !l->fence && mgpu_stream_last_ref(s)) {
+        atomic_store(&l->s, NULL);
+        mgpu_stream_destroy(s);
+    }
+}
+
+static int any_pending(void)
+{
+    for (mgpu_wd_lane *l = wd_lanes; l; l = l->next)
+        if (lane_pending(l) > 0) return 1;
+    return 0;
+}
+
+static void *wd_main(void *arg)
+{
+    (void)arg;
+    struct timespec nap = {0, POLL_NS};
+    pthread_mutex_lock(&wd_lock);
+    for (;;) {
+        while (!atomic_load(&wd_awake)) pthread_cond_wait(&wd_cond, &wd_lock);
+        double now = now_s();
+        for (mgpu_wd_lane *l = wd_lanes; l; l = l->next) poll_lane(l, now);
+        if (!any_pending()) {
+            /* Going to sleep: said first, then looked again (launched()
+             * counts first, then looks). */
+            atomic_store(&wd_awake, 0);
+            if (any_pending()) atomic_store(&wd_awake, 1);
+            continue;
+        }
+        pthread_mutex_unlock(&wd_lock);
+        nanosleep(&nap, NULL);
+        pthread_mutex_lock(&wd_lock);
+    }
+    return NULL;
+}
+
+/*--- Counts and teardown ---------------------------------------------------------*/
 
 void mgpu_watchdog_forget(mgpu_comm *c)
 {
     pthread_mutex_lock(&wd_lock);
-    fail_all_of(c, 0);
+    for (mgpu_wd_lane **pp = &wd_lanes; *pp;) {
+        mgpu_wd_lane *l = *pp;
+        if (l->c != c) {
+            pp = &l->next;
+            continue;
+        }
+        *pp = l->next;
+        if (l->fence) mgpu_comm_core_event_put(c, l->fence);
+        mgpu_stream *s = atomic_load(&l->s);
+        if (s) mgpu_stream_destroy(s); /* our reference */
+        free(l);
+    }
+    __atomic_store_n(&mgpu_core(c)->wd_lanes, NULL, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&wd_lock);
 }
 
 int mgpu_watchdog_pending_for(const mgpu_comm *c)
 {
     pthread_mutex_lock(&wd_lock);
-    int n = 0;
-    for (wd_lane *l = wd_lanes; l; l = l->next) n += l->c == c ? l->entries : 0;
+    uint64_t n = 0;
+    for (mgpu_wd_lane *l = comm_lanes(c); l; l = l->next_of_comm) n += lane_pending(l);
     pthread_mutex_unlock(&wd_lock);
-    return n;
+    return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 int mgpu_watchdog_pending(void)
 {
     pthread_mutex_lock(&wd_lock);
-    int n = wd_count;
+    uint64_t n = 0;
+    for (mgpu_wd_lane *l = wd_lanes; l; l = l->next) n += lane_pending(l);
     pthread_mutex_unlock(&wd_lock);
-    return n;
+    return n > INT32_MAX ? INT32_MAX : (int)n;
 }

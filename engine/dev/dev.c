@@ -210,6 +210,7 @@ mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mg
 }
 
 void mgpu_stream_retain(mgpu_stream *s) { __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED); }
+int mgpu_stream_last_ref(const mgpu_stream *s) { return __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) == 1; }
 
 void mgpu_stream_destroy(mgpu_stream *s)
 {

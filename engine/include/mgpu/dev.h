@@ -169,6 +169,9 @@ mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mg
  * is destroyed when the last reference is dropped. */
 void mgpu_stream_destroy(mgpu_stream *s);
 void mgpu_stream_retain(mgpu_stream *s);
+/* 1 when only one reference is left (a watchdog lane's, once the owner
+ * destroyed the stream). */
+int mgpu_stream_last_ref(const mgpu_stream *s);
 int mgpu_stream_device(const mgpu_stream *s);
 mgpu_backend *mgpu_stream_backend(const mgpu_stream *s);
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s);
