@@ -60,13 +60,19 @@ static _Atomic int wd_awake; /* 0: the thread waits on wd_cond; a caller must wa
 
 static double now_s(void) { return (double)mgpu_now_ns() / 1e9; }
 
-/* A forked child has no watchdog thread and must not touch its parent's
- * lanes (tests and launchers fork ranks). */
+/* A forked child has no watchdog thread, and its parent's calls are not
+ * its to wait for (tests and launchers fork ranks): they count as settled,
+ * so destroying a comm it inherited does not wait on them. Its parent's
+ * fences are not its either: dropped, not pooled. */
 static void wd_after_fork_child(void)
 {
     pthread_mutex_init(&wd_lock, NULL);
     pthread_cond_init(&wd_cond, NULL);
-    wd_lanes = NULL;
+    for (mgpu_wd_lane *l = wd_lanes; l; l = l->next) {
+        atomic_store(&l->done, atomic_load(&l->tickets));
+        l->fenced = atomic_load(&l->done);
+        l->fence = NULL;
+    }
     wd_started = 0;
     atomic_store(&wd_awake, 0);
 }
@@ -141,6 +147,7 @@ mgpu_result mgpu_watchdog_lane(mgpu_comm *c, mgpu_stream *s, mgpu_wd_lane **out)
 static void wake(void)
 {
     pthread_mutex_lock(&wd_lock);
+    (void)start_thread_locked(); /* started with the lane; again in a forked child */
     atomic_store(&wd_awake, 1);
     pthread_cond_signal(&wd_cond);
     pthread_mutex_unlock(&wd_lock);
@@ -174,30 +181,32 @@ static void fail_all_of(mgpu_comm *c)
     for (mgpu_wd_lane *l = comm_lanes(c); l; l = l->next_of_comm) settle_lane(l, MGPU_FLIGHT_FAILED);
 }
 
-/* The comm's verdict, entries failed, backend aborted. */
-static void fail_comm(mgpu_comm *c, mgpu_result r, mgpu_coll op, uint64_t seq, const char *device_error)
+/* The comm's verdict on lane l's oldest pending call, entries failed,
+ * backend aborted. `device_error` NULL: it ran past the comm's timeout. */
+static void fail_comm(mgpu_wd_lane *l, mgpu_result r, const char *device_error)
 {
-    char msg[512];
-    if (r != MGPU_OK)
-        snprintf(msg, sizeof msg, "%s #%llu on comm %s failed on the device: %s", mgpu_coll_name(op),
-                 (unsigned long long)seq, c->name, device_error);
+    mgpu_comm *c = l->c;
+    mgpu_flight_entry e;
+    char msg[512], what[96];
+    /* The oldest unfinished call the flight recorder still keeps; it keeps
+     * the last few hundred, and more may have been queued behind a hang. */
+    int kept = mgpu_flight_oldest_unfinished(c->flight, l, &e);
+    if (kept)
+        snprintf(what, sizeof what, "%s #%llu", mgpu_coll_name(e.op), (unsigned long long)e.seq);
     else
-        mgpu_comm_timeout_sentence(c, op, seq, msg, sizeof msg);
-    mgpu_comm_core_set_error(c, r != MGPU_OK ? r : MGPU_ERR_TIMEOUT, msg);
+        snprintf(what, sizeof what, "a collective older than the last %d the flight recorder keeps",
+                 mgpu_flight_capacity(c->flight));
+    if (device_error)
+        snprintf(msg, sizeof msg, "%s on comm %s failed on the device: %s", what, c->name, device_error);
+    else if (kept)
+        mgpu_comm_timeout_sentence(c, e.op, e.seq, msg, sizeof msg);
+    else
+        snprintf(msg, sizeof msg, "%s on comm %s did not complete within %g s: a rank is missing or called a "
+                                  "different collective", what, c->name, mgpu_core(c)->timeout_s);
+    mgpu_comm_core_set_error(c, device_error ? r : MGPU_ERR_TIMEOUT, msg);
     fail_all_of(c);
     /* After the entries: a blocked caller that wakes up finds them failed. */
     mgpu_comm_core_abort_backend(c);
-}
-
-/* The call a failure of lane l is reported against: its oldest unfinished
- * one the flight recorder still keeps (an all_reduce #0 when it kept none). */
-static void oldest_call(mgpu_wd_lane *l, mgpu_flight_entry *e, int *kept)
-{
-    *kept = mgpu_flight_oldest_unfinished(l->c->flight, l, e);
-    if (!*kept) {
-        e->op = MGPU_COLL_ALL_REDUCE;
-        e->seq = 0;
-    }
 }
 
 /* Query a lane's fence, complete what it covered, and fence what is not
@@ -233,12 +242,13 @@ static mgpu_result advance_lane(mgpu_wd_lane *l)
 
 /* Its oldest pending call has run past the comm's timeout. Its age comes
  * from its flight entry; when the ring no longer keeps it, from the fence
- * that covers it (recorded after it was launched: later, never early). */
-static int past_deadline(mgpu_wd_lane *l, double now, mgpu_flight_entry *e, int *kept)
+ * that covers it (recorded after it was launched: late, never early). */
+static int past_deadline(mgpu_wd_lane *l, double now)
 {
-    oldest_call(l, e, kept);
+    mgpu_flight_entry e;
     double since;
-    if (*kept) since = (mgpu_flight_now_us(l->c->flight) - e->t_enqueue_us) / 1e6;
+    if (mgpu_flight_oldest_unfinished(l->c->flight, l, &e))
+        since = (mgpu_flight_now_us(l->c->flight) - e.t_enqueue_us) / 1e6;
     else if (l->fence) since = now - l->fence_s;
     else return 0;
     return since > mgpu_core(l->c)->timeout_s;
@@ -253,17 +263,14 @@ static void poll_lane(mgpu_wd_lane *l, double now)
     }
     if (lane_pending(l) > 0) {
         mgpu_result r = advance_lane(l);
-        mgpu_flight_entry e;
-        int kept = 0;
         if (r != MGPU_OK) {
             char why[400];
             snprintf(why, sizeof why, "%s", mgpu_error_message());
-            oldest_call(l, &e, &kept);
-            fail_comm(c, r, e.op, e.seq, why);
+            fail_comm(l, r, why);
             return;
         }
-        if (lane_pending(l) > 0 && past_deadline(l, now, &e, &kept)) {
-            fail_comm(c, MGPU_OK, e.op, e.seq, NULL);
+        if (lane_pending(l) > 0 && past_deadline(l, now)) {
+            fail_comm(l, MGPU_OK, NULL);
             return;
         }
     }
