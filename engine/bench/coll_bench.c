@@ -88,7 +88,7 @@ const char *mgpu_collbench_check_note(int sampled)
     if (!sampled) return "# Check: every output element against its exact expected value";
     return "# Check: every output element of blocks up to 16 MiB (the call's count); a larger block in "
            "8 evenly spaced 2 MiB spans, its first and last included (input written there only; every byte "
-           "still moves)";
+           "still moves, and pages never touched are neither read nor rewritten with the zeros they hold)";
 }
 
 /*--- Data in and out ---------------------------------------------------------*/
