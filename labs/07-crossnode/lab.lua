@@ -290,7 +290,7 @@ return {
         if p.kind == "emulated" then
           return { ok = false, msg = "emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
                    .. "nothing to switch off here. " .. p.why, saw = p.what, wanted = "InfiniBand between hosts",
-                   where = "lab 7 text: 'Where you run it'" }
+                   where = "lab 7 text: 'Where you run it'", unavailable = true }
         end
         if not out.slowdown then return cannot("GPUDirect RDMA only matters between nodes", p) end
         return {
