@@ -17,8 +17,10 @@ pause=${3:-5}
 echo "# $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pause ${pause} s between runs"
 # The floor this machine puts under a first run: what touching fresh memory
 # costs here (page zeroing; on a VM that hands freed pages back, the host's
-# faults too). An out-of-place 256 MiB all_reduce writes every byte of 8
-# ranks' receive buffers, 2 GiB, whatever the check does.
+# faults too). An out-of-place 256 MiB all_reduce over 8 ranks has 2 GiB of
+# receive buffers; the sim leaves untouched the pages the sampled check
+# does not give input to (they would only receive zeros), so a run costs a
+# fraction of this: peak RSS says how much was touched.
 floor=$(/usr/bin/time -f "%e %S" python3 -c '
 import mmap
 n = 1 << 30
@@ -27,7 +29,7 @@ if hasattr(m, "madvise"): m.madvise(mmap.MADV_HUGEPAGE)
 for i in range(0, n, 4096): m[i] = 1
 ' 2>&1 | tail -1)
 read -r fw fs <<<"$floor"
-echo "# fresh memory here: 1 GiB first touched in ${fw} s wall, ${fs} s system: the 2 GiB of receive buffers alone cost $(awk -v s="$fs" 'BEGIN {printf "%.1f", 2 * s}') s of CPU"
+echo "# fresh memory here: 1 GiB first touched in ${fw} s wall, ${fs} s system (8 x 256 MiB of receive buffers, were they all touched: $(awk -v s="$fs" 'BEGIN {printf "%.1f", 2 * s}') s of CPU)"
 IFS=: read -r -a list <<<"$bins"
 for bin in "${list[@]}"; do
   walls=()
