@@ -28,17 +28,9 @@ export MGPULAB_LABS=${MGPULAB_LABS:-$src/labs}
 # MGPU_LAB_ARGS overrides the machine for every lab (the GPU round: --backend cuda ...).
 read -r -a lab_args <<<"${MGPU_LAB_ARGS:-}"
 only=",${MGPU_LABS_ONLY:-},"
-# The sim preset a lab is tested on: dgx-h100, unless its solutions hold
-# only answers for another machine (answers-2x-dgx-h100.txt).
-# MGPU_LAB_ANSWERS=NAME picks solutions/answers-NAME.txt where a lab has one
-# (the GPU round: answers for one H200 with ranks as emulated nodes).
-machine_of() {
-  local d=$MGPULAB_LABS/$1/solutions
-  [ -n "${MGPU_LAB_ANSWERS:-}" ] && [ -f "$d/answers-$MGPU_LAB_ANSWERS.txt" ] && { echo "$MGPU_LAB_ANSWERS"; return; }
-  [ -f "$d/answers-dgx-h100.txt" ] && { echo dgx-h100; return; }
-  for f in "$d"/answers-*.txt; do [ -f "$f" ] && { basename "$f" .txt | sed 's/^answers-//'; return; }; done
-  echo dgx-h100
-}
+# The sim preset a lab is tested on (lab_machine.bash).
+. "$(dirname "$0")/lab_machine.bash"
+machine_of() { lab_machine "$@"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
