@@ -1,0 +1,112 @@
+/* nn_attn.c - the decoder's pieces: embedding, (causal) softmax, and the
+ * swap of dims 1 and 2 that moves heads between [B, T, H, D] and [B, H, T, D]. */
+#include "dev/nn_call.h"
+#include "mgpu/mem.h"
+#include <stdio.h>
+#include <string.h>
+
+/*--- Embedding, attention pieces ------------------------------------------------*/
+
+static void embedding_check(nn_call *c, const mgpu_tensor *ids, const mgpu_tensor *table, const mgpu_tensor *o,
+                            const char *oname, mgpu_nn_args *a)
+{
+    if (c->r != MGPU_OK) return;
+    size_t dt[MGPU_TENSOR_MAX_DIMS], di[MGPU_TENSOR_MAX_DIMS];
+    char sh[128];
+    int ni = mgpu_tensor_dims(ids, di);
+    if (mgpu_tensor_dims(table, dt) != 2 || ni >= MGPU_TENSOR_MAX_DIMS) {
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: the table is %s but must be [vocab, dim] (ids up to 3 dims)", c->what,
+                         mgpu_tensor_shape_str(table, sh, sizeof sh));
+        return;
+    }
+    di[ni] = dt[1];
+    nn_want_dims(c, o, oname, ni + 1, di);
+    a->n[0] = ids->count;
+    a->n[1] = dt[1];
+    a->n[2] = dt[0];
+}
+
+mgpu_result mgpu_nn_embedding(mgpu_stream *s, const mgpu_tensor *ids, const mgpu_tensor *table, mgpu_tensor *o)
+{
+    nn_call c;
+    nn_call_init(&c, s, "embedding");
+    mgpu_nn_args a = {.op = MGPU_NNK_EMBEDDING};
+    a.t[0] = nn_in(&c, ids, "ids", K_I32);
+    a.t[1] = nn_in(&c, table, "table", K_FLOAT);
+    a.t[2] = nn_out(&c, o, "out", K_FLOAT);
+    embedding_check(&c, ids, table, o, "out", &a);
+    if (c.r != MGPU_OK) return c.r;
+    c.bytes -= (double)mgpu_tensor_bytes(table); /* only the rows read */
+    c.bytes += (double)mgpu_tensor_bytes(o);
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, 0);
+}
+
+mgpu_result mgpu_nn_embedding_backward(mgpu_stream *s, const mgpu_tensor *ids, const mgpu_tensor *dout,
+                                       mgpu_tensor *dtable)
+{
+    nn_call c;
+    nn_call_init(&c, s, "embedding_backward");
+    mgpu_nn_args a = {.op = MGPU_NNK_EMBEDDING_BACKWARD};
+    a.t[0] = nn_in(&c, ids, "ids", K_I32);
+    a.t[1] = nn_in(&c, dout, "dout", K_FLOAT);
+    a.t[2] = nn_out(&c, dtable, "dtable", K_FLOAT);
+    embedding_check(&c, ids, dtable, dout, "dout", &a);
+    if (c.r != MGPU_OK) return c.r;
+    c.bytes += (double)mgpu_tensor_bytes(dout) - (double)mgpu_tensor_bytes(dtable);
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, (double)dout->count);
+}
+
+mgpu_result mgpu_nn_softmax(mgpu_stream *s, const mgpu_tensor *scores, mgpu_tensor *p, float scale, int causal)
+{
+    nn_call c;
+    nn_call_init(&c, s, causal ? "softmax_causal" : "softmax");
+    mgpu_nn_args a = {.op = MGPU_NNK_SOFTMAX, .f = {scale}, .i = {causal ? 1 : 0}};
+    a.t[0] = nn_in(&c, scores, "scores", K_FLOAT);
+    a.t[1] = nn_out(&c, p, "p", K_FLOAT);
+    nn_want_same(&c, p, "p", scores, "scores");
+    if (c.r != MGPU_OK) return c.r;
+    nn_rows_cols(scores, &a.n[0], &a.n[1]);
+    /* A gather on a GPU: the row limit of the causal mask cuts 16-byte
+     * packs, so the kernel loads one element at a time, in three passes
+     * (max, sum, write) over the row's unmasked part - on average half of
+     * it when causal - and stores the whole row. Priced by those accesses. */
+    double cols = (double)a.n[1], seen = causal ? (cols + 1) / 2 : cols;
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_GATHER, (double)a.n[0] * (3 * seen + cols + MGPU_NN_GATHER_BLOCK_ACCESSES));
+}
+
+mgpu_result mgpu_nn_softmax_backward(mgpu_stream *s, const mgpu_tensor *p, const mgpu_tensor *dp, mgpu_tensor *ds,
+                                     float scale)
+{
+    nn_call c;
+    nn_call_init(&c, s, "softmax_backward");
+    mgpu_nn_args a = {.op = MGPU_NNK_SOFTMAX_BACKWARD, .f = {scale}};
+    a.t[0] = nn_in(&c, p, "p", K_FLOAT);
+    a.t[1] = nn_in(&c, dp, "dp", K_FLOAT);
+    a.t[2] = nn_out(&c, ds, "ds", K_FLOAT);
+    nn_want_same(&c, dp, "dp", p, "p");
+    nn_want_same(&c, ds, "ds", p, "p");
+    if (c.r != MGPU_OK) return c.r;
+    nn_rows_cols(p, &a.n[0], &a.n[1]);
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_REDUCE, 4 * (double)p->count);
+}
+
+mgpu_result mgpu_nn_swap12(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *y)
+{
+    nn_call c;
+    nn_call_init(&c, s, "swap12");
+    mgpu_nn_args a = {.op = MGPU_NNK_SWAP12};
+    a.t[0] = nn_in(&c, x, "x", K_FLOAT);
+    a.t[1] = nn_out(&c, y, "y", K_FLOAT);
+    if (c.r != MGPU_OK) return c.r;
+    size_t d[MGPU_TENSOR_MAX_DIMS];
+    if (mgpu_tensor_dims(x, d) != 4) {
+        char sh[128];
+        return mgpu_fail(MGPU_ERR_INVALID, "swap12: x is %s but must have 4 dims", mgpu_tensor_shape_str(x, sh, sizeof sh));
+    }
+    size_t want[4] = {d[0], d[2], d[1], d[3]};
+    nn_want_dims(&c, y, "y", 4, want);
+    if (c.r == MGPU_OK && x->buf == y->buf && x->offset == y->offset)
+        c.r = mgpu_fail(MGPU_ERR_INVALID, "swap12: y must not be x (the swap is not in place)");
+    memcpy(a.n, d, sizeof d);
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, 0);
+}

@@ -1,0 +1,181 @@
+/* nn_conv.c - conv2d forward and backward as im2col + GEMM, built from the
+ * backend's pieces so every backend runs the same algorithm; the batch is cut
+ * into chunks of images so the columns fit a bounded workspace. */
+#include "dev/nn_call.h"
+#include "mgpu/mem.h"
+#include <stdio.h>
+#include <string.h>
+
+/* conv2d's im2col workspace per chunk of images: the batch is cut so that
+ * a batch of 256 32x32 images never needs gigabytes of columns. */
+#define CONV_WORKSPACE_BYTES ((size_t)32 << 20)
+
+/*--- conv2d: im2col + GEMM ----------------------------------------------------*/
+
+typedef struct conv_geom {
+    size_t n, cin, h, w, k, r, p, q;
+    int stride, pad;
+} conv_geom;
+
+/* y is the output (forward) or its gradient (backward), named y_name. */
+static void conv_check(nn_call *c, const mgpu_tensor *x, const mgpu_tensor *w, const mgpu_tensor *y, const char *y_name,
+                       int stride, int pad, conv_geom *g)
+{
+    if (c->r != MGPU_OK) return;
+    size_t dx[MGPU_TENSOR_MAX_DIMS], dw[MGPU_TENSOR_MAX_DIMS];
+    char a[128], b[128];
+    if (mgpu_tensor_dims(x, dx) != 4 || mgpu_tensor_dims(w, dw) != 4 || dw[2] != dw[3]) {
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: x %s must be [N, C, H, W] and w %s [K, C, R, R]", c->what,
+                         mgpu_tensor_shape_str(x, a, sizeof a), mgpu_tensor_shape_str(w, b, sizeof b));
+        return;
+    }
+    if (dw[1] != dx[1]) {
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: x %s has %zu channels but w %s takes %zu", c->what,
+                         mgpu_tensor_shape_str(x, a, sizeof a), dx[1], mgpu_tensor_shape_str(w, b, sizeof b), dw[1]);
+        return;
+    }
+    if (stride < 1 || pad < 0 || dx[2] + 2 * (size_t)pad < dw[2] || dx[3] + 2 * (size_t)pad < dw[2]) {
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: stride %d and padding %d do not fit a %zux%zu kernel over %s", c->what,
+                         stride, pad, dw[2], dw[2], mgpu_tensor_shape_str(x, a, sizeof a));
+        return;
+    }
+    *g = (conv_geom){.n = dx[0], .cin = dx[1], .h = dx[2], .w = dx[3], .k = dw[0], .r = dw[2], .stride = stride,
+                     .pad = pad};
+    g->p = (g->h + 2 * (size_t)pad - g->r) / (size_t)stride + 1;
+    g->q = (g->w + 2 * (size_t)pad - g->r) / (size_t)stride + 1;
+    size_t want[4] = {g->n, g->k, g->p, g->q};
+    nn_want_dims(c, y, y_name, 4, want);
+}
+
+/* 1x1, stride 1, no padding: x itself is the column matrix. */
+static int conv_is_pointwise(const conv_geom *g) { return g->r == 1 && g->stride == 1 && g->pad == 0; }
+
+/* Images per chunk when each image needs `per_image` bytes of workspace
+ * (every buffer the chunk's pieces use, counted together). */
+static size_t conv_chunk(const conv_geom *g, size_t per_image)
+{
+    size_t nb = CONV_WORKSPACE_BYTES / per_image;
+    if (nb < 1) nb = 1;
+    return nb > g->n ? g->n : nb;
+}
+
+/* layout: MGPU_NN_COL_BY_IMAGE or MGPU_NN_COL_BY_ROW (nn_ops.h). */
+static mgpu_result im2col(nn_call *c, int phantom, mgpu_nn_kernel op, const conv_geom *g, size_t nb, int layout,
+                          void *img, void *col)
+{
+    mgpu_nn_args a = {.op = op, .t = {img, col}, .n = {nb, g->cin, g->h, g->w, g->r, g->p, g->q},
+                      .i = {g->stride, g->pad, layout}, .dtype = c->dtype, .phantom = phantom};
+    size_t esz = mgpu_dtype_size(c->dtype);
+    a.cost.name = op == MGPU_NNK_IM2COL ? "im2col" : "col2im";
+    /* Priced by the column elements it works out (the index arithmetic per
+     * element bounds it on a GPU, not the bytes: docs/sim-model.md). */
+    double cols = (double)nb * (double)(g->cin * g->r * g->r * g->p * g->q), xs = (double)nb * (double)(g->cin * g->h * g->w);
+    /* Element accesses, as a GPU makes them, one element per thread and
+     * load: im2col loads and stores each column, one block per column row
+     * of an image (a plane); col2im sums, for each image element, the
+     * R x R taps that read it, from as many rows of the column matrix - a
+     * gather whose loads measured half im2col's rate (380 against 990 a
+     * ns on the H200), so each counts twice - one block per image channel. */
+    int back = op == MGPU_NNK_COL2IM;
+    double planes = (double)nb * (double)(back ? g->cin : g->cin * g->r * g->r);
+    a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_GATHER,
+                              .flops = (back ? 2 * cols + xs : 2 * cols) + MGPU_NN_GATHER_BLOCK_ACCESSES * planes,
+                              .bytes = (double)esz * (xs + cols), .kernels = 1};
+    return c->s->be->ops->nn->kernel(c->s, &a);
+}
+
+/* A workspace for nb images' columns on the stream (phantom when the op is). */
+static mgpu_result workspace(nn_call *c, int phantom, size_t bytes, mgpu_buffer **out)
+{
+    if (phantom) return mgpu_mem_alloc_phantom(c->s->be, c->s->device, c->s, bytes, 1, out);
+    return mgpu_mem_alloc_stream(c->s, bytes, out);
+}
+
+mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tensor *w, mgpu_tensor *y, int stride,
+                           int pad)
+{
+    nn_call c;
+    nn_call_init(&c, s, "conv2d");
+    char *px = nn_in(&c, x, "x", K_FLOAT);
+    const void *pw = nn_in(&c, w, "w", K_FLOAT);
+    char *py = nn_out(&c, y, "y", K_FLOAT);
+    conv_geom g;
+    conv_check(&c, x, w, y, "y", stride, pad, &g);
+    int ph = nn_phantom_mode(&c);
+    if (c.r != MGPU_OK) return c.r;
+    if (ph && !nn_models_time(&c)) return MGPU_OK;
+    size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q;
+    if (conv_is_pointwise(&g)) /* y[n] = w [K, C] @ x[n] [C, HW] */
+        return nn_gemm_raw(&c, ph, 0, 0, g.k, pq, crr, g.n, pw, 0, px, crr * pq, py, g.k * pq, 1, 0);
+    size_t nb = conv_chunk(&g, crr * pq * esz);
+    mgpu_buffer *ws = NULL;
+    MGPU_CHECK(workspace(&c, ph, nb * crr * pq * esz, &ws));
+    mgpu_result r = MGPU_OK;
+    for (size_t n0 = 0; n0 < g.n && r == MGPU_OK; n0 += nb) {
+        size_t m = g.n - n0 < nb ? g.n - n0 : nb;
+        r = im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, MGPU_NN_COL_BY_IMAGE, px + n0 * g.cin * g.h * g.w * esz,
+                   ws->ptr);
+        if (r == MGPU_OK)
+            r = nn_gemm_raw(&c, ph, 0, 0, g.k, pq, crr, m, pw, 0, ws->ptr, crr * pq, py + n0 * g.k * pq * esz, g.k * pq,
+                         1, 0);
+    }
+    mgpu_mem_free(ws);
+    return r;
+}
+
+/* The gradients chunk by chunk of m images, each piece one GEMM:
+ *   dyT [K, m*PQ]   = dy [m, K, PQ] with its first two dims swapped
+ *   colT [CRR, m*PQ] = the chunk's columns, laid out by row (im2col)
+ *   dw [K, CRR]     (+)= dyT @ colT^T   (k = m*PQ: the sum over images
+ *                       happens inside the GEMM, in f32, one rounding)
+ *   dcolT [CRR, m*PQ] = w^T [CRR, K] @ dyT, then col2im into dx.
+ * Pointwise (1x1, stride 1, no padding) x is its own column matrix: colT
+ * is x [m, C, HW] swapped to [C, m*HW], and dx[n] = w^T @ dy[n] directly.
+ * Chunks add into dw (beta 1 after the first), so dw rounds once per chunk
+ * in bf16; the workspace holds dyT and colT (dcolT reuses colT). */
+mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tensor *w,
+                                    const mgpu_tensor *dy, mgpu_tensor *dx, mgpu_tensor *dw, int stride, int pad)
+{
+    nn_call c;
+    nn_call_init(&c, s, "conv2d_backward");
+    char *px = nn_in(&c, x, "x", K_FLOAT);
+    const void *pw = nn_in(&c, w, "w", K_FLOAT);
+    char *pdy = nn_in(&c, dy, "dy", K_FLOAT);
+    char *pdx = nn_opt_out(&c, dx, "dx", K_FLOAT);
+    char *pdw = nn_out(&c, dw, "dw", K_FLOAT);
+    conv_geom g;
+    conv_check(&c, x, w, dy, "dy", stride, pad, &g);
+    nn_want_same(&c, dx, "dx", x, "x");
+    nn_want_same(&c, dw, "dw", w, "w");
+    int ph = nn_phantom_mode(&c);
+    if (c.r != MGPU_OK) return c.r;
+    if (ph && !nn_models_time(&c)) return MGPU_OK;
+    size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q, img = g.cin * g.h * g.w;
+    int pw1 = conv_is_pointwise(&g);
+    size_t nb = conv_chunk(&g, (crr + g.k) * pq * esz);
+    mgpu_buffer *ws = NULL;
+    size_t col_bytes = (nb * crr * pq * esz + 255) / 256 * 256; /* dyT aligned as cuBLAS and packed loads like */
+    MGPU_CHECK(workspace(&c, ph, col_bytes + nb * g.k * pq * esz, &ws));
+    char *colT = ws->ptr, *dyT = colT + col_bytes;
+    mgpu_result r = MGPU_OK;
+    for (size_t n0 = 0; n0 < g.n && r == MGPU_OK; n0 += nb) {
+        size_t m = g.n - n0 < nb ? g.n - n0 : nb, mpq = m * pq;
+        char *xn = px + n0 * img * esz, *dyn = pdy + n0 * g.k * pq * esz;
+        r = nn_swap12_raw(&c, ph, 1, m, g.k, pq, dyn, dyT);
+        if (r == MGPU_OK)
+            r = pw1 ? nn_swap12_raw(&c, ph, 1, m, g.cin, pq, xn, colT)
+                    : im2col(&c, ph, MGPU_NNK_IM2COL, &g, m, MGPU_NN_COL_BY_ROW, xn, colT);
+        if (r == MGPU_OK)
+            r = nn_gemm_raw(&c, ph, 0, 1, g.k, crr, mpq, 1, dyT, 0, colT, 0, pdw, 0, 1, n0 == 0 ? 0 : 1);
+        if (!pdx || r != MGPU_OK) continue;
+        char *dxn = pdx + n0 * img * esz;
+        if (pw1) { /* dx[n] [C, HW] = w^T [C, K] @ dy[n] [K, HW] */
+            r = nn_gemm_raw(&c, ph, 1, 0, crr, pq, g.k, m, pw, 0, dyn, g.k * pq, dxn, crr * pq, 1, 0);
+            continue;
+        }
+        r = nn_gemm_raw(&c, ph, 1, 0, crr, mpq, g.k, 1, pw, 0, dyT, 0, colT, 0, 1, 0);
+        if (r == MGPU_OK) r = im2col(&c, ph, MGPU_NNK_COL2IM, &g, m, MGPU_NN_COL_BY_ROW, dxn, colT);
+    }
+    mgpu_mem_free(ws);
+    return r;
+}
