@@ -191,11 +191,7 @@ mgpu_result mgpu_nn_cross_entropy(mgpu_stream *s, const mgpu_tensor *logits, con
     a.t[3] = nn_opt_out(&c, dlogits, "dlogits", K_FLOAT);
     if (c.r != MGPU_OK) return c.r;
     size_t d[MGPU_TENSOR_MAX_DIMS];
-    if (mgpu_tensor_dims(logits, d) != 2) {
-        char sh[128];
-        return mgpu_fail(MGPU_ERR_INVALID, "cross_entropy: logits is %s but must be [rows, classes]",
-                         mgpu_tensor_shape_str(logits, sh, sizeof sh));
-    }
+    if (nn_want_ndim(&c, logits, "logits", 2, "be [rows, classes]", d) != MGPU_OK) return c.r;
     a.n[0] = d[0];
     a.n[1] = d[1];
     nn_want_dims(&c, labels, "labels", 1, &d[0]);

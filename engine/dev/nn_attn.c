@@ -99,10 +99,7 @@ mgpu_result mgpu_nn_swap12(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *y)
     a.t[1] = nn_out(&c, y, "y", K_FLOAT);
     if (c.r != MGPU_OK) return c.r;
     size_t d[MGPU_TENSOR_MAX_DIMS];
-    if (mgpu_tensor_dims(x, d) != 4) {
-        char sh[128];
-        return mgpu_fail(MGPU_ERR_INVALID, "swap12: x is %s but must have 4 dims", mgpu_tensor_shape_str(x, sh, sizeof sh));
-    }
+    if (nn_want_ndim(&c, x, "x", 4, "have 4 dims", d) != MGPU_OK) return c.r;
     size_t want[4] = {d[0], d[2], d[1], d[3]};
     nn_want_dims(&c, y, "y", 4, want);
     if (c.r == MGPU_OK && x->buf == y->buf && x->offset == y->offset)

@@ -115,6 +115,14 @@ void nn_want_count(nn_call *c, const mgpu_tensor *t, const char *name, size_t n)
                      mgpu_tensor_shape_str(t, a, sizeof a), t->count, n);
 }
 
+mgpu_result nn_want_ndim(nn_call *c, const mgpu_tensor *t, const char *name, int ndim, const char *want, size_t *d)
+{
+    if (c->r != MGPU_OK || mgpu_tensor_dims(t, d) == ndim) return c->r;
+    char sh[128];
+    return c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: %s is %s but must %s", c->what, name,
+                            mgpu_tensor_shape_str(t, sh, sizeof sh), want);
+}
+
 /* Phantoms in, real out: nothing could be computed. Returns 1 to run the
  * op as phantom (price only), 0 to compute; sets c->r on the mix. */
 int nn_phantom_mode(nn_call *c)

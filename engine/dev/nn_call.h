@@ -37,6 +37,10 @@ void *nn_opt_out(nn_call *c, mgpu_tensor *t, const char *name, int kind);
 void nn_want_dims(nn_call *c, const mgpu_tensor *t, const char *name, int ndim, const size_t *dims);
 void nn_want_same(nn_call *c, const mgpu_tensor *t, const char *name, const mgpu_tensor *ref, const char *ref_name);
 void nn_want_count(nn_call *c, const mgpu_tensor *t, const char *name, size_t n);
+/* t's dims into d (MGPU_TENSOR_MAX_DIMS of them); when t has not ndim dims,
+ * c->r says "OP: NAME is SHAPE but must WANT" (want: "be [N, C, H, W]").
+ * Returns c->r. */
+mgpu_result nn_want_ndim(nn_call *c, const mgpu_tensor *t, const char *name, int ndim, const char *want, size_t *d);
 
 /* 1: run the op as phantom (price only), 0: compute; sets c->r when real
  * outputs would come from phantom inputs. */

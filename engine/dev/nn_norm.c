@@ -92,10 +92,7 @@ mgpu_result mgpu_nn_avgpool(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *y
     a.t[1] = nn_out(&c, y, "y", K_FLOAT);
     if (c.r != MGPU_OK) return c.r;
     size_t d[MGPU_TENSOR_MAX_DIMS];
-    if (mgpu_tensor_dims(x, d) != 4) {
-        char sh[128];
-        return mgpu_fail(MGPU_ERR_INVALID, "avgpool: x is %s but must be [N, C, H, W]", mgpu_tensor_shape_str(x, sh, sizeof sh));
-    }
+    if (nn_want_ndim(&c, x, "x", 4, "be [N, C, H, W]", d) != MGPU_OK) return c.r;
     nn_want_dims(&c, y, "y", 2, d);
     a.n[0] = d[0] * d[1];
     a.n[1] = d[2] * d[3];
@@ -111,11 +108,7 @@ mgpu_result mgpu_nn_avgpool_backward(mgpu_stream *s, const mgpu_tensor *dy, mgpu
     a.t[1] = nn_out(&c, dx, "dx", K_FLOAT);
     if (c.r != MGPU_OK) return c.r;
     size_t d[MGPU_TENSOR_MAX_DIMS];
-    if (mgpu_tensor_dims(dx, d) != 4) {
-        char sh[128];
-        return mgpu_fail(MGPU_ERR_INVALID, "avgpool_backward: dx is %s but must be [N, C, H, W]",
-                         mgpu_tensor_shape_str(dx, sh, sizeof sh));
-    }
+    if (nn_want_ndim(&c, dx, "dx", 4, "be [N, C, H, W]", d) != MGPU_OK) return c.r;
     nn_want_dims(&c, dy, "dy", 2, d);
     a.n[0] = d[0] * d[1];
     a.n[1] = d[2] * d[3];

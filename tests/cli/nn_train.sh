@@ -6,7 +6,8 @@
 # style decoder learns its token sequences (loss / 4, >= 90 % next-token
 # accuracy) and reports gradients ready from the head back; every module's
 # backward matches finite differences (tests/data/nn_modules_fd.lua); the
-# module loader refuses names outside the library.
+# module loader refuses names outside the library; an op given a tensor of
+# the wrong rank says so.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -70,6 +71,25 @@ LUA
 [ "$(grep -c 'false.*is not a library module name' "$tmp/imp")" -eq 4 ] && ok || { bad "bad names not refused"; cat "$tmp/imp"; }
 grep -q "nope.*false.*no module 'nope' in the library" "$tmp/imp" && ok || { bad "missing module"; cat "$tmp/imp"; }
 grep -q "same.*true" "$tmp/imp" && ok || bad "a module runs once"
+
+# an op given a tensor of the wrong rank names the op, the tensor, its shape
+# and the rank it must have (nn_want_ndim)
+cat >"$tmp/rank.lua" <<'LUA'
+local nn, x = mgpu.nn, mgpu.tensor{shape = {2, 3, 4}, dtype = "f32"}
+local y = mgpu.tensor{shape = {2, 3}, dtype = "f32"}
+local labels, loss = mgpu.tensor{shape = {2}, dtype = "i32"}, mgpu.tensor{shape = {1}, dtype = "f32"}
+for _, f in ipairs{function() nn.avgpool(x, y) end, function() nn.avgpool_backward(y, x) end,
+                   function() nn.swap12(x, x) end, function() nn.cross_entropy(x, labels, loss, nil) end} do
+  print(select(2, pcall(f)))
+end
+LUA
+"$bin" spmd "$tmp/rank.lua" --backend sim --ranks 1 >"$tmp/rank" 2>&1
+for want in "avgpool: x is \[2, 3, 4\] f32 but must be \[N, C, H, W\]" \
+            "avgpool_backward: dx is \[2, 3, 4\] f32 but must be \[N, C, H, W\]" \
+            "swap12: x is \[2, 3, 4\] f32 but must have 4 dims" \
+            "cross_entropy: logits is \[2, 3, 4\] f32 but must be \[rows, classes\]"; do
+  grep -q "$want" "$tmp/rank" && ok || { bad "wrong rank: want '$want'"; cat "$tmp/rank"; }
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
