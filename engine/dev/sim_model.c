@@ -85,8 +85,8 @@ static const struct {
      * rmsnorm moved 1.8 and 2.1 TB/s of their bytes: 0.42 of HBM puts both
      * within 10 %. Gathers (GATHER: im2col, col2im, and the causal softmax,
      * whose row limit cuts 16-byte packs) load one element per thread and
-     * are bound by element accesses, not bytes (nn_conv.c and nn_attn.c count them, with a
-     * cost per block for im2col and col2im): k_im2col made 990 accesses a
+     * are bound by element accesses, not bytes (nn_conv.c and nn_attn.c
+     * count them, with a cost per block for im2col and col2im): k_im2col made 990 accesses a
      * ns (a load and a store per column; bf16 and f32 alike, ncu), the
      * causal softmax 740: the model prices an access at 1/900 ns on the
      * H200, expressed as a share of the f32 peak so that it scales with
