@@ -266,9 +266,13 @@ static mgpu_result check_wait(sim_ctx *x, const int *peers, int npeers, const ch
         int total = peers ? npeers : s->n;
         for (int i = 0; i < total; i++) {
             int r = peers ? peers[i] : i;
-            if (r != x->me && rank_dead(s, r))
-                return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) died while this rank waited for it", x->what, r,
-                                 (int)atomic_load(&s->ranks[r].pid));
+            if (r != x->me && rank_dead(s, r)) {
+                /* how long it waited, as an aborted call says it: "within
+                 * 120 s" or no figure at all misleads after a short wait */
+                double left_s = x->deadline_ns > now ? (double)(x->deadline_ns - now) / 1e9 : 0;
+                return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) died while this rank waited for it (waited %.1f s)",
+                                 x->what, r, (int)atomic_load(&s->ranks[r].pid), x->timeout_s - left_s);
+            }
         }
     }
     if (now >= x->deadline_ns)

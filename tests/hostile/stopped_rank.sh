@@ -57,7 +57,10 @@ wait $spmd; rc=$?
 if [ -n "$pid" ] && [ $rc -eq 1 ] && has out2 'rank 1 sent no flight record \(killed by signal 9' &&
    ! has out2 'within 120 s' &&
    { has out2 'all_reduce #2 on comm world was aborted after [0-9.]+ s' ||
-     has out2 "communicator 'world' was aborted"; }; then ok   # (the latter: rank 0 not yet in the call)
+     has out2 "communicator 'world' was aborted" ||   # (rank 0 not yet in the call)
+     # rank 0's own dead-peer probe (every 100 ms) saw the death before the
+     # coordinator's abort reached it: just as specific, with its wait
+     has out2 "all_reduce #2 on 'world': rank 1 \(pid $pid\) died while this rank waited for it \(waited [0-9.]+ s\)"; }; then ok
 else bad "a killed rank (pid ${pid:-not found}, exit $rc): rank 0's aborted collective or the flight line is wrong"
   grep -v '^\[rank' out2 | tail -6; fi
 finish

@@ -53,7 +53,9 @@ static int dead_child(int rank, int size, const mgpu_bootstrap *bs, void *arg)
     mgpu_result r = simc_coll(&e.c, MGPU_COLL_ALL_REDUCE, b, 0, b, 0, 1 << 18, MGPU_F32, MGPU_SUM, -1);
     double dt = secs_since(t0);
     fprintf(stderr, "# rank %d: %.2f s: %s\n", rank, dt, mgpu_error_message());
-    int ok = r != MGPU_OK && dt < TIMEOUT_S + 1.0 && strstr(mgpu_error_message(), "rank 2");
+    /* the probe names the dead rank and how long this one waited */
+    int ok = r == MGPU_ERR_IO && dt < TIMEOUT_S + 1.0 && strstr(mgpu_error_message(), "rank 2") &&
+             strstr(mgpu_error_message(), "died while this rank waited for it (waited ");
     mgpu_mem_free(b);
     simc_close(&e);
     return ok ? 0 : 3;
