@@ -322,7 +322,10 @@ static void test_conf(void)
     mgpu_alloc_conf_format(&c, text, sizeof text);
     mgpu_alloc_conf back;
     CHECK_OK(mgpu_alloc_conf_parse(text, &back));
-    CHECK(memcmp(&back, &c, sizeof c) == 0);
+    /* field by field: memcmp saw the padding after `caching`, which a
+     * struct assignment need not copy (a coverage build failed on it) */
+    CHECK(back.caching == c.caching && back.max_split_size == c.max_split_size &&
+          back.expandable_segments == c.expandable_segments);
     CHECK(mgpu_alloc_conf_parse("max_split_size_mb:8", &c) == MGPU_ERR_INVALID);
     CHECK(strstr(mgpu_error_message(), "below 20") != NULL);
     CHECK(mgpu_alloc_conf_parse("backend:cudaMallocAsync", &c) == MGPU_ERR_INVALID);

@@ -1,0 +1,1 @@
+print(string.find(string.rep("a", 1e5), ".-.-.-.-.-.-.-.-b"))

@@ -1,0 +1,1 @@
+while true do local s = string.rep("z", 1e8) end
