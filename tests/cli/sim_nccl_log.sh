@@ -2,9 +2,9 @@
 # sim_nccl_log.sh - with NCCL_DEBUG=INFO the sim communicator prints NCCL's
 # lines for its modelled rings and transports, marked SIMULATED: P2P inside
 # a DGX node, NET/IB with GDRDMA between the nodes of 2x-dgx-h100, SHM with
-# p2p-disabled, no GDRDMA with no-gdr, COLLNET with NCCL_COLLNET_ENABLE=1;
-# nothing without NCCL_DEBUG. And the crash fault fails the run naming the
-# rank (fail-stop).
+# p2p-disabled and between two ranks on one GPU, no GDRDMA with no-gdr,
+# COLLNET with NCCL_COLLNET_ENABLE=1; nothing without NCCL_DEBUG. And the
+# crash fault fails the run naming the rank (fail-stop).
 set -u
 bin=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -35,6 +35,10 @@ NCCL_DEBUG=INFO bench "$tmp/shm" --machine dgx-h100 --ranks 8 --fault p2p-disabl
 has "$tmp/shm" '0\[0\] -> 1\[1\] via SHM/direct/direct' && ok || bad "p2p-disabled: no SHM edge"
 NCCL_DEBUG=INFO NCCL_P2P_DISABLE=1 bench "$tmp/shm2" --machine dgx-h100 --ranks 8
 has "$tmp/shm2" '0\[0\] -> 1\[1\] via SHM/direct/direct' && ok || bad "NCCL_P2P_DISABLE=1: no SHM edge"
+# two ranks sharing one GPU (single-gpu, the labs' ranks on one device):
+# NCCL refuses a duplicate GPU, the sim lets them meet in device memory
+NCCL_DEBUG=INFO bench "$tmp/self" --machine single-gpu --ranks 2
+has "$tmp/self" '1\[0\] -> 0\[0\] via SHM/direct/direct' && ok || bad "single-gpu, 2 ranks: no SHM edge between the ranks"
 NCCL_DEBUG=INFO NCCL_COLLNET_ENABLE=1 bench "$tmp/sharp" --machine 2x-dgx-h100 --ranks 16 -b 64M -e 64M
 has "$tmp/sharp" 'Algo COLLNET_DIRECT' && ok || bad "NCCL_COLLNET_ENABLE=1: no COLLNET algorithm"
 bench "$tmp/quiet" --machine dgx-h100 --ranks 4
