@@ -15,12 +15,11 @@
 # it, as a learner meets it). Each step is then run alone, solved. With
 # MGPU_LABS_STEPS_ONLY the unsolved states come from runs of each step alone.
 # With MGPU_TEST_ASAN=1 (the sanitized build's ctest) the lab runs whole
-# once, with every solution and answer (it must exit 0; it gives the solved
-# states), and each step with an exercise or questions runs alone unsolved:
-# every step still runs, and every check fails and passes, under the
-# sanitizers, without a second whole run that repeats the steps no learner
-# changes (most of a training lab's time); the release pass holds the whole
-# unsolved lab to exit 0 and each step alone to "passes solved".
+# once, with every solution and answer: it must exit 0 and every exercise
+# step must pass. The unsolved runs are the release pass's: measured with a
+# --coverage build (bench/asan_lab_coverage.sh), they reach no line of engine/,
+# cli/ or shell/ that the rest of the sanitized pass does not, and they were
+# a third of its time.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -152,7 +151,9 @@ while IFS=$'\x1f' read -r kind id a b c d; do
   # earlier step's exercise and only asks about it (lab 4's buckets) waits.
   want_unsolved=failed
   [ -n "$qids" ] && want_unsolved='awaiting|failed'
-  if [ -n "$unsolved_states" ]; then
+  if [ "${MGPU_TEST_ASAN:-0}" = 1 ]; then
+    : # the release pass's (see the top)
+  elif [ -n "$unsolved_states" ]; then
     st=$(nth "$step" $unsolved_states)
     [[ $st =~ ^($want_unsolved)$ ]] && ok || { bad "$id step $step unsolved: state '$st', wanted '$want_unsolved' (the check must fail on the unsolved exercise, and wait for unanswered questions; seen in the run of the whole lab)"; head -c 3000 "$tmp/whole.json"; }
   else
