@@ -2,10 +2,12 @@
  * with clear errors, stops endless loops and allocation bombs, and reports
  * errors with a traceback that names the line. */
 #include "mgpu/lua_sandbox.h"
+#include "lua/lua_runaway.h"
 #include "mgpu/clock.h"
 #include "tap.h"
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char printed[1024];
@@ -220,8 +222,20 @@ static void test_engine_errors(void)
     mgpu_lua_close(sb);
 }
 
+/* The runaway watch's grace: the budget itself, and never under 10 s (the
+ * hook needs a moment; a collective's watchdog reports first). The test
+ * hook that shortens it (MGPU_RUNAWAY_GRACE_S) is unset in main. */
+static void test_runaway_grace(void)
+{
+    CHECKF(lua_runaway_grace_s(1.0) == 10.0, "grace after a 1 s budget: %g s", lua_runaway_grace_s(1.0));
+    CHECKF(lua_runaway_grace_s(0) == 10.0, "grace with no budget: %g s", lua_runaway_grace_s(0));
+    CHECKF(lua_runaway_grace_s(30.0) == 30.0, "grace after a 30 s budget: %g s", lua_runaway_grace_s(30.0));
+}
+
 int main(void)
 {
+    unsetenv("MGPU_RUNAWAY_GRACE_S"); /* read once, at the first arming */
+    test_runaway_grace();
     test_refusals();
     test_time_budget();
     test_interrupt();
