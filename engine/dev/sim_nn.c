@@ -153,6 +153,22 @@ static size_t col_at(const mgpu_nn_args *a, size_t n, size_t row)
     return (a->i[2] == MGPU_NN_COL_BY_ROW ? row * nimg + n : n * crr + row) * pq;
 }
 
+/* A short run of floats copied or zeroed as plain loops rather than through
+ * memcpy/memset: a run is one row of a feature map (tens of floats, millions
+ * of runs per step), and in the sanitized build, which leaves this file
+ * uninstrumented for speed (CMakeLists.txt), the library calls go through
+ * ASan's interceptors, whose range checks cost more than such a copy. At
+ * -O2 GCC turns the loops back into the library calls. */
+static inline void copy_run(float *d, const float *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++) d[k] = s[k];
+}
+
+static inline void zero_run(float *d, size_t n)
+{
+    for (size_t k = 0; k < n; k++) d[k] = 0;
+}
+
 /* f32, the common case, row by row of the column matrix: a row of P*Q
  * columns reads one kernel tap across the image (the sim spends most of a
  * ResNet step here). The columns q whose input w = q*stride - pad + s lies
@@ -178,7 +194,7 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
             for (size_t p = 0; p < P; p++, d += Q) {
                 long h = (long)p * stride - pad + (long)r;
                 if (h < 0 || h >= (long)H) {
-                    if (!back) memset(d, 0, Q * sizeof *d);
+                    if (!back) zero_run(d, Q);
                     continue;
                 }
                 /* xs[k * stride] is the input of column q0 + k, inside the row */
@@ -191,11 +207,11 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
                         for (size_t k = 0; k < m; k++) xs[k * (size_t)stride] += ds[k];
                     continue;
                 }
-                if (q0) memset(d, 0, q0 * sizeof *d);
-                if (stride == 1) memcpy(ds, xs, m * sizeof *d);
+                zero_run(d, q0);
+                if (stride == 1) copy_run(ds, xs, m);
                 else
                     for (size_t k = 0; k < m; k++) ds[k] = xs[k * (size_t)stride];
-                if (q1 < Q) memset(d + q1, 0, (Q - q1) * sizeof *d);
+                zero_run(d + q1, Q - q1);
             }
         }
 }
