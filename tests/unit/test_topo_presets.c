@@ -54,7 +54,7 @@ static void dgx(const char *name, const char *gpu_name, double hbm)
     CHECK(near(mgpu_topo_gpu_nic_path(t, 0, 7).bw_gbs, 22.0));
     for (int n = 0; n < 8; n++) {
         const mgpu_topo_nic *nic = mgpu_topo_nic_at(t, n);
-        char want[16];
+        char want[24]; /* "mlx5_" and any int: no truncation warning */
         snprintf(want, sizeof want, "mlx5_%d", n);
         CHECK(strcmp(nic->name, want) == 0);
         CHECK(near(nic->speed_gbps, 400.0));
