@@ -158,7 +158,8 @@ static size_t col_at(const mgpu_nn_args *a, size_t n, size_t row)
  * of runs per step), and in the sanitized build, which leaves this file
  * uninstrumented for speed (CMakeLists.txt), the library calls go through
  * ASan's interceptors, whose range checks cost more than such a copy. At
- * -O2 GCC turns the loops back into the library calls. */
+ * -O2 GCC vectorises the loops; the release build's lab 4 step 3 took the
+ * same CPU time either way. */
 static inline void copy_run(float *d, const float *s, size_t n)
 {
     for (size_t k = 0; k < n; k++) d[k] = s[k];
