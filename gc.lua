@@ -1,1 +1,0 @@
-setmetatable({}, {__gc = function() while true do end end}); collectgarbage()

@@ -1,1 +1,0 @@
-local t = setmetatable({}, {__gc = function() while true do end end})

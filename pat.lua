@@ -1,1 +1,0 @@
-print(string.find(string.rep("a", 1e5), ".-.-.-.-.-.-.-.-b"))
