@@ -11,6 +11,7 @@
  * coordinator then reports the rank's exit and this line. */
 #include "lua/lua_runaway.h"
 #include "mgpu/clock.h"
+#include "mgpu/env.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,7 @@ static pid_t thread_pid; /* the process whose watch thread runs (a fork has none
  * every engine call. */
 static double grace_hook_s;
 static pthread_once_t grace_hook_once = PTHREAD_ONCE_INIT;
-static void read_grace_hook(void)
-{
-    const char *v = getenv("MGPU_RUNAWAY_GRACE_S");
-    char *end = NULL;
-    double g = v && *v ? strtod(v, &end) : 0;
-    if (end && *end == '\0' && g > 0 && g <= 600) grace_hook_s = g;
-}
+static void read_grace_hook(void) { grace_hook_s = mgpu_env_seconds("MGPU_RUNAWAY_GRACE_S", 600); }
 
 double lua_runaway_grace_s(double budget_s)
 {
