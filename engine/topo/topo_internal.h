@@ -42,6 +42,13 @@ enum {
     TOPO_FAULT_CRASH = 1u << 4,
 };
 
+/* A device's way up its tree, each hop's PCIe facts read once (topo_paths.c). */
+typedef struct topo_hop topo_hop;
+typedef struct topo_chain {
+    topo_hop *hop; /* the device element first, the root last */
+    int n;
+} topo_chain;
+
 struct mgpu_topo {
     char *machine_name;
     int simulated;
@@ -60,6 +67,7 @@ struct mgpu_topo {
     double *host_intersocket_gbs;  /* per host, from its CPU vendor/model */
     int *gpu_best_nic;             /* per GPU: its closest, then fastest NIC on its host; -1 none */
     double *gpu_net_gbs;           /* per GPU: min(that NIC's line rate, PCIe path to it) */
+    topo_chain *gpu_chain, *nic_chain; /* per GPU, per NIC: its dev element's way to the root */
 
     signed char *peer_override;   /* ngpus*ngpus, -2 = derive; NULL until set */
 
@@ -76,8 +84,10 @@ mgpu_result topo_build(mgpu_xml_node **systems, int nhosts, mgpu_xml_node *wrapp
                        const char *machine_name, int simulated, const topo_srcmap *map,
                        mgpu_topo **out);
 
-/* Fill gpu_best_nic / gpu_net_gbs (topo_paths.c); called once the view is built. */
+/* Fill gpu_chain / nic_chain and gpu_best_nic / gpu_net_gbs (topo_paths.c);
+ * called once the view is built. topo_paths_release frees what it made. */
 mgpu_result topo_paths_prepare(mgpu_topo *t);
+void topo_paths_release(mgpu_topo *t);
 
 /* "FILE:LINE:COL" of an element, or "host N <gpu>" style when unknown. */
 void topo_where(const topo_srcmap *map, const mgpu_xml_node *n, char *buf, size_t len);

@@ -505,8 +505,7 @@ void mgpu_topo_free(mgpu_topo *t)
     free(t->gpu_nvlink_down);
     free(t->nic_dev_elem);
     free(t->host_intersocket_gbs);
-    free(t->gpu_best_nic);
-    free(t->gpu_net_gbs);
+    topo_paths_release(t);
     free(t->peer_override);
     for (int i = 0; i < t->nnotes; i++) free(t->notes[i]);
     free(t->notes);

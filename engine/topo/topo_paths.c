@@ -1,7 +1,8 @@
 /* topo_paths.c - path type, modelled bandwidth and latency between two
  * GPUs, a GPU and a NIC, or two NICs; peer access. Computed on demand from
- * the tree (cheap: the tree is at most 64 deep), so a 4096-GPU model costs
- * no N^2 table. The mapping is documented in docs/topology-model.md. */
+ * each device's way up the tree (at most 64 hops, read once per device), so
+ * a 4096-GPU model costs no N^2 table. The mapping is documented in
+ * docs/topology-model.md. */
 #include "topo/topo_internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -37,49 +38,73 @@ static int is_host_bridge(const mgpu_xml_node *n)
     return is_pci(n) && topo_parse_long(mgpu_xml_get(n, "class"), &cls) && cls == TOPO_CLASS_HOST_BRIDGE;
 }
 
-static int depth_of(const mgpu_xml_node *n)
+/* One element on a device's way to the root, with what the PCIe relation
+ * reads of it worked out once: a 2,000-GPU model asks for 4 million
+ * relations, and reading the attributes each time (names compared, numbers
+ * parsed) was most of `mgpulab topo`'s time on it. */
+struct topo_hop {
+    const mgpu_xml_node *node;
+    double link_gbs;          /* its upstream link (a <pci>'s), 0 none */
+    unsigned char pci, host_bridge;
+    unsigned char known;      /* <pci>, <cpu> or <system>: what a relation is named after */
+    unsigned char system;     /* <system> */
+};
+
+/* The hops of device element `dev`, itself first, then each parent up to the root. */
+static mgpu_result chain_of(const mgpu_xml_node *dev, topo_chain *out)
 {
-    int d = 0;
-    for (; n->parent; n = n->parent) d++;
-    return d;
+    int n = 0;
+    for (const mgpu_xml_node *x = dev; x; x = x->parent) n++;
+    out->hop = malloc((size_t)n * sizeof *out->hop);
+    if (!out->hop) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
+    out->n = n;
+    int i = 0;
+    for (const mgpu_xml_node *x = dev; x; x = x->parent, i++) {
+        topo_hop *h = &out->hop[i];
+        h->node = x;
+        h->pci = (unsigned char)is_pci(x);
+        h->link_gbs = h->pci ? link_gbs(x) : 0;
+        h->host_bridge = (unsigned char)is_host_bridge(x);
+        h->system = strcmp(x->name, "system") == 0;
+        h->known = h->pci || h->system || strcmp(x->name, "cpu") == 0;
+    }
+    return MGPU_OK;
 }
 
-/* The PCIe relation of two device elements on one host: type and the
- * slowest link crossed (each <pci> carries its upstream link). */
-static void pcie_relation(const mgpu_topo *t, int host, const mgpu_xml_node *a, const mgpu_xml_node *b,
+/* The PCIe relation of two device elements on one host (their chains):
+ * type and the slowest link crossed (each <pci> carries its upstream link). */
+static void pcie_relation(const mgpu_topo *t, int host, const topo_chain *ca, const topo_chain *cb,
                           mgpu_path_type *type, double *bw)
 {
     double slowest = 0;
     int bridges = 0, host_bridge = 0;
-    const mgpu_xml_node *x = a, *y = b;
-    int dx = depth_of(x), dy = depth_of(y);
+    int i = 0, j = 0; /* hop i of a, hop j of b: climbing, each at its own depth ca->n - 1 - i */
     /* Climb to the common ancestor, folding in each link crossed; a
      * <pci> passed on the way (not the endpoints) is a bridge. */
-#define CROSS(n, endpoint)                                                           \
+#define CROSS(h, endpoint)                                                           \
     do {                                                                             \
-        double g_ = is_pci(n) ? link_gbs(n) : 0;                                     \
+        double g_ = (h)->link_gbs;                                                   \
         if (g_ > 0 && (slowest == 0 || g_ < slowest)) slowest = g_;                  \
-        if (!(endpoint) && is_pci(n)) bridges++, host_bridge |= is_host_bridge(n);   \
+        if (!(endpoint) && (h)->pci) bridges++, host_bridge |= (h)->host_bridge;     \
     } while (0)
-    while (dx > dy) { CROSS(x, x == a); x = x->parent; dx--; }
-    while (dy > dx) { CROSS(y, y == b); y = y->parent; dy--; }
-    while (x != y && x && y) {
-        CROSS(x, x == a);
-        CROSS(y, y == b);
-        x = x->parent, y = y->parent;
+    while (ca->n - i > cb->n - j) { CROSS(&ca->hop[i], i == 0); i++; }
+    while (cb->n - j > ca->n - i) { CROSS(&cb->hop[j], j == 0); j++; }
+    while (i < ca->n && ca->hop[i].node != cb->hop[j].node) {
+        CROSS(&ca->hop[i], i == 0);
+        CROSS(&cb->hop[j], j == 0);
+        i++, j++;
     }
 #undef CROSS
-    const mgpu_xml_node *lca = x;
     /* An element the view does not know (kept for round trip) stands for
      * its nearest known ancestor. */
-    while (lca && !is_pci(lca) && strcmp(lca->name, "cpu") != 0 && strcmp(lca->name, "system") != 0)
-        lca = lca->parent;
-    if (a == b) *type = MGPU_PATH_PIX;
-    else if (!lca || strcmp(lca->name, "system") == 0) *type = MGPU_PATH_SYS;
-    else if (strcmp(lca->name, "cpu") == 0) *type = MGPU_PATH_NODE;
+    while (i < ca->n && !ca->hop[i].known) i++;
+    const topo_hop *lca = i < ca->n ? &ca->hop[i] : NULL;
+    if (ca->hop[0].node == cb->hop[0].node) *type = MGPU_PATH_PIX;
+    else if (!lca || lca->system) *type = MGPU_PATH_SYS;
+    else if (!lca->pci) *type = MGPU_PATH_NODE;
     else {
         bridges++; /* the common <pci> itself */
-        host_bridge |= is_host_bridge(lca);
+        host_bridge |= lca->host_bridge;
         *type = host_bridge ? MGPU_PATH_PHB : bridges == 1 ? MGPU_PATH_PIX : MGPU_PATH_PXB;
     }
     if (slowest == 0) slowest = DEFAULT_PCIE_GBS;
@@ -133,6 +158,11 @@ static mgpu_topo_path bad_path(void)
  * so that a path across hosts costs O(1), not a scan of the NICs. */
 mgpu_result topo_paths_prepare(mgpu_topo *t)
 {
+    t->gpu_chain = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_chain);
+    t->nic_chain = calloc((size_t)t->nnics + 1, sizeof *t->nic_chain);
+    if (!t->gpu_chain || !t->nic_chain) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
+    for (int g = 0; g < t->ngpus; g++) MGPU_CHECK(chain_of(t->gpu_dev_elem[g], &t->gpu_chain[g]));
+    for (int i = 0; i < t->nnics; i++) MGPU_CHECK(chain_of(t->nic_dev_elem[i], &t->nic_chain[i]));
     t->gpu_best_nic = malloc(((size_t)t->ngpus + 1) * sizeof *t->gpu_best_nic);
     t->gpu_net_gbs = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_net_gbs);
     if (!t->gpu_best_nic || !t->gpu_net_gbs) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
@@ -154,6 +184,16 @@ mgpu_result topo_paths_prepare(mgpu_topo *t)
         }
     }
     return MGPU_OK;
+}
+
+void topo_paths_release(mgpu_topo *t)
+{
+    for (int g = 0; t->gpu_chain && g < t->ngpus; g++) free(t->gpu_chain[g].hop);
+    for (int i = 0; t->nic_chain && i < t->nnics; i++) free(t->nic_chain[i].hop);
+    free(t->gpu_chain);
+    free(t->nic_chain);
+    free(t->gpu_best_nic);
+    free(t->gpu_net_gbs);
 }
 
 static double gpu_net_gbs(const mgpu_topo *t, int gpu, double *extra_lat)
@@ -184,7 +224,7 @@ mgpu_topo_path mgpu_topo_gpu_path(const mgpu_topo *t, int a, int b)
     }
     mgpu_path_type type;
     double bw;
-    pcie_relation(t, ga->host, t->gpu_dev_elem[a], t->gpu_dev_elem[b], &type, &bw);
+    pcie_relation(t, ga->host, &t->gpu_chain[a], &t->gpu_chain[b], &type, &bw);
     return make(type, bw);
 }
 
@@ -202,7 +242,7 @@ mgpu_topo_path mgpu_topo_gpu_nic_path(const mgpu_topo *t, int gpu, int nic)
     }
     mgpu_path_type type;
     double bw;
-    pcie_relation(t, g->host, t->gpu_dev_elem[gpu], t->nic_dev_elem[nic], &type, &bw);
+    pcie_relation(t, g->host, &t->gpu_chain[gpu], &t->nic_chain[nic], &type, &bw);
     mgpu_topo_path p = make(type, bw);
     if (!g->gdr || !n->gdr) p.latency_us += NO_GDR_EXTRA_US;
     return p;
@@ -219,7 +259,7 @@ mgpu_topo_path mgpu_topo_nic_nic_path(const mgpu_topo *t, int a, int b)
     }
     mgpu_path_type type;
     double bw;
-    pcie_relation(t, x->host, t->nic_dev_elem[a], t->nic_dev_elem[b], &type, &bw);
+    pcie_relation(t, x->host, &t->nic_chain[a], &t->nic_chain[b], &type, &bw);
     return make(type, bw);
 }
 
