@@ -60,14 +60,12 @@ struct mgpu_topo {
     mgpu_topo_gpu *gpus;
     mgpu_topo_nic *nics;
     /* Per GPU, parallel to gpus: */
-    const mgpu_xml_node **gpu_dev_elem; /* its <pci> (or <gpu> without one): the position in the tree */
     int *gpu_nvsw_links;          /* links to NVSwitches */
     unsigned char *gpu_nvlink_down;
-    const mgpu_xml_node **nic_dev_elem; /* its <pci> (or <nic>) */
     double *host_intersocket_gbs;  /* per host, from its CPU vendor/model */
     int *gpu_best_nic;             /* per GPU: its closest, then fastest NIC on its host; -1 none */
     double *gpu_net_gbs;           /* per GPU: min(that NIC's line rate, PCIe path to it) */
-    topo_chain *gpu_chain, *nic_chain; /* per GPU, per NIC: its dev element's way to the root */
+    topo_chain *gpu_chain, *nic_chain; /* per GPU, per NIC: the way to the root from its <pci> (or itself) */
 
     signed char *peer_override;   /* ngpus*ngpus, -2 = derive; NULL until set */
 

@@ -412,15 +412,12 @@ static mgpu_result derive(mgpu_topo *t, const topo_srcmap *map)
     MGPU_CHECK(sort_nics(t));
 
     int n = t->ngpus;
-    t->gpu_dev_elem = calloc((size_t)n + 1, sizeof *t->gpu_dev_elem);
     t->gpu_nvsw_links = calloc((size_t)n + 1, sizeof *t->gpu_nvsw_links);
     t->gpu_nvlink_down = calloc((size_t)n + 1, 1);
-    t->nic_dev_elem = calloc((size_t)t->nnics + 1, sizeof *t->nic_dev_elem);
-    if (!t->gpu_dev_elem || !t->gpu_nvsw_links || !t->gpu_nvlink_down || !t->nic_dev_elem)
+    if (!t->gpu_nvsw_links || !t->gpu_nvlink_down)
         return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
     for (int i = 0; i < n; i++) {
         const mgpu_xml_node *g = t->gpus[i].node;
-        t->gpu_dev_elem[i] = g->parent && strcmp(g->parent->name, "pci") == 0 ? g->parent : g;
         for (int k = 0; k < g->nchildren; k++) {
             const mgpu_xml_node *l = g->children[k];
             long long cls, cnt;
@@ -429,10 +426,6 @@ static mgpu_result derive(mgpu_topo *t, const topo_srcmap *map)
                 topo_parse_long(mgpu_xml_get(l, "count"), &cnt))
                 t->gpu_nvsw_links[i] += (int)cnt;
         }
-    }
-    for (int i = 0; i < t->nnics; i++) {
-        const mgpu_xml_node *nic = t->nics[i].node->parent;
-        t->nic_dev_elem[i] = nic->parent && strcmp(nic->parent->name, "pci") == 0 ? nic->parent : nic;
     }
     MGPU_CHECK(topo_paths_prepare(t));
     if (t->nhosts > 1)
@@ -500,10 +493,8 @@ void mgpu_topo_free(mgpu_topo *t)
     mgpu_xml_free(t->wrapper);
     free(t->gpus);
     free(t->nics);
-    free(t->gpu_dev_elem);
     free(t->gpu_nvsw_links);
     free(t->gpu_nvlink_down);
-    free(t->nic_dev_elem);
     free(t->host_intersocket_gbs);
     topo_paths_release(t);
     free(t->peer_override);

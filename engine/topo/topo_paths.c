@@ -32,10 +32,17 @@ static double link_gbs(const mgpu_xml_node *pci)
 
 static int is_pci(const mgpu_xml_node *n) { return strcmp(n->name, "pci") == 0; }
 
-static int is_host_bridge(const mgpu_xml_node *n)
+static int is_host_bridge_class(const mgpu_xml_node *pci)
 {
     long long cls;
-    return is_pci(n) && topo_parse_long(mgpu_xml_get(n, "class"), &cls) && cls == TOPO_CLASS_HOST_BRIDGE;
+    return topo_parse_long(mgpu_xml_get(pci, "class"), &cls) && cls == TOPO_CLASS_HOST_BRIDGE;
+}
+
+/* Where a device sits in the tree: its <pci> parent, or the device element
+ * itself when the file gives none. */
+static const mgpu_xml_node *dev_elem(const mgpu_xml_node *dev)
+{
+    return dev->parent && is_pci(dev->parent) ? dev->parent : dev;
 }
 
 /* One element on a device's way to the root, with what the PCIe relation
@@ -64,7 +71,7 @@ static mgpu_result chain_of(const mgpu_xml_node *dev, topo_chain *out)
         h->node = x;
         h->pci = (unsigned char)is_pci(x);
         h->link_gbs = h->pci ? link_gbs(x) : 0;
-        h->host_bridge = (unsigned char)is_host_bridge(x);
+        h->host_bridge = (unsigned char)(h->pci && is_host_bridge_class(x));
         h->system = strcmp(x->name, "system") == 0;
         h->known = h->pci || h->system || strcmp(x->name, "cpu") == 0;
     }
@@ -161,8 +168,9 @@ mgpu_result topo_paths_prepare(mgpu_topo *t)
     t->gpu_chain = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_chain);
     t->nic_chain = calloc((size_t)t->nnics + 1, sizeof *t->nic_chain);
     if (!t->gpu_chain || !t->nic_chain) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
-    for (int g = 0; g < t->ngpus; g++) MGPU_CHECK(chain_of(t->gpu_dev_elem[g], &t->gpu_chain[g]));
-    for (int i = 0; i < t->nnics; i++) MGPU_CHECK(chain_of(t->nic_dev_elem[i], &t->nic_chain[i]));
+    for (int g = 0; g < t->ngpus; g++) MGPU_CHECK(chain_of(dev_elem(t->gpus[g].node), &t->gpu_chain[g]));
+    /* A NIC's node is its <port>; the device is the <nic> above it. */
+    for (int i = 0; i < t->nnics; i++) MGPU_CHECK(chain_of(dev_elem(t->nics[i].node->parent), &t->nic_chain[i]));
     t->gpu_best_nic = malloc(((size_t)t->ngpus + 1) * sizeof *t->gpu_best_nic);
     t->gpu_net_gbs = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_net_gbs);
     if (!t->gpu_best_nic || !t->gpu_net_gbs) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
