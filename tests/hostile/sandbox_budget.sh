@@ -8,8 +8,9 @@
 . "$(dirname "$0")/hostile_lib.bash"
 # The runaway watch stops a stuck process 1 s after its budget instead of
 # the default's 10 (test_lua_sandbox holds the default): the stuck cases
-# here spin the CPU until then.
-export MGPU_RUNAWAY_GRACE_S=1
+# here spin the CPU until then. Likewise a lab step's budget is 2 s, not
+# 10: verify of the backtracking exercise spins until it ends.
+export MGPU_RUNAWAY_GRACE_S=1 MGPU_LAB_STEP_BUDGET_S=2
 cd "$tmp"
 echo 'setmetatable({}, {__gc = function() while true do end end}); collectgarbage()' >gc.lua
 echo 'local t = setmetatable({}, {__gc = function() while true do end end})' >gcclose.lua
