@@ -92,6 +92,18 @@ static size_t layout(int n, size_t slot, size_t *off_ranks, size_t *off_chans, s
     return *off_coll + (2 * (size_t)n + 1) * pick_coll_bytes(n);
 }
 
+/* A barrier's short spin pays when the ranks it waits for are running on
+ * other cores. When ranks outnumber the CPUs (16 ranks on 2 cores) the
+ * awaited rank is usually not running: each yield is a system call and a
+ * switch to another waiter that yields in turn, and 64 of them per waiting
+ * rank per barrier were half of lab 7's CPU time on 2 cores (8 of 16 s
+ * were system time). There the barrier goes straight to its futex. */
+static int barrier_spins(int n)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 && n > cpus ? 0 : 64;
+}
+
 static mgpu_result map_seg(int fd, int n, size_t slot, sim_seg *s)
 {
     size_t orank, ochan, odata, ocoll, bytes = layout(n, slot, &orank, &ochan, &odata, &ocoll);
@@ -110,6 +122,7 @@ static mgpu_result map_seg(int fd, int n, size_t slot, sim_seg *s)
     s->data = (unsigned char *)base + odata;
     s->coll = (unsigned char *)base + ocoll;
     s->coll_bytes = pick_coll_bytes(n);
+    s->barrier_spins = barrier_spins(n);
     return MGPU_OK;
 }
 
@@ -309,9 +322,9 @@ mgpu_result sim_barrier(sim_ctx *x)
         return MGPU_OK;
     }
     /* A short spin first: on an idle core the others often arrive within
-     * microseconds, and a futex sleep + wake costs more than that. On an
-     * oversubscribed machine the spin yields the CPU to them instead. */
-    for (int i = 0; i < 64; i++) {
+     * microseconds, and a futex sleep + wake costs more than that. Each
+     * turn yields the CPU to them (barrier_spins says when not to spin). */
+    for (int i = 0; i < s->barrier_spins; i++) {
         if ((int32_t)(atomic_load(&h->bar) - target) >= 0 && !atomic_load(&h->aborted)) return MGPU_OK;
         sched_yield();
     }

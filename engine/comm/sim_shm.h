@@ -41,6 +41,7 @@ typedef struct sim_seg {
     size_t coll_bytes;
     size_t populated;         /* bytes of each slot this process has pre-faulted */
     uint64_t nbar;            /* barriers this rank has passed */
+    int barrier_spins;        /* yields before a barrier sleeps: 0 when ranks outnumber CPUs */
 } sim_seg;
 
 /* Create (rank `me` of n) under a fresh random name, or open one by name. */
