@@ -109,19 +109,6 @@ static mgpu_result comm_alloc(mgpu_backend *be, const struct mgpu_comm_ops *ops,
     return MGPU_OK;
 }
 
-static mgpu_result check_env(void)
-{
-    const char *env = getenv("MGPU_COMM_TIMEOUT");
-    if (env && *env) {
-        char *end;
-        double v = strtod(env, &end);
-        if (*end != '\0' || !(v > 0))
-            return mgpu_fail(MGPU_ERR_INVALID,
-                             "MGPU_COMM_TIMEOUT='%s' is not a positive number of seconds (e.g. 30 or 2.5)", env);
-    }
-    return MGPU_OK;
-}
-
 /*--- Creation and teardown ---------------------------------------------*/
 
 mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgpu_comm_config *cfg,
@@ -142,7 +129,7 @@ mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgp
     if (cfg->flight_entries < 0)
         return mgpu_fail(MGPU_ERR_INVALID, "mgpu_comm_init: flight recorder size %d is negative",
                          cfg->flight_entries);
-    MGPU_CHECK(check_env());
+    MGPU_CHECK(mgpu_comm_timeout_env_check());
     int ndev = 0;
     MGPU_CHECK(mgpu_device_count(be, &ndev));
     if (cfg->device < 0 || cfg->device >= ndev)

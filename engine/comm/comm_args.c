@@ -3,6 +3,7 @@
  * by op, roots and peers, dtype and op), so both backends may trust them. */
 #include "comm/comm_args.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -136,4 +137,31 @@ mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a)
 int mgpu_coll_phantom(const mgpu_coll_args *a)
 {
     return (a->send && a->send->phantom) || (a->recv && a->recv->phantom);
+}
+
+/*--- The timeout ---------------------------------------------------------*/
+
+/* MGPU_COMM_TIMEOUT: 0 unset or empty, 1 a positive number (in *v), -1 anything else. */
+static int env_timeout(double *v)
+{
+    const char *env = getenv("MGPU_COMM_TIMEOUT");
+    if (!env || !*env) return 0;
+    char *end;
+    *v = strtod(env, &end);
+    return *end == '\0' && *v > 0 ? 1 : -1;
+}
+
+double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg)
+{
+    double v;
+    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
+    return env_timeout(&v) == 1 ? v : 60.0;
+}
+
+mgpu_result mgpu_comm_timeout_env_check(void)
+{
+    double v;
+    if (env_timeout(&v) >= 0) return MGPU_OK;
+    return mgpu_fail(MGPU_ERR_INVALID, "MGPU_COMM_TIMEOUT='%s' is not a positive number of seconds (e.g. 30 or 2.5)",
+                     getenv("MGPU_COMM_TIMEOUT"));
 }

@@ -14,4 +14,11 @@ mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a);
  * time and moves no data (mgpu/mem.h). */
 int mgpu_coll_phantom(const mgpu_coll_args *a);
 
+/* The per-collective timeout a comm uses, the same for every backend:
+ * cfg->timeout_s, else MGPU_COMM_TIMEOUT, else 60 s. */
+double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg);
+/* MGPU_OK, or why MGPU_COMM_TIMEOUT is not a positive number of seconds
+ * (checked when a comm is created, so a typo is not silently 60 s). */
+mgpu_result mgpu_comm_timeout_env_check(void);
+
 #endif

@@ -7,18 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg)
-{
-    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
-    const char *env = getenv("MGPU_COMM_TIMEOUT");
-    if (env && *env) {
-        char *end;
-        double v = strtod(env, &end);
-        if (*end == '\0' && v > 0) return v;
-    }
-    return 60.0;
-}
-
 void mgpu_comm_core_set_error(mgpu_comm *c, mgpu_result r, const char *msg)
 {
     mgpu_comm_core *k = mgpu_core(c);

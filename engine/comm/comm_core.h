@@ -1,7 +1,8 @@
 /* comm_core.h - what the files above the backends share (comm.c,
  * comm_coll.c, watchdog.c, fingerprint.c): the state kept per communicator
  * (c->core) with its functions in comm_core.c, and the watchdog's and the
- * fingerprint check's entry points. Backends do not include it. */
+ * fingerprint check's entry points. Backends do not include it
+ * (what they share with the core, the timeout, is in comm_args.h). */
 #ifndef MGPU_COMM_CORE_H
 #define MGPU_COMM_CORE_H
 #include "comm/comm_backend.h"
@@ -27,9 +28,6 @@ typedef struct mgpu_comm_core {
 static inline mgpu_comm_core *mgpu_core(const mgpu_comm *c) { return (mgpu_comm_core *)c->core; }
 
 /*--- comm_core.c ---*/
-/* The timeout a comm uses: cfg->timeout_s, else MGPU_COMM_TIMEOUT, else 60 s. */
-double mgpu_comm_resolve_timeout(const mgpu_comm_config *cfg);
-
 /* Record the first asynchronous failure (later ones keep the first). */
 void mgpu_comm_core_set_error(mgpu_comm *c, mgpu_result r, const char *msg);
 /* MGPU_OK, or the verdict that makes c unusable (the watchdog's or a

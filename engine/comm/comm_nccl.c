@@ -4,7 +4,7 @@
  * non-blocking communicators (config.blocking=0: every call may answer
  * ncclInProgress and is then polled with ncclCommGetAsyncError, never
  * longer than the comm's timeout). */
-#include "comm/comm_core.h"
+#include "comm/comm_args.h"
 #include "mgpu/clock.h"
 #include "comm/nccl_dl.h"
 #include <stdio.h>

@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "comm/comm_args.h"
 #include "mgpu/topo.h"
 #include "sim_comm.h"
-
-static double resolve_timeout(const mgpu_comm_config *cfg)
-{
-    if (cfg && cfg->timeout_s > 0) return cfg->timeout_s;
-    const char *e = getenv("MGPU_COMM_TIMEOUT");
-    double v = e ? strtod(e, NULL) : 0;
-    return v > 0 ? v : 60.0;
-}
 
 static uint64_t fnv1a(const char *s)
 {
@@ -41,7 +34,7 @@ static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
 {
     sim_comm *sc = calloc(1, sizeof *sc);
     if (!sc) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory creating communicator '%s'", c->name);
-    sc->timeout_s = resolve_timeout(&c->cfg);
+    sc->timeout_s = mgpu_comm_resolve_timeout(&c->cfg);
     sc->topo = mgpu_backend_topo(c->be);
     sc->log_info = sim_log_wanted();
     mgpu_result r = mgpu_coll_tuning_from_env(&sc->tuning);
