@@ -32,6 +32,9 @@ static const char usage[] =
     "  --mem-limit SIZE      Lua memory per rank, e.g. 64M (default 256M); when given, also\n"
     "                        the most host memory a rank's buffers may hold: pinned ones,\n"
     "                        and on sim every real tensor (phantom ones are not memory)\n"
+    "  --race                exit 1 when the race detector finds a race (it is on anyway)\n"
+    "  --no-race             turn the stream-ordering race detector off (docs/spmd.md#races);\n"
+    "                        it costs a few percent of a script that launches many small ops\n"
     "  ARGS                  strings for the script, in mgpu.args\n"
     "Global options that matter here: --ranks N (default 2 on sim, one per GPU on cuda),\n"
     "--launcher, --backend, --machine, --fault, --timeout (a collective that waits longer\n"
@@ -46,7 +49,7 @@ static const char usage[] =
     "  mgpulab spmd examples/spmd/events.lua --backend sim --trace events.json\n"
     "\n"
     "Exit status: 0 when every rank finished its script, 1 when one failed (error, timeout,\n"
-    "crash), 2 for bad options or an unreadable file.\n";
+    "crash) or, with --race, when a race was found; 2 for bad options or an unreadable file.\n";
 
 typedef struct spmd_args {
     const char *file;
@@ -54,6 +57,7 @@ typedef struct spmd_args {
     uint64_t mem_limit;
     const char **args;
     int nargs;
+    int race;          /* 1: --race (a race fails the run), -1: --no-race, 0: on, reported */
 } spmd_args;
 
 static int parse_args(int argc, char **argv, spmd_args *a)
@@ -80,6 +84,12 @@ static int parse_args(int argc, char **argv, spmd_args *a)
                 return mgpu_cli_usage_error("spmd", "%s", mgpu_error_message());
             if (ml && (a->mem_limit < (1u << 20) || a->mem_limit > (64ull << 30)))
                 return mgpu_cli_usage_error("spmd", "--mem-limit: '%s' must be between 1M and 64G", val);
+            continue;
+        }
+        if (!rest && (strcmp(s, "--race") == 0 || strcmp(s, "--no-race") == 0)) {
+            int want = s[2] == 'r' ? 1 : -1;
+            if (a->race && a->race != want) return mgpu_cli_usage_error("spmd", "--race and --no-race: give one");
+            a->race = want;
             continue;
         }
         if (!rest && s[0] == '-' && s[1] != '\0') /* a typo must not become a script argument */
@@ -138,6 +148,8 @@ typedef struct spmd_run {
     json_t **lua_err;   /* per rank: the spmd_error body */
     mgpu_chrome_trace *trace; /* --trace: the spans so far */
     long bad_spans;     /* span messages that were not spans */
+    long races;         /* racing accesses, all ranks (their race_summary) */
+    long distinct;      /* distinct races reported */
 } spmd_run;
 
 static void print_tagged(FILE *f, int rank, const char *text)
@@ -171,6 +183,24 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         printf("[rank %d] result %s\n", m->rank, text ? text : "?");
         fflush(stdout);
         free(text);
+    } else if (strcmp(m->type, "race") == 0) {
+        r->distinct++;
+        if (r->json) {
+            json_t *row = json_deep_copy(m->body);
+            json_object_set_new(row, "rank", json_integer(m->rank));
+            json_array_append_new(json_object_get(r->doc, "races"), row);
+            return;
+        }
+        const char *text = json_string_value(json_object_get(m->body, "text"));
+        fprintf(stdout, "[rank %d] RACE: %s\n", m->rank, text ? text : "?");
+        fflush(stdout);
+    } else if (strcmp(m->type, "race_summary") == 0) {
+        r->races += (long)json_integer_value(json_object_get(m->body, "races"));
+        if (r->json) {
+            char k[16];
+            snprintf(k, sizeof k, "%d", m->rank);
+            json_object_set(json_object_get(r->doc, "race_summary"), k, m->body);
+        }
     } else if (strcmp(m->type, "span") == 0) {
         if (r->trace && mgpu_chrome_trace_add(r->trace, m->rank, m->body) != MGPU_OK) r->bad_spans++;
     } else if (strcmp(m->type, "spmd_error") == 0 && m->rank >= 0 && m->rank < r->nranks) {
@@ -279,6 +309,7 @@ static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a,
     if (a->time_limit_s > 0) json_object_set_new(*params, "time_limit_s", json_real(a->time_limit_s));
     if (a->mem_limit) json_object_set_new(*params, "mem_limit", json_integer((json_int_t)a->mem_limit));
     if (g->trace) json_object_set_new(*params, "spans", json_true());
+    if (a->race < 0) json_object_set_new(*params, "race", json_false());
     return 0;
 }
 
@@ -316,6 +347,9 @@ static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report 
     } else if (rep->ok) {
         if (r->trace && trace_ok)
             printf("# trace: %s (%zu spans; open it in Perfetto)\n", g->trace, mgpu_chrome_trace_count(r->trace));
+        if (r->races)
+            printf("# race detector: %ld racing access%s, %ld distinct race%s (each shown above once)\n", r->races,
+                   r->races == 1 ? "" : "es", r->distinct, r->distinct == 1 ? "" : "s");
         printf("# every rank finished (%.2f s)\n", rep->wall_s);
     } else {
         fflush(stdout);
@@ -350,8 +384,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         goto out;
     }
     if (r.json) mgpu_log_keep_init(&r.logs);
-    if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "tool", "mgpulab spmd", "script", a.file, "logs",
-                                  "results", "errors");
+    if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:{}}", "tool", "mgpulab spmd", "script", a.file,
+                                  "logs", "results", "errors", "races", "race_summary");
     else print_banner(g, &a, &cfg, sim);
     mgpu_rt_report rep;
     memset(&rep, 0, sizeof rep);
@@ -363,7 +397,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     }
     int trace_ok = write_trace(g, &a, &r, &rep);
     report(g, &r, &rep, trace_ok);
-    rc = rep.ok && trace_ok ? 0 : 1;
+    rc = rep.ok && trace_ok && !(a.race > 0 && r.distinct > 0) ? 0 : 1;
 out:
     json_decref(params);
     free(a.args);

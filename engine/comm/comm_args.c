@@ -80,6 +80,12 @@ static void needed(const mgpu_comm *c, const mgpu_coll_args *a, size_t *send_el,
     }
 }
 
+void mgpu_coll_extent(const mgpu_comm *c, const mgpu_coll_args *a, size_t *send_el, size_t *recv_el)
+{
+    int overflow;
+    needed(c, a, send_el, recv_el, &overflow);
+}
+
 static mgpu_result check_buffer(const mgpu_comm *c, const char *api, const char *which, const mgpu_buffer *b,
                                 size_t off, size_t elements, size_t esize)
 {

@@ -10,6 +10,10 @@ int mgpu_coll_has_root(mgpu_coll op);
 /* Everything a backend may assume: op, dtype, redop, root/peer in range,
  * buffers on the comm's device, large enough for this op. */
 mgpu_result mgpu_coll_args_check(const mgpu_comm *c, const mgpu_coll_args *a);
+/* Elements of the send and receive buffers this rank's call reads and
+ * writes, as NCCL defines them per op (0: that side is not touched). For
+ * checked arguments (no overflow). */
+void mgpu_coll_extent(const mgpu_comm *c, const mgpu_coll_args *a, size_t *send_el, size_t *recv_el);
 /* 1 when the call touches phantom (shape-only) memory: it takes modelled
  * time and moves no data (mgpu/mem.h). */
 int mgpu_coll_phantom(const mgpu_coll_args *a);

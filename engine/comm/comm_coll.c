@@ -5,6 +5,7 @@
 #include "comm/comm_args.h"
 #include "comm/comm_core.h"
 #include "comm/flight.h"
+#include "mgpu/race.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,20 @@ static mgpu_result check_stream(mgpu_comm *c, mgpu_stream *s, const char *api)
     return MGPU_OK;
 }
 
+/* The race detector's view of the call: it reads its send range and writes
+ * its receive range on s. A barrier's scratch is the communicator's own.
+ * Inside a group the sim moves the data at the group's end, after this
+ * call's poison is gone, so the sim shows nothing there (it still tells). */
+static void race_begin(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll shown, mgpu_stream *s, mgpu_race_op *op)
+{
+    mgpu_race_op_begin(op, shown == MGPU_COLL_BARRIER ? NULL : s, mgpu_coll_name(shown));
+    if (group_depth > 0) op->show = 0;
+    size_t send_el, recv_el, es = mgpu_dtype_size(a->dtype);
+    mgpu_coll_extent(c, a, &send_el, &recv_el);
+    mgpu_race_read(op, a->send, a->send_off, send_el * es, a->dtype);
+    mgpu_race_write(op, a->recv, a->recv_off, recv_el * es, a->dtype);
+}
+
 /* `shown` is what the flight recorder and fingerprint call it (a barrier is
  * launched as a one-element all-reduce). */
 static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll shown, mgpu_stream *s)
@@ -122,7 +137,10 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
     /* Phantom memory: the sim gives the call its modelled time and moves
      * nothing; a backend without modelled time has nothing to launch. The
      * flight recorder and the watchdog see it as any other call. */
+    mgpu_race_op race;
+    race_begin(c, a, shown, s, &race);
     mgpu_result r = mgpu_coll_phantom(a) && !mgpu_backend_simulated(c->be) ? MGPU_OK : c->ops->collective(c, a, s);
+    mgpu_race_op_end(&race);
     if (r != MGPU_OK) return launch_failed(c, slot, shown, e.seq, r);
 
     if (group_depth > 0 && lane) {

@@ -43,7 +43,7 @@ mgpu_result mgpu_comm_core_event_get(mgpu_comm *c, mgpu_event **out)
     pthread_mutex_lock(&k->lock);
     *out = k->npool ? k->pool[--k->npool] : NULL;
     pthread_mutex_unlock(&k->lock);
-    if (!*out) MGPU_CHECK(mgpu_event_create(c->be, c->device, 0, out));
+    if (!*out) MGPU_CHECK(mgpu_event_create(c->be, c->device, MGPU_EVENT_UNTRACKED, out));
     return MGPU_OK;
 }
 

@@ -21,6 +21,9 @@ struct mgpu_stream {
     uint64_t id;   /* unique in the process, never reused: the caching
                     * allocator's free lists are per stream */
     int refs;      /* the creator's and mgpu_stream_retain's; freed at 0 */
+    int race_slot; /* the race detector's: its clock + 1 (0: none yet) */
+    uint64_t race_epoch;
+    char race_label[48]; /* what race reports call it ("the comm stream"); "" = by number */
 };
 
 struct mgpu_event {
@@ -29,6 +32,7 @@ struct mgpu_event {
     unsigned flags;
     int recorded;
     void *impl;
+    void *race;    /* the race detector's copy of the stream's clock at the record */
 };
 
 struct mgpu_gate {
@@ -144,6 +148,7 @@ struct mgpu_backend {
     uint64_t host_used;         /* bytes of host memory live buffers hold (dev_mem.c) */
     uint64_t host_limit;        /* 0: none (mgpu_backend_limit_host_memory) */
     char host_limit_what[48];   /* the limit's name, for messages */
+    struct mgpu_race *race;     /* the race detector (race.c); NULL until turned on */
 };
 
 /* dev.c: MGPU_OK when `dev` is one of the backend's devices, else a clear error. */

@@ -2,6 +2,7 @@
  * backend, then dispatch through the backend's ops (see backend.h). */
 #include "dev/backend.h"
 #include "dev/mem/mem_dev.h"
+#include "mgpu/race.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,7 @@ void mgpu_backend_close(mgpu_backend *be)
 {
     if (!be) return;
     mgpu_mem_state_close(be); /* cached segments go back before the backend closes */
+    mgpu_race_backend_closed(be);
     be->ops->close(be);
     mgpu_topo_free(be->topo);
     free(be);
@@ -157,6 +159,7 @@ mgpu_result mgpu_device_synchronize(mgpu_backend *be, int dev)
 {
     MGPU_CHECK(mgpu_dev_check_device(be, dev));
     MGPU_CHECK(be->ops->device_synchronize(be, dev));
+    mgpu_race_host_waited_device(be, dev);
     return MGPU_OK;
 }
 
@@ -205,6 +208,7 @@ mgpu_result mgpu_stream_create(mgpu_backend *be, int dev, int legacy_default, mg
         mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
         return r;
     }
+    mgpu_race_stream_created(s);
     *out = s;
     return MGPU_OK;
 }
@@ -225,12 +229,14 @@ mgpu_backend *mgpu_stream_backend(const mgpu_stream *s) { return s->be; }
 mgpu_result mgpu_stream_synchronize(mgpu_stream *s)
 {
     MGPU_CHECK(s->be->ops->stream_synchronize(s));
+    mgpu_race_host_waited_stream(s);
     return MGPU_OK;
 }
 
 mgpu_result mgpu_stream_query(mgpu_stream *s, int *done)
 {
     MGPU_CHECK(s->be->ops->stream_query(s, done));
+    if (*done) mgpu_race_host_waited_stream(s);
     return MGPU_OK;
 }
 
@@ -281,6 +287,7 @@ mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_ev
 void mgpu_event_destroy(mgpu_event *e)
 {
     if (!e) return;
+    mgpu_race_event_destroyed(e);
     e->be->ops->event_destroy(e->be, e);
     free(e);
 }
@@ -295,6 +302,7 @@ mgpu_result mgpu_event_record(mgpu_event *e, mgpu_stream *s)
                          e->device, s->device, s->device);
     MGPU_CHECK(e->be->ops->event_record(e, s));
     e->recorded = 1;
+    mgpu_race_event_record(e, s);
     return MGPU_OK;
 }
 
@@ -302,18 +310,21 @@ mgpu_result mgpu_stream_wait_event(mgpu_stream *s, mgpu_event *e)
 {
     if (e->be != s->be) return mgpu_fail(MGPU_ERR_INVALID, "event and stream belong to different backends");
     MGPU_CHECK(s->be->ops->stream_wait_event(s, e));
+    mgpu_race_stream_wait(s, e);
     return MGPU_OK;
 }
 
 mgpu_result mgpu_event_synchronize(mgpu_event *e)
 {
     MGPU_CHECK(e->be->ops->event_synchronize(e));
+    mgpu_race_host_waited_event(e);
     return MGPU_OK;
 }
 
 mgpu_result mgpu_event_query(mgpu_event *e, int *done)
 {
     MGPU_CHECK(e->be->ops->event_query(e, done));
+    if (*done) mgpu_race_host_waited_event(e);
     return MGPU_OK;
 }
 
@@ -385,7 +396,13 @@ mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
     /* Phantom work takes modelled time on the sim (the backend moves no
      * data); a backend without modelled time has nothing to do. */
     if ((dst->phantom || src->phantom) && !s->be->ops->stream_model_time) return MGPU_OK;
-    MGPU_CHECK(s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how));
+    mgpu_race_op op;
+    mgpu_race_op_begin(&op, s, "copy");
+    mgpu_race_read(&op, src, src_off, bytes, MGPU_I32);
+    mgpu_race_write(&op, dst, dst_off, bytes, MGPU_I32);
+    mgpu_result r = s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how);
+    mgpu_race_op_end(&op);
+    MGPU_CHECK(r);
     return MGPU_OK;
 }
 
@@ -489,7 +506,12 @@ mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count
     MGPU_CHECK(check_elems(buf, off, count, dtype));
     if (count == 0) return MGPU_OK;
     if (buf->phantom && !s->be->ops->stream_model_time) return MGPU_OK;
-    MGPU_CHECK(s->be->ops->fill(s, buf, off, count, dtype, spec));
+    mgpu_race_op op;
+    mgpu_race_op_begin(&op, s, "fill");
+    mgpu_race_write(&op, buf, off, count * mgpu_dtype_size(dtype), dtype);
+    mgpu_result r = s->be->ops->fill(s, buf, off, count, dtype, spec);
+    mgpu_race_op_end(&op);
+    MGPU_CHECK(r);
     return MGPU_OK;
 }
 
@@ -500,6 +522,15 @@ mgpu_result mgpu_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, si
     *out = 0;
     MGPU_CHECK(mgpu_phantom_check_read(buf, "checksum"));
     if (count == 0) return MGPU_OK;
-    MGPU_CHECK(s->be->ops->checksum(s, buf, off, count, dtype, out));
+    /* the host reads the data through the stream, after waiting for it */
+    mgpu_race_host_read_begin(s->be, "checksum");
+    mgpu_race_op op;
+    mgpu_race_op_begin(&op, s, "checksum");
+    mgpu_race_read(&op, buf, off, count * mgpu_dtype_size(dtype), dtype);
+    mgpu_result r = s->be->ops->checksum(s, buf, off, count, dtype, out);
+    mgpu_race_op_end(&op);
+    mgpu_race_host_read_end(s->be);
+    MGPU_CHECK(r);
+    mgpu_race_host_waited_stream(s);
     return MGPU_OK;
 }

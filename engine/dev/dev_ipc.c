@@ -3,6 +3,7 @@
  * of dev.c so the handle rules live in one place. */
 #include "dev/backend.h"
 #include "dev/mem/mem_dev.h"
+#include "mgpu/race.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,7 @@ mgpu_result mgpu_ipc_close(mgpu_buffer *buf)
 {
     if (!buf) return mgpu_fail(MGPU_ERR_INVALID, "IPC close: no buffer");
     MGPU_CHECK(buf->be->ops->ipc_close(buf));
+    mgpu_race_buffer_free(buf);
     free(buf);
     return MGPU_OK;
 }

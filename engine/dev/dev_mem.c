@@ -4,6 +4,7 @@
 #include "dev/backend.h"
 #include "dev/ipc_wire.h"
 #include "dev/mem/mem_dev.h"
+#include "mgpu/race.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ static mgpu_result alloc_buffer(mgpu_backend *be, mgpu_mem_kind kind, int device
         return r;
     }
     if (host) be->host_used += bytes;
+    mgpu_race_buffer_alloc(buf);
     *out = buf;
     return MGPU_OK;
 }
@@ -136,6 +138,7 @@ void mgpu_mem_free(mgpu_buffer *buf)
         mgpu_mem_device_free(buf);
     }
     else buf->be->ops->mem_free(buf->be, buf);
+    mgpu_race_buffer_free(buf);
     free(buf);
 }
 

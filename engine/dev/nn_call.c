@@ -11,6 +11,9 @@ void nn_call_init(nn_call *c, mgpu_stream *s, const char *what)
     memset(c, 0, sizeof *c);
     c->s = s;
     c->what = what;
+    /* the op's end is its next op's begin (or any ordering call): its
+     * several return paths need no end of their own (mgpu/race.h) */
+    mgpu_race_op_begin(&c->race, s, what);
     if (!s) c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: no stream", what);
     else if (!s->be->ops->nn)
         c->r = mgpu_fail(MGPU_ERR_UNSUPPORTED, "%s: the %s backend has no training ops in this build", what,
@@ -73,6 +76,8 @@ static void *add(nn_call *c, const mgpu_tensor *t, const char *name, int kind, i
         c->real_out++;
     }
     c->bytes += (double)t->count * (double)esz;
+    if (out) mgpu_race_write(&c->race, t->buf, t->offset, t->count * esz, t->dtype);
+    else mgpu_race_read(&c->race, t->buf, t->offset, t->count * esz, t->dtype);
     return ptr_of(t);
 }
 

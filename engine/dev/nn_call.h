@@ -10,6 +10,7 @@
 #include "dev/backend.h"
 #include "dev/nn_ops.h"
 #include "mgpu/nn.h"
+#include "mgpu/race.h"
 
 /* What a tensor slot holds: the call's float dtype, f32 always, or i32. */
 enum { K_FLOAT = 0, K_F32, K_I32 };
@@ -22,6 +23,7 @@ typedef struct nn_call {
     mgpu_dtype dtype;
     int phantom_in, phantom_out, real_out;
     double bytes;
+    mgpu_race_op race;     /* each tensor's read or write, for the race detector */
 } nn_call;
 
 void nn_call_init(nn_call *c, mgpu_stream *s, const char *what);

@@ -8,15 +8,22 @@
  *          "mem_limit": bytes of Lua memory (default 256 MiB); when given, also
  *                       the most host memory the rank's buffers may hold
  *                       (on the sim every real tensor is host memory),
- *          "spans": true to record timeline spans (default off: events cost time)}
+ *          "spans": true to record timeline spans (default off: events cost time),
+ *          "race": false to turn the stream-ordering race detector off (default
+ *                  on: mgpu/race.h; on the sim a racing read sees NaN)}
  * Sends "log" {text} for print()/mgpu.log(), "result" rows for
  * mgpu.result{...} and for each table the script returns ({"value": v} for
  * other returned values), and on a Lua error "spmd_error" {message,
  * traceback, code} before failing the job with the error's message. With
  * spans, "span" {rank, stream, stream_id, name, kind, start_us, end_us}
  * for each finished span (every ~100 ms while the script runs, the rest
- * after it; protocol.h). */
+ * after it; protocol.h). With the race detector, "race" {kind, stale, shown,
+ * tensor, first, last, now, then, text} for each distinct race when first
+ * seen, and at the end (also after an error) "race_summary" {races, distinct,
+ * host_syncs, waits, accesses, forgotten, reports: [{text, count}], syncs:
+ * [{what, stream, site, count}]}. */
 #include "mgpu/lua_mgpu.h"
+#include "mgpu/race.h"
 #include "mgpu/rt.h"
 #include "mgpu/spans.h"
 #include <stdio.h>
@@ -91,6 +98,49 @@ static void flush_spans(mgpu_worker *w, mgpu_lua *sb, int ok)
                         dropped == 1 ? "" : "s", MGPU_SPANS_MAX_PENDING);
 }
 
+/*--- The race detector's reports ------------------------------------------------*/
+
+static json_t *side_json(const mgpu_race_side *s)
+{
+    return json_pack("{s:s, s:s, s:s}", "op", s->op, "stream", s->stream, "site", s->site);
+}
+
+/* A new race, at once: the log pane shows it while the script runs. */
+static void send_race(void *ctx, const mgpu_race_report *r)
+{
+    json_t *body = json_pack("{s:s, s:b, s:b, s:s, s:I, s:I, s:o, s:o, s:s}", "kind", r->kind, "stale", r->stale,
+                             "shown", r->shown, "tensor", r->tensor, "first", (json_int_t)r->first, "last",
+                             (json_int_t)r->last, "now", side_json(&r->now), "then", side_json(&r->then), "text",
+                             r->text);
+    if (body) mgpu_worker_send(ctx, "race", body); /* a lost report must not fail the script */
+    json_decref(body);
+}
+
+/* What the detector saw in the whole run: counts, each race with how often,
+ * and the script's own host synchronizes (lab 3 wants device-side order). */
+static void send_race_summary(mgpu_worker *w, mgpu_backend *be)
+{
+    if (!mgpu_race_flags(be)) return;
+    mgpu_race_stats st;
+    mgpu_race_stats_get(be, &st);
+    int nrep = 0, nsync = 0;
+    const mgpu_race_report *rep = mgpu_race_reports(be, &nrep);
+    const mgpu_race_sync *sy = mgpu_race_syncs(be, &nsync);
+    json_t *reports = json_array(), *syncs = json_array();
+    for (int i = 0; i < nrep; i++)
+        json_array_append_new(reports, json_pack("{s:s, s:s, s:I}", "kind", rep[i].kind, "text", rep[i].text, "count",
+                                                 (json_int_t)rep[i].count));
+    for (int i = 0; i < nsync; i++)
+        json_array_append_new(syncs, json_pack("{s:s, s:s, s:s, s:I}", "what", sy[i].what, "stream", sy[i].stream,
+                                               "site", sy[i].site, "count", (json_int_t)sy[i].count));
+    json_t *body = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "races", (json_int_t)st.races, "distinct",
+                             (json_int_t)st.distinct, "host_syncs", (json_int_t)st.host_syncs, "waits",
+                             (json_int_t)st.waits, "accesses", (json_int_t)st.accesses, "forgotten",
+                             (json_int_t)st.forgotten, "reports", reports, "syncs", syncs);
+    if (body) mgpu_worker_send(w, "race_summary", body);
+    json_decref(body);
+}
+
 static mgpu_result world(void *ctx, mgpu_comm **out)
 {
     MGPU_CHECK(mgpu_worker_world(ctx, out));
@@ -160,6 +210,11 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         .result = send_result,
     };
     int spans = json_is_true(json_object_get(params, "spans"));
+    /* on before the rank API opens: its default stream gets its name */
+    if (!json_is_false(json_object_get(params, "race"))) {
+        mgpu_race_enable(host.be, MGPU_RACE_ON | MGPU_RACE_SHOW);
+        mgpu_race_set_report_fn(host.be, send_race, w);
+    }
     /* --mem-limit 1M let two ranks hold 3 GiB of sim tensors each */
     if (cfg.mem_limit) mgpu_backend_limit_host_memory(host.be, cfg.mem_limit, "--mem-limit");
     mgpu_lua *sb = NULL;
@@ -174,6 +229,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     r = mgpu_lua_load(sb, script, script_len, chunkname);
     if (r == MGPU_OK) r = mgpu_lua_pcall(sb, 0, LUA_MULTRET);
     if (spans) flush_spans(w, sb, r == MGPU_OK); /* before the error: the spans show where it stood */
+    send_race_summary(w, host.be);
     if (r != MGPU_OK) {
         r = report_lua_error(w, sb, r);
         goto out;
@@ -185,6 +241,7 @@ out:;
      * engine's error message, so the job's verdict is kept aside */
     char *why = r != MGPU_OK ? strdup(mgpu_error_message()) : NULL;
     mgpu_lua_close(sb);
+    mgpu_race_enable(host.be, 0); /* the worker's next job starts without it */
     mgpu_backend_limit_host_memory(host.be, 0, NULL); /* the worker's next job has its own */
     free(args);
     if (r != MGPU_OK) mgpu_fail(r, "%s", why ? why : "the spmd job failed");

@@ -46,6 +46,7 @@ struct lab_run {
     int step;
     const mgpu_lab_env *env;
     json_t *measurements;          /* recorded during this run */
+    json_t *races;                 /* lab.spmd's races the step did not expect: each fails it */
     int cancelled;                 /* an engine call saw the cancel flag */
     /* cached for the run: the backend decision and the topology document */
     int backend_known, simulated, gpus;

@@ -34,6 +34,8 @@ typedef struct lab_collect {
     json_t *logs;              /* spmd: kept's lines once the run ended (lab_collect_logs) */
     json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
     json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
+    json_t *races;             /* spmd: the race detector's reports, {rank, kind, text, ...} */
+    json_t *race_summary;      /* spmd: per-rank race_summary bodies, keyed by rank */
     long expected_rows;        /* bench: for the progress bar */
     double weight_total, weight_done; /* bench: the rows' expected time (lab_bench_row_weight) */
     mgpu_nccl_summary *nccl;   /* the run's NCCL INFO lines, parsed (allocated on the first one) */

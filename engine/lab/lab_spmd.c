@@ -45,6 +45,11 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
             lab_push_json(L, fl);
             lua_setfield(L, -2, "flight");
         }
+        json_t *rs = json_object_get(c->race_summary, k);
+        if (rs) {
+            lab_push_json(L, rs);
+            lua_setfield(L, -2, "race");
+        }
         lua_seti(L, -2, r);
     }
 }
@@ -58,6 +63,9 @@ int lab_l_spmd(lua_State *L)
      * allocated: an unknown preset raises) */
     lab_target t;
     lab_pick_target(L, run, "lab.spmd", lab_opt_string(L, opts, "machine"), &t);
+    const char *expect = lab_opt_string(L, opts, "races");
+    if (expect && strcmp(expect, "expected") != 0)
+        return luaL_error(L, "lab.spmd: races = '%s': the one value is \"expected\"", expect);
     char real[PATH_MAX], chunk[PATH_MAX + 2];
     char *text = NULL;
     size_t len = 0;
@@ -115,11 +123,18 @@ int lab_l_spmd(lua_State *L)
         }
     }
     lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .errors = json_object(),
-                     .flights = json_object()};
+                     .flights = json_object(), .races = json_array(), .race_summary = json_object()};
     mgpu_log_keep_init(&c.kept);
     mgpu_rt_report rep;
     lab_run_job(L, run, &t, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);
     c.logs = mgpu_log_keep_json(&c.kept);
+    /* a race fails the step, unless the step runs this script to show one
+     * (opts.races = "expected": lab 9's stale data); either way the check
+     * has them in res.races */
+    if (!expect && json_array_size(c.races) > 0) {
+        if (!run->races) run->races = json_array();
+        json_array_extend(run->races, c.races);
+    }
     if (run->env->events.result) {
         /* as `mgpulab spmd --json`: errors = [{rank, error}] */
         json_t *errs = json_array();
@@ -129,10 +144,10 @@ int lab_l_spmd(lua_State *L)
             json_t *e = json_object_get(c.errors, k);
             if (e) json_array_append_new(errs, json_pack("{s:i, s:O}", "rank", r, "error", e));
         }
-        json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd", "script",
-                                path, "logs", c.logs, "results", c.results, "errors", errs, "ok", rep.ok,
-                                "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank), "reason",
-                                rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
+        json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:O, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd",
+                                "script", path, "logs", c.logs, "results", c.results, "errors", errs, "races", c.races,
+                                "ok", rep.ok, "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank),
+                                "reason", rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
         /* a what-if names its machine wherever the run is shown */
         if (doc && t.whatif) json_object_set_new(doc, "whatif", json_string(t.machine));
         if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
@@ -154,6 +169,8 @@ int lab_l_spmd(lua_State *L)
     lua_setfield(L, -2, "wall_s");
     push_ranks(L, &c, ranks);
     lua_setfield(L, -2, "ranks");
+    lab_push_json(L, c.races);
+    lua_setfield(L, -2, "races");
     json_t *nccl = lab_collect_nccl_json(&c);
     if (nccl) {
         lab_push_json(L, nccl);

@@ -39,6 +39,8 @@ void lab_run_free(lab_run *run)
     run->whatif_topo_machine[0] = '\0';
     json_decref(run->measurements);
     run->measurements = NULL;
+    json_decref(run->races);
+    run->races = NULL;
 }
 
 void lab_pick_target(lua_State *L, lab_run *run, const char *what, const char *preset, lab_target *t)
@@ -212,6 +214,19 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         char k[16];
         snprintf(k, sizeof k, "%d", m->rank);
         if (d) json_object_set_new(c->flights, k, d);
+    } else if (spmd && strcmp(m->type, "race") == 0 && c->races) {
+        json_t *row = json_deep_copy(m->body);
+        json_object_set_new(row, "rank", json_integer(m->rank));
+        json_array_append_new(c->races, row);
+        /* the log pane shows it as it happens */
+        const char *text = json_string_value(json_object_get(m->body, "text"));
+        char line[1024];
+        snprintf(line, sizeof line, "RACE: %s", text ? text : "?");
+        if (ev->log) ev->log(ev->ctx, m->rank, line);
+    } else if (spmd && strcmp(m->type, "race_summary") == 0 && c->race_summary) {
+        char k[16];
+        snprintf(k, sizeof k, "%d", m->rank);
+        json_object_set(c->race_summary, k, m->body);
     } else if (strcmp(m->type, "spmd_error") == 0) {
         char k[16];
         snprintf(k, sizeof k, "%d", m->rank);
@@ -244,6 +259,8 @@ void lab_collect_free(lab_collect *c)
     mgpu_log_keep_free(&c->kept);
     json_decref(c->errors);
     json_decref(c->flights);
+    json_decref(c->races);
+    json_decref(c->race_summary);
 }
 
 /* "K=V" strings: the environment's (telemetry) and the call's opts.env. */

@@ -165,6 +165,48 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
     }
 }
 
+/* The step's scripts raced (lab.spmd saw races it did not expect): one
+ * verdict more beside the check's, failing, naming the first race and both
+ * its lines. The check's value at the top of the stack becomes a list. */
+static void add_race_verdict(lua_State *L, const json_t *races)
+{
+    size_t n = json_array_size(races);
+    if (n == 0) return;
+    int top = lua_gettop(L);
+    lua_newtable(L);
+    if (is_verdict(L, top)) {
+        lua_pushvalue(L, top);
+        lua_seti(L, -2, 1);
+    } else if (lua_istable(L, top)) {
+        for (lua_Integer i = 1; i <= luaL_len(L, top); i++) {
+            lua_geti(L, top, i);
+            lua_seti(L, -2, i);
+        }
+    }
+    const json_t *first = json_array_get(races, 0);
+    const char *text = json_string_value(json_object_get(first, "text"));
+    const json_t *now = json_object_get(first, "now"), *then = json_object_get(first, "then");
+    char more[48] = "";
+    if (n > 1) snprintf(more, sizeof more, " (and %zu more)", n - 1);
+    lua_createtable(L, 0, 6);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "ok");
+    lua_pushfstring(L, "a stream-ordering race%s: %s", more, text ? text : "?");
+    lua_setfield(L, -2, "msg");
+    lua_pushfstring(L, "rank %d: %s", (int)json_integer_value(json_object_get(first, "rank")), text ? text : "?");
+    lua_setfield(L, -2, "saw");
+    lua_pushstring(L, "every access ordered after the ones it conflicts with - on the device (an event recorded "
+                      "after the write, waited on by the stream that reads) - so the result does not depend on "
+                      "which stream runs first");
+    lua_setfield(L, -2, "wanted");
+    lua_pushfstring(L, "%s, then %s (the log pane lists every race)",
+                    json_string_value(json_object_get(then, "site")) ? json_string_value(json_object_get(then, "site")) : "?",
+                    json_string_value(json_object_get(now, "site")) ? json_string_value(json_object_get(now, "site")) : "?");
+    lua_setfield(L, -2, "where");
+    lua_seti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    lua_replace(L, top);
+}
+
 /* A Lua error of run or check into the verdict. */
 static void lab_error(lab_run *run, mgpu_lua *sb, const char *phase, mgpu_lab_verdict *v)
 {
@@ -207,6 +249,37 @@ static void keep_result(lua_State *L, int step)
     lua_pushvalue(L, -2);
     lua_seti(L, -2, step + 1);
     lua_pop(L, 1);
+}
+
+/* The races of the step's last run go with its kept result: answering a
+ * question judges that run again, races included. */
+static const char LAST_RACES[] = "mgpulab.last_races";
+
+static void keep_races(lua_State *L, int step, const json_t *races)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RACES) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LAST_RACES);
+    }
+    char *text = races && json_array_size(races) ? json_dumps(races, JSON_COMPACT) : NULL;
+    if (text) lua_pushstring(L, text);
+    else lua_pushnil(L);
+    free(text);
+    lua_seti(L, -2, step + 1);
+    lua_pop(L, 1);
+}
+
+static json_t *kept_races(lua_State *L, int step)
+{
+    json_t *races = NULL;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RACES) == LUA_TTABLE && lua_geti(L, -1, step + 1) == LUA_TSTRING) {
+        races = json_loads(lua_tostring(L, -1), 0, NULL);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return races;
 }
 
 /* Push the step's kept result; 0 (nothing pushed) when there is none. */
@@ -271,21 +344,28 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     /* a cancel stops the step's own Lua too, not only its engine calls (a
      * loop in the lab or in an exercise it loaded ran on to its budget) */
     mgpu_lua_set_interrupt(e->sb, run.env->cancel, run.env->cancel_stops_process_s);
-    if (lab_workspace_prepare(e, step) != MGPU_OK) {
+    int prepared = lab_workspace_prepare(e, step) == MGPU_OK;
+    /* answering a question judges the kept result (and its races) again */
+    int kept = prepared && s->has_run && run.env->check_only && push_kept_result(L, step);
+    if (kept) run.races = kept_races(L, step);
+    if (!prepared) {
         out->state = MGPU_STEP_ERROR;
         snprintf(out->message, sizeof out->message, "the exercise could not be copied: %s", mgpu_error_message());
-    } else if (s->has_run && !(run.env->check_only && push_kept_result(L, step)) &&
-               call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
+    } else if (s->has_run && !kept && call_step_fn(e, step, "run", 0, &run) != MGPU_OK) {
         lab_error(&run, e->sb, "run", out);
     } else {
         if (!s->has_run) lua_pushnil(L);
-        else keep_result(L, step);
+        else {
+            keep_result(L, step);
+            keep_races(L, step, run.races);
+        }
         if (!s->has_check) { /* nothing was judged: read, not passed */
             out->state = MGPU_STEP_READ;
             snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");
         } else if (call_step_fn(e, step, "check", 1, &run) != MGPU_OK) {
             lab_error(&run, e->sb, "check", out);
         } else {
+            add_race_verdict(L, run.races);
             judge(L, out);
         }
     }

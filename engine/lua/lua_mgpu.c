@@ -7,6 +7,7 @@
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/clock.h"
 #include "mgpu/comm.h"
+#include "mgpu/race.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -90,8 +91,9 @@ static int l_stream_gc(lua_State *L)
 
 static int l_stream_synchronize(lua_State *L)
 {
-    if (mgpu_stream_synchronize(check_stream(L, 1)->s) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "stream:synchronize");
+    mgpu_stream *s = check_stream(L, 1)->s;
+    if (mgpu_stream_synchronize(s) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:synchronize");
+    mgpu_race_note_host_sync(mgpu_stream_backend(s), "stream:synchronize", s);
     return 0;
 }
 
@@ -191,6 +193,7 @@ static int l_event_wait(lua_State *L)
 static int l_event_synchronize(lua_State *L)
 {
     if (mgpu_event_synchronize(check_event(L, 1)->e) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:synchronize");
+    mgpu_race_note_host_sync(lm_ctx_get(L)->host.be, "event:synchronize", NULL);
     return 0;
 }
 
@@ -311,6 +314,7 @@ static int l_synchronize(lua_State *L)
     /* A collective the watchdog aborted lets the device drain "successfully":
      * its verdict is on the communicator, so ask before saying all is well. */
     if (mgpu_comm_check_all() != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.synchronize");
+    mgpu_race_note_host_sync(c->host.be, "mgpu.synchronize", NULL);
     return 0;
 }
 
@@ -361,6 +365,7 @@ static int l_result(lua_State *L)
 static int l_ctx_gc(lua_State *L)
 {
     lm_ctx *c = lua_touserdata(L, 1);
+    mgpu_race_set_site_fn(c->host.be, NULL, NULL); /* this state is going away */
     mgpu_spans_destroy(c->spans); /* its zero was recorded on c->stream */
     c->spans = NULL;
     if (c->stage) mgpu_mem_free(c->stage);
@@ -392,6 +397,8 @@ static int open_protected(lua_State *L)
     if (mgpu_mem_alloc(c->host.be, MGPU_MEM_PINNED, -1, 64, &c->stage) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "rank API: staging buffer");
 
+    mgpu_race_set_site_fn(c->host.be, lm_race_site, L);
+    mgpu_race_label_stream(c->stream, "the default stream");
     lm_open_event(L);
     lm_push_borrowed_stream(L, c->stream, "default", 0);
     lua_setfield(L, LUA_REGISTRYINDEX, "mgpu.default_stream");

@@ -113,6 +113,36 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
     }
 }
 
+/* The file's name without its folders: a learner knows "reducer.lua:41",
+ * not the workspace path it was copied to. A line in the shipped library
+ * (chunks "@lib/...", mgpu.import) is a helper's - nn.empty's is the same
+ * for every tensor - so the line that called into it is named instead,
+ * once: "train.lua:118", not "init.lua:25". */
+void lm_race_site(void *ctx, char *buf, size_t len)
+{
+    lua_State *L = ctx;
+    lua_Debug ar;
+    char lib_src[256] = "";
+    for (int level = 1; level < 16 && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline < 0) continue;
+        const char *src = ar.source ? ar.source : "";
+        if (!lib_src[0] && strncmp(src, "@lib/", 5) == 0) { /* the library's own line: its caller's, if any */
+            snprintf(lib_src, sizeof lib_src, "%s", src);
+            const char *slash = strrchr(src, '/');
+            snprintf(buf, len, "%s:%d", slash + 1, ar.currentline);
+            continue;
+        }
+        if (lib_src[0] && strcmp(src, lib_src) == 0) continue; /* still inside that file */
+        const char *name = ar.short_src;
+        if (src[0] == '@') {
+            const char *slash = strrchr(src, '/');
+            name = slash ? slash + 1 : src + 1;
+        }
+        snprintf(buf, len, "%s:%d", name, ar.currentline);
+        return;
+    }
+}
+
 /*--- Option tables --------------------------------------------------------------*/
 
 /* A misspelt option key (seeed=) would be ignored and mean its default:

@@ -5,6 +5,7 @@
  * for all_reduce/all_gather/broadcast/reduce, the receive tensor's for
  * reduce_scatter, and send:count()/size for alltoall. */
 #include "lua/lua_mgpu_internal.h"
+#include "mgpu/race.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -92,6 +93,11 @@ static int l_comm_stream(lua_State *L)
 {
     lm_comm *c = check_comm(L, 1);
     name_comm_stream(L, c->c);
+    char label[64];
+    const char *n = mgpu_comm_name(c->c);
+    if (!n || strcmp(n, "world") == 0) snprintf(label, sizeof label, "the comm stream");
+    else snprintf(label, sizeof label, "the comm stream of %.40s", n);
+    mgpu_race_label_stream(mgpu_comm_stream(c->c), label);
     lm_push_borrowed_stream(L, mgpu_comm_stream(c->c), "comm", 1);
     return 1;
 }

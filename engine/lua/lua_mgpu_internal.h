@@ -90,6 +90,10 @@ void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *
 
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
+/* The race detector's site function (mgpu/race.h): the script line of the
+ * innermost Lua frame of ctx (the rank's lua_State), "reducer.lua:41". */
+void lm_race_site(void *ctx, char *buf, size_t len);
+
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
 void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phantom tensors */

@@ -3,6 +3,7 @@
  * debugging). Host reads go through the default stream, so they see what
  * that stream ordered before them, as a CUDA program would. */
 #include "lua/lua_mgpu_internal.h"
+#include "mgpu/race.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -130,7 +131,7 @@ static int l_tensor_new(lua_State *L)
     int dev = c->host.device, nd = 0, phantom = 0;
     size_t dims[MGPU_TENSOR_MAX_DIMS];
     if (lua_istable(L, 1)) {
-        static const char *const known[] = {"count", "dtype", "kind", "device", "shape", "phantom", NULL};
+        static const char *const known[] = {"count", "dtype", "kind", "device", "shape", "phantom", "name", NULL};
         lm_check_options(L, 1, "mgpu.tensor", known);
         lua_getfield(L, 1, "shape");
         if (!lua_isnil(L, -1)) {
@@ -180,6 +181,21 @@ static int l_tensor_new(lua_State *L)
            : mgpu_tensor_alloc(c->host.be, mk, dev, dt, (size_t)count, &t->t))
         return mgpu_lua_raise_engine(L, "mgpu.tensor");
     t->kind = mk;
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "name");
+        if (!lua_isnil(L, -1)) mgpu_race_label_buffer(t->t.buf, luaL_checkstring(L, -1));
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* t:name("grads") -> t: what the race detector calls the tensor (a view
+ * names its whole tensor) */
+static int l_name(lua_State *L)
+{
+    lm_tensor *t = lm_check_tensor(L, 1);
+    mgpu_race_label_buffer(t->t.buf, luaL_checkstring(L, 2));
+    lua_settop(L, 1);
     return 1;
 }
 
@@ -238,8 +254,11 @@ static int l_checksum(lua_State *L)
 {
     lm_tensor *t = lm_check_tensor(L, 1);
     uint64_t sum = 0;
-    if (mgpu_tensor_checksum(lm_opt_stream(L, 2), &t->t, &sum) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "tensor:checksum");
+    mgpu_stream *s = lm_opt_stream(L, 2);
+    mgpu_race_host_read_begin(t->t.buf->be, "t:checksum");
+    mgpu_result r = mgpu_tensor_checksum(s, &t->t, &sum);
+    mgpu_race_host_read_end(t->t.buf->be);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:checksum");
     lua_pushinteger(L, (lua_Integer)sum);
     return 1;
 }
@@ -250,8 +269,10 @@ static int l_compare(lua_State *L)
     lm_tensor *a = lm_check_tensor(L, 1), *b = lm_check_tensor(L, 2);
     double rtol = luaL_optnumber(L, 3, 0), atol = luaL_optnumber(L, 4, 0);
     mgpu_compare_result r;
-    if (mgpu_tensor_compare(lm_ctx_get(L)->stream, &a->t, &b->t, rtol, atol, &r) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "tensor:compare");
+    mgpu_race_host_read_begin(a->t.buf->be, "t:compare");
+    mgpu_result res = mgpu_tensor_compare(lm_ctx_get(L)->stream, &a->t, &b->t, rtol, atol, &r);
+    mgpu_race_host_read_end(a->t.buf->be);
+    if (res != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:compare");
     lua_pushinteger(L, (lua_Integer)r.mismatches);
     lua_pushnumber(L, r.max_abs_err);
     if (r.mismatches) lua_pushinteger(L, (lua_Integer)r.first_mismatch);
@@ -280,9 +301,11 @@ static int l_get(lua_State *L)
     size_t i = check_index(L, t, 2, "tensor:get");
     lm_ctx *c = lm_ctx_get(L);
     size_t esz = mgpu_dtype_size(t->t.dtype);
-    if (mgpu_copy(c->stream, c->stage, 0, t->t.buf, t->t.offset + i * esz, esz, MGPU_COPY_CE) != MGPU_OK ||
-        mgpu_stream_synchronize(c->stream) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "tensor:get");
+    mgpu_race_host_read_begin(c->host.be, "t:get");
+    mgpu_result r = mgpu_copy(c->stream, c->stage, 0, t->t.buf, t->t.offset + i * esz, esz, MGPU_COPY_CE);
+    if (r == MGPU_OK) r = mgpu_stream_synchronize(c->stream);
+    mgpu_race_host_read_end(c->host.be);
+    if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:get");
     push_elem(L, c->stage->ptr, t->t.dtype, 0);
     return 1;
 }
@@ -325,8 +348,11 @@ static int l_to_table(lua_State *L)
     mgpu_buffer *st = NULL;
     if (mgpu_mem_alloc(c->host.be, MGPU_MEM_PINNED, -1, n * esz, &st) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "tensor:to_table");
-    if (mgpu_copy(c->stream, st, 0, t->t.buf, t->t.offset, n * esz, MGPU_COPY_CE) != MGPU_OK ||
-        mgpu_stream_synchronize(c->stream) != MGPU_OK) {
+    mgpu_race_host_read_begin(c->host.be, "t:to_table");
+    mgpu_result r = mgpu_copy(c->stream, st, 0, t->t.buf, t->t.offset, n * esz, MGPU_COPY_CE);
+    if (r == MGPU_OK) r = mgpu_stream_synchronize(c->stream);
+    mgpu_race_host_read_end(c->host.be);
+    if (r != MGPU_OK) {
         mgpu_mem_free(st);
         return mgpu_lua_raise_engine(L, "tensor:to_table");
     }
@@ -391,7 +417,7 @@ void lm_open_tensor(lua_State *L)
         {"set", l_set},     {"to_table", l_to_table}, {"count", l_count},     {"dtype", l_dtype},
         {"kind", l_kind},   {"device", l_device},     {"bytes", l_bytes},     {"free", l_tensor_gc},
         {"view", l_view},   {"reshape", l_view},      {"slice", l_slice},     {"flat", l_flat},
-        {"shape", l_shape}, {NULL, NULL},
+        {"shape", l_shape}, {"name", l_name},     {NULL, NULL},
     };
     static const luaL_Reg meta[] = {
         {"__gc", l_tensor_gc}, {"__close", l_tensor_gc}, {"__len", l_count}, {"__tostring", l_tostring},

@@ -80,7 +80,7 @@ static mgpu_result take_event(mgpu_spans *rec, int dev, mgpu_event **out)
         *out = d->pool[--d->npool];
         return MGPU_OK;
     }
-    MGPU_CHECK(mgpu_event_create(rec->be, dev, MGPU_EVENT_TIMING, out));
+    MGPU_CHECK(mgpu_event_create(rec->be, dev, MGPU_EVENT_TIMING | MGPU_EVENT_UNTRACKED, out));
     return MGPU_OK;
 }
 
@@ -113,7 +113,7 @@ static mgpu_result ensure_device(mgpu_spans *rec, int dev)
     mgpu_event *base = NULL;
     mgpu_result r;
     MGPU_CHECKGOTO(mgpu_stream_create(rec->be, dev, 0, &priv), r, fail);
-    MGPU_CHECKGOTO(mgpu_event_create(rec->be, dev, MGPU_EVENT_TIMING, &base), r, fail);
+    MGPU_CHECKGOTO(mgpu_event_create(rec->be, dev, MGPU_EVENT_TIMING | MGPU_EVENT_UNTRACKED, &base), r, fail);
     uint64_t host_ns = mgpu_now_ns();
     MGPU_CHECKGOTO(mgpu_event_record(base, priv), r, fail);
     if (rec->sim) {
@@ -157,7 +157,7 @@ mgpu_result mgpu_spans_create(mgpu_backend *be, mgpu_stream *zero_stream, const 
     for (int i = 0; i < max_pending; i++) rec->free_slots[i] = max_pending - 1 - i; /* slot 0 first */
     rec->nfree = max_pending;
     dev_state *z = &rec->devs[rec->zero_dev];
-    MGPU_CHECKGOTO(mgpu_event_create(be, rec->zero_dev, MGPU_EVENT_TIMING, &z->base), r, fail);
+    MGPU_CHECKGOTO(mgpu_event_create(be, rec->zero_dev, MGPU_EVENT_TIMING | MGPU_EVENT_UNTRACKED, &z->base), r, fail);
     rec->zero_host_ns = mgpu_now_ns();
     MGPU_CHECKGOTO(mgpu_event_record(z->base, zero_stream), r, fail);
     add_stream(rec, zero_stream, zero_name ? zero_name : "default");

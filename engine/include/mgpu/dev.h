@@ -119,6 +119,7 @@ typedef struct mgpu_buffer {
     struct mgpu_mem_block *mem_block; /* the caching allocator's block (engine/dev/mem);
                                        * NULL for a plain allocation */
     int ipc_exported;    /* 1 once an IPC handle was made of it (dev_ipc.c) */
+    struct mgpu_race_buf *race; /* the race detector's records (mgpu/race.h); NULL when off */
 } mgpu_buffer;
 
 /* Allocate `bytes` of `kind` memory (device ignored for host kinds). Device
@@ -189,7 +190,10 @@ void *mgpu_stream_native(mgpu_stream *s);
 mgpu_result mgpu_stream_model_time(mgpu_stream *s, double *ns);
 mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns);
 
-enum { MGPU_EVENT_TIMING = 1u, MGPU_EVENT_INTERPROCESS = 2u, MGPU_EVENT_BLOCKING_SYNC = 4u };
+/* MGPU_EVENT_UNTRACKED: an event the engine records for itself (timeline
+ * spans, the watchdog's fences): it orders nothing for the race detector
+ * (mgpu/race.h), whose verdict must not depend on when a span was flushed. */
+enum { MGPU_EVENT_TIMING = 1u, MGPU_EVENT_INTERPROCESS = 2u, MGPU_EVENT_BLOCKING_SYNC = 4u, MGPU_EVENT_UNTRACKED = 8u };
 
 mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out);
 void mgpu_event_destroy(mgpu_event *e);

@@ -54,6 +54,9 @@ if mgpu.device_count >= 2 then
   local back <close> = mgpu.tensor{count = n, device = peer}
   back:fill{kind = "random", seed = 2, stream = sp}
   local back_dst <close> = mgpu.tensor{count = n, device = dev}
+  -- the fills ran on the default stream and on sp; the copies run on other
+  -- streams, so the host waits for both before it queues them
+  mgpu.synchronize()
   sp:synchronize()
   local can, was = mgpu.peer_access(peer)
   local r = {mode = "peer", from = dev, to = peer, bytes = bytes, can_access = can}
@@ -84,6 +87,7 @@ else
   local pageable <close> = mgpu.tensor(n, "f32", "pageable"):fill{kind = "random", seed = 4}
   local pin_out <close> = mgpu.tensor(n, "f32", "pinned")
   local page_out <close> = mgpu.tensor(n, "f32", "pageable")
+  mgpu.synchronize()                  -- the fills ran on the default stream, the copies run on s and s2
   local s2 = mgpu.stream()
   local r = {mode = "single", device = dev, bytes = bytes}
   r.d2d = measure(d2, d, s, "ce")

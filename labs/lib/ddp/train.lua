@@ -116,9 +116,12 @@ function train.run(opts)
   local numel = nn.count(params)
   local comm_ms
   if mode ~= "single" then
-    local flat = nn.empty({numel})
+    local flat = nn.empty({numel}):name("all gradients (flat)")
     if not nn.phantom then flat:fill(0) end
     local s = comm:stream()
+    local filled = mgpu.event()                    -- the fill ran on the default stream
+    filled:record()
+    s:wait(filled)
     for i = 1, 2 do
       local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
       a:record(s); comm:all_reduce(flat, "avg", s); b:record(s); b:synchronize()
