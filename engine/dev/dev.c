@@ -393,14 +393,15 @@ mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mg
                          "an SM (kernel) copy cannot touch pageable host memory: a GPU can only "
                          "read host memory that is pinned and mapped; use a pinned buffer or a "
                          "copy-engine copy");
-    /* Phantom work takes modelled time on the sim (the backend moves no
-     * data); a backend without modelled time has nothing to do. */
-    if ((dst->phantom || src->phantom) && !s->be->ops->stream_model_time) return MGPU_OK;
+    /* Phantom work is ordered like any (the race detector's verdict is the
+     * same on every backend) and takes modelled time on the sim (the backend
+     * moves no data); a backend without modelled time has nothing to do. */
     mgpu_race_op op;
     mgpu_race_op_begin(&op, s, "copy");
     mgpu_race_read(&op, src, src_off, bytes, MGPU_I32);
     mgpu_race_write(&op, dst, dst_off, bytes, MGPU_I32);
-    mgpu_result r = s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how);
+    int skip = (dst->phantom || src->phantom) && !s->be->ops->stream_model_time;
+    mgpu_result r = skip ? MGPU_OK : s->be->ops->copy(s, dst, dst_off, src, src_off, bytes, how);
     mgpu_race_op_end(&op);
     MGPU_CHECK(r);
     return MGPU_OK;
@@ -505,11 +506,12 @@ mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count
 {
     MGPU_CHECK(check_elems(buf, off, count, dtype));
     if (count == 0) return MGPU_OK;
-    if (buf->phantom && !s->be->ops->stream_model_time) return MGPU_OK;
     mgpu_race_op op;
     mgpu_race_op_begin(&op, s, "fill");
     mgpu_race_write(&op, buf, off, count * mgpu_dtype_size(dtype), dtype);
-    mgpu_result r = s->be->ops->fill(s, buf, off, count, dtype, spec);
+    /* phantom: ordered like any, nothing to do without modelled time */
+    int skip = buf->phantom && !s->be->ops->stream_model_time;
+    mgpu_result r = skip ? MGPU_OK : s->be->ops->fill(s, buf, off, count, dtype, spec);
     mgpu_race_op_end(&op);
     MGPU_CHECK(r);
     return MGPU_OK;
