@@ -215,11 +215,40 @@ local function all_text(report)
   return table.concat(parts, "\n"):lower()
 end
 
+-- How long the hung collective waited before it was ended, from the
+-- engine's own clocks: the flight records a failed run sends hold, per
+-- rank, when the collective was entered and when it failed; the longest of
+-- these is the watchdog's reaction (the rank that came first waited the
+-- timeout; the others were aborted with it). Not the run's wall time, which
+-- also counts starting the ranks and, on a busy machine, waiting for a CPU.
+-- nil when the report has no flight records.
+local function waited_s(report)
+  local longest
+  if type(report.ranks) ~= "table" then return nil end
+  for _, rk in pairs(report.ranks) do
+    for _, comm in ipairs(type(rk) == "table" and type(rk.flight) == "table" and rk.flight or {}) do
+      for _, e in ipairs(type(comm) == "table" and type(comm.entries) == "table" and comm.entries or {}) do
+        local t0, t1 = tonum(e.t_enqueue_us), tonum(e.t_end_us)
+        if e.state == "failed" and t0 and t1 and t1 >= t0 then
+          local w = (t1 - t0) / 1e6
+          if not longest or w > longest then longest = w end
+        end
+      end
+    end
+  end
+  return longest
+end
+
+-- checks.hang_waited(report): that time in seconds, or nil (for a lab's
+-- tables and its own comparisons).
+M.hang_waited = waited_s
+
 -- {report = <lab.spmd result>, within = seconds, mismatch = "pattern"
 --  (optional), where =}: the run did not finish (it hung), the watchdog
--- ended it (a timeout / abort is named) within `within` seconds, and the
--- analyser named the mismatch (report.analysis is not empty, and contains
--- `mismatch` when given).
+-- ended it (a timeout / abort is named) within `within` seconds of the
+-- collective's start by the engine's own clocks (waited_s; the run's wall
+-- time only when there are no flight records), and the analyser named the
+-- mismatch (report.analysis is not empty, and contains `mismatch` when given).
 function M.hang_caught(a)
   local a_, bad = args(a, "checks.hang_caught"); if not a_ then return bad end
   local w = where(a, "log pane: the watchdog's message and the flight recorder's analysis")
@@ -236,7 +265,7 @@ function M.hang_caught(a)
     return verdict(false, "hang_caught: the run finished normally - nothing hung, so there was nothing to catch",
                    "the run completed", wanted, w)
   end
-  local secs = tonum(r.wall_s) or tonum(r.seconds) or tonum(r.elapsed_s)
+  local secs = waited_s(r) or tonum(r.wall_s) or tonum(r.seconds) or tonum(r.elapsed_s)
   local text = all_text(r)
   local by_watchdog = text:find("timeout", 1, true) or text:find("timed out", 1, true) or
                       text:find("did not complete within", 1, true) or text:find("watchdog", 1, true) or

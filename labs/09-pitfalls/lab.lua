@@ -79,9 +79,10 @@ return {
       id = "stale", title = "2. Stale data across GPUs: no event (lab 3)",
       text = "steps/02-stale.md",
       hints = { "The fix is the note's e0.record() on the producer's stream and e0.wait() on the consumer's.",
-                "On the sim the checksum may match (data moves at once): the copy's start time gives the bug away." },
+                "The log pane's RACE line names both sides: the write and the read that nothing orders after it." },
       run = function(lab)
-        local bug = lab.spmd("scripts/stale.lua", { ranks = 1, args = { "bug" } })
+        -- the bug run races on purpose: its race is the lesson, not a failure
+        local bug = lab.spmd("scripts/stale.lua", { ranks = 1, args = { "bug" }, races = "expected" })
         local fix = lab.spmd("scripts/stale.lua", { ranks = 1, args = { "fix" } })
         local b, f = row(bug, 0), row(fix, 0)
         local function r(name, x)
@@ -100,6 +101,9 @@ return {
           checks.equals{ value = (b.seen ~= b.truth or (b.gap_ms or 0) < 0) and "seen" or "not seen", expected = "seen",
                          what = "the bug reproduced (a wrong checksum, or the copy starting before the fills ended)",
                          where = "results pane (3), row 'no event'; timeline pane (4)" },
+          checks.equals{ value = #(out.bug.races or {}) > 0 and "named" or "not named", expected = "named",
+                         what = "the race detector on the bug run (the copy's read of x, not ordered after the fills)",
+                         where = "log pane (5): the RACE line of the run without the event" },
           checks.equals{ value = f.seen, expected = f.truth, what = "checksum GPU1 read with the event",
                          where = "results pane (3), row 'event'" },
           { ok = (f.gap_ms or -1) >= -1e-6, msg = string.format("with the event the copy starts %s ms after the fills end",
@@ -112,16 +116,17 @@ return {
       text = "steps/03-default-stream.md",
       exercise = "streams.lua",
       hints = { "mgpu.stream() makes a non-blocking stream; comm:stream() is the communicator's own.",
-                "overlap = (compute + comm - both) / min(compute, comm): 0 = serialised, 1 = fully hidden." },
+                "overlap = the time both streams were busy at once / the shorter one's busy time: 0 = serialised, 1 = fully hidden." },
       run = function(lab)
         local before = lab.spmd("exercises/streams.lua", { ranks = 2 })
         local after = lab.spmd(lab.exercise, { ranks = 2 })
         local b, a = row(before, 0), row(after, 0)
         local function r(name, x)
           return { name, x and f3(x.t_compute_ms) or "-", x and f3(x.t_comm_ms) or "-", x and f3(x.t_both_ms) or "-",
-                   x and string.format("%.0f %%", math.max(0, x.overlap or 0) * 100) or "-" }
+                   x and string.format("%.0f %%", (x.overlap or 0) * 100) or "-" }
         end
-        lab.table{ title = "compute and all_reduce, 4 steps (ms)", columns = { "version", "compute", "comm", "both", "overlap" },
+        lab.table{ title = "compute and all_reduce, 4 steps (ms); overlap from events on both streams",
+                   columns = { "version", "compute", "comm", "both", "overlap" },
                    rows = { r("legacy default stream (before)", b), r("yours", a) } }
         if a and a.overlap then lab.record("overlap_after", a.overlap) end
         return { before = before, after = after }
@@ -129,10 +134,17 @@ return {
       check = function(lab, out)
         local a = row(out.after, 0)
         if not out.after.ok or not a then return broken(out.after, "your streams.lua") end
+        -- busy-at-once over the shorter busy time: a fraction by construction;
+        -- anything else is a broken measurement, not a result
+        if type(a.overlap) ~= "number" or a.overlap < 0 or a.overlap > 1 then
+          return { ok = false, msg = "the overlap measurement gave " .. tostring(a.overlap) .. ", outside [0, 1]: "
+                   .. "streams.lua's timing part was changed (only the two stream lines are the exercise)",
+                   saw = tostring(a.overlap), wanted = "a fraction in [0, 1]", where = "your streams.lua, below the TODO lines" }
+        end
         return checks.all{
           checks.equals{ value = a.legacy and "legacy default" or "non-blocking", expected = "non-blocking",
                          what = "the streams your compute and communication use", where = "your streams.lua" },
-          checks.bandwidth{ value = math.max(0, a.overlap or 0) * 100, peak = 100, fraction = 0.5, unit = "%",
+          checks.bandwidth{ value = a.overlap * 100, peak = 100, fraction = 0.5, unit = "%",
                             what = "overlap of compute and all_reduce", peak_what = "full overlap",
                             where = "results pane (3); timeline pane (4): the two streams side by side" },
         }
