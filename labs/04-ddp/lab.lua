@@ -89,10 +89,10 @@ local function run_small(lab, mode, n)
 end
 
 -- The reducer runs of step 3 and 4: the learner's exercise file.
-local function run_reducer(lab, kind, n, bucket_mb, global, env)
+local function run_reducer(lab, kind, n, bucket_mb, global, env, machine)
   local args = kind == "small" and { tostring(STEPS), tostring(global or GLOBAL), "small", tostring(bucket_mb) }
                or { tostring(WIDE_STEPS), tostring(global or WIDE_GLOBAL), "wide", tostring(bucket_mb) }
-  return lab.spmd(lab.exercise, { ranks = n, args = args, timeout = 120, env = env })
+  return lab.spmd(lab.exercise, { ranks = n, args = args, timeout = 120, env = env, machine = machine })
 end
 
 -- What carries gradients between rank 0 and rank 1, from the transport NCCL
@@ -205,11 +205,12 @@ return {
       exercise = "reducer.lua",
       hints = { "Build the buckets in Reducer.new: walk params from the last to the first, start a new bucket when " ..
                 "the next gradient would not fit, and remember each parameter's bucket and offset.",
-                "In ready(p): mgpu.copy(bucket.flat:flat(offset, n), p.grad:view{n}); count down the bucket's " ..
-                "pending gradients; at zero, record an event on mgpu.default_stream(), make self.stream wait " ..
-                "for it, then self.comm:all_reduce(bucket.flat, \"avg\", self.stream) and record a done event.",
-                "In wait(): for every bucket, mgpu.default_stream():wait(bucket.done), copy each slice back with " ..
-                "mgpu.copy(p.grad:view{n}, bucket.flat:flat(offset, n)), and reset the pending count." },
+                "In ready(p): copy the gradient into its place in its bucket and count the bucket down. When its " ..
+                "last gradient is in, the bucket's all-reduce goes on the communicator's stream - but the copies " ..
+                "ran on the default stream, and another stream does not see their end by itself.",
+                "In wait(): the gradients come back from the buckets on the default stream, which must not read a " ..
+                "bucket before its all-reduce is done - the same kind of ordering as in ready(), the other way " ..
+                "round. And the next step needs the buckets ready to count down again." },
       run = function(lab)
         local n = nranks(lab)
         lab.progress(0, "your reducer, ResNet-8 on " .. n .. " ranks")
@@ -252,7 +253,7 @@ return {
                                         what = "naive step time", peak_what = "your step time (yours should be >= 3 % faster)",
                                         where = "results pane (3), table 'the wide ResNet'" }
         else
-          lab.log(string.format("[lab] %d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
+          lab.log(string.format("%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
                                 out.n, lab.backend.gpus or 0, b.step_ms, a.step_ms))
         end
         if nvlink_sim(lab) then
@@ -391,18 +392,28 @@ return {
     {
       id = "trace", title = "The NCCL trace of your run",
       text = "steps/07-trace.md",
-      questions = { { id = "channels", ask = "How many channels did NCCL use?" },
-                    { id = "transport", ask = "Which transport joins rank 0 and rank 1?" } },
-      hints = { "The log pane's parsed view of the run (5) lists the channels and, per pair of ranks, the transport." },
+      questions = { { id = "transport", ask = "Which transport joins rank 0 and rank 1?" },
+                    { id = "link", ask = "Why that transport: what joins GPU0 and GPU1 (NVLink, PCIe, host memory, " ..
+                                         "sockets or network)?" },
+                    { id = "per_channel", ask = "At the link's one-direction peak, how many GB/s does each of NCCL's " ..
+                                                "channels get (one decimal)?" } },
+      hints = { "The log pane's parsed view of the run (5) lists the channels and, per pair of ranks, the transport.",
+                "The link between the two GPUs is in the topology pane (1); its peak is what lab 2 measured against.",
+                "The channels share the link: each drives its own ring over it." },
       run = function(lab)
         local n = nranks(lab)
         lab.progress(0, "the naive run with NCCL_DEBUG=INFO")
         local res = lab.spmd("scripts/run.lua", { ranks = n, args = { "naive", "2", tostring(GLOBAL), "small" },
                                                   env = { NCCL_DEBUG = "INFO" }, timeout = 120 })
         local nc = res.nccl or {}
-        lab.log(string.format("[lab] NCCL %s, %s ranks, %s nodes", tostring(nc.version), tostring(nc.nranks),
-                              tostring(nc.nnodes)))
-        return { res = res, nc = nc }
+        lab.log(string.format("NCCL %s, %s ranks, %s node%s", tostring(nc.version), tostring(nc.nranks),
+                              tostring(nc.nnodes), nc.nnodes == 1 and "" or "s"))
+        -- what joins GPU0 and GPU1, and that link's peak: the per-channel question's base
+        local topo = lab.topo()
+        local m = topo and topo.matrix and topo.matrix.rows
+        local link01 = (lab.backend.gpus or 0) >= 2 and m and m[1] and m[1][2] or nil
+        local peak = link01 and lab.peak(link01) or nil
+        return { res = res, nc = nc, link01 = link01, peak = peak }
       end,
       check = function(lab, out)
         if not out.res.ok then return broken(out.res, "the traced run") end
@@ -415,13 +426,33 @@ return {
         for _, l in ipairs(nc.links or {}) do
           if tostring(l.from) == "0" and tostring(l.to) == "1" then t01 = l.transport end
         end
-        return {
-          checks.equals{ value = lab.answer("channels"), expected = tostring(nc.nchannels), answer = true,
-                         missing = "press a to answer", what = "channels", where = "log pane (5): the parsed view" },
-          checks.equals{ value = lab.answer("transport"), expected = t01 or "none", answer = true,
-                         missing = "press a to answer", what = "transport rank 0 -> rank 1",
+        -- a transport may be named in full (P2P/CUMEM), by its family (p2p,
+        -- any case) or, for P2P over NVLink, by the link it runs on
+        local t = lab.answer("transport")
+        local family = t01 and t01:match("^([^/]+)") or nil
+        local ta = t and tostring(t):gsub("^%s+", ""):gsub("%s+$", "") or nil
+        if ta and family and (ta:upper() == t01:upper() or ta:upper() == family:upper()
+                              or (family == "P2P" and carrier_of_answer(ta) == carrier(t01, out.link01))) then
+          ta = t01
+        end
+        local link = carrier(t01, out.link01)
+        local v = {
+          checks.equals{ value = ta, expected = t01 or "none", answer = true, what = "transport rank 0 -> rank 1",
                          where = "log pane (5): the parsed view, transports" },
+          checks.equals{ value = lab.answer("link") and carrier_of_answer(lab.answer("link")) or nil,
+                         expected = link or "none", answer = true, what = "what joins GPU0 and GPU1",
+                         where = "topology pane (1): the GPU0-GPU1 cell; lab 1" },
         }
+        if out.peak then
+          v[#v + 1] = checks.close{ value = lab.answer("per_channel"), expected = out.peak / nc.nchannels, rtol = 0.05,
+                                    answer = true, what = "GB/s per channel at the link's peak",
+                                    where = "log pane (5): the channels; the link's peak (lab 2)" }
+        else -- the question has no link to be about; the other two stand
+          v[#v + 1] = { ok = true, saw = "no link between two GPUs", wanted = "-", where = "topology pane (1)",
+                        msg = "one GPU: its ranks share it, so no link between two GPUs carries the channels (the "
+                              .. "per-channel question applies on a machine with 2+ GPUs, e.g. --machine dgx-h100)" }
+        end
+        return v
       end,
     },
     {
@@ -468,7 +499,28 @@ return {
           if tostring(l.from) == "0" and tostring(l.to) == "1" then t01 = l.transport end
         end
         for _, r in ipairs(runs) do if r.eff then lab.record("scaling_eff_" .. r.n, r.eff) end end
-        return { runs = runs, carrier = carrier(t01, link01), transport = t01, link01 = link01 }
+        -- Emulated nodes (ranks sharing one GPU over NCCL's sockets) measure
+        -- the sockets, not the reducer: the same step on the SIMULATED
+        -- machine of as many GPUs, one rank each, says what the reducer
+        -- does where each rank has its own GPU and NVLink joins them.
+        local whatif
+        if lab.backend.emulated then
+          local n = counts[#counts]
+          lab.progress(0.95, string.format("the same %d ranks on the SIMULATED dgx-h100 (a GPU each)", n))
+          local one = run_reducer(lab, "wide", 1, 25, PER_RANK, nil, "dgx-h100")
+          local many = run_reducer(lab, "wide", n, 25, PER_RANK * n, nil, "dgx-h100")
+          local s1, sn = summary(one), summary(many)
+          if s1 and sn and s1.samples_per_s then
+            whatif = { n = n, eff = sn.samples_per_s / (n * s1.samples_per_s) }
+            lab.table{ title = string.format("your reducer at %d ranks: emulated nodes here vs a GPU each", n),
+                       columns = { "where", "efficiency", "what limits it" },
+                       rows = { { "here: " .. n .. " ranks on " .. (lab.backend.gpus or 1) .. " GPU, NCCL over sockets",
+                                  pct(runs[#runs].eff), "the sockets and the shared GPU, not your reducer" },
+                                { "SIMULATED dgx-h100: a GPU each, NVLink", pct(whatif.eff),
+                                  "the all-reduce backward does not hide" } } }
+          end
+        end
+        return { runs = runs, carrier = carrier(t01, link01), transport = t01, link01 = link01, whatif = whatif }
       end,
       check = function(lab, out)
         for _, r in ipairs(out.runs) do
@@ -491,7 +543,12 @@ return {
                                  missing = "press a to answer",
                                  what = "what carries the gradients between rank 0 and rank 1",
                                  where = "log pane (5): the 2-rank run's transports; topology pane (1): GPU0-GPU1" }
-        if v.ok then
+        if v.ok and out.whatif then
+          v.msg = string.format("%s - at %d ranks the step keeps %.0f %% of linear scaling here, but these are emulated "
+                                .. "nodes: ranks sharing one GPU over NCCL's sockets, which measures the sockets, not "
+                                .. "your reducer; with a GPU each (the SIMULATED dgx-h100) the same step keeps %.0f %%",
+                                v.msg, last.n, 100 * (last.eff or 0), 100 * out.whatif.eff)
+        elseif v.ok then
           v.msg = string.format("%s - at %d ranks the step keeps %.0f %% of linear scaling; the all-reduce still "
                                 .. "showing after backward is what it loses", v.msg, last.n, 100 * (last.eff or 0))
         end
