@@ -35,6 +35,97 @@ end
 
 local function two_gpus(lab) return (lab.backend.gpus or 1) >= 2 end
 
+-- A check that measures the very ratio a question asks for keeps its pass or
+-- fail, but says the ratio only once the learner's answer is right: until
+-- then `hidden` ({msg, saw, wanted}) stands for its texts.
+local function withhold(v, answer, hidden)
+  if answer.ok then return v end
+  return { ok = v.ok, msg = hidden.msg, saw = hidden.saw, wanted = hidden.wanted, where = v.where }
+end
+
+-- The line number of a site "stale.lua:31", or nil.
+local function site_line(site) return tonumber(tostring(site or ""):match(":(%d+)$")) end
+
+-- What the learner's stale.lua orders, read from its text as a reviewer
+-- would: the line of layer0's fills and of the copy, the streams they use,
+-- and every event record and stream wait (the probes' left out). It only
+-- points at the fault; the race detector and the sync records judge.
+local function read_ordering(text)
+  local o = { records = {}, waits = {}, events = {}, code = {} }
+  local lines, i = {}, 0
+  for line in (tostring(text or "") .. "\n"):gmatch("([^\n]*)\n") do
+    i = i + 1
+    lines[i] = line:gsub("%-%-.*$", "")                    -- code, not comments
+    o.code[i] = lines[i]:match("^%s*(.-)%s*$")
+    local ev = lines[i]:match("local%s+([%w_]+)%s*=%s*mgpu%.event")
+    if ev then o.events[ev] = true end
+  end
+  for n, l in ipairs(lines) do
+    if not o.fills then
+      local st = l:match(':fill%s*{[^}]*kind%s*=%s*"random"[^}]*stream%s*=%s*([%w_]+)')
+      if st then o.fills, o.producer = n, st end
+    end
+    if not o.copy and l:match("mgpu%.copy%s*%(") then
+      o.copy, o.reader = n, l:match("mgpu%.copy%s*%(.-stream%s*=%s*([%w_]+)")
+    end
+    for ev, st in l:gmatch("([%w_]+)%s*:%s*record%s*%(%s*([%w_]+)%s*%)") do
+      if not ev:match("^probe_") then o.records[#o.records + 1] = { event = ev, stream = st, line = n }; o.events[ev] = true end
+    end
+  end
+  for n, l in ipairs(lines) do
+    for a, b in l:gmatch("([%w_]+)%s*:%s*wait%s*%(%s*([%w_]+)%s*%)") do
+      -- stream:wait(event) or event:wait(stream)
+      if o.events[a] or a:match("^probe_") then a, b = b, a end
+      o.waits[#o.waits + 1] = { stream = a, event = b, line = n }
+    end
+  end
+  return o
+end
+
+-- Why the copy raced the fills, from read_ordering: one sentence that names
+-- the fault, or nil when the text does not show it.
+local function ordering_fault(o)
+  local prod, reader = o.producer or "produce", o.reader or "consume"
+  if reader == prod then
+    return string.format("the copy runs on %s, the stream of the fills (line %s), so no event orders anything: "
+      .. "GPU1's stream, which reads y next, never waits on an event - copy on GPU1's stream and make it wait for "
+      .. "an event of GPU0's", reader, tostring(o.copy))
+  end
+  local mine = nil
+  for _, w in ipairs(o.waits) do if w.stream == reader then mine = w end end
+  if #o.waits == 0 then
+    local rec = o.records[1]
+    return (rec and string.format("%s is recorded on %s (line %d), but %s never waits on an event: the note's "
+             .. "e0.record() without e0.wait() orders nothing", rec.event, rec.stream, rec.line, reader)
+             or string.format("no event orders the copy: %s never waits on an event recorded on %s after the fills",
+                              reader, prod))
+  end
+  if not mine then
+    local w = o.waits[1]
+    return string.format("%s waits for %s (line %d), not %s: a stream that waits for its own marker orders "
+      .. "nothing, and %s, the stream that copies, still starts at once", w.stream, w.event, w.line, reader, reader)
+  end
+  if o.copy and mine.line > o.copy then
+    return string.format("%s waits for %s at line %d, after the copy at line %d: a wait holds back only the work "
+      .. "queued after it", reader, mine.event, mine.line, o.copy)
+  end
+  local rec
+  for _, r in ipairs(o.records) do if r.event == mine.event and r.line <= mine.line then rec = r end end
+  if not rec then
+    return string.format("%s waits for %s (line %d), but nothing records %s on %s before that", reader, mine.event,
+                         mine.line, mine.event, prod)
+  end
+  if rec.stream ~= prod then
+    return string.format("%s is recorded on %s (line %d), not on %s: the marker must sit in the stream that does "
+      .. "the writes, after them", rec.event, rec.stream, rec.line, prod)
+  end
+  if o.fills and rec.line < o.fills then
+    return string.format("%s is recorded on %s at line %d, before the fills (line %d): the marker stands in front "
+      .. "of layer0's work, so waiting for it waits for nothing", rec.event, rec.stream, rec.line, o.fills)
+  end
+  return nil
+end
+
 return {
   title    = "P2P memcpy, streams, events",
   summary  = "cudaMemcpyPeerAsync with peer access on/off, CE vs SM, bidirectional copies, events, UVA, CUDA IPC",
@@ -75,12 +166,18 @@ return {
         local r = row(res, 0)
         if not res.ok or not r then return broken(res, "copies.lua") end
         if r.mode == "single" then
+          local answer = checks.close{ value = lab.answer("speedup"), expected = r.h2d_pinned / r.h2d_pageable, rtol = 0.25,
+            what = "your speedup pinned / pageable", answer = true, where = "results pane (3), row host -> device" }
+          local v = checks.bandwidth{ value = r.h2d_pinned, peak = r.h2d_pageable, fraction = 1.5, what = "H2D from pinned memory",
+            peak_what = "H2D from pageable memory (one GPU: no peer to copy to)",
+            where = "results pane (3), table 'one GPU'" }
           return {
-            checks.bandwidth{ value = r.h2d_pinned, peak = r.h2d_pageable, fraction = 1.5, what = "H2D from pinned memory",
-              peak_what = "H2D from pageable memory (one GPU: no peer to copy to)",
-              where = "results pane (3), table 'one GPU'" },
-            checks.close{ value = lab.answer("speedup"), expected = r.h2d_pinned / r.h2d_pageable, rtol = 0.25,
-              what = "your speedup pinned / pageable", answer = true, where = "results pane (3), row host -> device" },
+            withhold(v, answer, {
+              msg = v.ok and "H2D from pinned memory is well ahead of pageable memory (how many times: your question speedup)"
+                or "H2D from pinned memory is not even 1.5x H2D from pageable memory",
+              saw = string.format("pinned %s GB/s, pageable %s GB/s", f1(r.h2d_pinned), f1(r.h2d_pageable)),
+              wanted = "pinned >= 1.5x pageable" }),
+            answer,
           }
         end
         if not r.can_access then
@@ -91,14 +188,21 @@ return {
                    saw = "peer access impossible, " .. f1(r.off_ce) .. " GB/s staged", wanted = "peer access between GPU0 and GPU1",
                    where = "lab 1, step 3: the peer-access matrix" }
         end
+        local answer = checks.close{ value = lab.answer("speedup"), expected = r.on_ce / r.off_ce, rtol = 0.25,
+          what = "your speedup on / off", answer = true, where = "results pane (3), column CE" }
+        local v = checks.bandwidth{ value = r.on_ce, peak = r.off_ce, fraction = 2, what = "CE copy with peer access on",
+          peak_what = "the same copy with peer access off (staged through host memory)",
+          where = "results pane (3), column CE" }
         return {
-          checks.bandwidth{ value = r.on_ce, peak = r.off_ce, fraction = 2, what = "CE copy with peer access on",
-            peak_what = "the same copy with peer access off (staged through host memory)",
-            where = "results pane (3), column CE" },
+          withhold(v, answer, {
+            msg = v.ok and "CE copy with peer access on is well ahead of the copy staged through host memory "
+              .. "(how many times: your question speedup)"
+              or "CE copy with peer access on is not even 2x the same copy staged through host memory",
+            saw = string.format("peer on %s GB/s, peer off %s GB/s", f1(r.on_ce), f1(r.off_ce)),
+            wanted = "peer on >= 2x peer off" }),
           checks.equals{ value = r.off_sm_refused, expected = true, what = "an SM copy kernel with peer access off is refused",
             where = "results pane (3), column SM copy kernel" },
-          checks.close{ value = lab.answer("speedup"), expected = r.on_ce / r.off_ce, rtol = 0.25,
-            what = "your speedup on / off", answer = true, where = "results pane (3), column CE" },
+          answer,
         }
       end,
     },
@@ -165,22 +269,60 @@ return {
       check = function(lab, res)
         local r = row(res, 0)
         if not res.ok or not r then return broken(res, "stale.lua") end
-        local v = { checks.equals{ value = r.seen, expected = r.truth,
-          what = string.format("checksum GPU%s read right after its copy vs GPU%s's finished result", tostring(r.to), tostring(r.from)),
-          where = "results pane (3), table stale.lua" } }
-        if type(r.gap_ms) == "number" then
-          local ok = r.gap_ms >= -1e-6
-          v[#v + 1] = { ok = ok,
-            msg = ok and string.format("the copy on GPU%d's stream started %.3f ms after GPU%d's work ended: ordered by the event",
-                                       r.to, r.gap_ms, r.from)
-                     or string.format("the copy on GPU%d's stream started %.3f ms BEFORE GPU%d's work ended: it read x while "
-                                       .. "layer0 was still writing it%s", r.to, -r.gap_ms, r.from,
-                                       lab.backend.simulated and " (the SIMULATED machine applies data at once, so the checksum "
-                                       .. "may match here; on a GPU this is the stale-data bug - the timeline shows the overlap)" or ""),
-            saw = string.format("copy start - fill end = %.3f ms", r.gap_ms), wanted = ">= 0 ms (the copy waits for the fills)",
-            where = "timeline pane (4): the produce and consume streams" }
+        local race = res.ranks[0].race or {}
+        local o = read_ordering(lab.read(lab.exercise))
+        local raced = #(res.races or {}) > 0
+        local where_src = "your stale.lua at the TODO; timeline pane (4): the produce and consume streams"
+        -- (1) the data: what GPU1 read right after its copy
+        local data = { ok = r.seen == r.truth, saw = "checksum " .. tostring(r.seen) .. " read by GPU" .. tostring(r.to),
+          wanted = "the checksum of GPU" .. tostring(r.from) .. "'s finished x, " .. tostring(r.truth),
+          where = "results pane (3), table stale.lua" }
+        data.msg = data.ok and "GPU" .. tostring(r.to) .. "'s copy holds GPU" .. tostring(r.from) .. "'s finished result"
+          or string.format("what GPU%s read after its copy is not GPU%s's finished result (the checksums differ): it "
+            .. "was read before the data was there%s", tostring(r.to), tostring(r.from), lab.backend.simulated and " - the SIMULATED machine "
+            .. "shows a read that races a write as NaN, as a GPU may show the old data" or "")
+        -- (2) the order: on the device, the host never blocking in between
+        local blocked
+        for _, sy in ipairs(race.syncs or {}) do
+          local l = site_line(sy.site)
+          if l and o.fills and o.copy and l > o.fills and l < o.copy then blocked = sy break end
         end
-        return checks.all(v)
+        local order
+        if blocked then
+          order = { ok = false,
+            msg = string.format("the host blocks: %s at %s (%s) makes the CPU wait until GPU%s has finished before "
+              .. "it even queues the copy - the data is right, but the host can queue nothing else meanwhile. The note's "
+              .. "e0.wait() orders the streams on the device: record an event on %s after the fills and make %s wait "
+              .. "for it", o.code[site_line(blocked.site)] or "?", tostring(blocked.site), tostring(blocked.what),
+              tostring(r.from), o.producer or "produce", o.reader or "consume"),
+            saw = string.format("%s at %s between the fills and the copy", tostring(blocked.what), tostring(blocked.site)),
+            wanted = "the copy ordered after the fills on the device (an event recorded, a stream waiting), no host synchronize in between",
+            where = "your stale.lua, line " .. tostring(site_line(blocked.site)) }
+        elseif raced then
+          local gap = type(r.gap_ms) == "number" and r.gap_ms < 0 and o.reader ~= o.producer
+            and string.format(" (the timeline shows the copy starting %.3f ms before the fills ended)", -r.gap_ms) or ""
+          order = { ok = false,
+            msg = (ordering_fault(o) or "the copy is not ordered after the fills: the race below names both lines") .. gap,
+            saw = "the copy on " .. (o.reader or "consume") .. " not ordered after the fills on " .. (o.producer or "produce"),
+            wanted = "an event recorded on " .. (o.producer or "produce") .. " after the fills, waited for by "
+              .. (o.reader or "consume") .. " before the copy",
+            where = where_src }
+        elseif (tonumber(race.waits) or 0) == 0 then
+          order = { ok = false,
+            msg = "the data is right, but GPU1's stream never waits on an event: the exercise is the note's "
+              .. "e0.record() on GPU0's stream and e0.wait() on GPU1's, with the copy on GPU1's stream",
+            saw = "no stream waited on an event",
+            wanted = "GPU1's stream waiting on an event recorded on GPU0's stream after the fills",
+            where = where_src }
+        else
+          order = { ok = true, msg = string.format("the copy on GPU%s's stream is ordered after GPU%s's fills by an "
+              .. "event, on the device: the host never waited", tostring(r.to), tostring(r.from)),
+            saw = "a stream wait on an event, no race, no host synchronize in between",
+            wanted = "device-side ordering", where = where_src }
+        end
+        -- a list, not checks.all: an unexpected race adds the framework's
+        -- own verdict beside these, and one summary line reads better
+        return { data, order }
       end,
     },
     {

@@ -21,8 +21,8 @@ local other = mgpu.device_count > 1 and (dev + 1) % mgpu.device_count or dev
 
 local produce = mgpu.stream()                       -- GPU0's stream
 local consume = mgpu.stream{device = other}         -- GPU1's stream
-local x <close> = mgpu.tensor{count = n, device = dev}     -- out0, on GPU0
-local y <close> = mgpu.tensor{count = n, device = other}   -- its copy, on GPU1
+local x <close> = mgpu.tensor{count = n, device = dev, name = "x"}     -- out0, on GPU0
+local y <close> = mgpu.tensor{count = n, device = other, name = "y"}   -- its copy, on GPU1
 x:fill{kind = "const", value = 0, stream = produce}
 y:fill{kind = "const", value = 0, stream = consume}
 produce:synchronize(); consume:synchronize()
