@@ -274,8 +274,11 @@ static void keep_races(lua_State *L, int step, const json_t *races)
 static json_t *kept_races(lua_State *L, int step)
 {
     json_t *races = NULL;
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RACES) == LUA_TTABLE && lua_geti(L, -1, step + 1) == LUA_TSTRING) {
-        races = json_loads(lua_tostring(L, -1), 0, NULL);
+    /* both pushes are popped whatever they found: a run without races
+     * keeps nil, and a nil left here was taken for the kept result (the
+     * shell judged answers against this table) */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LAST_RACES) == LUA_TTABLE) {
+        if (lua_geti(L, -1, step + 1) == LUA_TSTRING) races = json_loads(lua_tostring(L, -1), 0, NULL);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
