@@ -84,8 +84,9 @@ end
 -- framework say the step waits for the learner's answers (state
 -- "awaiting") instead of FAIL.
 local function unanswered(what, w)
-  local v = verdict(false, what .. ": not answered yet - press a to answer (headless: --answer ID=VALUE)",
-                    "no answer yet", "your reading of " .. w, w)
+  -- how to answer (the shell's a key, headless --answer ID=VALUE) is the
+  -- front end's to say: the same verdict is shown by both
+  local v = verdict(false, what .. ": not answered yet", "no answer yet", "your reading of " .. w, w)
   v.unanswered = true
   return v
 end
@@ -115,6 +116,7 @@ function M.bandwidth(a)
   end
   local need = fraction * peak
   local wanted = string.format(">= %s (%s %% of %s%s)", fmt(need, unit), pctf(fraction * 100), fmt(peak, unit), peak_name)
+  if unit == "%" then wanted = ">= " .. pctf(need) .. " %" end
   if not isnum(value) then
     return verdict(false, what .. ": no measured value (got " .. show(a.value) .. ")", show(a.value), wanted, w)
   end
@@ -135,6 +137,14 @@ function M.bandwidth(a)
     end
     return verdict(false, string.format("%s: %s is only %.2fx %s; wanted at least %.2fx (%s)", what, fmt(value, unit),
                                         x, base, fraction, fmt(need, unit)), saw_x, wanted_x, w)
+  end
+  if unit == "%" then
+    -- a share already (time hidden, overlap): "39.8 % of the 100 % peak" said nothing
+    local saw_p, bar = pctf(value) .. " %", pctf(need) .. " %"
+    if value >= need then
+      return verdict(true, string.format("%s: %s; the bar is %s", what, saw_p, bar), saw_p, wanted, w)
+    end
+    return verdict(false, string.format("%s: only %s; the bar is %s", what, saw_p, bar), saw_p, wanted, w)
   end
   local saw = string.format("%s (%s %% of peak)", fmt(value, unit), pctf(pct))
   if value >= need then
@@ -289,7 +299,8 @@ function M.equals(a)
   end
   if a.answer then
     if a.value == nil then return unanswered(what, w) end
-    wanted = "what " .. w .. " shows"
+    -- `where` may be "results pane (3): the gradient size": "what ... shows" around it did not read
+    wanted = "the value shown in " .. w
   end
   if a.value == nil then
     return verdict(false, what .. ": no value yet" .. (a.missing and (" - " .. a.missing) or ""), "nothing (nil)", wanted, w)
@@ -398,7 +409,7 @@ function M.all(a, ...)
   local function cut(s) return #s > 900 and (s:sub(1, 897) .. "...") or s end
   -- said before the failures, which a long list would cut
   local wait_note = #waiting == 0 and "" or
-    string.format(" (%d question%s wait%s for your answer%s: press a)", #waiting, #waiting == 1 and "" or "s",
+    string.format(" (%d question%s wait%s for your answer%s)", #waiting, #waiting == 1 and "" or "s",
                   #waiting == 1 and "s" or "", #waiting == 1 and "" or "s")
   if #failed > 0 then
     local f = failed[1]
@@ -407,7 +418,7 @@ function M.all(a, ...)
   end
   if #waiting > 0 then
     local w = waiting[1]
-    local v = verdict(false, cut(string.format("%d question%s not answered yet - press a to answer (headless: --answer ID=VALUE): %s",
+    local v = verdict(false, cut(string.format("%d question%s not answered yet: %s",
                       #waiting, #waiting == 1 and "" or "s", table.concat(wmsgs, "; "))), w.saw, w.wanted, w.where)
     v.unanswered = true
     return v

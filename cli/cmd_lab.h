@@ -28,8 +28,9 @@ typedef struct lab_cli_out {
 void lab_cli_env(const mgpu_cli_globals *g, lab_cli_out *out, mgpu_lab_env *env);
 /* "# SIMULATED machine dgx-h100" when the globals choose the sim. */
 void lab_cli_banner(const mgpu_cli_globals *g, FILE *f);
-/* PASS/FAIL/ERROR line, saw/wanted/where, traceback. */
-void lab_cli_print_verdict(const mgpu_lab_verdict *v);
+/* PASS/FAIL/ERROR line, saw/wanted/where, how to answer the questions
+ * still open (step `step` of `lab`), traceback. */
+void lab_cli_print_verdict(const mgpu_lab_info *lab, int step, const mgpu_lab_verdict *v);
 /* The verdict as a JSON object (with the step's logs and results). */
 json_t *lab_cli_verdict_json(const mgpu_lab_info *lab, int step, const mgpu_lab_verdict *v, lab_cli_out *out);
 /* Parse --step N|ID for lab `lab`; usage error (2) when wrong, else 0. */

@@ -182,13 +182,39 @@ void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 
 /*--- Verdicts -------------------------------------------------------------------*/
 
-void lab_cli_print_verdict(const mgpu_lab_verdict *v)
+/* Any check of the verdict waiting for the learner's answer? */
+static int waits_for_answers(const mgpu_lab_verdict *v)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(v->checks, i, c) if (json_is_true(json_object_get(c, "unanswered"))) return 1;
+    return v->state == MGPU_STEP_AWAITING;
+}
+
+/* Headless, a question is answered with --answer (the shell's key a means
+ * nothing here): the command to type, and the questions still open. */
+static void print_how_to_answer(const mgpu_lab_info *lab, int step)
+{
+    const mgpu_lab_step_info *s = lab && step >= 0 && step < lab->nsteps ? &lab->steps[step] : NULL;
+    if (!s) {
+        printf("  answer: --answer ID=VALUE\n");
+        return;
+    }
+    printf("  answer: mgpulab run %s --step %d --answer ID=VALUE", lab->id, step + 1);
+    int open = 0;
+    for (int q = 0; q < s->nquestions; q++)
+        if (!s->questions[q].answer) printf("%s%s", open++ ? ", " : " (waiting: ", s->questions[q].id);
+    printf("%s\n", open ? ")" : "");
+}
+
+void lab_cli_print_verdict(const mgpu_lab_info *lab, int step, const mgpu_lab_verdict *v)
 {
     static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ", "AWAITING"};
     printf("%s %s\n", word[v->state <= MGPU_STEP_AWAITING ? v->state : 0], v->message);
     if (v->saw[0]) printf("  saw: %s\n", v->saw);
     if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
     if (v->where[0]) printf("  where: %s\n", v->where);
+    if (waits_for_answers(v)) print_how_to_answer(lab, step);
     /* saw/wanted/where above are the first failure's (with none, the first
      * unanswered question's); the others in full. An unanswered question
      * waits, it did not fail. */

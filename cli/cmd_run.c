@@ -148,7 +148,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             rc = 1;
         }
         if (a.json) json_array_append_new(steps, lab_cli_verdict_json(l, s, &v, &out));
-        else lab_cli_print_verdict(&v);
+        else lab_cli_print_verdict(l, s, &v);
         if (out.keeping) mgpu_log_keep_free(&out.logs);
         out.keeping = 0;
         json_decref(out.results);

@@ -49,6 +49,16 @@ static const shell_verdict *selected_verdict(const shell_app *a)
     return v->valid && v->lab == a->lab_open && v->step == a->step_sel ? v : NULL;
 }
 
+/* Questions of the verdict wait for the learner's answers: the box says how
+ * to answer them here (the message is the engine's, the same headless). */
+static int verdict_waits(const shell_verdict *v)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(v->checks, i, c) if (json_is_true(json_object_get(c, "unanswered"))) return 1;
+    return v->state == MGPU_STEP_AWAITING;
+}
+
 /*--- the box -----------------------------------------------------------------*/
 
 enum { BOX_ROWS = 64 };
@@ -90,6 +100,8 @@ void draw_verdict(shell_app *a)
     int lx = x + text_put(stdscr, y, x, state_label(state), 12, theme_attr(state_role(state)) | A_BOLD);
     if (v) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (%.1f s)", v->seconds);
     else if (st->last_run > 0) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    if (v ? verdict_waits(v) : st->state == MGPU_STEP_AWAITING)
+        lx += text_put(stdscr, y, lx, "   press a to answer", w - (lx - x), A_BOLD);
     /* the best result stays: say so beside the latest attempt */
     if (st && st->state == MGPU_STEP_PASSED && state != MGPU_STEP_PASSED)
         text_put(stdscr, y, lx, "   the step stays passed (its best result)", w - (lx - x), theme_attr(TH_PASS));

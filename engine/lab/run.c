@@ -117,8 +117,8 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
     int n = (int)luaL_len(L, top), failed = 0, waiting = 0;
     mgpu_lab_verdict first_wait;
     memset(&first_wait, 0, sizeof first_wait);
-    size_t used = 0;
-    char msg[sizeof v->message] = "";
+    size_t used = 0, wused = 0;
+    char msg[sizeof v->message] = "", waits[512] = "";
     for (int i = 1; i <= n; i++) {
         lua_geti(L, top, i);
         mgpu_lab_verdict one;
@@ -135,6 +135,12 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         }
         if (unanswered) {
             if (waiting++ == 0) first_wait = one;
+            /* "link GPU0-GPU1: not answered yet" -> "link GPU0-GPU1", as checks.all lists them */
+            const char *cut = strstr(one.message, ": not answered yet");
+            int len = cut ? (int)(cut - one.message) : (int)strlen(one.message);
+            if (wused < sizeof waits)
+                wused += (size_t)snprintf(waits + wused, sizeof waits - wused, "%s%.*s", wused ? "; " : "", len,
+                                          one.message);
             continue;
         }
         if (r == 0 && failed++ == 0) {
@@ -147,16 +153,17 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
                                      one.message[0] ? one.message : "(a check failed without a message)");
     }
     v->state = failed ? MGPU_STEP_FAILED : waiting ? MGPU_STEP_AWAITING : MGPU_STEP_PASSED;
+    /* how to answer (the shell's a, headless --answer ID=VALUE) is for the
+     * front end to add: the message is shown by both and kept in progress */
     char wait_note[96] = "";
     if (waiting)
-        snprintf(wait_note, sizeof wait_note, " (%d question%s wait%s for your answer%s: press a)", waiting,
+        snprintf(wait_note, sizeof wait_note, " (%d question%s wait%s for your answer%s)", waiting,
                  waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
     if (failed) {
         snprintf(v->message, sizeof v->message, "%d of %d checks failed%s: %.860s", failed, n - waiting, wait_note, msg);
     } else if (waiting) {
         if (waiting == 1) snprintf(v->message, sizeof v->message, "%s", first_wait.message);
-        else snprintf(v->message, sizeof v->message, "%d questions not answered yet - press a to answer (headless: "
-                      "--answer ID=VALUE)", waiting);
+        else snprintf(v->message, sizeof v->message, "%d questions not answered yet: %s", waiting, waits);
         snprintf(v->saw, sizeof v->saw, "%s", first_wait.saw);
         snprintf(v->wanted, sizeof v->wanted, "%s", first_wait.wanted);
         snprintf(v->where, sizeof v->where, "%s", first_wait.where);

@@ -10,7 +10,9 @@ use_real_labs || { echo "ok - # SKIP the repository's labs are not here"; exit 0
 sim=(--backend sim --machine dgx-h100)
 
 out=$("$BIN" run 1 --step 1 "${sim[@]}" 2>&1)
-echo "$out" | grep -q '^AWAITING 3 questions not answered yet - press a' || fail "headless run: $(echo "$out" | grep -E '^[A-Z]+ ')"
+echo "$out" | grep -q '^AWAITING 3 questions not answered yet: ' || fail "headless run: $(echo "$out" | grep -E '^[A-Z]+ ')"
+echo "$out" | grep -q 'press a' && fail "headless run says 'press a' (the shell's key): $(echo "$out" | grep 'press a')"
+echo "$out" | grep -q '^  answer: mgpulab run 01-topology --step 1 --answer ID=VALUE' || fail "headless run does not say --answer"
 echo "$out" | grep -q '^FAIL' && fail "headless run says FAIL for unanswered questions"
 echo "$out" | grep -qE 'wanted: .*(NV18|450)' && fail "headless run shows the value"
 echo "$out" | grep -q 'also waits for an answer: GPUs in' || fail "headless run: the other questions are not listed as waiting"
@@ -30,7 +32,7 @@ ok "run --json and progress.json: awaiting; the measurement recorded"
 "$BIN" run 1 --step 2 "${sim[@]}" --json >"$TMPD/run2.json" 2>/dev/null
 jq -e '.steps[0].state == "failed"' "$TMPD/run2.json" >/dev/null || fail "step 2 (unsolved exercise) is not failed"
 msg=$(jq -r '.steps[0].message' "$TMPD/run2.json")
-echo "$msg" | grep -qE '^16 of 16 checks failed \(3 questions wait for your answers: press a\): ' ||
+echo "$msg" | grep -qE '^16 of 16 checks failed \(3 questions wait for your answers\): ' ||
     fail "step 2's message counts the questions as failures: ${msg:0:200}"
 ok "an exercise step fails for the exercise; its questions wait"
 
@@ -54,6 +56,9 @@ screen | grep -qE '\[!\] +1 ' && fail "the lab is marked [!]"
 # the verdict box (the topology pane below it shows the machine, rightly)
 screen | sed -n '/Verdict/,/└/p' | grep -qE 'NV18|450' && fail "the verdict shows a value"
 wait_for 'measured; its questions wait for your answers \(press a\)' 5
+# the verdict box says the shell's way to answer, never the headless option
+screen | sed -n '/Verdict/,/└/p' | grep -q 'press a to answer' || fail "the verdict box does not say 'press a to answer'"
+screen | grep -q -- '--answer' && fail "the shell shows the headless --answer option"
 ok "shell: AWAITING, [?], no [!], no value"
 keys v
 wait_for 'Checks: 0 passed; 3 questions wait for your answers' 5
