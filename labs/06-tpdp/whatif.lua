@@ -23,7 +23,7 @@ function M.run(lab)
   end
   local d = derived_of(res)
   if d and d.note_step_ms then lab.record("whatif_note_step_ms", d.note_step_ms) end
-  if d and d.problems then lab.log("[lab] " .. d.problems) end
+  if d and d.problems then lab.log(d.problems) end
   return res
 end
 
