@@ -75,6 +75,7 @@ static void cell_text(json_t *v, char *buf, size_t len)
     if (json_is_string(v)) snprintf(buf, len, "%s", json_string_value(v));
     else if (json_is_integer(v)) snprintf(buf, len, "%lld", (long long)json_integer_value(v));
     else if (json_is_number(v)) snprintf(buf, len, "%.4g", json_number_value(v));
+    else if (json_is_array(v) || json_is_object(v)) mgpu_lab_cell_text(v, buf, len); /* as words, not JSON */
     else snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "-");
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "mgpu/lab.h"
 #include "pane.h"
 
 #define MAX_DOCS 16
@@ -141,7 +142,7 @@ static void cell_text(json_t *v, char *buf, size_t len)
     } else if (json_is_true(v)) snprintf(buf, len, "yes");
     else if (json_is_false(v)) snprintf(buf, len, "no");
     else if (json_is_null(v) || !v) snprintf(buf, len, "-");
-    else snprintf(buf, len, "...");
+    else mgpu_lab_cell_text(v, buf, len); /* a list or a record, as words */
 }
 
 static json_t *row_cell(json_t *row, json_t *cols, size_t c)
@@ -196,11 +197,7 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
         json_t *e = json_array_get(errors, i);
         char t[256];
         if (json_is_string(e)) snprintf(t, sizeof t, "error: %s", json_string_value(e));
-        else {
-            char *d = json_dumps(e, JSON_COMPACT); /* rare: a failed run, not every frame's cost */
-            snprintf(t, sizeof t, "error: %s", str_or(d, "?"));
-            free(d);
-        }
+        else mgpu_lab_error_text(e, t, sizeof t); /* "rank 2: train_log.lua:23: ..." */
         chart_view_put(v, 0, chart_tone_attr(p->color, CHART_BAD), t);
     }
 }

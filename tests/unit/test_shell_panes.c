@@ -271,6 +271,25 @@ static void test_results(WINDOW *w)
     CHECK(strstr(t, "[4/4] table") && strstr(t, "Peak per link") && strstr(t, "PCIe Gen5") && strstr(t, "63.02"));
     CHECK(pc->key(p, '[') == 1);
     CHECK(strstr(draw(pc, p, w), "[3/4]"));
+    /* a failed SPMD run's errors, as lab 8 step 5's fingerprint runs give
+     * them ({rank, error: {message, traceback, code}}), and nested cells:
+     * read as text, never as raw JSON (issue 26: '{"rank":0,"error":{...') */
+    json_t *failed = json_loads("{\"tool\": \"spmd\", \"script\": \"train_log.lua\", \"ok\": false, \"reason\": \"rank 2: "
+                                "mismatch\", \"results\": [{\"rank\": 0, \"row\": {\"loss\": 1.5, \"sizes\": [1, 4096], "
+                                "\"fp\": {\"op\": \"all_reduce\", \"count\": 1}}}], \"errors\": [{\"rank\": 2, \"error\": "
+                                "{\"message\": \"train_log.lua:23: collective fingerprint mismatch at #7\", \"traceback\": "
+                                "\"stack traceback:\\n\\t[C]: in method 'all_reduce'\", \"code\": \"invalid\"}}, {\"rank\": 3, "
+                                "\"error\": \"plain words\"}]}", 0, NULL);
+    CHECK(failed != NULL);
+    pc->on_result(p, "spmd", failed);
+    json_decref(failed);
+    WINDOW *wide = newwin(20, 120, 0, 0);
+    t = draw(pc, p, wide);
+    CHECKF(strstr(t, "rank 2: train_log.lua:23: collective fingerprint mismatch at #7") != NULL, "the error as text:\n%s", t);
+    CHECK(strstr(t, "rank 3: plain words") != NULL);
+    CHECKF(strstr(t, "1, 4096") && strstr(t, "op: all_reduce, count: 1"), "nested cells as text:\n%s", t);
+    CHECKF(!strchr(t, '{') && !strstr(t, "\"message\""), "raw JSON in the results pane:\n%s", t);
+    delwin(wide);
     pc->on_step_start(p);
     CHECK(strstr(draw(pc, p, w), "nothing yet"));
     pc->destroy(p);

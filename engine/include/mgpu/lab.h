@@ -197,6 +197,17 @@ int mgpu_lab_next_step(const mgpu_lab_catalog *cat, int lab);
  * show it) or id ("sweep"); -1 when none. */
 int mgpu_lab_find_step(const mgpu_lab_catalog *cat, int lab, const char *name);
 
+/*--- Showing results -------------------------------------------------------*/
+
+/* A value of a results table (lab.table, an SPMD run's rows) as one line of
+ * text: strings as they are, numbers short, yes/no, "-" for none; a list
+ * "1, 4096", a record "op: all_reduce, count: 1" (nested ones bracketed) -
+ * never raw JSON. Cut to len - 1 bytes. */
+void mgpu_lab_cell_text(const json_t *v, char *buf, size_t len);
+/* One error of an SPMD run ({rank, error: "text" | {message, ...}}) as
+ * "rank 2: train_log.lua:23: ..."; another shape as mgpu_lab_cell_text. */
+void mgpu_lab_error_text(const json_t *e, char *buf, size_t len);
+
 /* Where the progress file is (<state>/progress.json). */
 const char *mgpu_lab_progress_path(const mgpu_lab_catalog *cat);
 
