@@ -1,5 +1,6 @@
 /* cmd_report.c - `mgpulab report`: a learner's progress and measurements
- * (per lab and step: state, attempts, hints, time, the measured numbers) as
+ * (per lab and step: state, attempts, hints, whether the solution was
+ * shown, time, the measured numbers) as
  * Markdown, JSON or one self-contained HTML page; --export writes the JSON
  * with the learner's name, host and machine for an instructor to collect;
  * --class DIR aggregates such files (report_class.c). */
@@ -20,7 +21,8 @@ static const char usage[] =
     "       mgpulab report --class DIR [--format markdown|csv|json|html]\n"
     "\n"
     "A learner's progress and key measurements: for every lab and step its state,\n"
-    "attempts, hints taken, time of the last run and the numbers the step measured.\n"
+    "attempts, hints taken, whether you asked to see the solution, time of the last run\n"
+    "and the numbers the step measured.\n"
     "--export FILE writes it as JSON with the learner's name and id, the host and the\n"
     "machine, for an instructor to collect (the learner's solutions only when the class\n"
     "configuration says \"export_solutions\": true).\n"
@@ -111,9 +113,10 @@ static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const
             json_t *m = json_object_get(json_object_get(plab, st->id), "measurements");
             json_t *sol = solutions && st->exercise ? json_load_text(st->exercise) : NULL;
             json_array_append_new(
-                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:s?, s:o}", "id", st->id, "title", st->title,
+                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:f, s:f, s:s?, s:o}", "id", st->id, "title", st->title,
                                  "state", mgpu_step_state_name(st->state), "attempts", st->attempts, "hints_taken",
-                                 st->hints_taken, "seconds", st->seconds, "last_run", st->last_run, "message",
+                                 st->hints_taken, "solution_shown", st->solution_shown, "seconds", st->seconds,
+                                 "last_run", st->last_run, "message",
                                  st->last_message, "measurements", json_is_object(m) ? json_incref(m) : json_object()));
             if (sol) json_object_set_new(json_array_get(steps, json_array_size(steps) - 1), "solution", sol);
         }
@@ -158,17 +161,18 @@ static void print_markdown(json_t *doc, FILE *f)
     size_t i;
     json_t *lab;
     json_array_foreach(json_object_get(doc, "labs"), i, lab) {
-        fprintf(f, "\n## %s %s\n\n| step | state | attempts | hints | last run (s) | measurements |\n"
-                   "|---|---|---|---|---|---|\n", json_string_value(json_object_get(lab, "id")),
+        fprintf(f, "\n## %s %s\n\n| step | state | attempts | hints | solution shown | last run (s) | measurements |\n"
+                   "|---|---|---|---|---|---|---|\n", json_string_value(json_object_get(lab, "id")),
                 json_string_value(json_object_get(lab, "title")));
         size_t k;
         json_t *st;
         json_array_foreach(json_object_get(lab, "steps"), k, st) {
             char meas[512];
             measurements_text(json_object_get(st, "measurements"), meas, sizeof meas);
-            fprintf(f, "| %zu %s | %s | %d | %d | %.1f | %s |\n", k + 1, json_string_value(json_object_get(st, "title")),
+            fprintf(f, "| %zu %s | %s | %d | %d | %s | %.1f | %s |\n", k + 1, json_string_value(json_object_get(st, "title")),
                     json_string_value(json_object_get(st, "state")), (int)json_integer_value(json_object_get(st, "attempts")),
                     (int)json_integer_value(json_object_get(st, "hints_taken")),
+                    json_is_true(json_object_get(st, "solution_shown")) ? "yes" : "",
                     json_number_value(json_object_get(st, "seconds")), meas);
         }
     }
@@ -192,8 +196,8 @@ static void print_html(json_t *doc, FILE *f)
         report_html_text(f, json_string_value(json_object_get(lab, "id")));
         fputs(" ", f);
         report_html_text(f, json_string_value(json_object_get(lab, "title")));
-        fputs("</h2>\n<table><tr><th>step</th><th>state</th><th>attempts</th><th>hints</th><th>last run (s)</th>"
-              "<th>measurements</th></tr>\n", f);
+        fputs("</h2>\n<table><tr><th>step</th><th>state</th><th>attempts</th><th>hints</th><th>solution shown</th>"
+              "<th>last run (s)</th><th>measurements</th></tr>\n", f);
         size_t k;
         json_t *st;
         json_array_foreach(json_object_get(lab, "steps"), k, st) {
@@ -206,8 +210,10 @@ static void print_html(json_t *doc, FILE *f)
             report_html_text(f, state);
             fputs("\">", f);
             report_html_text(f, state);
-            fprintf(f, "</td><td>%d</td><td>%d</td><td>%.1f</td><td>", (int)json_integer_value(json_object_get(st, "attempts")),
+            fprintf(f, "</td><td>%d</td><td>%d</td><td>%s</td><td>%.1f</td><td>",
+                    (int)json_integer_value(json_object_get(st, "attempts")),
                     (int)json_integer_value(json_object_get(st, "hints_taken")),
+                    json_is_true(json_object_get(st, "solution_shown")) ? "yes" : "",
                     json_number_value(json_object_get(st, "seconds")));
             report_html_text(f, meas);
             fputs("</td></tr>\n", f);

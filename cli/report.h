@@ -5,7 +5,7 @@
  *   {"format": "mgpulab-report", "version": 1, "created": unix time,
  *    "learner": {"name", "id"}, "host", "backend", "machine",
  *    "labs": [{"id", "title", "steps": [{"id", "title", "state", "attempts",
- *      "hints_taken", "seconds", "last_run", "message", "measurements": {}}]}]}
+ *      "hints_taken", "solution_shown", "seconds", "last_run", "message", "measurements": {}}]}]}
  * The learner's answers are never in it; a step's "solution" (the learner's
  * exercise file) only when the class configuration asks for it. cmd_report.c builds
  * and prints it; report_class.c aggregates a directory of them. */

@@ -30,14 +30,15 @@ typedef enum modal_kind {
     MODAL_PROMPT,   /* one line of input */
 } modal_kind;
 
-typedef enum confirm_action { CONFIRM_QUIT, CONFIRM_RESET } confirm_action;
+typedef enum confirm_action { CONFIRM_QUIT, CONFIRM_RESET, CONFIRM_SOLUTION } confirm_action;
 
 typedef struct modal {
     modal_kind kind;
     char title[128];
     char *text;             /* owned */
     confirm_action action;
-    /* prompt: answering question `question` of (lab, step) */
+    /* prompt: answering question `question` of (lab, step); the solution
+     * confirmation: the step whose solution y shows */
     int lab, step, question;
     char input[512];
     int input_len;
@@ -162,6 +163,8 @@ void act_check(shell_app *a, int lab, int step); /* answers against the last run
 void act_cancel(shell_app *a);
 void act_edit(shell_app *a);
 void act_hint(shell_app *a);
+void act_ask_solution(shell_app *a);   /* S: asks first (CONFIRM_SOLUTION) */
+void act_solution(shell_app *a, int lab, int step); /* after y: show it, recorded in progress */
 void act_answer(shell_app *a);
 void act_answer_next(shell_app *a); /* after a prompt was answered */
 void act_reset(shell_app *a);

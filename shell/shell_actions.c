@@ -210,6 +210,48 @@ void act_hint(shell_app *a)
     work_refresh_snapshot(a);
 }
 
+/* The reference solution is its own action, never the last hint: asked for,
+ * confirmed, and recorded in progress ("solution_shown"). */
+void act_ask_solution(shell_app *a)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) {
+        status_set(a, "open a lab and select a step first");
+        return;
+    }
+    if (!st->exercise) {
+        status_set(a, "step %d has no exercise, so no solution to show", a->step_sel + 1);
+        return;
+    }
+    if (!catalog_free(a, "solution")) return;
+    const char *file = strrchr(st->exercise, '/');
+    dialog_confirm(a, CONFIRM_SOLUTION,
+                   "Show the reference solution of %s? The hints (h) lead to it without the code. Your progress "
+                   "records that you saw it.", file ? file + 1 : st->exercise);
+    a->modal.lab = a->lab_open;
+    a->modal.step = a->step_sel;
+}
+
+void act_solution(shell_app *a, int lab, int step)
+{
+    const snap_step *st = app_step(a, lab, step);
+    if (!st || !catalog_free(a, "solution")) return;
+    char *text = NULL;
+    size_t len = 0;
+    mgpu_result r = mgpu_lab_solution(a->cat, lab, step, &text, &len);
+    if (!text) {
+        dialog_message(a, "No solution", "%s", mgpu_error_message());
+        return;
+    }
+    const char *file = st->exercise ? strrchr(st->exercise, '/') : NULL;
+    char title[160];
+    snprintf(title, sizeof title, "Solution: %s (%s)", file ? file + 1 : "the exercise",
+             r == MGPU_OK ? "recorded in your progress" : "NOT recorded: the progress could not be saved");
+    dialog_text(a, title, text);
+    free(text);
+    work_refresh_snapshot(a);
+}
+
 static void prompt_question(shell_app *a, int q)
 {
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);

@@ -28,6 +28,8 @@ static const char help_text[] =
     "  e                edit the exercise in $EDITOR (default vi);\n"
     "                   saving it re-runs the check (watch mode)\n"
     "  h                the next hint\n"
+    "  S                the reference solution of the step's exercise\n"
+    "                   (asks first; your progress records it)\n"
     "  a                answer the step's questions; your last answer\n"
     "                   comes up selected: Enter keeps it, typing\n"
     "                   replaces it, Backspace / Ctrl-U clear it,\n"
@@ -209,8 +211,10 @@ int dialog_key(shell_app *a, int ch)
     case MODAL_CONFIRM:
         if (ch == 'y' || ch == 'Y') {
             confirm_action act = m->action;
+            int lab = m->lab, step = m->step;
             dialog_close(a);
             if (act == CONFIRM_QUIT) act_quit(a);
+            else if (act == CONFIRM_SOLUTION) act_solution(a, lab, step);
             else act_reset(a);
         } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
             dialog_close(a);

@@ -105,6 +105,7 @@ void keys_handle(shell_app *a, int ch)
     case 'c': act_cancel(a); return;
     case 'e': act_edit(a); return;
     case 'h': act_hint(a); return;
+    case 'S': act_ask_solution(a); return;
     case 'a': act_answer(a); return;
     case 'v': verdict_show_all(a); return;
     case 'n': act_next(a); return;

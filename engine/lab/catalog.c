@@ -147,6 +147,7 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
         s->seconds = json_number_value(json_object_get(p, "seconds"));
         s->attempts = (int)json_integer_value(json_object_get(p, "attempts"));
         s->hints_taken = (int)json_integer_value(json_object_get(p, "hints_taken"));
+        s->solution_shown = json_is_true(json_object_get(p, "solution_shown"));
         /* pointers into the progress document: valid until it changes, and
          * every change goes through here again */
         s->last_message = json_str(p, "message");
@@ -364,4 +365,27 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step)
     if (lab_progress_save(&cat->progress) == MGPU_OK) mgpu_error_clear();
     lab_sync_all_progress(cat);
     return h;
+}
+
+mgpu_result mgpu_lab_solution(mgpu_lab_catalog *cat, int lab, int step, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    MGPU_CHECK(check_step(cat, lab, step));
+    lab_entry *e = &cat->labs[lab];
+    const mgpu_lab_step_info *s = &e->steps[step];
+    if (!s->exercise_src)
+        return mgpu_fail(MGPU_ERR_INVALID, "step %d (%s) of lab %s has no exercise, so no solution to show", step + 1,
+                         s->id, e->info.id);
+    if (!s->solution)
+        return mgpu_fail(MGPU_ERR_INVALID, "step %d (%s) of lab %s has no reference solution in the lab", step + 1,
+                         s->id, e->info.id);
+    MGPU_CHECK(lab_read_file(s->solution, text, len));
+    /* recorded as asked for: a passed step whose solution was shown is not
+     * the same achievement, and the report says so */
+    json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
+    json_object_set_new(p, "solution_shown", json_true());
+    mgpu_result r = lab_progress_save(&cat->progress);
+    lab_sync_all_progress(cat);
+    return r;
 }

@@ -76,6 +76,7 @@ typedef struct mgpu_lab_step_info {
      * run fails or is cancelled; that latest run's state is here (else
      * MGPU_STEP_NEW) and last_message is that run's */
     mgpu_step_state last_attempt;
+    int solution_shown;       /* the learner asked to see the reference solution (progress "solution_shown") */
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {
@@ -185,6 +186,14 @@ mgpu_result mgpu_lab_answer(mgpu_lab_catalog *cat, int lab, int step, const char
  * saved (a full or read-only disk) the hint is still returned and
  * mgpu_error_code() says why; otherwise the error state is cleared. */
 const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step);
+
+/* The step's reference solution, shown because the learner asked for it
+ * (the last hint stops short of the code; this is the explicit action):
+ * the text of the solution file (malloc'd, *text, *len) and "solution_shown":
+ * true recorded on the step. Fails with MGPU_ERR_INVALID when the step has
+ * no exercise or no solution. When the record could not be saved the text
+ * is still returned and the save's error with it (the caller says so). */
+mgpu_result mgpu_lab_solution(mgpu_lab_catalog *cat, int lab, int step, char **text, size_t *len);
 
 /* Put the lab's exercise files back to the unsolved originals (the old copy
  * is kept as FILE.bak) and forget its progress. */
