@@ -1,6 +1,7 @@
 /* cmd_verify.c - `mgpulab verify [LAB ...]`: run every check, rustlings
  * style: one row per step (lab, step, state, message). */
 #include "cmd_lab.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,13 +11,15 @@ static const char usage[] =
     "Run every step of the given labs (all labs when none is given) and print one row\n"
     "per step: lab, step, state (passed, failed, awaiting - its questions wait for\n"
     "answers -, error) and the check's message, then a count. A lab that does not\n"
-    "load is one \"error\" row. Progress is saved as with\n"
+    "load is one \"error\" row. A step that passed on another machine and not on this\n"
+    "one is followed by a line naming that machine and the options that check it\n"
+    "there (its answers may depend on the machine). Progress is saved as with\n"
     "`mgpulab run`. The run's log lines are not shown; `mgpulab run LAB --step N` shows\n"
     "them for one step.\n"
     "\n"
     "Options:\n"
-    "  --json   {labs: [...], steps: [{lab, step, id, title, state, message, ...}],\n"
-    "           passed, total, ok}\n"
+    "  --json   {labs: [...], steps: [{lab, step, id, title, state, message, machine,\n"
+    "           passed_on (when it passed elsewhere), ...}], passed, total, ok}\n"
     "\n"
     "Exit status: 0 only when every check passed, 1 otherwise, 2 for an unknown lab or\n"
     "bad options.\n";
@@ -26,6 +29,29 @@ static void row(const char *lab, const char *step, const char *state, const char
     const char *nl = strchr(msg, '\n');
     printf("%-22s %-22s %-9s %.*s\n", lab, step, state, nl ? (int)(nl - msg) : (int)strlen(msg), msg);
     fflush(stdout);
+}
+
+/* The options that pick the machine a key names: "sim P" -> "--backend sim
+ * --machine P", "sim P fault F" -> "... --fault F", "cuda host H" -> run on
+ * H with --backend cuda. */
+static void machine_options(const char *key, char *out, size_t len)
+{
+    char preset[128] = "", fault[128] = "";
+    if (sscanf(key, "sim %127s fault %127s", preset, fault) >= 1)
+        snprintf(out, len, "--backend sim --machine %s%s%s", preset, fault[0] ? " --fault " : "", fault);
+    else snprintf(out, len, "--backend cuda");
+}
+
+/* A step that passed on another machine and not here: its answers (lab 7's
+ * crash rank, lab 1's link) may be right there only. Say where it passed
+ * and how to check it there. */
+static void passed_elsewhere(const mgpu_lab_info *l, const char *passed_on, const mgpu_lab_verdict *v)
+{
+    char opts[300];
+    machine_options(passed_on, opts, sizeof opts);
+    const char *host = strncmp(passed_on, "cuda host ", 10) == 0 ? passed_on + 10 : NULL;
+    printf("%-22s passed on %s, not on this machine (%s): its verdict depends on the machine - mgpulab verify %s %s%s%s\n",
+           "", passed_on, v->machine, l->id, opts, host ? " on " : " checks it there", host ? host : "");
 }
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
@@ -75,8 +101,12 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             continue;
         }
         for (int s = 0; s < l->nsteps && !cancelled; s++) {
+            /* where it passed before this run (the run may pass and move it) */
+            char before[160];
+            snprintf(before, sizeof before, "%s", l->steps[s].passed_on ? l->steps[s].passed_on : "");
             mgpu_lab_verdict v;
             if (mgpu_lab_run_step(cat, labs[i], s, &env, &v) != MGPU_OK) mgpu_cli_error("verify");
+            int elsewhere = v.state != MGPU_STEP_PASSED && before[0] && v.machine[0] && strcmp(before, v.machine) != 0;
             if (v.state == MGPU_STEP_READ || !l->steps[s].has_check) {
                 reading++;
                 read += v.state == MGPU_STEP_READ;
@@ -86,11 +116,16 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
                 awaiting += v.state == MGPU_STEP_AWAITING;
             }
             cancelled = v.state == MGPU_STEP_CANCELLED;
-            if (json) json_array_append_new(rows, lab_cli_verdict_json(l, s, &v, NULL));
-            else {
+            if (json) {
+                json_t *o = lab_cli_verdict_json(l, s, &v, NULL);
+                if (v.machine[0]) json_object_set_new(o, "machine", json_string(v.machine));
+                if (elsewhere) json_object_set_new(o, "passed_on", json_string(before));
+                json_array_append_new(rows, o);
+            } else {
                 char step[64];
                 snprintf(step, sizeof step, "%d %s", s + 1, l->steps[s].id);
                 row(l->id, step, mgpu_step_state_name(v.state), v.message);
+                if (elsewhere) passed_elsewhere(l, before, &v);
             }
             mgpu_lab_verdict_clear(&v);
         }

@@ -148,6 +148,7 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
         s->attempts = (int)json_integer_value(json_object_get(p, "attempts"));
         s->hints_taken = (int)json_integer_value(json_object_get(p, "hints_taken"));
         s->solution_shown = json_is_true(json_object_get(p, "solution_shown"));
+        s->passed_on = json_str(p, "passed_on");
         /* pointers into the progress document: valid until it changes, and
          * every change goes through here again */
         s->last_message = json_str(p, "message");

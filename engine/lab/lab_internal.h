@@ -94,6 +94,9 @@ void lab_exercise_env_apply(lua_State *L);
 void lab_push_object(lua_State *L, lab_run *run);
 /* Prepare the run's backend choice (lab.backend); lab_jobs.c */
 mgpu_result lab_run_backend(lab_run *run);
+/* The machine a run's measurements and passes belong to ("sim dgx-h100",
+ * "sim dgx-h100 fault nvlink-down", "cuda host NAME"); lab_object.c */
+mgpu_result lab_machine_key(lab_run *run, char *out, size_t len);
 void lab_run_free(lab_run *run);
 
 #endif

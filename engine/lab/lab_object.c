@@ -74,17 +74,24 @@ static int l_answer(lua_State *L)
  * nothing about pcie-4gpu, nor about dgx-h100 with a link down, nor about
  * the real host. "sim dgx-h100", "sim dgx-h100 fault nvlink-down",
  * "cuda host gpu-node-3". */
-static void machine_key(lua_State *L, lab_run *run, char *out, size_t len)
+mgpu_result lab_machine_key(lab_run *run, char *out, size_t len)
 {
-    if (lab_run_backend(run) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.record");
+    out[0] = '\0';
+    MGPU_CHECK(lab_run_backend(run));
     const mgpu_backend_config *bc = &run->env->backend;
     if (run->simulated) {
         snprintf(out, len, "sim %s%s%s", run->machine, bc->fault ? " fault " : "", bc->fault ? bc->fault : "");
-        return;
+        return MGPU_OK;
     }
     char host[128] = "";
     if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "?");
     snprintf(out, len, "cuda host %s", host);
+    return MGPU_OK;
+}
+
+static void machine_key(lua_State *L, lab_run *run, char *out, size_t len)
+{
+    if (lab_machine_key(run, out, len) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.record");
 }
 
 /* progress: step.by_machine[key], created on demand when `create` */

@@ -326,6 +326,9 @@ static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const m
     json_object_set_new(p, "attempts", json_integer(s->attempts + 1));
     json_t *msg = json_string(v->message);
     json_object_set_new(p, "message", msg ? msg : json_string("(message not UTF-8)"));
+    /* where it passed: answers read off one machine (lab 7's crash rank)
+     * are wrong on another, and verify there says where they were right */
+    if (v->state == MGPU_STEP_PASSED && v->machine[0]) json_object_set_new(p, "passed_on", json_string(v->machine));
 }
 
 mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
@@ -390,6 +393,12 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
      * some later step's expense */
     lua_gc(L, LUA_GCCOLLECT);
     out->seconds = (double)(mgpu_now_ns() - t0) / 1e9;
+    /* the machine the step was judged on (an answer judged again ran
+     * nothing, but its measurement is this machine's too) */
+    if (lab_machine_key(&run, out->machine, sizeof out->machine) != MGPU_OK) {
+        out->machine[0] = '\0';
+        mgpu_error_clear(); /* a bad backend choice was the step's to report */
+    }
     out->measurements = run.measurements;
     run.measurements = NULL;
     lab_run_free(&run);

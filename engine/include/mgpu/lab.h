@@ -77,6 +77,7 @@ typedef struct mgpu_lab_step_info {
      * MGPU_STEP_NEW) and last_message is that run's */
     mgpu_step_state last_attempt;
     int solution_shown;       /* the learner asked to see the reference solution (progress "solution_shown") */
+    const char *passed_on;    /* the machine of the latest pass ("sim 2x-dgx-h100", "cuda host NAME"), or NULL */
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {
@@ -168,6 +169,11 @@ typedef struct mgpu_lab_verdict {
      * summary cut to fit): [{ok, msg, saw, wanted, where}] (owned; NULL when
      * no check ran) */
     json_t *checks;
+    /* the machine the step was judged on ("sim dgx-h100", "sim dgx-h100
+     * fault nvlink-down", "cuda host NAME"); "" when the run never chose
+     * one. A step that passed on another machine (passed_on) may fail here
+     * for answers that depend on the machine. */
+    char machine[160];
 } mgpu_lab_verdict;
 
 /* Run step `step` of lab `lab`: run, then check; save progress (state, time,
