@@ -62,6 +62,105 @@ local function best_nic_path(topo, g)
   return best
 end
 
+-- The topology with its NICs numbered the other way round (NIC0 is the old
+-- last NIC): the same machine, as a host whose NICs enumerate in another
+-- order. A nearest_nic that picks NIC g for GPU g because they happen to
+-- pair up on a DGX must fail here.
+local function renumber_nics(topo)
+  local ng, nn = #gpus(topo), #nics(topo)
+  local function old(j) return j <= ng and j or ng + (nn - (j - ng)) + 1 end   -- new column j -> old column
+  local out = { gpus = topo.gpus, nics = {}, matrix = { labels = {}, rows = {} }, peer_access = topo.peer_access,
+                machine = topo.machine }
+  for k = 1, nn do
+    local n = {}
+    for key, val in pairs(topo.nics[nn - k + 1]) do n[key] = val end
+    n.index = k - 1
+    out.nics[k] = n
+  end
+  local rows = topo.matrix.rows
+  for i = 1, ng + nn do
+    out.matrix.labels[i] = i <= ng and topo.matrix.labels[i] or ("NIC" .. (i - ng - 1))
+    local row = {}
+    for j = 1, ng + nn do row[j] = rows[old(i)] and rows[old(i)][old(j)] end
+    out.matrix.rows[i] = row
+  end
+  return out
+end
+
+-- How a wrong nearest_nic chose, seen over every GPU of a topology (each
+-- entry: chosen[g] = the NIC it returned), or nil.
+local function choice_pattern(topo, chosen)
+  local nn, all = #nics(topo), { index = true, first = true, far = true, alpha = true }
+  if nn < 2 then return nil end
+  for _, g in ipairs(gpus(topo)) do
+    local nic = math.tointeger(chosen[g.index])
+    local real = nic and gpu_nic(topo, g.index, nic)
+    if nic ~= g.index % nn then all.index = false end
+    if nic ~= 0 then all.first = false end
+    for n = 0, nn - 1 do
+      local p = gpu_nic(topo, g.index, n)
+      if path_rank(p) > path_rank(real) then all.far = false end
+      if tostring(p) < tostring(real) then all.alpha = false end
+    end
+  end
+  return all.index and "it takes NIC g for GPU g: the index says nothing about the PCIe tree - choose the NIC by its "
+      .. "path, not by its index"
+    or all.first and "it keeps NIC0 for every GPU: compare every NIC's path and keep the closest"
+    or all.far and all.alpha and "it keeps the farthest NIC of every GPU, which here is also the alphabetical first "
+      .. "path of its row: closest first is PIX, PXB, PHB, NODE, SYS, then NET - not alphabetical order, and not the "
+      .. "comparison the wrong way round"
+    or all.far and "it keeps the farthest NIC of every GPU: is the comparison the wrong way round?"
+    or all.alpha and "it keeps the alphabetical first path of each row: closest first is PIX, PXB, PHB, NODE, SYS, "
+      .. "not alphabetical order"
+    or nil
+end
+
+-- nearest_nic(topo, g) for every GPU of one topology: nil when right, else
+-- one sentence on the first GPU it gets wrong - what it returned, why that is
+-- not the nearest, never which NIC is - and a word for the kind of fault.
+-- `on` names the machine.
+local function judge_nearest(fn, topo, on)
+  local chosen, paths = {}, {}
+  local nn = #nics(topo)
+  for _, g in ipairs(gpus(topo)) do
+    local fine, nic, path = pcall(fn, topo, g.index)
+    if not fine then return "it raised an error for GPU" .. g.index .. on .. ": " .. tostring(nic), "error" end
+    chosen[g.index], paths[g.index] = nic, path
+  end
+  for _, g in ipairs(gpus(topo)) do
+    local gi, path = g.index, paths[g.index]
+    local want = best_nic_path(topo, gi)
+    local where = " for GPU" .. gi .. on
+    local nic = math.tointeger(chosen[gi])
+    if want == nil then
+      if chosen[gi] ~= nil then return "it returned NIC " .. tostring(chosen[gi]) .. where .. ", but there is no NIC: return nil, nil", "none" end
+    elseif nic == nil then
+      return "it returned " .. tostring(chosen[gi]) .. " as the NIC" .. where
+        .. ": return the NIC's 0-based index (a whole number) and its path", "type"
+    elseif nic < 0 or nic >= nn then
+      return string.format("it returned NIC %d%s, but the NICs are NIC0 .. NIC%d (0-based)", nic, where, nn - 1), "range"
+    else
+      local real = gpu_nic(topo, gi, nic)
+      if tostring(path) ~= tostring(real) then
+        local left = nic >= 1 and gpu_nic(topo, gi, nic - 1)
+        if left and tostring(path) == tostring(left) then
+          return string.format("it returned NIC %d with path %s%s, but %s is the path of NIC %d: the index and the "
+            .. "column it read are one apart - NIC n (0-based) is row[#topo.gpus + n + 1]", nic, tostring(path), where,
+            tostring(path), nic - 1), "apart"
+        end
+        return string.format("it returned NIC %d with path %s%s, but that is not the path of NIC %d: its cell in row "
+          .. "GPU%d says %s - return the path of the NIC you chose", nic, tostring(path), where, nic, gi, tostring(real)), "path"
+      end
+      if path_rank(real) > path_rank(want) then
+        local why = choice_pattern(topo, chosen)
+        return string.format("it chose NIC %d%s, whose path is %s, but GPU%d has a closer NIC%s", nic, where,
+                             tostring(real), gi, why and (" - " .. why) or ""), "closer " .. (why or "")
+      end
+    end
+  end
+  return nil
+end
+
 local function host_nics(topo, host)
   local n = 0
   for _, nic in ipairs(nics(topo)) do if (nic.host or 0) == host then n = n + 1 end end
@@ -139,7 +238,7 @@ return {
       hints = {
         "The NIC columns come after the GPU columns in topo.matrix.rows: NIC n of GPU g is rows[g + 1][#topo.gpus + n + 1].",
         "Closest first: PIX, PXB, PHB, NODE, SYS (then NET). Keep the NIC with the closest path.",
-        "numa0 and cpus0 are in the GPU table: count the CPUs in '0-55,112-167' as 56 + 56.",
+        "numa0 and cpus0 are in the GPU table: a range a-b holds b - a + 1 CPUs, so '0-3,8-11' is 4 + 4.",
       },
       questions = {
         { id = "numa0", ask = "Which NUMA node is GPU0 attached to?" },
@@ -150,10 +249,9 @@ return {
         local topo = lab.topo()
         local rows = {}
         for _, g in ipairs(gpus(topo)) do
-          rows[#rows + 1] = { "GPU" .. g.index, g.busid, g.name, g.numa, g.cpulist, f2(g.pcie_gbs), g.nvlinks,
-                              best_nic_path(topo, g.index) or "-" }
+          rows[#rows + 1] = { "GPU" .. g.index, g.busid, g.name, g.numa, g.cpulist, f2(g.pcie_gbs), g.nvlinks }
         end
-        lab.table{ title = "GPUs", columns = { "gpu", "PCI bus id", "name", "NUMA", "CPU affinity", "PCIe GB/s", "NVLinks", "closest NIC path" },
+        lab.table{ title = "GPUs", columns = { "gpu", "PCI bus id", "name", "NUMA", "CPU affinity", "PCIe GB/s", "NVLinks" },
                    rows = rows }
         local nrows = {}
         for _, n in ipairs(nics(topo)) do
@@ -161,7 +259,11 @@ return {
         end
         lab.table{ title = "NICs", columns = { "nic", "name", "PCI bus id", "NUMA", "speed", "GPUDirect RDMA" }, rows = nrows }
         local ok, fn = pcall(lab.load, lab.exercise)
-        return { topo = topo, ok = ok, fn = fn }
+        -- a machine every learner has, for faults this one may not show: an
+        -- 8-GPU DGX whose NICs pair up with the GPUs, and the same with its
+        -- NICs numbered the other way round
+        local dgx = lab.topo{ machine = "dgx-h100" }
+        return { topo = topo, ok = ok, fn = fn, dgx = dgx }
       end,
       check = function(lab, r)
         local topo, g0 = r.topo, gpus(r.topo)[1]
@@ -181,28 +283,41 @@ return {
         end
         local rows = {}
         for _, g in ipairs(gpus(topo)) do
-          local want = best_nic_path(topo, g.index)
           local fine, nic, path = pcall(r.fn, topo, g.index)
-          if not fine then
-            v[#v + 1] = { ok = false, msg = "nearest_nic.lua raised an error for GPU" .. g.index .. ": " .. tostring(nic),
-                          saw = "an error", wanted = "a NIC index and its path", where = "your nearest_nic.lua" }
-            break
-          end
-          local real = (math.type(nic) == "integer" or (type(nic) == "number" and nic == math.floor(nic)))
-                       and gpu_nic(topo, g.index, math.tointeger(nic)) or nil
-          rows[#rows + 1] = { "GPU" .. g.index, tostring(nic), tostring(path), tostring(real), tostring(want or "none") }
-          if want == nil then
-            v[#v + 1] = checks.equals{ value = nic == nil and "none" or nic, expected = "none",
-                                       what = "GPU" .. g.index .. "'s nearest NIC (this host has none)", where = "your nearest_nic.lua" }
-          else
-            v[#v + 1] = checks.equals{ value = real, expected = want, what = "path from GPU" .. g.index .. " to the NIC you chose (" .. tostring(nic) .. ")",
-                                       missing = "nearest_nic.lua returned no NIC index for GPU" .. g.index, where = "topology pane (1): row GPU" .. g.index .. ", NIC columns" }
-            v[#v + 1] = checks.equals{ value = path, expected = want, what = "the path type nearest_nic.lua returned for GPU" .. g.index,
-                                       missing = "nearest_nic.lua returned no path type", where = "topology pane (1): row GPU" .. g.index .. ", NIC columns" }
+          local real = fine and math.tointeger(nic) and gpu_nic(topo, g.index, math.tointeger(nic)) or nil
+          local verdict = not fine and "error" or (real == nil and (best_nic_path(topo, g.index) and "no such NIC" or "-"))
+            or path_rank(real) > path_rank(best_nic_path(topo, g.index)) and "a closer NIC exists"
+            or tostring(path) ~= tostring(real) and "not its path" or "closest"
+          rows[#rows + 1] = { "GPU" .. g.index, tostring(fine and nic or "error"), tostring(fine and path or ""),
+                              tostring(real or "-"), verdict }
+        end
+        lab.table{ title = "nearest_nic.lua", columns = { "gpu", "your NIC", "your path", "its real path", "verdict" }, rows = rows }
+        local machines = {
+          { topo = topo, on = "", where = "topology pane (1): your GPU's row, NIC columns" },
+          { topo = r.dgx, on = " on the SIMULATED dgx-h100", where = "mgpulab topo --machine dgx-h100" },
+          { topo = renumber_nics(r.dgx), on = " on the SIMULATED dgx-h100 with its NICs numbered the other way round "
+              .. "(NIC0 is its NIC7)", where = "mgpulab topo --machine dgx-h100, NIC columns read right to left" },
+        }
+        local faults, seen = {}, {}
+        for _, m in ipairs(machines) do
+          local why, kind = judge_nearest(r.fn, m.topo, m.on)
+          if why and not seen[kind] then                   -- each kind of fault once, where it shows first
+            seen[kind] = true
+            faults[#faults + 1] = { why = why, where = m.where }
           end
         end
-        lab.table{ title = "nearest_nic.lua", columns = { "gpu", "your NIC", "your path", "its real path", "closest path" }, rows = rows }
-        return checks.all(v)
+        if #faults == 0 then
+          v[#v + 1] = { ok = true, msg = "nearest_nic.lua picks the closest NIC of every GPU, here and on a DGX whose NICs "
+            .. "are numbered either way", saw = "the closest NIC for every GPU", wanted = "the closest NIC for every GPU",
+            where = "results pane (3), table nearest_nic.lua" }
+        else
+          local whys = {}
+          for _, f in ipairs(faults) do whys[#whys + 1] = f.why end
+          v[#v + 1] = { ok = false, msg = "nearest_nic.lua: " .. table.concat(whys, "; and "),
+            saw = faults[1].why, wanted = "for every GPU, the 0-based index of a NIC with the closest path in its row, "
+              .. "and that path", where = faults[1].where .. "; results pane (3), table nearest_nic.lua" }
+        end
+        return v
       end,
     },
     {
