@@ -58,6 +58,7 @@ typedef struct spmd_args {
     const char **args;
     int nargs;
     int race;          /* 1: --race (a race fails the run), -1: --no-race, 0: on, reported */
+    int emulated_gpus; /* > 0: more ranks than this host's GPUs, so emulated nodes (the banner says why) */
 } spmd_args;
 
 static int parse_args(int argc, char **argv, spmd_args *a)
@@ -295,6 +296,23 @@ static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a,
      * fall back to it. */
     *sim = mgpu_backend_config_is_sim(&g->backend);
     if (cfg->ranks == 0 && *sim) cfg->ranks = 2;
+    /* More ranks than this host's GPUs cannot each be a local NCCL rank:
+     * NCCL refuses two ranks of one node on one GPU ("Duplicate GPU
+     * detected"). Emulated nodes can (each rank its own NCCL_HOSTID, NCCL
+     * over sockets), as the labs do; an explicit --launcher local is told. */
+    int gpus = *sim ? 0 : mgpu_driver_gpu_count();
+    if (gpus > 0 && cfg->ranks > gpus && cfg->launcher == MGPU_LAUNCH_LOCAL) {
+        if (g->launcher) {
+            free(script);
+            return mgpu_cli_usage_error("spmd",
+                                        "--launcher local with %d ranks on %d GPU%s: NCCL refuses two ranks of one node "
+                                        "on one GPU (\"Duplicate GPU detected\"); use --launcher emulate (each rank "
+                                        "an emulated node, NCCL over sockets) or --ranks %d",
+                                        cfg->ranks, gpus, gpus == 1 ? "" : "s", gpus);
+        }
+        cfg->launcher = MGPU_LAUNCH_EMULATE;
+        a->emulated_gpus = gpus;
+    }
 
     char chunk[4096 + 2];
     snprintf(chunk, sizeof chunk, "@%s", strcmp(a->file, "-") == 0 ? "stdin" : a->file);
@@ -319,7 +337,11 @@ static void print_banner(const mgpu_cli_globals *g, const spmd_args *a, const mg
     if (cfg->ranks) snprintf(who, sizeof who, "%d rank%s", cfg->ranks, cfg->ranks == 1 ? "" : "s");
     else snprintf(who, sizeof who, "one rank per GPU");
     printf("# mgpulab spmd %s: %s, backend %s, launcher %s\n", a->file, who, mgpu_backend_kind_name(g->backend.kind),
-           g->launcher ? g->launcher : "local");
+           a->emulated_gpus ? "emulate" : g->launcher ? g->launcher : "local");
+    if (a->emulated_gpus)
+        printf("# %d ranks on %d GPU%s: emulated nodes (each rank its own NCCL_HOSTID, NCCL over sockets - slower "
+               "than the GPUs' own links); NCCL does not let two ranks of one node share a GPU\n",
+               cfg->ranks, a->emulated_gpus, a->emulated_gpus == 1 ? "" : "s");
     if (sim) printf("# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
     fflush(stdout);
 }
