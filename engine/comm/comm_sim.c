@@ -8,7 +8,6 @@
 #include "comm/comm_backend.h"
 #include "mgpu/clock.h"
 #include "mgpu/collmodel.h"
-#include "mgpu/telemetry.h"
 #include "sim_algos.h"
 #include "sim_comm.h"
 
@@ -83,19 +82,6 @@ static mgpu_result stream_times(mgpu_stream *s, double *ns)
 {
     MGPU_CHECK(mgpu_stream_model_time(s, ns));
     return MGPU_OK;
-}
-
-/* The bandwidth pane's modelled load (mgpu/telemetry.h): this rank's GPU
- * sends and receives the collective's bus bytes (nccl-tests' busbw) for its
- * modelled time, over NVLink when the model's bottleneck path is NVLink,
- * PCIe/network otherwise; shown for the call's wall time (the publisher
- * keeps every rate up for a few sampling periods at least). */
-static void publish_collective(sim_comm *sc, int rank, const mgpu_coll_prediction *p, uint64_t t0)
-{
-    if (!p->link || strcmp(p->link, "HBM") == 0 || !(p->busbw_gbs > 0)) return;
-    double secs = (double)(mgpu_now_ns() - t0) / 1e9, bps = p->busbw_gbs * 1e9;
-    mgpu_link_kind kind = strcmp(p->link, "NVLink") == 0 ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
-    mgpu_telemetry_publish(sc->gpu_of_rank[rank], kind, bps, bps, secs);
 }
 
 /* One collective: arrival (all ranks post their stream time and call),
@@ -185,7 +171,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     if (!phantom) MGPU_CHECK(sim_algo_run(&x, &call, staged));
     MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0 * sc->straggler));
     sc->last = p;
-    publish_collective(sc, c->rank, &p, t0);
+    sim_publish_collective(c, sc, &p, t0);
     return MGPU_OK;
 }
 

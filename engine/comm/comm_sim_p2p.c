@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mgpu/clock.h"
-#include "mgpu/telemetry.h"
 #include "sim_comm.h"
 
 typedef struct queued {
@@ -52,20 +51,14 @@ static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
 }
 
 /* The bandwidth pane's modelled load: a send is traffic out of this rank's
- * GPU, a receive into it, at bytes / modelled time, over NVLink when the
- * pair's path is NVLink, else PCIe/network; shown for the call's wall
- * time, at least 0.3 s. */
+ * GPU, a receive into it, at bytes / modelled time (sim_telemetry.c says
+ * over which links); shown for the call's wall time, at least 0.3 s. */
 static void publish_p2p(sim_comm *sc, int me, const sim_xfer *f, size_t bytes, double ns, uint64_t t0)
 {
     if (!(ns > 0) || !bytes) return;
-    int g = sc->gpu_of_rank[me], peer = sc->gpu_of_rank[f->peer];
-    int ng = mgpu_topo_gpu_count(sc->topo);
-    int nv = g >= 0 && peer >= 0 && g < ng && peer < ng && mgpu_topo_gpu_path(sc->topo, g, peer).type == MGPU_PATH_NV;
-    mgpu_link_kind kind = nv ? MGPU_LINK_NVLINK : MGPU_LINK_PCIE;
     double bps = (double)bytes / ns * 1e9, secs = (double)(mgpu_now_ns() - t0) / 1e9;
     if (secs < 0.3) secs = 0.3;
-    if (f->kind == SIM_SEND) mgpu_telemetry_publish(g, kind, bps, 0, secs);
-    else mgpu_telemetry_publish(g, kind, 0, bps, secs);
+    sim_publish_p2p(sc, sc->gpu_of_rank[me], sc->gpu_of_rank[f->peer], f->kind == SIM_SEND, bps, secs);
 }
 
 /* Run the send/recv entries q[0..n) of one communicator together. A send's

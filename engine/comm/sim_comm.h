@@ -30,6 +30,11 @@ mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs);
 mgpu_result sim_comm_split(mgpu_comm *parent, int color, int key, mgpu_comm *child, int *member);
 void sim_comm_free(sim_comm *sc);
 
+/* The bandwidth pane's modelled load of a collective this rank just ran
+ * (started at t0), and of one send or receive (sim_telemetry.c). */
+void sim_publish_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_prediction *p, uint64_t t0);
+void sim_publish_p2p(sim_comm *sc, int gpu, int peer_gpu, int send, double bps, double secs);
+
 /* A wait context for `what` with the communicator's timeout and abort flags. */
 void sim_comm_ctx(mgpu_comm *c, sim_comm *sc, const char *what, sim_ctx *x);
 mgpu_result sim_comm_enter(mgpu_comm *c, sim_comm **out);

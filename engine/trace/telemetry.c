@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "mgpu/cleanup.h"
 #include "mgpu/clock.h"
+#include "mgpu/collmodel.h"
 #include "mgpu/dev.h"
 #include "mgpu/topo.h"
 #include "trace/telemetry_internal.h"
@@ -30,9 +31,28 @@ struct mgpu_telemetry {
     int cleanup;          /* mgpu_cleanup slot of /dev/shm/<shm_name> */
     char env[96];
     char (*busid)[20];
+    int *nic;             /* per GPU: its host's NIC it reaches other nodes through, -1 on one node */
     /* cuda */
     tel_nvml *nvml;
 };
+
+/* The NIC (numbered within its host, as NCCL's NET/IB/n) GPU g's traffic to
+ * another node leaves through, as the collective model connects them; -1
+ * on a machine of one node or a host without NICs. */
+static int nic_of(const mgpu_topo *topo, int g)
+{
+    const mgpu_topo_gpu *me = mgpu_topo_gpu_at(topo, g);
+    for (int b = 0; me && b < mgpu_topo_gpu_count(topo); b++) {
+        if (mgpu_topo_gpu_at(topo, b)->host == me->host) continue;
+        mgpu_coll_link l;
+        mgpu_coll_link_between(topo, g, b, NULL, &l);
+        if (l.nic < 0) return -1;
+        int local = 0;
+        for (int i = 0; i < l.nic; i++) local += mgpu_topo_nic_at(topo, i)->host == me->host;
+        return local;
+    }
+    return -1;
+}
 
 static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
 {
@@ -45,9 +65,13 @@ static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
     }
     snprintf(t->source, sizeof t->source, "modelled (SIMULATED %s)", mgpu_topo_machine_name(topo));
     t->busid = calloc((size_t)n, sizeof *t->busid);
-    for (int i = 0; t->busid && i < n; i++) snprintf(t->busid[i], sizeof t->busid[i], "%s", mgpu_topo_gpu_at(topo, i)->busid);
+    t->nic = calloc((size_t)n, sizeof *t->nic);
+    for (int i = 0; t->busid && t->nic && i < n; i++) {
+        snprintf(t->busid[i], sizeof t->busid[i], "%s", mgpu_topo_gpu_at(topo, i)->busid);
+        t->nic[i] = nic_of(topo, i);
+    }
     mgpu_topo_free(topo);
-    if (!t->busid) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory for the telemetry table");
+    if (!t->busid || !t->nic) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory for the telemetry table");
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         return mgpu_fail(MGPU_ERR_IO, "telemetry: getrandom failed");
@@ -118,6 +142,7 @@ void mgpu_telemetry_close(mgpu_telemetry *t)
     mgpu_cleanup_forget(t->cleanup);
     tel_nvml_close(t->nvml);
     free(t->busid);
+    free(t->nic);
     free(t);
 }
 
@@ -148,6 +173,12 @@ mgpu_result mgpu_telemetry_sample(mgpu_telemetry *t, mgpu_link_sample *out, int 
         s->pcie_tx = tel_live_rate(&tg->r[MGPU_LINK_PCIE][0], now);
         s->pcie_rx = tel_live_rate(&tg->r[MGPU_LINK_PCIE][1], now);
         s->has_nvlink = s->has_pcie = 1;
+        s->nic = t->nic[g];
+        s->has_net = s->nic >= 0;
+        if (s->has_net) {
+            s->net_tx = tel_live_rate(&tg->r[MGPU_LINK_NET][0], now);
+            s->net_rx = tel_live_rate(&tg->r[MGPU_LINK_NET][1], now);
+        }
         (*n)++;
     }
     return MGPU_OK;

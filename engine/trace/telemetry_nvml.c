@@ -130,6 +130,7 @@ mgpu_result tel_nvml_sample(tel_nvml *t, mgpu_link_sample *out, int max, int *n)
         mgpu_link_sample *s = &out[k++];
         memset(s, 0, sizeof *s);
         s->gpu = i;
+        s->nic = -1; /* NVML gives no per-NIC share */
         snprintf(s->busid, sizeof s->busid, "%s", d->busid);
         nvml_field_value f[F_COUNT];
         ask(f);

@@ -60,7 +60,7 @@ static void store(tel_rate *r, double bps, uint64_t until)
 void mgpu_telemetry_publish(int gpu, mgpu_link_kind kind, double tx_bps, double rx_bps, double seconds)
 {
     pthread_once(&once, map_table);
-    if (!table || gpu < 0 || (uint32_t)gpu >= table->ngpus || (kind != MGPU_LINK_NVLINK && kind != MGPU_LINK_PCIE))
+    if (!table || gpu < 0 || (uint32_t)gpu >= table->ngpus || (kind != MGPU_LINK_NVLINK && kind != MGPU_LINK_PCIE && kind != MGPU_LINK_NET))
         return;
     if (!(seconds > 0)) return;
     if (seconds > 3600) seconds = 3600;

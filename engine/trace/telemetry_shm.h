@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define TEL_MAGIC 0x4c54474du    /* "MGTL" */
-#define TEL_VERSION 1u
+#define TEL_VERSION 2u             /* 2: the network (NIC) share per GPU */
 #define TEL_MAX_GPUS 4096
 #define TEL_ENV "MGPU_TELEMETRY"
 
@@ -20,7 +20,7 @@ typedef struct tel_rate {
 } tel_rate;
 
 typedef struct tel_gpu {
-    tel_rate r[2][2];            /* [mgpu_link_kind][0 = tx, 1 = rx] */
+    tel_rate r[3][2];            /* [mgpu_link_kind][0 = tx, 1 = rx] */
 } tel_gpu;
 
 typedef struct tel_table {

@@ -207,6 +207,26 @@ static void test_bandwidth(WINDOW *w)
     draw(pc, p, w);
     pc->on_telemetry(p, s, 8, "modelled (SIMULATED dgx-h100)");
     CHECK(!pc->dirty(p));
+    /* two nodes: each GPU's NVLink share inside its node and its NIC's share
+     * between the nodes, on a row of its own named as the topology names the
+     * NIC (issue 26: lab 7 showed NVLink 0.0 and "PCIe 232.1" everywhere) */
+    mgpu_link_sample two[16];
+    memset(two, 0, sizeof two);
+    for (int g = 0; g < 16; g++) {
+        two[g].gpu = g;
+        two[g].has_nvlink = two[g].has_pcie = two[g].has_net = 1;
+        two[g].nic = g % 8;
+        two[g].nvlink_tx = two[g].nvlink_rx = 203.1e9;
+        two[g].pcie_tx = two[g].pcie_rx = two[g].net_tx = two[g].net_rx = 29.0e9;
+    }
+    for (int k = 0; k < 5; k++) pc->on_telemetry(p, two, 16, "modelled (SIMULATED 2x-dgx-h100)");
+    WINDOW *tall = newwin(60, 100, 0, 0);
+    t = draw(pc, p, tall);
+    CHECKF(strstr(t, "203.1") && strstr(t, "29.0"), "the NVLink and NIC shares:\n%s", t);
+    const char *g11 = strstr(t, "GPU11"), *nic3 = g11 ? strstr(g11, "NIC3") : NULL, *g12 = g11 ? strstr(g11, "GPU12") : NULL;
+    CHECKF(nic3 && (!g12 || nic3 < g12), "GPU11's row names its node's NIC3:\n%s", t);
+    CHECKF(strstr(t, "NIC ") != NULL, "the scale names the NICs:\n%s", t);
+    delwin(tall);
     pc->destroy(p);
 }
 

@@ -145,6 +145,80 @@ static void run_job(const char *what, const mgpu_backend_config *bc, int ranks, 
     mgpu_telemetry_close(t);
 }
 
+/*--- Two nodes: each link carries its share ----------------------------*/
+
+typedef struct link_seen {
+    mgpu_telemetry *t;
+    volatile int stop;
+    int n;
+    double nvlink[32], pcie[32], net[32]; /* per GPU, the most seen (tx) */
+    int nic[32], has_net[32];
+} link_seen;
+
+static void *link_sampler(void *arg)
+{
+    link_seen *k = arg;
+    while (!k->stop) {
+        mgpu_link_sample s[32];
+        int n = 0;
+        if (mgpu_telemetry_sample(k->t, s, 32, &n) == MGPU_OK) {
+            k->n = n;
+            for (int i = 0; i < n; i++) {
+                if (s[i].nvlink_tx > k->nvlink[i]) k->nvlink[i] = s[i].nvlink_tx;
+                if (s[i].pcie_tx > k->pcie[i]) k->pcie[i] = s[i].pcie_tx;
+                if (s[i].net_tx > k->net[i]) k->net[i] = s[i].net_tx;
+                k->nic[i] = s[i].nic;
+                k->has_net[i] = s[i].has_net;
+            }
+        }
+        usleep(20000);
+    }
+    return NULL;
+}
+
+/* An all_reduce over 16 ranks on two DGX nodes: inside a node the ring runs
+ * on NVLink, between the nodes through the NICs. Every GPU's NVLink carries
+ * its intra-node share and its PCIe link (to its NIC) the smaller network
+ * share (issue 26: lab 7's pane showed NVLink 0.0 on every GPU and the
+ * whole busbw as PCIe). */
+static void test_two_nodes(void)
+{
+    const mgpu_backend_config two = {.kind = MGPU_BACKEND_SIM, .machine = "2x-dgx-h100"};
+    mgpu_telemetry *t = NULL;
+    CHECK_OK(mgpu_telemetry_open(&two, &t));
+    const char *extra[] = {mgpu_telemetry_env(t), NULL};
+    mgpu_rt_config cfg = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 16, .backend = two, .timeout_s = 60,
+                          .self_exe = MGPU_BINARY_DIR "/mgpulab", .extra_env = extra};
+    json_t *p = json_loads("{\"action\": \"world_allreduce\", \"count\": 1048576}", 0, NULL);
+    link_seen k = {.t = t};
+    pthread_t th;
+    pthread_create(&th, NULL, link_sampler, &k);
+    mgpu_rt_report rep;
+    CHECK_OK(mgpu_rt_run(&cfg, "selftest", p, NULL, NULL, &rep));
+    usleep(100000);
+    k.stop = 1;
+    pthread_join(th, NULL);
+    json_decref(p);
+    CHECKF(rep.ok, "16 ranks on 2x-dgx-h100: %s", rep.reason);
+    CHECK(k.n == 16);
+    int nv = 0, split = 0, nics = 0;
+    for (int g = 0; g < k.n; g++) {
+        nv += k.nvlink[g] > 0;
+        /* the NIC's share is 1/8 of the rank's traffic, the node's NVLink 7/8;
+         * it crosses the PCIe link to the NIC too (beside the result's copies) */
+        split += k.net[g] > 0 && k.net[g] < k.nvlink[g] && k.pcie[g] >= k.net[g];
+        nics += k.has_net[g] && k.nic[g] == g % 8; /* each DGX GPU's own NIC, numbered in its node */
+    }
+    CHECKF(nv == 16, "GPUs with NVLink traffic: %d of 16 (GPU0 NVLink %.1f, PCIe %.1f GB/s)", nv, k.nvlink[0] / 1e9,
+           k.pcie[0] / 1e9);
+    CHECKF(split == 16, "GPUs whose network (NIC) share is below their NVLink share: %d of 16 (GPU0 NIC %.1f GB/s)", split,
+           k.net[0] / 1e9);
+    CHECKF(nics == 16, "GPUs that name their node's NIC of the same number: %d of 16 (GPU9: NIC%d)", nics, k.nic[9]);
+    printf("# 2x-dgx-h100 all_reduce: GPU0 NVLink %.1f GB/s, NIC%d %.1f GB/s, PCIe %.1f GB/s\n", k.nvlink[0] / 1e9,
+           k.nic[0], k.net[0] / 1e9, k.pcie[0] / 1e9);
+    mgpu_telemetry_close(t);
+}
+
 /*--- NVML (where a driver is) ----------------------------------------*/
 
 typedef struct gpu_seen {
@@ -218,6 +292,7 @@ int main(void)
     const mgpu_backend_config pcie = {.kind = MGPU_BACKEND_SIM, .machine = "pcie-4gpu"};
     run_job("all_reduce on pcie-4gpu", &pcie, 2, "selftest", "{\"action\": \"world_allreduce\", \"count\": 65536}", 0,
             1);
+    test_two_nodes();
 
     /* cuda: NVML where a driver is, else "none" with the reason */
     const mgpu_backend_config cuda = {.kind = MGPU_BACKEND_CUDA};

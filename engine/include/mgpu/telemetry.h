@@ -32,6 +32,12 @@ typedef struct mgpu_link_sample {
     double nvlink_tx, nvlink_rx;  /* bytes/s over the last interval */
     double pcie_tx, pcie_rx;      /* bytes/s */
     int has_nvlink, has_pcie;     /* the source gives these numbers */
+    /* between nodes (sim, a machine of several hosts): this GPU's share of
+     * the network, through its nearest NIC - NIC `nic` of its host, as the
+     * topology and NCCL number them ("NET/IB/3"). That traffic crosses the
+     * GPU's PCIe link to the NIC too, so pcie_* include it. */
+    double net_tx, net_rx;        /* bytes/s */
+    int has_net, nic;             /* nic: -1 when has_net is 0 */
 } mgpu_link_sample;
 
 typedef struct mgpu_telemetry mgpu_telemetry;
@@ -57,7 +63,9 @@ const char *mgpu_telemetry_env(const mgpu_telemetry *t);
 
 /*--- Worker side (sim) -----------------------------------------------------*/
 
-typedef enum mgpu_link_kind { MGPU_LINK_NVLINK = 0, MGPU_LINK_PCIE = 1 } mgpu_link_kind;
+/* NET: the GPU's traffic through its NIC to other nodes (publish it on
+ * PCIe as well: it crosses the GPU's PCIe link on the way) */
+typedef enum mgpu_link_kind { MGPU_LINK_NVLINK = 0, MGPU_LINK_PCIE = 1, MGPU_LINK_NET = 2 } mgpu_link_kind;
 /* Publish that `gpu` (the machine's GPU index, as the sampler reports it)
  * moves tx/rx bytes per second over `kind` for the next `seconds` of wall
  * time (a modelled operation in progress). A rate <= 0 leaves that
