@@ -11,18 +11,19 @@
 # are shared and noisy.
 #
 # usage: bench/race_cost.sh [BIN] [RUNS]   (MGPU_BENCH_ARGS: the machine,
-#        default "--backend sim"; on a GPU "--backend cuda")
+#        default "--backend sim"; on a GPU "--backend cuda"; MGPU_BENCH_RANKS:
+#        ranks, default 4 - on one GPU 1, or the ranks share it over sockets)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/mgpulab}
 runs=${2:-5}
 read -r -a machine <<<"${MGPU_BENCH_ARGS:---backend sim}"
 export MGPULAB_LABS=$here/labs
-python3 - "$bin" "$runs" "$here/labs/04-ddp/solutions/reducer.lua" "${machine[@]}" <<'PY'
+python3 - "$bin" "$runs" "$here/labs/04-ddp/solutions/reducer.lua" "${MGPU_BENCH_RANKS:-4}" "${machine[@]}" <<'PY'
 import json, os, resource, statistics, subprocess, sys
-binary, runs, script, machine = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-# the lab's step-3 run of the small ResNet: 16 steps, global batch 64, 25 MiB buckets
-cmd = [binary, "spmd", script, "--ranks", "4", "--json", *machine, "--", "16", "64", "small", "25"]
+binary, runs, script, ranks, machine = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+# the lab's step-3 run of the small ResNet: 16 steps, global batch 16 per rank, 25 MiB buckets
+cmd = [binary, "spmd", script, "--ranks", ranks, "--json", *machine, "--", "16", str(16 * int(ranks)), "small", "25"]
 
 def once(flags):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -43,7 +44,7 @@ for i in range(runs):
         res[name].append(once(flags))
 med = {k: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v)) for k, v in res.items()}
 acc = res["on"][0][3]
-print("lab 4's step (ResNet-8, 4 ranks, reference reducer), %d runs each, %s" % (runs, " ".join(machine)))
+print("lab 4's step (ResNet-8, %s rank(s), reference reducer), %d runs each, %s" % (ranks, runs, " ".join(machine)))
 print("  %-14s %12s %14s" % ("", "CPU s (all)", "step ms"))
 for k in ("off", "on"):
     print("  %-14s %12.2f %14.4f" % ("detector " + k, med[k][0], med[k][1]))
