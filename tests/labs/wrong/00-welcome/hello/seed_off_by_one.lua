@@ -1,0 +1,15 @@
+-- wrong: seeds from 1 ("seed 0 is no seed"): rank r fills with seed r + 1
+-- verdict: filled with seed 1, not seed 0
+local n = 1024
+
+local rank  = mgpu.rank      -- 0, 1, ..., world - 1
+local world = mgpu.world     -- the number of ranks
+
+local x <close> = mgpu.tensor(n)   -- 1024 floats on this rank's GPU
+
+-- Deterministic random data: the same seed gives the same bits on every
+-- backend, so the checksum can be checked by anyone who knows the seed.
+x:fill{kind = "random", seed = rank + 1}
+
+mgpu.log("hello from rank " .. rank .. " of " .. world)
+mgpu.result{rank = rank, world = world, checksum = x:checksum()}
