@@ -2,7 +2,7 @@
 """compare-nn-torch.py - mgpulab's training ops next to torch on the same
 GPU in one call, and the sim's prediction for that GPU next to both.
 
-    python3 scripts/compare-nn-torch.py [MGPULAB] [--machine dgx-h200]
+    python3 scripts/compare-nn-torch.py [MGPULAB] [--machine PRESET]
 
 Runs bench/nn_bench.lua three ways: on cuda (the measurement), on the sim
 with phantom tensors (the compute-time model's prediction for the preset's
@@ -23,9 +23,29 @@ import sys
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 mgpulab = args[0] if args else os.path.join(here, ".gpu", "mgpulab")
-machine = "dgx-h200"
+
+
+def local_preset():
+    """The sim preset of the GPU this runs on: its prediction must be priced
+    for this card (an H100's 3.35 TB/s HBM3, an H200's 4.8 TB/s HBM3e). An
+    H100 round priced on the H200 preset read 31 % fast on memory-bound ops."""
+    try:
+        name = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True, timeout=30).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        name = ""
+    for key, preset in (("H200", "dgx-h200"), ("H100", "dgx-h100")):
+        if key in name:
+            return preset, name
+    return "dgx-h200", name or "an unknown GPU"
+
+
 if "--machine" in sys.argv:
     machine = sys.argv[sys.argv.index("--machine") + 1]
+    gpu_name = "(--machine given)"
+else:
+    machine, gpu_name = local_preset()
+print(f"# the sim's prediction: preset {machine}, for {gpu_name}")
 lua = os.path.join(here, "bench", "nn_bench.lua")
 
 
