@@ -52,11 +52,15 @@ local function row_with(res, key, r)
   for _, row in ipairs(rows(res, r or 0)) do if row[key] ~= nil then return row end end
 end
 
+-- The error that stopped a run: the failed rank's first (the others'
+-- are usually only "the communicator was aborted" because of it).
 local function failure(res)
   if not res then return "no result" end
+  local first = res.failed_rank and res.ranks and res.ranks[res.failed_rank]
+  if first and first.error then return (tostring(first.error):gsub("\n.*", "")) end
   for r = 0, 15 do
     local rk = res.ranks and res.ranks[r]
-    if rk and rk.error then return tostring(rk.error):gsub("\n.*", "") end
+    if rk and rk.error then return (tostring(rk.error):gsub("\n.*", "")) end
   end
   return tostring(res.reason)
 end
@@ -96,10 +100,47 @@ local function config_args(c, steps)
            tostring(steps) }
 end
 
+-- What the planner says the bytes of a configuration are (train.big's
+-- plan row), largest first: for an out-of-memory verdict, so the learner
+-- sees which part to shrink.
+local function bytes_of(p)
+  if not (p and p.plan_params) then return "" end
+  local parts = { { "the parameters", p.plan_params }, { "the gradients", p.plan_grads },
+                  { "AdamW's states (fp32 master, m, v)", p.plan_optim },
+                  { "the activations kept for backward", p.plan_acts } }
+  table.sort(parts, function(x, y) return x[2] > y[2] end)
+  local t = {}
+  for i, x in ipairs(parts) do t[i] = x[1] .. " " .. gb(x[2]) .. " GB" end
+  return string.format("The planner's bytes per GPU for your configuration, largest first: %s (the GPU: %s GB)",
+                       table.concat(t, ", "), gb(p.gpu_bytes))
+end
+
+-- Llama 2's context: the sequence length the run trains.
+local LLAMA_SEQ = 4096
+
 -- The configuration step 3 times: the one that fits 8 H100s.
-local TIMED = { sharding = "FULL_SHARD", offload = true, checkpoint = true, micro_batch = 1, seq = 4096 }
+local TIMED = { sharding = "FULL_SHARD", offload = true, checkpoint = true, micro_batch = 1, seq = LLAMA_SEQ }
 
 local function yesno(b) return b and "yes" or "no" end
+
+-- Step 1's planner table, shown once the three questions are answered:
+-- by the run, or by the check when an answer re-judges the kept run.
+local function planner_answered(lab)
+  return lab.answer("replica") and lab.answer("full_shard") and lab.answer("gb_full_shard") and true or false
+end
+local function planner_table(lab, out)
+  local t = {}
+  for _, r in ipairs(out.cfgs) do
+    t[#t + 1] = { r.label, gb(r.params_b), gb(r.grads_b), gb(r.optim_b), gb(r.states_b), gb(r.peak_b),
+                  r.at, yesno(r.fits), r.over_at or "-" }
+  end
+  lab.table{ title = string.format("GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; "
+                                   .. "fits: the peak leaves 5 %% of it free; %s)", out.n, gb(out.m and out.m.gpu_bytes),
+                                   big_where(lab, out.res)),
+             columns = { "strategy", "params", "grads", "optimizer", "states", "peak", "peak at", "fits",
+                         "runs out at" }, rows = t }
+  out.shown = true
+end
 
 -- Published figures for 70B-class training (step 3's table).
 local PUBLISHED = {
@@ -129,8 +170,9 @@ return {
                 "dim x dim, K and V dim x (8 x 128); MLP: three dim x ffn), final norm, LM head. About 69 billion.",
                 "Mixed-precision AdamW keeps 16 bytes per parameter: 2 (bf16 weight) + 2 (bf16 gradient) + 4 + 4 + 4 " ..
                 "(fp32 master, m, v). DDP keeps all of it on every GPU; FULL_SHARD divides all of it by the ranks.",
-                "16 x 68.98e9 / 8 = 138 GB per GPU on 8 GPUs - before a single activation. Compare with the GPU's " ..
-                "memory in the table title." },
+                "The parameter count (the first table) times the bytes per parameter is one replica's states; "
+                .. "FULL_SHARD's share is that over the ranks. Compare each with one GPU's memory (the first table's "
+                .. "last row) - and remember that it is before a single activation is kept." },
       run = function(lab)
         local n = BIG_RANKS
         lab.progress(0, "the planner for " .. n .. " GPUs")
@@ -149,46 +191,31 @@ return {
                                                                          gb(m.gpu_bytes), m.gpu_bytes / 2 ^ 30,
                                                                          big_where(lab, res)) } } }
         end
-        local answered = lab.answer("replica") and lab.answer("full_shard") and lab.answer("gb_full_shard")
-        if answered then
-          local t = {}
-          for _, r in ipairs(cfgs) do
-            t[#t + 1] = { r.label, gb(r.params_b), gb(r.grads_b), gb(r.optim_b), gb(r.states_b), gb(r.peak_b),
-                          r.at, yesno(r.fits), r.over_at or "-" }
-          end
-          lab.table{ title = string.format("GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; "
-                                           .. "fits: the peak leaves 5 %% of it free; %s)", n, gb(m and m.gpu_bytes),
-                                           big_where(lab, res)),
-                     columns = { "strategy", "params", "grads", "optimizer", "states", "peak", "peak at", "fits",
-                                 "runs out at" }, rows = t }
-        else
-          lab.log("the planner's table appears once you have answered the three questions (press a)")
-        end
-        return { res = res, m = m, cfgs = cfgs }
+        local out = { res = res, m = m, cfgs = cfgs, n = n }
+        if planner_answered(lab) then planner_table(lab, out)
+        else lab.log("the planner's table appears once you have answered the three questions (press a)") end
+        return out
       end,
       check = function(lab, out)
         if not out.res.ok or not out.m then return broken(out.res, "the planner") end
         local by = {}
         for _, r in ipairs(out.cfgs) do by[r.config] = r end
         local ddp, z3 = by.ddp, by.zero3
-        local where = "results pane (3): the planner's table"
+        local where = "step text: the shapes and the 16 bytes per parameter; results pane (3): the planner's table, "
+                      .. "once all three are answered"
         local v = {
           checks.equals{ value = lab.answer("replica"), expected = yesno(ddp.fits), answer = true,
-                         missing = "press a to answer", what = "a replica fits one GPU", where = where },
+                         what = "a replica fits one GPU", where = where },
           checks.equals{ value = lab.answer("full_shard"), expected = yesno(z3.fits), answer = true,
-                         missing = "press a to answer", what = "FULL_SHARD fits", where = where },
+                         what = "FULL_SHARD fits", where = where },
         }
-        local a = tonumber(lab.answer("gb_full_shard") or "")
-        if not a then
-          local given = lab.answer("gb_full_shard")
-          v[#v + 1] = { ok = false, msg = "GB per GPU under FULL_SHARD: " .. (given and "not a number" or
-                        "not answered yet - press a to answer"), saw = given or "no answer yet",
-                        wanted = "a number of GB", where = where }
-        else
-          v[#v + 1] = checks.close{ value = a, expected = z3.states_b / GB, rtol = 0.05,
-                                    what = "GB per GPU of FULL_SHARD's parameters, gradients and AdamW states",
-                                    where = where .. ", column 'states'" }
-        end
+        v[#v + 1] = checks.close{ value = lab.answer("gb_full_shard"), expected = z3.states_b / GB, rtol = 0.05,
+                                  answer = true,
+                                  what = "GB per GPU of FULL_SHARD's parameters, gradients and AdamW states",
+                                  where = where .. " (column 'states')" }
+        -- answering re-judges the kept run (no new run): the table the
+        -- answers unlock is drawn here then, once
+        if planner_answered(lab) and not out.shown then planner_table(lab, out) end
         return v
       end,
     },
@@ -200,11 +227,19 @@ return {
                 "backward; in the optimizer step, AdamW's states. The planner's table lists what each option saves.",
                 "checkpoint = true keeps one tensor per layer instead of all of them; offload = true moves the fp32 " ..
                 "master copy and AdamW's m and v (12 of the 16 bytes per parameter) to the CPU.",
-                "On 8 H100s: sharding = \"FULL_SHARD\", checkpoint = true, offload = true, micro_batch = 1, seq = 4096." },
+                "An out-of-memory verdict lists the planner's bytes for your configuration, largest first: turn on "
+                .. "the option that shrinks the largest part, run again, and read the next verdict - on 8 H100s one "
+                .. "option is not enough, and the sequence stays 4096 tokens." },
       run = function(lab)
         local n = BIG_RANKS
         local cfg, err = read_config(lab, lab.exercise)
         if not cfg then return { err = err } end
+        if cfg.seq ~= LLAMA_SEQ then
+          return { err = string.format("config.lua trains %d-token sequences: the run is Llama 2's, %d tokens each - "
+                                       .. "make the memory fit with how FSDP shards, checkpoints and offloads, not by "
+                                       .. "cutting the work", cfg.seq, LLAMA_SEQ),
+                   saw = "seq = " .. cfg.seq, wanted = "seq = " .. LLAMA_SEQ }
+        end
         lab.progress(0, string.format("Llama-2-70B, %s, %d ranks, on phantom tensors", cfg.sharding, n))
         local res = lab.spmd("scripts/attempt.lua", big_opts(lab, { ranks = n, args = config_args(cfg, 2), timeout = 300 }))
         lab.log("Llama-2-70B on " .. big_where(lab, res))
@@ -231,14 +266,16 @@ return {
       end,
       check = function(lab, out)
         if out.err then
-          return { ok = false, msg = out.err, saw = out.err, wanted = "a configuration table", where = "config.lua" }
+          return { ok = false, msg = out.err, saw = out.saw or out.err, wanted = out.wanted or "a configuration table",
+                   where = "config.lua" }
         end
         local where = "results pane (3), table 'your configuration'"
         if not out.res.ok then
           local why = failure(out.res)
           local oom = why:find("out of memory", 1, true)
-          local msg = oom and ("out of memory - " .. why:match("^[^:]*") .. ": change config.lua until it fits "
-                               .. "(the planner's table of step 1 says which configurations fit)")
+          local msg = oom and ("out of memory - " .. why:match("^[^:]*") .. ". " .. bytes_of(out.p) ..
+                               ": change config.lua until it fits (the planner's table of step 1 says which "
+                               .. "configurations fit)")
                       or ("the run failed: " .. why)
           return { ok = false, msg = msg, saw = why, wanted = "two training steps within each GPU's memory",
                    where = "log pane (5); config.lua" }
@@ -251,10 +288,13 @@ return {
       id = "prefetch", title = "Exercise: prefetch, and the timeline",
       text = "steps/03-prefetch.md",
       exercise = "prefetch.lua",
-      hints = { "In before_forward, after waiting for units[i], gather units[i + 1] too (if it exists and is not " ..
-                "gathered yet: u.full is nil) with the same gather(u, stream). Backward walks down: units[i - 1].",
-                "local nxt = units[i + 1]; if nxt and not nxt.full then gather(nxt, stream) end - the all-gather is " ..
-                "queued on the communication stream before unit i's compute, so the two run together." },
+      hints = { "On the timeline, while a unit computes the comm row is idle, and the next unit's all-gather starts "
+                .. "only when its own hook runs. Which all-gather could already be on its way while unit i computes?",
+                "In before_forward, after waiting for units[i], also start the all-gather of the unit that runs next, "
+                .. "with the same gather() and the hook's stream, if it is not gathered yet (u.full is nil). The "
+                .. "backward walks down, from the head to the embedding.",
+                "A unit gathered ahead is waited for in its own hook, when it is the unit at work - not in the hook "
+                .. "that started its all-gather: a wait there makes the compute stand still for it again." },
       run = function(lab)
         local n = BIG_RANKS
         local args = { "70b" }
@@ -275,16 +315,18 @@ return {
         local ok, topo = pcall(lab.topo, { machine = big_machine(lab) })
         if ok and topo and topo.gpus and topo.gpus[1] then tf = topo.gpus[1].bf16_tflops end
         local function col(s)
-          if not s then return { "-", "-", "-", "-", "-", "-", "-" } end
+          if not s then return { "-", "-", "-", "-", "-", "-", "-", "-", "-" } end
           local sec = s.step_ms / 1000
           local per_gpu = s.flops / sec / s.world
-          return { f1(s.step_ms), f1(s.comm_ms), f1(s.exposed_ms), pct(1 - s.exposed_ms / s.comm_ms),
+          return { f1(s.step_ms), f1(s.comm_ms), f1(s.exposed_ms), f1(s.fwd_exposed_ms), f1(s.bwd_exposed_ms),
+                   pct(1 - s.exposed_ms / s.comm_ms),
                    string.format("%.0f", s.tokens / sec / s.world), string.format("%.0f", per_gpu / 1e12),
                    tf and pct(per_gpu / (tf * 1e12)) or "-" }
         end
         local ca, cb = col(a), col(b)
         local names = { "step time (ms)", "all-gathers + reduce-scatters (ms)", "exposed: the compute stream waited (ms)",
-                        "communication hidden", "tokens/s per GPU", "model TFLOP/s per GPU",
+                        "  of it in the forward (ms)", "  of it in the backward (ms)", "communication hidden",
+                        "tokens/s per GPU", "model TFLOP/s per GPU",
                         "MFU (of " .. (tf and string.format("%.0f", tf) or "?") .. " TFLOP/s bf16)" }
         local t = {}
         for i, nm in ipairs(names) do t[#t + 1] = { nm, ca[i], cb[i] } end
@@ -306,20 +348,46 @@ return {
         if not out.mine.ok then return broken(out.mine, "your prefetch.lua on the proxy") end
         local x, y = row_with(out.ref, "checksum"), row_with(out.mine, "checksum")
         local a, b = out.a, out.b
-        local fell = a.exposed_ms > 0 and 1 - b.exposed_ms / a.exposed_ms or 0
+        local function plural(n, one, many) return n == 1 and one or many end
+        -- each pass on its own: a prefetch in one of them halves the sum
+        -- without the other
+        local function pass(key, name, hook)
+          local was, now = a[key], b[key]
+          local fell = was > 0 and 1 - now / was or 0
+          return { ok = fell >= 0.5,
+                   msg = string.format("exposed communication in the %s: %.1f ms without prefetch, %.1f ms with yours: "
+                                       .. "%.0f %% less (wanted at least 50 %% less in each pass)", name, was, now, 100 * fell),
+                   saw = string.format("%s: %.1f ms -> %.1f ms", name, was, now),
+                   wanted = string.format("<= %.1f ms in the %s with your prefetch", was / 2, name),
+                   where = string.format("results pane (3), row 'of it in the %s'; timeline pane (4): the comm row against "
+                                         .. "the default row; your prefetch.lua: %s", name, hook) }
+        end
+        local early, ahead, off = b.early or 0, b.waited_ahead or 0, b.off_stream or 0
         return {
-          { ok = (b.early or 0) == 0,
-            msg = (b.early or 0) == 0 and "every unit's compute was queued after its all-gather had ended"
-                  or string.format("%d units' compute could start before their all-gather ended, the first in %s: "
-                                   .. "the default stream must wait for the unit's event", b.early, tostring(b.early_at)),
-            saw = string.format("%d early", b.early or 0), wanted = "0",
-            where = "your prefetch.lua: mgpu.default_stream():wait(u.ready) before the hook returns" },
-          { ok = fell >= 0.5,
-            msg = string.format("exposed communication: %.1f ms without prefetch, %.1f ms with yours: %.0f %% less "
-                                .. "(wanted at least 50 %% less)", a.exposed_ms, b.exposed_ms, 100 * fell),
-            saw = string.format("%.1f ms -> %.1f ms", a.exposed_ms, b.exposed_ms),
-            wanted = string.format("<= %.1f ms with your prefetch", a.exposed_ms / 2),
-            where = "results pane (3), row 'exposed'; timeline pane (4): the comm row against the default row" },
+          { ok = early == 0,
+            msg = early == 0 and "every unit's compute was queued after its all-gather had ended"
+                  or string.format("%d %s compute could start before %s all-gather ended, the first in %s: the default "
+                                   .. "stream must wait for the unit's event - also when an earlier hook gathered it",
+                                   early, plural(early, "unit's", "units'"), plural(early, "its", "their"),
+                                   tostring(b.early_at)),
+            saw = string.format("%d early", early), wanted = "0",
+            where = "your prefetch.lua: which hook waits for a unit's event, and when" },
+          { ok = off == 0,
+            msg = off == 0 and "every all-gather was queued on the hook's stream"
+                  or string.format("%d %s queued on a stream other than the hook's `stream`, the first %s: off the "
+                                   .. "communicator's stream an all-gather runs between the layers' kernels, not beside them",
+                                   off, plural(off, "all-gather was", "all-gathers were"), tostring(b.off_stream_at)),
+            saw = string.format("%d on another stream", off), wanted = "0",
+            where = "your prefetch.lua: the stream each gather is queued on" },
+          { ok = ahead == 0,
+            msg = ahead == 0 and "no unit gathered ahead was waited for before the unit at work computed"
+                  or string.format("%d %s gathered ahead but waited for at once, the first %s: the default stream stood "
+                                   .. "still until it arrived, so it overlapped nothing", ahead,
+                                   plural(ahead, "unit was", "units were"), tostring(b.waited_ahead_at)),
+            saw = string.format("%d waited for at once", ahead), wanted = "0",
+            where = "your prefetch.lua: which unit's event the default stream waits for in each hook" },
+          pass("fwd_exposed_ms", "forward", "before_forward"),
+          pass("bwd_exposed_ms", "backward", "before_backward"),
           checks.equals{ value = y.checksum, expected = x.checksum,
                          what = "the proxy's parameters after " .. PROXY_STEPS .. " steps, with your prefetch vs without",
                          where = "your prefetch.lua: a unit used before its all-gather finished, or gathered twice?" },

@@ -47,6 +47,23 @@ end
 function Unit:all_gather(stream)
   assert(not self.full, self.name .. ": already gathered")
   local f = self.f
+  local h = f.in_hook
+  if h then
+    -- a hook's gathers, judged where the learner wrote them: a unit behind
+    -- the walk is never used again this step (and its memory stays taken)
+    local fwd = h.name == "before_forward"
+    if (fwd and self.index < h.i) or (not fwd and self.index > h.i) then
+      error(("%s of %s gathered %s, whose %s has already run in this step: nothing uses these parameters "
+             .. "again before the next step, and their memory stays taken (the %s walks %s)"):format(
+             h.name, f.units[h.i].name, self.name, fwd and "forward" or "backward", fwd and "forward" or "backward",
+             fwd and "from the embedding up to the head" or "from the head down to the embedding"), 0)
+    end
+    if stream ~= f.stream then
+      f.off_stream = (f.off_stream or 0) + 1
+      f.off_stream_at = f.off_stream_at or (self.name .. " in " .. h.name .. " of " .. f.units[h.i].name)
+    end
+    h.gathered[#h.gathered + 1] = self
+  end
   if not f.gathers then self.full = self.param; return end         -- NO_SHARD: always whole
   self.full = self:tensor(self.padded)
   local after = mgpu.event(); after:record(mgpu.default_stream()); stream:wait(after)
@@ -139,13 +156,27 @@ function F:hook(name, i)
   local ds = mgpu.default_stream()
   local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
   a:record(ds)
-  self.hooks[name](self.units, i, self.stream)
+  self.in_hook = {name = name, i = i, gathered = {}}
+  local gathered = self.in_hook.gathered
+  local ok, err = pcall(self.hooks[name], self.units, i, self.stream)
+  self.in_hook = nil
+  if not ok then error(err, 0) end
   b:record(ds)
-  self.pending_exposed[#self.pending_exposed + 1] = {a, b}
+  local phase = name == "before_forward" and "forward" or "backward"
+  self.pending_exposed[#self.pending_exposed + 1] = {a, b, phase}
   local u = self.units[i]
   if not u.full then error(("%s did not gather %s"):format(name, u.name), 0) end
   -- the unit's compute is queued after b: its all-gather must have ended by then
   if u.gather_end then self.pending_order[#self.pending_order + 1] = {u.gather_end, b, name .. " of " .. u.name} end
+  -- a unit gathered ahead starts after the hook's point on the default
+  -- stream (all_gather orders it so): if it has ended by b, the default
+  -- stream waited for it before this unit's compute - nothing overlapped
+  for _, v in ipairs(gathered) do
+    if v ~= u and v.gather_end then
+      self.pending_ahead[#self.pending_ahead + 1] = {v.gather_end, b, v.name .. ", gathered ahead in " .. name
+                                                     .. " of " .. u.name}
+    end
+  end
 end
 
 -- The default stream waits for an event of the communication stream (a
@@ -154,7 +185,7 @@ function F:wait_for(ev)
   local ds = mgpu.default_stream()
   local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
   a:record(ds); ds:wait(ev); b:record(ds)
-  self.pending_exposed[#self.pending_exposed + 1] = {a, b}
+  self.pending_exposed[#self.pending_exposed + 1] = {a, b, "backward"}
 end
 
 -- The unit's full gradient, reduced on the communication stream: into
@@ -194,7 +225,8 @@ end
 function F:step(ids, labels)
   local c, ctx, units = self.cfg, self.ctx, self.units
   local L = #units
-  self.pending_exposed, self.pending_order = {}, {}
+  self.pending_exposed, self.pending_order, self.pending_ahead = {}, {}, {}
+  self.off_stream, self.off_stream_at = nil, nil
   local inputs, saved = {}, {}
   -- forward
   local x
@@ -284,20 +316,33 @@ function F:step(ids, labels)
   return loss
 end
 
--- The measured times of the last step, in ms: collectives (summed) and
--- the default stream's waits for them (exposed); and how many units'
--- compute could start before their all-gather had ended (a hook that does
--- not wait for it), with the first such unit. Synchronises.
+-- The measured times of the last step, in ms, as a table: comm
+-- (collectives, summed), exposed (what the default stream waited for
+-- them) and its forward and backward parts; early (units whose compute
+-- could start before their all-gather had ended: a hook that does not wait
+-- for it) and early_at (the first); waited_ahead (units gathered ahead
+-- whose all-gather the default stream waited for before the current unit's
+-- compute: a prefetch that overlaps nothing) and waited_ahead_at;
+-- off_stream (all-gathers a hook queued on a stream other than the one it
+-- was given) and off_stream_at. Synchronises.
 function F:times()
   mgpu.synchronize()
-  local comm, exposed, early, first = 0, 0, 0, nil
-  for _, p in ipairs(self.pending_times or {}) do comm = comm + p[1]:elapsed(p[2]) end
-  for _, p in ipairs(self.pending_exposed or {}) do exposed = exposed + p[1]:elapsed(p[2]) end
-  for _, p in ipairs(self.pending_order or {}) do
-    if p[1]:elapsed(p[2]) < 0 then early = early + 1; first = first or p[3] end
+  local t = {comm = 0, exposed = 0, forward = 0, backward = 0, early = 0, waited_ahead = 0,
+             off_stream = self.off_stream or 0, off_stream_at = self.off_stream_at}
+  for _, p in ipairs(self.pending_times or {}) do t.comm = t.comm + p[1]:elapsed(p[2]) end
+  for _, p in ipairs(self.pending_exposed or {}) do
+    local ms = p[1]:elapsed(p[2])
+    t.exposed = t.exposed + ms
+    t[p[3]] = t[p[3]] + ms
   end
-  self.pending_times, self.pending_exposed, self.pending_order = {}, {}, {}
-  return comm, exposed, early, first
+  for _, p in ipairs(self.pending_order or {}) do
+    if p[1]:elapsed(p[2]) < 0 then t.early = t.early + 1; t.early_at = t.early_at or p[3] end
+  end
+  for _, p in ipairs(self.pending_ahead or {}) do
+    if p[1]:elapsed(p[2]) >= 0 then t.waited_ahead = t.waited_ahead + 1; t.waited_ahead_at = t.waited_ahead_at or p[3] end
+  end
+  self.pending_times, self.pending_exposed, self.pending_order, self.pending_ahead = {}, {}, {}, {}
+  return t
 end
 
 -- Every unit's parameters, whole (for a check of the real proxy): a list

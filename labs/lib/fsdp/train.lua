@@ -7,9 +7,12 @@
 --   allocated bytes); rank 0 also the planner's peak for the same
 --   configuration and the last step's times: step_ms, comm_ms (every
 --   all-gather and reduction, summed), exposed_ms (what the default stream
---   waited for them), tokens, flops (model FLOPs of the step, all ranks),
---   early (units whose compute could start before their all-gather ended:
---   a hook that does not wait) and early_at (the first).
+--   waited for them) and its parts fwd_exposed_ms and bwd_exposed_ms,
+--   tokens, flops (model FLOPs of the step, all ranks), and what the hooks
+--   did wrong (F:times): early/early_at (a unit's compute could start
+--   before its all-gather ended), waited_ahead/waited_ahead_at (a unit
+--   gathered ahead was waited for at once), off_stream/off_stream_at (an
+--   all-gather on another stream than the hook's).
 -- train.proxy{args =, hooks =}: the proxy (model.proxy(): Llama's layer
 --   structure, 3 layers of width 64) with real f32 tensors and data. Every
 --   rank builds the nn library's decoder (tf.decoder) from the same seeds
@@ -49,29 +52,37 @@ function train.big(opts)
   if mgpu.rank == 0 then
     local _, total = mgpu.mem_info()
     local p = plan.walk(c, o, total)
+    -- what the bytes are, for an out-of-memory verdict: the states and the
+    -- activations the layers keep for backward (all of a layer's, or with
+    -- checkpointing its input alone)
+    local acts = p.inputs + (o.checkpoint and 0 or p.saved * (#model.units(c) - 2))
     mgpu.result{plan = true, plan_peak = p.peak, plan_at = p.at, plan_over_at = p.over_at, gpu_bytes = total,
-                params = model.count(c)}
+                params = model.count(c), plan_params = p.states.params, plan_grads = p.states.grads,
+                plan_optim = p.states.optim, plan_acts = acts}
   end
   local f = fsdp.new{cfg = c, phantom = true, dtype = o.dtype, sharding = o.sharding, offload = o.offload,
                      checkpoint = o.checkpoint, hooks = opts.hooks}
   local ids = mgpu.tensor{shape = {o.micro_batch, o.seq}, dtype = "i32", phantom = true}
   local labels = mgpu.tensor{shape = {o.micro_batch * o.seq}, dtype = "i32", phantom = true}
-  local step_ms, comm_ms, exposed_ms, early, early_at
+  local step_ms, t
   for s = 1, steps do
     local t0 = step_event()
     f:step(ids, labels)
     local t1 = step_event()
     t1:synchronize()
     step_ms = t0:elapsed(t1)
-    comm_ms, exposed_ms, early, early_at = f:times()
+    t = f:times()
   end
   local st = mgpu.memory_stats()
   mgpu.result{rank = mgpu.rank, peak = st.peak_allocated}
   if mgpu.rank == 0 then
     local tokens = o.micro_batch * o.seq * mgpu.world
-    mgpu.result{summary = true, step_ms = step_ms, comm_ms = comm_ms, exposed_ms = exposed_ms, tokens = tokens,
+    mgpu.result{summary = true, step_ms = step_ms, comm_ms = t.comm, exposed_ms = t.exposed,
+                fwd_exposed_ms = t.forward, bwd_exposed_ms = t.backward, tokens = tokens,
                 flops = model.flops_per_token(c, o.seq) * tokens, world = mgpu.world,
-                prefetch = o.prefetch and true or false, early = early, early_at = early_at}
+                prefetch = o.prefetch and true or false, early = t.early, early_at = t.early_at,
+                waited_ahead = t.waited_ahead, waited_ahead_at = t.waited_ahead_at,
+                off_stream = t.off_stream, off_stream_at = t.off_stream_at}
   end
 end
 
