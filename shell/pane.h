@@ -27,7 +27,8 @@ typedef struct pane_class {
     void (*on_result)(void *self, const char *kind, json_t *doc);
     /* A log line: rank >= 0 from a worker (NCCL INFO lines), -1 from the lab. */
     void (*on_log)(void *self, int rank, const char *line);
-    /* A timeline span {rank, stream, name, kind, start_us, end_us}. */
+    /* A timeline span {rank, stream, name, kind, start_us, end_us} and, from
+     * a lab step, {run, run_label}: which of the step's runs it is from. */
     void (*on_span)(void *self, json_t *span);
     /* One telemetry sample per GPU (about 10 Hz while work runs). */
     void (*on_telemetry)(void *self, const mgpu_link_sample *s, int n, const char *source);

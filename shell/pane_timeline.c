@@ -1,7 +1,9 @@
 /* pane_timeline.c - the timeline pane: spans {rank, stream, name, kind,
  * start_us, end_us} as one lane per rank and stream, time on x, kinds as
  * distinct characters (and colours), an overlap lane per rank that marks
- * where communication runs under compute; zoom and scroll. */
+ * where communication runs under compute; zoom and scroll. A step that runs
+ * more than once (lab 4: 4 ranks, then 1 rank as the reference) shows each
+ * run under its own heading and from its own start: its spans' `run`. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #define MAX_SPANS 200000
 #define MAX_TRACKS 128
 #define MAX_LANE 512
+#define MAX_RUNS 16
 
 enum span_kind { K_KERNEL, K_COPY, K_COLL, K_WAIT, K_OTHER, K_COUNT };
 static const char KIND_CH[K_COUNT] = {'#', '=', '%', '.', '+'};
@@ -25,9 +28,18 @@ typedef struct span {
 } span;
 
 typedef struct track {
+    int run;                 /* index into runs[] */
     int rank;
     char stream[24];
 } track;
+
+/* One run of the step (a lab.spmd call): its spans' times are its own clock's. */
+typedef struct run_info {
+    int id;                  /* the span's `run` (0: none given) */
+    char label[96];          /* "spans.lua, 2 ranks" */
+    double tmin, tmax;
+    int seen;
+} run_info;
 
 typedef struct timeline_pane {
     int color;
@@ -35,9 +47,10 @@ typedef struct timeline_pane {
     int nspans, cap, dropped;
     track tracks[MAX_TRACKS];
     int ntracks;
-    double tmin, tmax;
+    run_info runs[MAX_RUNS];
+    int nruns;
     int fit;                 /* follow: show everything */
-    double t0, us_per_col;   /* the view when not fitting */
+    double t0, us_per_col;   /* the view when not fitting; t0 from each run's start */
     int lane_w, rows_page, sy, content_h;
     int dirty;
 } timeline_pane;
@@ -68,18 +81,35 @@ static int kind_of(const char *k)
     return K_OTHER;
 }
 
-static int track_of(timeline_pane *p, int rank, const char *stream)
+/* The run a span belongs to (runs in the order they first appear), or -1. */
+static int run_of(timeline_pane *p, json_t *js)
+{
+    int id = (int)json_integer_value(json_object_get(js, "run"));
+    for (int i = 0; i < p->nruns; i++)
+        if (p->runs[i].id == id) return i;
+    if (p->nruns == MAX_RUNS) return -1;
+    run_info *r = &p->runs[p->nruns];
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    const char *label = json_string_value(json_object_get(js, "run_label"));
+    snprintf(r->label, sizeof r->label, "%s", label ? label : "");
+    return p->nruns++;
+}
+
+static int track_of(timeline_pane *p, int run, int rank, const char *stream)
 {
     for (int i = 0; i < p->ntracks; i++)
-        if (p->tracks[i].rank == rank && !strcmp(p->tracks[i].stream, stream)) return i;
+        if (p->tracks[i].run == run && p->tracks[i].rank == rank && !strcmp(p->tracks[i].stream, stream)) return i;
     if (p->ntracks == MAX_TRACKS) return -1;
-    /* lanes sorted by rank, streams of a rank in the order they appear */
+    /* lanes sorted by run, then rank; streams of a rank in the order they appear */
     int at = p->ntracks;
-    while (at > 0 && p->tracks[at - 1].rank > rank) at--;
+    while (at > 0 && (p->tracks[at - 1].run > run || (p->tracks[at - 1].run == run && p->tracks[at - 1].rank > rank)))
+        at--;
     memmove(&p->tracks[at + 1], &p->tracks[at], (size_t)(p->ntracks - at) * sizeof p->tracks[0]);
     for (int i = 0; i < p->nspans; i++)
         if (p->spans[i].track >= at) p->spans[i].track++;
     p->ntracks++;
+    p->tracks[at].run = run;
     p->tracks[at].rank = rank;
     snprintf(p->tracks[at].stream, sizeof p->tracks[at].stream, "%s", stream);
     return at;
@@ -98,7 +128,8 @@ static void tl_on_span(void *self, json_t *js)
     char stream[24];
     if (json_is_string(st)) snprintf(stream, sizeof stream, "%s", json_string_value(st));
     else snprintf(stream, sizeof stream, "s%lld", (long long)json_integer_value(st));
-    int t = track_of(p, (int)json_integer_value(json_object_get(js, "rank")), stream);
+    int run = run_of(p, js);
+    int t = run < 0 ? -1 : track_of(p, run, (int)json_integer_value(json_object_get(js, "rank")), stream);
     if (t < 0) {
         p->dropped++;
         return;
@@ -116,15 +147,17 @@ static void tl_on_span(void *self, json_t *js)
     sp->start = s;
     sp->end = e;
     snprintf(sp->name, sizeof sp->name, "%s", json_string_value(json_object_get(js, "name")) ? json_string_value(json_object_get(js, "name")) : "");
-    if (p->nspans == 1 || s < p->tmin) p->tmin = s;
-    if (p->nspans == 1 || e > p->tmax) p->tmax = e;
+    run_info *r = &p->runs[run];
+    if (!r->seen || s < r->tmin) r->tmin = s;
+    if (!r->seen || e > r->tmax) r->tmax = e;
+    r->seen = 1;
     p->dirty = 1;
 }
 
 static void tl_on_step_start(void *self)
 {
     timeline_pane *p = self;
-    p->nspans = p->ntracks = p->dropped = 0;
+    p->nspans = p->ntracks = p->dropped = p->nruns = 0;
     p->fit = 1;
     p->sy = 0;
     p->dirty = 1;
@@ -138,7 +171,8 @@ static void fmt_time(double us, char *buf, size_t len)
     else snprintf(buf, len, "%.4g us", us);
 }
 
-/* Columns [c0, c1] a time interval covers in the view. */
+/* Columns [c0, c1] a time interval covers in the view (s, e from the
+ * start of their run). */
 static int columns(const timeline_pane *p, double s, double e, int *c0, int *c1)
 {
     double a = (s - p->t0) / p->us_per_col, b = (e - p->t0) / p->us_per_col;
@@ -154,10 +188,11 @@ static void fill_lane(const timeline_pane *p, int track, signed char *kind, char
 {
     memset(kind, -1, (size_t)p->lane_w);
     memset(text, ' ', (size_t)p->lane_w);
+    double origin = p->runs[p->tracks[track].run].tmin;
     for (int i = 0; i < p->nspans; i++) {
         const span *s = &p->spans[i];
         int c0, c1;
-        if (s->track != track || !columns(p, s->start, s->end, &c0, &c1)) continue;
+        if (s->track != track || !columns(p, s->start - origin, s->end - origin, &c0, &c1)) continue;
         for (int c = c0; c <= c1; c++) kind[c] = (signed char)s->kind, text[c] = KIND_CH[s->kind];
         int n = (int)strlen(s->name);
         if (c1 - c0 + 1 >= n + 2) memcpy(text + c0 + 1, s->name, (size_t)n); /* room: label the block */
@@ -195,9 +230,12 @@ static void tl_draw(void *self, WINDOW *win, int focused)
         chart_text(win, 0, 0, 0, 0, "(too narrow for a timeline)");
         return;
     }
-    if (p->fit) {
-        p->t0 = p->tmin;
-        p->us_per_col = (p->tmax - p->tmin) / p->lane_w;
+    if (p->fit) { /* from the start, as long as the longest run */
+        double longest = 0;
+        for (int r = 0; r < p->nruns; r++)
+            if (p->runs[r].tmax - p->runs[r].tmin > longest) longest = p->runs[r].tmax - p->runs[r].tmin;
+        p->t0 = 0;
+        p->us_per_col = longest / p->lane_w;
         if (!(p->us_per_col > 0)) p->us_per_col = 1e-3;
     }
     /* legend, then the range */
@@ -209,8 +247,8 @@ static void tl_draw(void *self, WINDOW *win, int focused)
     }
     chart_text(win, 0, x, 0, 0, "^ overlap");
     char a[32], b[32], c[32];
-    fmt_time(p->t0 - p->tmin, a, sizeof a);
-    fmt_time(p->t0 - p->tmin + p->us_per_col * p->lane_w, b, sizeof b);
+    fmt_time(p->t0, a, sizeof a);
+    fmt_time(p->t0 + p->us_per_col * p->lane_w, b, sizeof b);
     fmt_time(p->us_per_col, c, sizeof c);
     int top = 1;
     if (h >= 5) {
@@ -223,6 +261,15 @@ static void tl_draw(void *self, WINDOW *win, int focused)
     chart_view v = {win, top, h, p->sy, 0, 0};
     for (int t = 0; t < p->ntracks; t++) {
         const track *tr = &p->tracks[t];
+        /* runs apart: a heading before each run's lanes */
+        if (p->nruns > 1 && (t == 0 || p->tracks[t - 1].run != tr->run)) {
+            const run_info *ru = &p->runs[tr->run];
+            int hr = chart_view_row(&v);
+            if (hr >= 0)
+                chart_textf(win, hr, 0, w, A_BOLD, "run %d: %s", ru->id ? ru->id : tr->run + 1,
+                            ru->label[0] ? ru->label : "(no label)");
+            chart_view_nl(&v);
+        }
         int row = chart_view_row(&v);
         if (row >= 0) {
             chart_textf(win, row, 0, label_w - 1, A_BOLD, "r%d %s", tr->rank, tr->stream);
@@ -231,9 +278,9 @@ static void tl_draw(void *self, WINDOW *win, int focused)
         }
         chart_view_nl(&v);
         /* the last lane of a rank with more than one: where comm runs under compute */
-        if (t + 1 < p->ntracks && p->tracks[t + 1].rank == tr->rank) continue;
+        if (t + 1 < p->ntracks && p->tracks[t + 1].rank == tr->rank && p->tracks[t + 1].run == tr->run) continue;
         int first = t;
-        while (first > 0 && p->tracks[first - 1].rank == tr->rank) first--;
+        while (first > 0 && p->tracks[first - 1].rank == tr->rank && p->tracks[first - 1].run == tr->run) first--;
         if (first == t) continue;
         row = chart_view_row(&v);
         if (row >= 0) {

@@ -39,6 +39,11 @@ typedef struct lab_collect {
     long expected_rows;        /* bench: for the progress bar */
     double weight_total, weight_done; /* bench: the rows' expected time (lab_bench_row_weight) */
     mgpu_nccl_summary *nccl;   /* the run's NCCL INFO lines, parsed (allocated on the first one) */
+    /* spmd: which of the step's runs this is (1, 2, ...) and what it ran
+     * ("spans.lua, 2 ranks"): every timeline span says so, as one step may
+     * run a script twice (lab 4's 4-rank run, then its 1-rank reference) */
+    int run_index;
+    char run_label[160];
 } lab_collect;
 /* The parsed NCCL log of the run (lab.bench's and lab.spmd's `nccl`), or
  * NULL when the workers printed no NCCL line. A new reference. */

@@ -124,6 +124,9 @@ int lab_l_spmd(lua_State *L)
     }
     lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .errors = json_object(),
                      .flights = json_object(), .races = json_array(), .race_summary = json_object()};
+    c.run_index = ++run->spmd_runs;
+    snprintf(c.run_label, sizeof c.run_label, "%.80s, %d rank%s%s%.40s", base ? base + 1 : real, ranks, ranks == 1 ? "" : "s",
+             t.whatif ? " on " : "", t.whatif ? t.machine : "");
     mgpu_log_keep_init(&c.kept);
     mgpu_rt_report rep;
     lab_run_job(L, run, &t, "lab.spmd", "spmd", params, ranks, launcher, opts, timeout, &c, &rep);

@@ -187,6 +187,10 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         if (!ev->span) return;
         json_t *s = json_deep_copy(m->body);
         if (json_is_object(s) && !json_object_get(s, "rank")) json_object_set_new(s, "rank", json_integer(m->rank));
+        if (json_is_object(s) && c->run_index > 0) { /* the step's run it belongs to */
+            json_object_set_new(s, "run", json_integer(c->run_index));
+            json_object_set_new(s, "run_label", json_string(c->run_label));
+        }
         ev->span(ev->ctx, s);
         json_decref(s);
     } else if (strcmp(m->type, "result") == 0) {

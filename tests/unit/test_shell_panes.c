@@ -351,6 +351,31 @@ static void test_timeline(WINDOW *w)
     CHECK(pc->key(p, '>') == 1 && pc->key(p, 'f') == 1);
     CHECK(strstr(draw(pc, p, w), "0 us .. 200 us"));
     check_small(pc, p, "timeline");
+    /* two runs in one step (lab 4 step 2: 4 ranks, then 1 rank as the
+     * reference): each under its own heading, each on its own clock - they
+     * were mixed on the same r0 lanes (issue 26) */
+    pc->on_step_start(p);
+    struct { int run, rank; const char *name; double s, e; } rs[] = {
+        {1, 0, "four_a", 5000, 5400}, {1, 1, "four_b", 5000, 5400}, {1, 2, "four_c", 5100, 5400},
+        {2, 0, "alone", 900000, 900200},
+    };
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        json_t *x = span(rs[i].rank, "compute", rs[i].name, "kernel", rs[i].s, rs[i].e);
+        json_object_set_new(x, "run", json_integer(rs[i].run));
+        json_object_set_new(x, "run_label", json_string(rs[i].run == 1 ? "run.lua, 3 ranks" : "run.lua, 1 rank"));
+        pc->on_span(p, x);
+        json_decref(x);
+    }
+    WINDOW *tall = newwin(20, 80, 0, 0);
+    t = draw(pc, p, tall);
+    const char *h1 = strstr(t, "run 1: run.lua, 3 ranks"), *h2 = strstr(t, "run 2: run.lua, 1 rank");
+    CHECKF(h1 && h2 && h1 < h2, "a heading per run, in order:\n%s", t);
+    const char *r0a = h1 ? strstr(h1, "r0 compute") : NULL, *r0b = h2 ? strstr(h2, "r0 compute") : NULL;
+    CHECKF(r0a && r0b && r0a < h2, "rank 0 of each run on a lane of its own:\n%s", t);
+    /* each run from its own start: 400 us and 200 us, not 895 ms apart */
+    CHECKF(strstr(t, "0 us .. 400 us") != NULL, "the range is the longest run's:\n%s", t);
+    CHECKF(strstr(t, "four_a") && strstr(t, "alone"), "both runs' blocks are in view:\n%s", t);
+    delwin(tall);
     pc->on_step_start(p);
     CHECK(strstr(draw(pc, p, w), "nothing yet"));
     pc->destroy(p);

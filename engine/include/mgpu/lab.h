@@ -133,7 +133,10 @@ typedef struct mgpu_lab_events {
      * (as `mgpulab copy --json`), "topo" (as `mgpulab topo --json`), "spmd"
      * (as `mgpulab spmd --json`), "table" (a lab's own {title, columns, rows}) */
     void (*result)(void *ctx, const char *kind, json_t *doc);
-    /* a timeline span {rank, stream, name, kind, start_us, end_us} */
+    /* a timeline span {rank, stream, name, kind, start_us, end_us, run,
+     * run_label}: run numbers the step's lab.spmd calls from 1 (a step may
+     * run twice, 4 ranks and then 1), run_label says what ran
+     * ("spans.lua, 2 ranks"); each run's times are its own clock's */
     void (*span)(void *ctx, json_t *span);
 } mgpu_lab_events;
 
