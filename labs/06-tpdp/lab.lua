@@ -69,6 +69,27 @@ local steps = {}
 
 --- Step 1: the groups --------------------------------------------------------
 
+-- What a wrong group looks like, said in the learner's terms: the other
+-- axis's group (swapped colors or coords), or ranks k apart instead of
+-- the layout's spacing.
+local function group_mistake(r, which, sorted)
+  local tpw, dpw = wanted(r)
+  local other = which == "TP" and "DP" or "TP"
+  if list(sorted) == list(which == "TP" and dpw or tpw) then
+    return string.format(" - that is rank %d's %s group: look at which index each split takes as its color, and at "
+                         .. "what coords returns first", r, other)
+  end
+  local step = #sorted > 1 and sorted[2] - sorted[1]
+  for i = 3, #sorted do if sorted[i] - sorted[i - 1] ~= step then step = nil end end
+  if step then
+    local want_step = which == "TP" and 1 or TPN
+    return string.format(" - ranks %d apart; in Megatron's layout a %s group's ranks are %s", step, which,
+                         want_step == 1 and "neighbours (the TP index varies fastest)"
+                         or (want_step .. " apart (one per TP group)"))
+  end
+  return ""
+end
+
 local function group_verdict(res, which)
   local where = "groups.lua: the " .. which .. " split (color, key)"
   for r = 0, RANKS - 1 do
@@ -93,7 +114,8 @@ local function group_verdict(res, which)
     if list(sorted) ~= list(want) or got.sum ~= sum(want) then
       return { ok = false,
                msg = string.format("rank %d's %s communicator holds ranks %s (an all_gather of the members' rank ids over it; "
-                                   .. "their all_reduce sum is %s)", r, which, list(members), tostring(got.sum)),
+                                   .. "their all_reduce sum is %s)%s", r, which, list(members), tostring(got.sum),
+                                   group_mistake(r, which, sorted)),
                saw = list(sorted) .. ", sum " .. tostring(got.sum), wanted = list(want) .. ", sum " .. sum(want),
                where = where }
     end
@@ -119,10 +141,12 @@ local function coords_verdict(res)
     local row = row_of(res, r)
     local tpw, dpw, t, d = wanted(r)
     if row.tp_rank ~= t or row.dp_rank ~= d or (row.tp and row.tp.rank) ~= t or (row.dp and row.dp.rank) ~= d then
+      -- the places the learner's own communicators give (they may be wrong too)
       return { ok = false,
-               msg = string.format("rank %d: coords gives tp_rank %s, dp_rank %s; the communicators number it %s in %s and %s in %s",
-                                   r, tostring(row.tp_rank), tostring(row.dp_rank), tostring(row.tp and row.tp.rank),
-                                   list(tpw), tostring(row.dp and row.dp.rank), list(dpw)),
+               msg = string.format("rank %d: coords gives tp_rank %s, dp_rank %s; your communicators number it %s in the TP "
+                                   .. "one %s and %s in the DP one %s", r, tostring(row.tp_rank), tostring(row.dp_rank),
+                                   tostring(row.tp and row.tp.rank), row.tp and list(row.tp.members) or "(none)",
+                                   tostring(row.dp and row.dp.rank), row.dp and list(row.dp.members) or "(none)"),
                saw = string.format("(%s, %s)", tostring(row.tp_rank), tostring(row.dp_rank)),
                wanted = "its place in " .. list(tpw) .. " and in " .. list(dpw), where = "groups.lua: coords(rank)" }
     end
@@ -135,10 +159,12 @@ steps[#steps + 1] = {
   id = "groups", title = "Exercise: 8 ranks as 4 TP x 2 DP",
   text = "steps/01-groups.md",
   exercise = "groups.lua",
-  hints = { "A rank's TP group is the ranks that share its DP index, and the reverse: split the TP communicator " ..
-            "with the DP index as the color, and order it by the TP index.",
-            "coords(rank) = rank % 4, rank // 4; then world:split(dp_rank, tp_rank, \"tp\") and " ..
-            "world:split(tp_rank, dp_rank, \"dp\")." },
+  hints = { "Write the 8 ranks as a grid of 2 rows of 4, the way the file's comment lists the groups: a TP group is "
+            .. "a row, a DP group a column. coords(rank) says in which column and which row rank sits.",
+            "split's color decides who ends up together, its key the order inside. Along one TP group, which of the "
+            .. "two indices stays the same, and which counts 0, 1, 2, 3?",
+            "coords is a remainder and an integer division by the TP size. Each split takes as its color the index "
+            .. "its members share and as its key the one that varies among them; the DP split mirrors the TP one." },
   run = function(lab)
     say_ranks(lab)
     lab.progress(0, "your groups.lua on 8 ranks")
@@ -164,8 +190,81 @@ steps[#steps + 1] = {
 
 local function ar(w) return (w and w.by and w.by.all_reduce) or 0 end
 
+-- f and g tried alone (labs/lib/tp/train.lua's probe): what each must give.
+local OPS_WANTED = { F = { forward = "identity", backward = "sum" }, G = { forward = "sum", backward = "identity" } }
+local OPS_SAID = { identity = "its input unchanged", sum = "the sum over the TP group",
+                   mean = "the mean over the TP group (an \"avg\" all-reduce)",
+                   other = "neither its input nor the TP group's sum", ["no tensor"] = "no tensor",
+                   ["another shape"] = "a tensor of another shape" }
+
+local function ops_verdict(res)
+  local bad, saw = {}, {}
+  for r = 0, RANKS - 1 do
+    local o = (row_of(res, r) or {}).ops
+    if o then
+      for _, name in ipairs{ "F", "G" } do
+        local got = o[name] or {}
+        saw[#saw + 1] = r == 0 and string.format("%s: %s / %s", name, tostring(got.forward), tostring(got.backward)) or nil
+        for _, dir in ipairs{ "forward", "backward" } do
+          if r == 0 and got[dir] ~= OPS_WANTED[name][dir] then
+            bad[#bad + 1] = string.format("%s:%s gives %s", name, dir, OPS_SAID[got[dir]] or tostring(got[dir]))
+          end
+        end
+      end
+    end
+  end
+  local where = "megatron.lua: F and G; the step text's table of f and g"
+  if #bad == 0 then
+    return { ok = true, msg = "f and g, each tried alone, do what the table says in both directions", saw = "ok",
+             wanted = "ok", where = where }
+  end
+  return { ok = false,
+           msg = "f and g, each tried alone on a tensor that differs from rank to rank: " .. table.concat(bad, "; ")
+                 .. " - the step text's table says what each does in forward and in backward",
+           saw = table.concat(saw, ", ") .. " (forward / backward)",
+           wanted = "each operator as the table of f and g says, in both directions", where = where }
+end
+
+-- A TP group's ranks must end the forward with the same output, and the
+-- backward with the same input gradient: if not, a block's partial sums
+-- (forward) or its shares of dL/dx (backward) left it without being added
+-- up over the group.
+local AGREE = {
+  y_sum = { what = "forward", thing = "outputs",
+            why = "a row-parallel layer's partial sums left their block without being added up over the group",
+            where = "megatron.lua: where g goes in mlp_forward and attention_forward" },
+  dx_sum = { what = "backward", thing = "input gradients",
+             why = "a block's shares of dL/dx left it without being added up over the group",
+             where = "megatron.lua: where f goes in mlp_backward and attention_backward (backward runs in reverse)" },
+}
+local function agree_verdict(res, key)
+  local a = AGREE[key]
+  for d = 0, RANKS // TPN - 1 do
+    local groups, members = {}, {}
+    for t = 0, TPN - 1 do
+      local r = d * TPN + t
+      members[#members + 1] = r
+      local row = row_of(res, r)
+      local k = row and row[key] or "-"
+      groups[k] = groups[k] or {}
+      table.insert(groups[k], r)
+    end
+    local n = 0
+    for _ in pairs(groups) do n = n + 1 end
+    if n > 1 then
+      return { ok = false,
+               msg = string.format("the ranks of TP group %s end the %s with %d different %s: %s", list(members),
+                                   a.what, n, a.thing, a.why),
+               saw = string.format("%d different %s in %s", n, a.thing, list(members)),
+               wanted = "the same on every rank of a TP group", where = a.where }
+    end
+  end
+  return { ok = true, msg = "every TP group's ranks agree on the " .. a.thing, saw = "ok", wanted = "ok",
+           where = "megatron.lua" }
+end
+
 local function megatron_verdicts(res)
-  local v = {}
+  local v = { ops_verdict(res), agree_verdict(res, "y_sum"), agree_verdict(res, "dx_sum") }
   local where_f, where_g = "megatron.lua: F:backward and where f goes", "megatron.lua: G:forward and where g goes"
   -- the numbers: output, input gradient, every parameter gradient
   local function numbers(key, what, where)
@@ -192,11 +291,13 @@ local function megatron_verdicts(res)
     local g = (row_of(res, r) or {}).grads
     if not g or g.bad > 0 then
       local w = g and g.worst or {}
+      -- a whole-number ratio to the right gradient says more than the error
+      local times = w.ratio and math.abs(w.ratio - 1) > 1e-3 and string.format(", %.2fx the unsharded slice", w.ratio) or ""
       grads = { ok = false, msg = string.format("rank %d: %s of its %s parameter gradients differ from the same slice of the unsharded "
-                                                .. "layer's gradient; the worst, %s, in %s of %s elements (largest error %s)",
+                                                .. "layer's gradient; the worst, %s, in %s of %s elements (largest error %s%s)",
                                                 r, tostring(g and g.bad), tostring((row_of(res, r) or {}).params), tostring(w.name),
-                                                tostring(w.bad), tostring(w.count), e1(w.err)),
-                saw = e1(w.err), wanted = "within the tolerance", where = "megatron.lua: sync_grads (and f, g)" }
+                                                tostring(w.bad), tostring(w.count), e1(w.err), times),
+                saw = e1(w.err) .. times, wanted = "within the tolerance", where = "megatron.lua: sync_grads (and f, g)" }
       break
     end
   end
@@ -212,7 +313,9 @@ local function megatron_verdicts(res)
     if fwd ~= 2 * LAYERS or bwd ~= 2 * LAYERS or other ~= 0 then
       counts = { ok = false,
                  msg = string.format("rank %d's TP communicator recorded %d all-reduces in forward and %d in backward (%d other "
-                                     .. "collectives) for %d layers", r, fwd, bwd, other, LAYERS),
+                                     .. "collectives) for %d layers: %g + %g per layer, where a layer has two blocks "
+                                     .. "(attention, MLP), each entered through f and left through g",
+                                     r, fwd, bwd, other, LAYERS, fwd / LAYERS, bwd / LAYERS),
                  saw = string.format("%g + %g per layer", fwd / LAYERS, bwd / LAYERS),
                  wanted = "2 in forward + 2 in backward per layer, nothing else", where = where_f .. "; " .. where_g }
       break
@@ -249,9 +352,9 @@ steps[#steps + 1] = {
             "each is an all-reduce (sum) over the TP group in one direction and nothing in the other.",
             "After backward each rank holds its DP shard's mean gradient; the DP group holds the same slices for " ..
             "the other half of the batch.",
-            "F:backward: self.comm:all_reduce(dx, \"sum\"); G:forward: self.comm:all_reduce(y, \"sum\"); " ..
-            "mlp_forward = g(fc2(act(fc1(f(x))))) and backward the reverse (g:backward first, f:backward last); " ..
-            "attention the same around a.core; sync_grads: groups.dp:all_reduce(p.grad, \"avg\") for every p." },
+            "Backward runs a block in reverse, so the operator that ends the forward starts the backward. For the "
+            .. "gradient sync: which communicator joins the ranks that hold the same slice of a weight, and do two "
+            .. "halves' mean gradients add up or average into the whole batch's?" },
   run = function(lab)
     say_ranks(lab)
     lab.progress(0, "your megatron.lua: 2 layers on 8 ranks against the unsharded layers")
@@ -379,6 +482,33 @@ local function hosts_of(topo)
   return math.max(n, 1)
 end
 
+-- Step 3's table of the two orders. One TP all-reduce's time is what the
+-- question 'ratio' asks the learner to predict from the links: it shows
+-- once the prediction is in, beside it (the progress keeps both).
+local TP_AR_COL = 6
+local function orders_table(lab, out)
+  local p = tonumber(lab.answer("ratio") or "")
+  local rows = {}
+  for i, row in ipairs(out.rows) do
+    local r = {}
+    for k, v in ipairs(row) do r[k] = v end
+    if not p then r[TP_AR_COL] = "predict 'ratio' first" end
+    rows[i] = r
+  end
+  local a, b = out.runs["tp-dp"].row, out.runs["dp-tp"].row
+  if p and a and b and a.tp_ms and b.tp_ms and a.tp_ms > 0 then
+    lab.record("tp_ratio_predicted", p)
+    lab.record("tp_ratio", b.tp_ms / a.tp_ms)
+    rows[#rows + 1] = { "across / inside", "", "", "", "", string.format("%sx measured, %sx predicted", f2(b.tp_ms / a.tp_ms),
+                                                                         f2(p)), "", "" }
+  end
+  lab.table{ title = out.title, columns = { "order", "TP groups", "TP links", "DP links", "step (ms)",
+                                            "one TP all-reduce (ms)", "TP all-reduces / step",
+                                            "DP all-reduce of the gradients (ms)" }, rows = rows }
+  if p then out.shown = true
+  else lab.log("one TP all-reduce's time shows once you have predicted 'ratio' from the links (press a)") end
+end
+
 -- TP across nodes needs two nodes. A simulated machine of two nodes is
 -- itself the step's machine; any other - a one-node preset, a real GPU or
 -- node (the launcher, not the step, places real ranks on hosts) - runs the
@@ -391,15 +521,18 @@ steps[#steps + 1] = {
   id = "topology", title = "TP inside a node, TP across nodes",
   text = "steps/03-topology.md",
   exercise = "megatron.lua",            -- step 2's: the timed model runs your operators
-  questions = { { id = "ratio", ask = "One TP all-reduce across the two nodes takes how many times as long as inside a node?" },
+  questions = { { id = "ratio", ask = "Predict from the links, before the table shows it: one TP all-reduce across the two "
+                                    .. "nodes takes how many times as long as inside a node (within 25 %)?" },
                 { id = "tp_ms", ask = "With TP across the nodes, how many ms of each step are TP all-reduces?" } },
-  hints = { "ratio: per GPU, NVLink carries 450 GB/s each way (lab 1); each GPU's own NIC 400 Gb/s = 50 GB/s (lab 7). " ..
+  hints = { "ratio: per GPU, NVLink carries 450 GB/s each way (lab 1); each GPU of a DGX H100 has its own 400 Gb/s "
+            .. "InfiniBand NIC, 50 GB/s each way. " ..
             "How many GPUs of each TP group sit in one node, so how many NICs carry the group's traffic between " ..
-            "the nodes? Check your estimate against the table's 'one TP all-reduce' column.",
+            "the nodes? The slowest hop sets the pace of a ring.",
             "tp_ms: the TP all-reduces run on the default stream between the layers' GEMMs, so nothing hides them: " ..
             "their count per step times one all-reduce's time.",
-            "ratio = the dp-tp row's 'one TP all-reduce' / the tp-dp row's (two NICs a node carry the group: " ..
-            "about 100 GB/s against NVLink's 450); tp_ms = the dp-tp row's TP all-reduces per step x its one TP all-reduce." },
+            "ratio: in the dp-tp order a TP group has two GPUs in each node, and the ring's slowest hop is the one "
+            .. "between the nodes - carried by those two GPUs' NICs, against NVLink's rate inside a node. tp_ms: "
+            .. "the dp-tp row, once it shows, has both factors." },
   run = function(lab)
     local whatif
     local topo = lab.backend.simulated and lab.topo() or nil
@@ -436,21 +569,24 @@ steps[#steps + 1] = {
                     f2(row and row.dp_ms) }
     end
     local r0 = runs["tp-dp"].row or {}
-    lab.table{ title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per step; "
-                                     .. "per rank: activations %s MiB, gradients %s MiB (%s%s)", MICRO,
-                                     f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20),
-                                     where, whatif and string.format(": this machine has %d GPU%s", lab.backend.gpus or 1,
-                                                                     (lab.backend.gpus or 1) == 1 and "" or "s") or ""),
-               columns = { "order", "TP groups", "TP links", "DP links", "step (ms)", "one TP all-reduce (ms)",
-                           "TP all-reduces / step", "DP all-reduce of the gradients (ms)" }, rows = t }
+    local out = { runs = runs, rows = t,
+                  title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per "
+                                        .. "step; per rank: activations %s MiB, gradients %s MiB (%s%s)", MICRO,
+                                        f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20),
+                                        where, whatif and string.format(": this machine has %d GPU%s", lab.backend.gpus or 1,
+                                                                        (lab.backend.gpus or 1) == 1 and "" or "s") or "") }
+    orders_table(lab, out)
     local a, b = runs["tp-dp"].row, runs["dp-tp"].row
     if a and b then
       lab.record("step_ms_tp_inside", a.step_ms)
       lab.record("step_ms_tp_across", b.step_ms)
     end
-    return { runs = runs }
+    return out
   end,
   check = function(lab, out)
+    -- answering re-judges the kept run: the times the prediction unlocks
+    -- are drawn here then, once
+    if lab.answer("ratio") and not out.shown then orders_table(lab, out) end
     for order, r in pairs(out.runs) do
       if not r.res.ok then return broken(r.res, "the " .. order .. " run of your megatron.lua") end
       local want = 4 * LAYERS * MICRO
@@ -464,11 +600,11 @@ steps[#steps + 1] = {
     lab.log(string.format("step time: TP inside a node %.2f ms, TP across the nodes %.2f ms (x%.2f)", a.step_ms,
                           b.step_ms, b.step_ms / a.step_ms))
     return {
-      checks.close{ value = lab.answer("ratio"), expected = b.tp_ms / a.tp_ms, rtol = 0.2, answer = true,
-                    missing = "press a to answer", what = "one TP all-reduce, across the nodes / inside a node",
-                    where = "results pane (3): 'one TP all-reduce'; the links of lab 1 and lab 7" },
+      checks.close{ value = lab.answer("ratio"), expected = b.tp_ms / a.tp_ms, rtol = 0.25, answer = true,
+                    what = "your prediction of one TP all-reduce, across the nodes / inside a node",
+                    where = "the links in the step text: NVLink per GPU, and how many NICs carry a TP group between the nodes" },
       checks.close{ value = lab.answer("tp_ms"), expected = b.tp_calls * b.tp_ms, rtol = 0.1, answer = true,
-                    missing = "press a to answer", what = "ms of TP all-reduces per step, TP across the nodes",
+                    what = "ms of TP all-reduces per step, TP across the nodes",
                     where = "results pane (3): the dp-tp row" },
     }
   end,

@@ -17,6 +17,8 @@ function M.run(lab)
   lab.progress(0, "simulating Llama-2-70B on 256 H100s in one process (timing-only)")
   local res = lab.spmd("scripts/whatif.lua", { ranks = 1, timeout = 60,
                                                args = { lab.answer("layout_a") or "", lab.answer("layout_b") or "" } })
+  -- the layouts this run simulated: an answer given after it needs a new run
+  res.layouts_run = { lab.answer("layout_a") or "", lab.answer("layout_b") or "" }
   local rk = res and res.ranks and res.ranks[0]
   for _, row in ipairs(rk and rk.results or {}) do
     if row.table then lab.table(row.table) end
@@ -55,9 +57,28 @@ function M.check(lab, res)
     return { ok = false, msg = "the what-if returned no summary", saw = "nothing", wanted = "its summary row",
              where = "log pane (5)" }
   end
+  -- Unanswered layouts are questions that wait, not a failure; so are the
+  -- questions about the three layouts until all three are in the tables.
+  local function waits(id, what, w)
+    return checks.equals{ value = lab.answer(id), expected = "-", answer = true, what = what, where = w }
+  end
+  local pick = "the step text, 'What to do' 2: DPxTPxPP, the product 256"
   if not lab.answer("layout_a") or not lab.answer("layout_b") then
-    return { ok = false, msg = "pick two layouts of the 256 GPUs (press a): the table shows only the note's 8x8x4 so far",
-             saw = d.layouts .. " layout(s)", wanted = "3 layouts", where = "press a to answer layout_a and layout_b" }
+    local v = {}
+    if not lab.answer("layout_a") then v[#v + 1] = waits("layout_a", "your first layout of the 256 GPUs", pick) end
+    if not lab.answer("layout_b") then v[#v + 1] = waits("layout_b", "your second layout", pick) end
+    if not lab.answer("fastest") then v[#v + 1] = waits("fastest", "the fastest layout that fits", where) end
+    if not lab.answer("why") then v[#v + 1] = waits("why", "the slowest layout's costliest axis and its link", where) end
+    return checks.all(v)
+  end
+  local ran = res.layouts_run or {}
+  if ran[1] ~= lab.answer("layout_a") or ran[2] ~= lab.answer("layout_b") then
+    -- answered after the run: the tables do not hold them yet
+    local v = { ok = false, unanswered = true,
+                msg = "your layouts: run the step again (r) to simulate them - the tables show the layouts of the last run",
+                saw = string.format("%d layout(s) in the tables", d.layouts), wanted = "your two layouts in the tables",
+                where = "r runs the step again" }
+    return v
   end
   if d.problems or d.layouts < 3 then
     return { ok = false, msg = "a layout could not be simulated: " .. tostring(d.problems),

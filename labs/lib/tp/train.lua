@@ -10,7 +10,10 @@
 --   parameter gradient with the same slice of the reference gradient. The
 --   collectives are counted from the communicators' flight recorders (not
 --   by the learner's code): per communicator, in forward, in backward and
---   in the gradient sync.
+--   in the gradient sync. Before the model, f and g are tried alone in
+--   each direction (what each gives: identity, the TP group's sum or mean),
+--   and the output's and input gradient's checksums are reported: a TP
+--   group's ranks must agree on each.
 -- args[1] = "time", args[2] = order ("tp-dp": TP groups of neighbours,
 --   "dp-tp": TP groups of ranks 2 apart): a 2-layer model of a 70B's
 --   layer shapes (hidden 8192, 64 heads, 8 KV heads, GELU MLP of 32768),
@@ -73,6 +76,57 @@ local function cmp(a, b, rtol, atol)
   return {bad = bad, err = err}
 end
 
+-- What a tensor became, against the input it started as (`was`) and the
+-- input summed over the TP group (`sum`): "identity", "sum", "mean" (the
+-- sum / the group's size: an "avg" all-reduce) or "other".
+local function what_it_is(t, was, sum, size)
+  if t == nil or type(t) ~= "userdata" then return "no tensor" end
+  if t:count() ~= was:count() then return "another shape" end
+  local RT, AT = 1e-5, 1e-6
+  if t:compare(sum, RT, AT) == 0 then return "sum" end
+  if t:compare(was, RT, AT) == 0 then return "identity" end
+  local mean = nn.empty(was:shape())
+  mgpu.nn.add(sum, sum, mean, {alpha = 1 / size, beta = 0})
+  if t:compare(mean, RT, AT) == 0 then return "mean" end
+  return "other"
+end
+
+-- The learner's f and g, each tried alone in each direction on a tensor
+-- that differs from rank to rank (so an identity and an all-reduce give
+-- different results): {f = {fwd =, bwd =}, g = {fwd =, bwd =}} of
+-- what_it_is, and the collectives each made on the TP communicator.
+local function probe_ops(ops, g)
+  local out = {}
+  for _, name in ipairs{"F", "G"} do
+    local op = ops[name].new(g.tp)
+    local r = {}
+    for _, dir in ipairs{"forward", "backward"} do
+      local was = nn.empty({2, 3, 4}):fill{seed = 40 + mgpu.rank}
+      local sum = nn.empty({2, 3, 4})
+      mgpu.copy(sum, was)
+      g.tp:all_reduce(sum, "sum")
+      local t = nn.empty({2, 3, 4})
+      mgpu.copy(t, was)
+      local before = mark(g.tp)
+      local ok, got = pcall(op[dir], op, t)
+      if not ok then error(("megatron.lua: %s:%s: %s"):format(name, dir, tostring(got)), 0) end
+      r[dir] = what_it_is(got, was, sum, g.tp_size)
+      r[dir .. "_calls"] = mark(g.tp) - before
+    end
+    out[name] = r
+  end
+  return out
+end
+
+-- Σ a·b / Σ b·b over two small tensors: how many times b is a (2.0: a
+-- gradient summed where it should have been averaged).
+local function ratio(a, b)
+  local x, y = a:to_table(), b:to_table()
+  local ab, bb = 0, 0
+  for i = 1, #y do ab = ab + x[i] * y[i]; bb = bb + y[i] * y[i] end
+  return bb > 0 and ab / bb or nil
+end
+
 local function run_check(ops, g)
   local B, T, DIM, HEADS, KV, HIDDEN, LAYERS = 4, 8, 64, 8, 4, 256, 2
   local Bl = B // g.dp_size
@@ -99,6 +153,7 @@ local function run_check(ops, g)
   local dyl = nn.empty({Bl, T, DIM})
   mgpu.nn.add(r:slice(g.dp_rank * Bl, Bl), r:slice(g.dp_rank * Bl, Bl), dyl, {alpha = 1 / Bl, beta = 0})
 
+  local probed = probe_ops(ops, g)
   local comms = {tp = g.tp, dp = g.dp, world = g.world}
   local marks = {tp = {}, dp = {}, world = {}}
   local function stamp() for k, c in pairs(comms) do marks[k][#marks[k] + 1] = mark(c) end end
@@ -113,19 +168,24 @@ local function run_check(ops, g)
   local RT, AT = 1e-3, 1e-5
   local out = {rank = mgpu.rank, tp_rank = g.tp_rank, dp_rank = g.dp_rank, rtol = RT, atol = AT,
                act_count = Bl * T * DIM, params = #params}
+  out.ops = probed
   out.fwd = cmp(y, y_ref:slice(g.dp_rank * Bl, Bl), RT, AT)
+  out.y_sum = ("%016x"):format(y:checksum())            -- the TP group's ranks must agree on it
   -- the shard's input gradient is its rows of the reference's, times B/Bl
   -- (the shard's loss averages over its Bl rows, not all B)
   local dx_want = nn.empty({Bl, T, DIM})
   mgpu.nn.add(dx_ref:slice(g.dp_rank * Bl, Bl), dx_ref:slice(g.dp_rank * Bl, Bl), dx_want, {alpha = B / Bl, beta = 0})
   out.dx = cmp(dx, dx_want, RT, AT)
+  out.dx_sum = ("%016x"):format(dx:checksum())
   local nbad, worst = 0, nil
   for i, p in ipairs(params) do
     local want = tp.slice_of(ref_params[i].grad, p, g.tp_rank, g.tp_size)
     local c = cmp(p.grad, want, RT, AT)
     if c.bad > 0 then
       nbad = nbad + 1
-      if not worst or c.err > worst.err then worst = {name = p.name, bad = c.bad, err = c.err, count = p.grad:count()} end
+      if not worst or c.err > worst.err then
+        worst = {name = p.name, bad = c.bad, err = c.err, count = p.grad:count(), ratio = ratio(p.grad, want)}
+      end
     end
   end
   out.grads = {bad = nbad, worst = worst}

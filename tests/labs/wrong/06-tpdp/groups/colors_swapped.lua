@@ -1,0 +1,17 @@
+-- wrong: splits the TP communicator by the TP index and the DP one by the DP
+--        index: each rank's "TP group" is {0,4}, {1,5}... - the DP groups
+-- verdict: TP communicator holds ranks {0,4}
+-- verdict: that is rank 0's DP group
+local probe = mgpu.import("tp.probe")
+local world = mgpu.comm()
+
+local function coords(rank)
+  return rank % 4, rank // 4
+end
+
+local tp_rank, dp_rank = coords(mgpu.rank)
+
+local tp = world:split(tp_rank, dp_rank, "tp")
+local dp = world:split(dp_rank, tp_rank, "dp")
+
+probe.run{tp = tp, dp = dp, tp_rank = tp_rank, dp_rank = dp_rank}
