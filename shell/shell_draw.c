@@ -345,8 +345,10 @@ void draw_frame(shell_app *a)
         return;
     }
     draw_top(a);
-    draw_labs(a);
-    draw_steps(a);
+    if (!a->pane_max) { /* a maximised pane has the width */
+        draw_labs(a);
+        draw_steps(a);
+    }
     draw_text(a);
     draw_verdict(a);
     draw_status(a);

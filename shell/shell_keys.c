@@ -58,7 +58,7 @@ static void focus_step(shell_app *a, int dir, int wrap)
         if (!wrap && (f + dir < 0 || f + dir >= FOCUS_COUNT)) return; /* arrows stop at the ends */
         f = (f + dir + FOCUS_COUNT) % FOCUS_COUNT;
         if (f == FOCUS_STEPS && a->lab_open < 0) continue;
-        if (f == FOCUS_TEXT && a->pane_max) continue;
+        if (f != FOCUS_PANE && a->pane_max) continue; /* the maximised pane is all there is */
         break;
     }
     a->focus = (focus_area)f;
@@ -96,7 +96,7 @@ void keys_handle(shell_app *a, int ch)
         return;
     case 'z':
         a->pane_max = !a->pane_max;
-        if (a->pane_max && a->focus == FOCUS_TEXT) a->focus = FOCUS_PANE;
+        if (a->pane_max) a->focus = FOCUS_PANE; /* its keys: the lists are hidden */
         return;
     case 'r':
         if (a->lab_open < 0 || a->lab_sel != a->lab_open) act_open_lab(a, a->lab_sel);
@@ -128,6 +128,7 @@ void keys_handle(shell_app *a, int ch)
         return;
     case '\n': case '\r': case KEY_ENTER: enter(a); return;
     case 27:
+        a->pane_max = 0; /* back to the lists */
         if ((a->focus == FOCUS_PANE || a->focus == FOCUS_TEXT) && a->lab_open >= 0) a->focus = FOCUS_STEPS;
         else a->focus = FOCUS_LABS;
         return;

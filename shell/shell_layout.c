@@ -57,9 +57,15 @@ void layout_compute(shell_app *a)
     int vh = verdict_rows(a);
     if (vh > (small ? 6 : mh / 3)) vh = small ? 6 : mh / 3;
     if (a->pane_max) {
-        a->r_text = (rect){body_y, mx, 0, mw};
-        a->r_verdict = (rect){body_y, mx, 0, mw};
-        a->r_pane = (rect){body_y, mx, mh, mw};
+        /* z: the focused pane alone, the whole width - at 80x24 beside the
+         * lists it had 54 columns, and lab 8's per-rank flight records and
+         * lab 9's fragmentation table need more. The lists are not drawn
+         * (nor clicked) until z or Esc gives them back. */
+        a->r_labs = (rect){body_y, 0, 0, 0};
+        a->r_steps = (rect){body_y, 0, 0, 0};
+        a->r_text = (rect){body_y, 0, 0, W};
+        a->r_verdict = (rect){body_y, 0, 0, W};
+        a->r_pane = (rect){body_y, 0, mh, W};
         return;
     }
     int room = mh - vh;          /* text + pane */
