@@ -3,8 +3,9 @@
  *
  * Shape: {"version": 1, "labs": {"02-allreduce": {"steps": {"sweep": {
  *   "state": "passed", "last_run": unix time, "seconds": s, "attempts": n,
- *   "hints_taken": n, "answers": {id: text}, "measurements": {key: value},
- *   "message": "..."}}}}}
+ *   "hints_taken": n, "solution_shown": true (asked to see it), "answers":
+ *   {id: text}, "measurements": {key: value}, "by_machine": {machine: {key:
+ *   value}}, "passed_on": machine of the latest pass, "message": "..."}}}}}
  * Keyed by the lab's directory name and the step's id, so renumbering
  * steps in a lab does not move a learner's work to another step. */
 #ifndef MGPU_LAB_PROGRESS_H
