@@ -268,9 +268,16 @@ return {
       end,
       check = function(lab, res)
         local r = row(res, 0)
-        if not res.ok or not r then return broken(res, "stale.lua") end
-        local race = res.ranks[0].race or {}
         local o = read_ordering(lab.read(lab.exercise))
+        if not res.ok or not r then
+          -- an event of GPU0 recorded on GPU1's stream is refused: the
+          -- engine's advice (an event of GPU1) would order nothing either
+          local v = broken(res, "stale.lua")
+          local fault = v.msg:find("cannot be recorded on a stream of device", 1, true) and ordering_fault(o)
+          if fault then v.msg = v.msg .. " - but " .. fault end
+          return v
+        end
+        local race = res.ranks[0].race or {}
         local raced = #(res.races or {}) > 0
         local where_src = "your stale.lua at the TODO; timeline pane (4): the produce and consume streams"
         -- (1) the data: what GPU1 read right after its copy
@@ -307,7 +314,8 @@ return {
             wanted = "an event recorded on " .. (o.producer or "produce") .. " after the fills, waited for by "
               .. (o.reader or "consume") .. " before the copy",
             where = where_src }
-        elseif (tonumber(race.waits) or 0) == 0 then
+        elseif (tonumber(race.waits) or 0) == 0 and not (race.waits == nil and #o.waits > 0) then
+          -- (no race summary at all: the script's text says whether it waits)
           order = { ok = false,
             msg = "the data is right, but GPU1's stream never waits on an event: the exercise is the note's "
               .. "e0.record() on GPU0's stream and e0.wait() on GPU1's, with the copy on GPU1's stream",
