@@ -299,17 +299,10 @@ static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a,
     /* More ranks than this host's GPUs cannot each be a local NCCL rank:
      * NCCL refuses two ranks of one node on one GPU ("Duplicate GPU
      * detected"). Emulated nodes can (each rank its own NCCL_HOSTID, NCCL
-     * over sockets), as the labs do; an explicit --launcher local is told. */
+     * over sockets): the local launcher (the default, which main.c fills
+     * in) takes them, as the labs do, and the banner says why. */
     int gpus = *sim ? 0 : mgpu_driver_gpu_count();
     if (gpus > 0 && cfg->ranks > gpus && cfg->launcher == MGPU_LAUNCH_LOCAL) {
-        if (g->launcher) {
-            free(script);
-            return mgpu_cli_usage_error("spmd",
-                                        "--launcher local with %d ranks on %d GPU%s: NCCL refuses two ranks of one node "
-                                        "on one GPU (\"Duplicate GPU detected\"); use --launcher emulate (each rank "
-                                        "an emulated node, NCCL over sockets) or --ranks %d",
-                                        cfg->ranks, gpus, gpus == 1 ? "" : "s", gpus);
-        }
         cfg->launcher = MGPU_LAUNCH_EMULATE;
         a->emulated_gpus = gpus;
     }
