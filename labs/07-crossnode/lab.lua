@@ -141,7 +141,151 @@ local function final_of(res)
   return nil
 end
 
+-- "all_reduce:4096 reduce_scatter:512" (hier.lua's flight summary of a
+-- communicator) -> {{op =, count =}, ...}
+local function ops_of(text)
+  local t = {}
+  for op, count in tostring(text or ""):gmatch("([%w_]+):(%d+)") do t[#t + 1] = { op = op, count = tonumber(count) } end
+  return t
+end
+local function ops_text(list)
+  local t = {}
+  for i, o in ipairs(list) do t[i] = string.format("%s of %d elements", o.op, o.count) end
+  return #t > 0 and table.concat(t, ", ") or "nothing"
+end
+
+-- The hierarchical all-reduce's steps, from each communicator's flight
+-- recorder (hier.lua reports them): the world runs only the flat
+-- all-reduce, the node's communicator a reduce-scatter and an all-gather,
+-- the one across nodes one all-reduce of a shard - 1/node_size of the
+-- buffer, the point of the hierarchy.
+local function where_it_ran(res, out)
+  local where = "your hier.lua: which communicator each of the three steps runs on"
+  local n = out.n
+  for r = 0, out.ranks - 1 do
+    local row = res.ranks[r] and res.ranks[r].results and res.ranks[r].results[1] or {}
+    local world, intra, inter = ops_of(row.ran_world), ops_of(row.ran_intra), ops_of(row.ran_inter)
+    local function fail(msg, saw, wanted)
+      return { ok = false, msg = string.format("rank %d: %s", r, msg), saw = saw, wanted = wanted, where = where }
+    end
+    -- the members first: a swapped pair of splits runs right on 2 x 2
+    local node, lr = r // out.node_size, r % out.node_size
+    local want_intra, want_inter = {}, {}
+    for k = 0, out.node_size - 1 do want_intra[#want_intra + 1] = tostring(node * out.node_size + k) end
+    for k = 0, out.ranks // out.node_size - 1 do want_inter[#want_inter + 1] = tostring(k * out.node_size + lr) end
+    local wi, we = table.concat(want_intra, ","), table.concat(want_inter, ",")
+    local function sorted(text)
+      local t = {}
+      for v in tostring(text or ""):gmatch("%d+") do t[#t + 1] = tonumber(v) end
+      table.sort(t)
+      for i, v in ipairs(t) do t[i] = tostring(v) end
+      return table.concat(t, ",")
+    end
+    if row.intra_members and row.intra_members ~= "" and sorted(row.intra_members) ~= wi then
+      return fail(string.format("intra, your communicator inside a node, holds ranks {%s}%s; the ranks of rank %d's "
+                                .. "node are {%s}", row.intra_members,
+                                sorted(row.intra_members) == we and " - GPU " .. lr .. " of each node, a rail" or "",
+                                r, wi),
+                  "intra {" .. row.intra_members .. "}", "intra {" .. wi .. "}")
+    end
+    if row.inter_members and row.inter_members ~= "" and sorted(row.inter_members) ~= we then
+      return fail(string.format("inter, your communicator across nodes, holds ranks {%s}%s; GPU %d of each node is "
+                                .. "{%s}", row.inter_members,
+                                sorted(row.inter_members) == wi and " - the ranks inside a node" or "", lr, we),
+                  "inter {" .. row.inter_members .. "}", "inter {" .. we .. "}")
+    end
+    if #world > 1 then
+      local extra = {}
+      for i = 2, #world do extra[#extra + 1] = world[i] end
+      return fail(string.format("besides the flat all_reduce, %s ran on the world communicator (all %d ranks): the "
+                                .. "hierarchy's steps belong on your two split communicators", ops_text(extra), out.ranks),
+                  "world: " .. ops_text(world), "world: the flat all_reduce only")
+    end
+    for _, o in ipairs(inter) do
+      if o.op ~= "all_reduce" then
+        return fail(string.format("%s ran on your communicator across nodes: only the shard's all_reduce crosses the "
+                                  .. "network; the reduce-scatter and the all-gather stay inside a node", o.op),
+                    "across nodes: " .. ops_text(inter), "across nodes: one all_reduce")
+      end
+    end
+    for _, o in ipairs(intra) do
+      if o.op == "all_reduce" then
+        return fail("an all_reduce ran on your communicator inside a node: the sum over the nodes needs the one "
+                    .. "across them", "inside a node: " .. ops_text(intra),
+                    "inside a node: a reduce_scatter and an all_gather")
+      end
+    end
+    if #inter == 0 then
+      return fail("your communicator across nodes ran nothing: no shard was summed over the nodes, so each node keeps "
+                  .. "its own sum", "across nodes: nothing", "one all_reduce across nodes")
+    end
+    for _, o in ipairs(inter) do
+      if o.op == "all_reduce" and o.count > n // out.node_size then
+        return fail(string.format("the all-reduce across nodes moved %d elements per GPU: the whole buffer crossed the "
+                                  .. "network; in the hierarchy only 1/%d of it does (the node's own step comes "
+                                  .. "first)", o.count, out.node_size),
+                    "across nodes: " .. ops_text(inter), string.format("an all_reduce of %d elements across nodes",
+                                                                       n // out.node_size))
+      end
+    end
+  end
+  return { ok = true, msg = "each step ran on its communicator, and only a shard crossed the network", saw = "ok",
+           wanted = "ok", where = where }
+end
+
 local TRAIN_STEPS, CKPT_EVERY, CRASH_STEP = 12, 4, 10
+
+-- Step 5's question is about a bigger cluster than the table's: 4 nodes
+-- of 8 GPUs.
+local SHARP_NODES, SHARP_GPUS = 4, 8
+
+-- Step 1's table. The pair's busbw and the ratio are what the question
+-- 'ratio' asks the learner to predict: they show once the prediction is
+-- in, beside it (the progress keeps both).
+local function intra_inter_table(lab, out)
+  local p, pred = out.p, tonumber(lab.answer("ratio") or "")
+  local rows = {}
+  for _, it in ipairs({ { "intra", "one node" }, { "across", "both nodes" }, { "pair", "2 ranks, one per node" } }) do
+    local m = out[it[1]]
+    local bw = m and f2(m.busbw) or ("not here: " .. (p.why and "one node" or "-"))
+    if m and it[1] == "pair" and out.ratio and not pred then bw = "predict 'ratio' first" end
+    rows[#rows + 1] = { it[2], m and tostring(m.ranks) or "-", m and size_name(m.size) or "-", bw }
+  end
+  if out.ratio and pred then
+    rows[#rows + 1] = { "ratio one node / pair", "", "", string.format("%sx measured, %sx predicted (the note: 18x)",
+                                                                       f2(out.ratio), f2(pred)) }
+    lab.record("ratio_intra_pair_predicted", pred)
+  end
+  if out.intra and out.across and out.across.busbw and out.across.busbw > 0 then
+    rows[#rows + 1] = { "ratio one node / both nodes", "", "", f2(out.intra.busbw / out.across.busbw) .. "x" }
+  end
+  lab.table{ title = "all_reduce busbw: inside vs between nodes (GB/s)", columns = { "run", "ranks", "size", "busbw" },
+             rows = rows }
+  if out.ratio and not pred then
+    lab.log("the pair's busbw shows once you have predicted 'ratio' (press a)")
+  end
+  out.shown = pred ~= nil
+end
+
+-- Step 3's table: the 'off' run and the slowdown show once the question
+-- 'slowdown' has a prediction, beside it.
+local function gdr_table(lab, out)
+  if not (out.on and out.off) then return end
+  local pred = tonumber(lab.answer("slowdown") or "")
+  local function g(m) return m and m.r.nccl and (m.r.nccl.gdr == true and "GDRDMA" or "no GDRDMA") or "?" end
+  local rows = { { "on", f2(out.on.busbw), g(out.on) } }
+  if pred then
+    rows[#rows + 1] = { "off", f2(out.off.busbw), g(out.off) }
+    rows[#rows + 1] = { "slowdown", string.format("%s %% measured, %s %% predicted (the note: about 50 %%)",
+                                                  f1(out.slowdown), f1(pred)), "" }
+    lab.record("gdr_slowdown_predicted_pct", pred)
+  else
+    rows[#rows + 1] = { "off", "predict 'slowdown' first", "" }
+    lab.log("the run without GPUDirect RDMA shows once you have predicted 'slowdown' (press a)")
+  end
+  lab.table{ title = "GPUDirect RDMA (all_reduce across nodes)", columns = { "", "busbw (GB/s)", "log says" }, rows = rows }
+  out.shown = pred ~= nil
+end
 
 return {
   title    = "Cross-node: inside a node vs between nodes",
@@ -154,9 +298,11 @@ return {
     {
       id = "intra_inter", title = "The same all_reduce inside a node and between nodes",
       text = "steps/01-intra-inter.md",
-      hints = { "ratio = busbw (one node, all its GPUs) / busbw (2 ranks, one per node), from the table 'inside vs between'.",
+      hints = { "ratio: one node's all_reduce runs on NVLink; the pair's bytes leave each node through one NIC. Put "
+                .. "the two in the same units - one direction of one GPU's links against one direction of one NIC.",
                 "nics: count the mlx5 rows of one host in the topology pane (1), or lab 1's NIC question." },
-      questions = { { id = "ratio", ask = "busbw of one full node divided by busbw of 2 ranks one per node (your numbers)?" },
+      questions = { { id = "ratio", ask = "Predict, before the table shows it: busbw of one full node divided by busbw of "
+                                          .. "2 ranks one per node (within 30 %)?" },
                     { id = "nics", ask = "How many NICs does one node have?" } },
       run = function(lab)
         local p = plan(lab)
@@ -167,27 +313,21 @@ return {
           lab.progress(k / total, "all_reduce: " .. name); k = k + 1
           out[name] = measure(lab, p[name])
         end
-        local rows = {}
-        for _, it in ipairs({ { "intra", "one node" }, { "across", "both nodes" }, { "pair", "2 ranks, one per node" } }) do
-          local m = out[it[1]]
-          rows[#rows + 1] = { it[2], m and tostring(m.ranks) or "-", m and size_name(m.size) or "-",
-                              m and f2(m.busbw) or ("not here: " .. (p.why and "one node" or "-")) }
-        end
         if out.intra and out.pair and out.pair.busbw and out.pair.busbw > 0 then
           out.ratio = out.intra.busbw / out.pair.busbw
-          rows[#rows + 1] = { "ratio one node / pair", "", "", f2(out.ratio) .. "x (the note: 18x)" }
           lab.record("ratio_intra_pair", out.ratio)
         end
         if out.intra and out.across and out.across.busbw and out.across.busbw > 0 then
-          rows[#rows + 1] = { "ratio one node / both nodes", "", "", f2(out.intra.busbw / out.across.busbw) .. "x" }
           lab.record("busbw_across", out.across.busbw)
         end
-        lab.table{ title = "all_reduce busbw: inside vs between nodes (GB/s)", columns = { "run", "ranks", "size", "busbw" },
-                   rows = rows }
+        intra_inter_table(lab, out)
         return out
       end,
       check = function(lab, out)
         local p = out.p
+        -- answering re-judges the kept run: what the prediction unlocks is
+        -- drawn here then, once
+        if lab.answer("ratio") and not out.shown then intra_inter_table(lab, out) end
         if not out.ratio then return cannot("no run with one rank per node", p) end
         local wrong = 0
         for _, name in ipairs({ "intra", "across", "pair" }) do
@@ -195,8 +335,9 @@ return {
         end
         return {
           checks.equals{ value = wrong, expected = 0, what = "wrong elements in the three runs", where = "results pane (3)" },
-          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.05, answer = true, missing = "press a to answer",
-                        what = "your ratio one node / one rank per node", where = "results pane (3), table 'inside vs between'" },
+          checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.3, answer = true,
+                        what = "your prediction of busbw one node / one rank per node",
+                        where = "the step text: what each run's bytes cross, NVLink or a NIC, in one direction" },
           checks.equals{ value = lab.answer("nics"), expected = p.nics, answer = true, missing = "press a to answer",
                          what = "NICs of one node", where = "topology pane (1): the mlx5 rows of host 0" },
         }
@@ -247,9 +388,12 @@ return {
     {
       id = "gdr", title = "GPUDirect RDMA on and off",
       text = "steps/03-gdr.md",
-      hints = { "slowdown % = (1 - busbw without GDR / busbw with GDR) x 100, from the table 'GPUDirect RDMA'.",
+      hints = { "Without GPUDirect RDMA every NIC transfer is staged through host memory: the text says at what rate "
+                .. "the sim moves it. Then ask whether the NICs were the only limit of this all_reduce with it on - "
+                .. "step 1's 'both nodes' row against 8 NICs of the pair's busbw.",
                 "On the sim the switch is the no-gdr fault; on GPUs NCCL_NET_GDR_LEVEL=LOC." },
-      questions = { { id = "slowdown", ask = "How many percent slower is all_reduce across nodes without GPUDirect RDMA?" } },
+      questions = { { id = "slowdown", ask = "Predict, before the table shows it: how many percent slower is all_reduce "
+                                             .. "across both nodes without GPUDirect RDMA (within 20 points)?" } },
       run = function(lab)
         local p = plan(lab)
         local out = { p = p }
@@ -279,14 +423,12 @@ return {
           out.slowdown = (1 - out.off.busbw / out.on.busbw) * 100
           lab.record("gdr_slowdown_pct", out.slowdown)
         end
-        local function g(m) return m and m.r.nccl and (m.r.nccl.gdr == true and "GDRDMA" or "no GDRDMA") or "?" end
-        lab.table{ title = "GPUDirect RDMA (all_reduce across nodes)", columns = { "", "busbw (GB/s)", "log says" },
-                   rows = { { "on", f2(out.on.busbw), g(out.on) }, { "off", f2(out.off.busbw), g(out.off) },
-                            { "slowdown", f1(out.slowdown) .. " % (the note: about 50 %)", "" } } }
+        gdr_table(lab, out)
         return out
       end,
       check = function(lab, out)
         local p = out.p
+        if lab.answer("slowdown") and out.on and not out.shown then gdr_table(lab, out) end
         if p.kind == "emulated" then
           return { ok = false, msg = "emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
                    .. "nothing to switch off here. " .. p.why, saw = p.what, wanted = "InfiniBand between hosts",
@@ -296,9 +438,10 @@ return {
         return {
           checks.equals{ value = out.off.r.nccl and out.off.r.nccl.gdr, expected = false,
                          what = "the log of the 'off' run has no GDRDMA link", where = "log pane (5)" },
-          checks.close{ value = lab.answer("slowdown"), expected = out.slowdown, atol = 3, rtol = 0, unit = "%",
-                        answer = true, missing = "press a to answer", what = "your slowdown without GPUDirect RDMA",
-                        where = "results pane (3), table 'GPUDirect RDMA'" },
+          checks.close{ value = lab.answer("slowdown"), expected = out.slowdown, atol = 20, rtol = 0, unit = "%",
+                        answer = true, what = "your prediction of the slowdown without GPUDirect RDMA",
+                        where = "the step text: what the sim assumes of the bounce, and what else bounds the "
+                                .. "all_reduce across both nodes (step 1's table)" },
         }
       end,
     },
@@ -307,8 +450,11 @@ return {
       text = "steps/04-hierarchical.md",
       exercise = "hier.lua",
       hints = {
-        "Two splits of the world: by node (color = node, key = local rank) and by local rank (color = local rank, key = node).",
-        "intra:reduce_scatter(x, shard); inter:all_reduce(shard); intra:all_gather(shard, hier) - shard has n / node_size elements.",
+        "Two communicators: the ranks of one node, and GPU k of every node (a rail). split's color says who is "
+        .. "together, its key the order inside.",
+        "Each of the three steps is one collective on one of your two communicators, in the order of the file's "
+        .. "comment: the first and the last stay inside the node, the middle one crosses the network - and only the "
+        .. "shard (n / node_size elements) crosses it.",
       },
       run = function(lab)
         local p = plan(lab)
@@ -320,7 +466,7 @@ return {
         local res = lab.spmd(lab.exercise, { ranks = cfg.ranks, per_node = cfg.per_node, launcher = cfg.launcher, timeout = 120,
                                              args = { tostring(node_size), tostring(n) },
                                              env = { NCCL_DEBUG = "INFO", NCCL_DEBUG_SUBSYS = "INIT,COLL" } })
-        local out = { res = res, node_size = node_size, ranks = cfg.ranks, p = p }
+        local out = { res = res, node_size = node_size, ranks = cfg.ranks, p = p, n = n }
         if lab.backend.simulated and p.across then
           for i, algo in ipairs({ "ring", "tree" }) do
             lab.progress(i / 3, "flat all_reduce, NCCL_ALGO=" .. algo)
@@ -342,11 +488,18 @@ return {
       end,
       check = function(lab, out)
         local res = out.res
+        local nodes = out.ranks // out.node_size
         if not res.ok then
           local r = res.failed_rank or 0
           local e = res.ranks and res.ranks[r] and res.ranks[r].error
-          return { ok = false, msg = "hier.lua did not finish on rank " .. r .. ": " .. tostring(e or res.reason),
-                   saw = "an error", wanted = "the script finishes on every rank", where = "log pane (5)" }
+          local why = tostring(e or res.reason)
+          -- a count that fits another communicator size: a step on the wrong one
+          local size_hint = why:find("needs size x", 1, true) and "; the counts fit a communicator of another size - is "
+                            .. "each step on the communicator it needs?" or ""
+          return { ok = false, msg = string.format("hier.lua did not finish on rank %d: %s (the plan: %d ranks inside a "
+                                                   .. "node x %d nodes%s)", r, why, out.node_size, nodes, size_hint),
+                   saw = "an error", wanted = "the script finishes on every rank",
+                   where = "log pane (5); your hier.lua: the two splits, and which communicator each step runs on" }
         end
         local mism, sums, sizes = {}, {}, {}
         for r = 0, out.ranks - 1 do
@@ -357,14 +510,15 @@ return {
         end
         local worst = 0
         for _, m in ipairs(mism) do worst = math.max(worst, tonumber(m) or math.huge) end
-        local v = {
+        local v = { where_it_ran(res, out) }
+        v[#v + 1] =
           checks.equals{ value = worst, expected = 0, what = "elements where your hierarchical result differs from the flat "
-                         .. "all_reduce (worst rank)", where = "your hier.lua; results of every rank" },
-          checks.identical{ values = sizes, ranks = out.ranks, what = "communicator sizes (inside x across)",
-                            where = "your splits" },
-          checks.equals{ value = sizes[0], expected = string.format("%d x %d", out.node_size, out.ranks // out.node_size),
-                         what = "rank 0's communicators (ranks inside a node x nodes)", where = "your two comm:split calls" },
-        }
+                         .. "all_reduce (worst rank)", where = "your hier.lua; results of every rank" }
+        v[#v + 1] = checks.identical{ values = sizes, ranks = out.ranks, what = "communicator sizes (inside x across)",
+                                      where = "your splits" }
+        v[#v + 1] = checks.equals{ value = sizes[0], expected = string.format("%d x %d", out.node_size, nodes),
+                                   what = "rank 0's communicators (ranks inside a node x nodes)",
+                                   where = "your two comm:split calls" }
         local nccl = res.nccl
         if type(nccl) == "table" and type(nccl.tuning) == "table" then
           local seen = {}
@@ -380,8 +534,10 @@ return {
       id = "sharp", title = "SHARP: reducing inside the network (a what-if)",
       text = "steps/05-sharp.md",
       hints = { "A ring all-reduce sends 2(n-1)/n of the buffer out of every node; with in-network reduction each node sends it once.",
-                "traffic = 2(n-1)/n for the n ranks of the flat ring." },
-      questions = { { id = "traffic", ask = "For the all_reduce across both nodes: ring network bytes / SHARP network bytes?" } },
+                "n is every rank of the ring, not the nodes: how many ranks has the ring of the question's cluster?" },
+      questions = { { id = "traffic", ask = string.format("On a cluster of %d such nodes (%d GPUs), all_reduce over every GPU: "
+                                                          .. "ring network bytes per node / SHARP network bytes per node?",
+                                                          SHARP_NODES, SHARP_NODES * SHARP_GPUS) } },
       run = function(lab)
         local p = plan(lab)
         local out = { p = p, n = (p.across and p.across.ranks) or 16 }
@@ -404,9 +560,12 @@ return {
         return out
       end,
       check = function(lab, out)
-        return checks.close{ value = lab.answer("traffic"), expected = 2 * (out.n - 1) / out.n, rtol = 0.02,
-                             answer = true, missing = "press a to answer", what = string.format("ring / SHARP network bytes for %d ranks", out.n),
-                             where = "the step text: who sends what across the network" }
+        -- the formula at another size than the table's, so it is derived,
+        -- not read off the screen
+        local n = SHARP_NODES * SHARP_GPUS
+        return checks.close{ value = lab.answer("traffic"), expected = 2 * (n - 1) / n, rtol = 0.01,
+                             answer = true, what = string.format("ring / SHARP network bytes per node, %d ranks", n),
+                             where = "the step text: who sends what across the network, for n ranks" }
       end,
     },
     {

@@ -42,7 +42,31 @@ intra:all_gather(shard, hier)          -- 3. inside the node again
 e[4]:record()
 e[4]:synchronize()
 
+-- What each communicator ran, from its flight recorder ("op:count ..."),
+-- for the check: which step went where, and how many elements it moved.
+local function ran(c)
+  local t = {}
+  for _, f in ipairs(c and c:flight(16) or {}) do t[#t + 1] = f.op .. ":" .. f.count end
+  return table.concat(t, " ")
+end
+
+-- Who is in each communicator (world ranks, in its order), asked of it
+-- after the flight records above were read.
+local function members(c)
+  if not c then return "" end
+  local me <close> = mgpu.tensor(1)
+  me:fill(mgpu.rank)
+  local all <close> = mgpu.tensor(c:size())
+  c:all_gather(me, all)
+  local t = {}
+  for i, v in ipairs(all:to_table()) do t[i] = string.format("%d", v) end
+  return table.concat(t, ",")
+end
+
 local mismatches = hier:compare(flat)
+local ran_world, ran_intra, ran_inter = ran(world), ran(intra), ran(inter)
 mgpu.result{flat = flat:checksum(), mismatches = mismatches,
             intra_size = intra and intra:size() or 0, inter_size = inter and inter:size() or 0,
+            ran_world = ran_world, ran_intra = ran_intra, ran_inter = ran_inter,
+            intra_members = members(intra), inter_members = members(inter),
             t_flat_us = e[1]:elapsed(e[2]) * 1000, t_hier_us = e[3]:elapsed(e[4]) * 1000}

@@ -1,0 +1,69 @@
+-- wrong: all-reduces the whole buffer across nodes first, then
+--        reduce-scatters and all-gathers inside the node: the sum is right,
+--        but every GPU sends the whole buffer over the network, not a shard
+-- verdict: the whole buffer crossed the network
+-- presets: dgx-h100,dgx-h200,pcie-4gpu,2x-dgx-h100
+-- (not single-gpu: its two ranks are two "nodes" of one GPU each, where the
+--  shard is the whole buffer, so doing the network step first is no mistake)
+
+local node_size = tonumber(mgpu.args[1]) or 1
+local n = tonumber(mgpu.args[2]) or (1 << 20)
+local world = mgpu.comm()
+local node, local_rank = mgpu.rank // node_size, mgpu.rank % node_size
+
+local x <close> = mgpu.tensor(n)
+x:fill{seed = mgpu.rank}               -- values k/1024: every order of summing gives the same bits
+local flat <close> = mgpu.tensor(n)
+local hier <close> = mgpu.tensor(n)
+hier:fill(0)
+local shard <close> = mgpu.tensor(n // node_size)
+
+-- Two communicators, made with world:split(color, key):
+--   intra: the ranks of this node     (color = node, key = local_rank)
+--   inter: GPU local_rank of each node (color = local_rank, key = node)
+local intra = world:split(node, local_rank, "intra")
+local inter = world:split(local_rank, node, "inter")
+
+local e = {}
+for i = 1, 4 do e[i] = mgpu.event{timing = true} end
+
+e[1]:record()
+world:all_reduce(x, flat)              -- NCCL's flat all-reduce
+e[2]:record()
+
+e[3]:record()
+local summed <close> = mgpu.tensor(n)
+inter:all_reduce(x, summed)            -- across nodes first: the whole buffer
+intra:reduce_scatter(summed, shard)
+intra:all_gather(shard, hier)
+e[4]:record()
+e[4]:synchronize()
+
+-- What each communicator ran, from its flight recorder ("op:count ..."),
+-- for the check: which step went where, and how many elements it moved.
+local function ran(c)
+  local t = {}
+  for _, f in ipairs(c and c:flight(16) or {}) do t[#t + 1] = f.op .. ":" .. f.count end
+  return table.concat(t, " ")
+end
+
+-- Who is in each communicator (world ranks, in its order), asked of it
+-- after the flight records above were read.
+local function members(c)
+  if not c then return "" end
+  local me <close> = mgpu.tensor(1)
+  me:fill(mgpu.rank)
+  local all <close> = mgpu.tensor(c:size())
+  c:all_gather(me, all)
+  local t = {}
+  for i, v in ipairs(all:to_table()) do t[i] = string.format("%d", v) end
+  return table.concat(t, ",")
+end
+
+local mismatches = hier:compare(flat)
+local ran_world, ran_intra, ran_inter = ran(world), ran(intra), ran(inter)
+mgpu.result{flat = flat:checksum(), mismatches = mismatches,
+            intra_size = intra and intra:size() or 0, inter_size = inter and inter:size() or 0,
+            ran_world = ran_world, ran_intra = ran_intra, ran_inter = ran_inter,
+            intra_members = members(intra), inter_members = members(inter),
+            t_flat_us = e[1]:elapsed(e[2]) * 1000, t_hier_us = e[3]:elapsed(e[4]) * 1000}
