@@ -106,7 +106,7 @@ end
 local function bytes_of(p)
   if not (p and p.plan_params) then return "" end
   local parts = { { "the parameters", p.plan_params }, { "the gradients", p.plan_grads },
-                  { "AdamW's states (fp32 master, m, v)", p.plan_optim },
+                  { "AdamW's states (fp32 master, m, v; made at the first optimizer step)", p.plan_optim },
                   { "the activations kept for backward", p.plan_acts } }
   table.sort(parts, function(x, y) return x[2] > y[2] end)
   local t = {}

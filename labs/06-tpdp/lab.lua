@@ -79,6 +79,10 @@ local function group_mistake(r, which, sorted)
     return string.format(" - that is rank %d's %s group: look at which index each split takes as its color, and at "
                          .. "what coords returns first", r, other)
   end
+  if #sorted ~= #(which == "TP" and tpw or dpw) then
+    return string.format(" - %d ranks, where a %s group has %d%s", #sorted, which, #(which == "TP" and tpw or dpw),
+                         #sorted == RANKS and ": every rank passed the same color" or "")
+  end
   local step = #sorted > 1 and sorted[2] - sorted[1]
   for i = 3, #sorted do if sorted[i] - sorted[i - 1] ~= step then step = nil end end
   if step then
