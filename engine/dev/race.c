@@ -13,6 +13,7 @@ static struct mgpu_race *race_of(const mgpu_backend *be) { return be ? be->race 
 
 static void reset_sites(struct mgpu_race *r)
 {
+    memset(r->line_cache, 0, sizeof r->line_cache);
     free(r->sites);
     free(r->site_index);
     r->sites = NULL;
@@ -159,9 +160,25 @@ static uint32_t intern(struct mgpu_race *r, const char *text)
 uint32_t race_site_here(struct mgpu_race *r)
 {
     if (!r->site_fn || !pthread_equal(r->owner, pthread_self())) return 0;
+    const void *key = NULL;
+    int line = 0;
+    if (!r->site_fn(r->site_ctx, &key, &line, NULL, 0)) return 0;
+    size_t slot = (((uintptr_t)key >> 4) ^ (size_t)line * 2654435761u) % (sizeof r->line_cache / sizeof r->line_cache[0]);
+    if (r->line_cache[slot].key == key && r->line_cache[slot].line == line && r->line_cache[slot].site)
+        return r->line_cache[slot].site;
     char buf[RACE_SITE_LEN] = "";
-    r->site_fn(r->site_ctx, buf, sizeof buf);
-    return intern(r, buf);
+    if (!r->site_fn(r->site_ctx, &key, &line, buf, sizeof buf)) return 0;
+    uint32_t site = intern(r, buf);
+    r->line_cache[slot].key = key;
+    r->line_cache[slot].line = line;
+    r->line_cache[slot].site = site;
+    return site;
+}
+
+uint32_t race_op_site(struct mgpu_race *r, mgpu_race_op *op)
+{
+    if (!op->site) op->site = race_site_here(r);
+    return op->site;
 }
 
 const char *race_site_text(const struct mgpu_race *r, uint32_t site)

@@ -264,6 +264,7 @@ void mgpu_race_op_begin(mgpu_race_op *op, mgpu_stream *s, const char *what)
     op->r = r;
     op->s = s;
     op->what = what;
+    op->site = 0;
     op->ntold = 0;
     op->show = r && (r->flags & MGPU_RACE_SHOW) && mgpu_backend_simulated(s->be);
     if (r && r->nsaved + r->nwritten) { /* the last operation left no end */
@@ -289,7 +290,7 @@ static void access(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t by
     r->stats.accesses++;
     int host = !write && r->host_read_depth > 0;
     race_acc a = {.lo = off, .hi = off + bytes, .seq = race_tick(r, slot), .slot = (uint32_t)slot,
-                  .site = race_site_here(r), .what = host ? r->host_read_what : op->what, .write = (unsigned char)write,
+                  .site = race_op_site(r, op), .what = host ? r->host_read_what : op->what, .write = (unsigned char)write,
                   .host = (unsigned char)host};
     size_t esz = mgpu_dtype_size(t);
     for (int i = 0; i < st->n; i++) {

@@ -64,6 +64,9 @@ struct mgpu_race {
     uint32_t nsites, site_cap;
     uint32_t *site_index;    /* open addressing: site + 1, 0 empty */
     uint32_t index_cap;
+    /* (key, line) -> site, direct-mapped: the text is made and interned only
+     * for a line not seen before */
+    struct { const void *key; int line; uint32_t site; } line_cache[1024];
 
     mgpu_race_site_fn site_fn;
     void *site_ctx;
@@ -97,6 +100,8 @@ struct mgpu_race {
 
 /* race.c, with the lock held */
 uint32_t race_site_here(struct mgpu_race *r);
+/* The same, once per operation: every access of one operation is one line. */
+uint32_t race_op_site(struct mgpu_race *r, mgpu_race_op *op);
 const char *race_site_text(const struct mgpu_race *r, uint32_t site);
 /* The slot of a stream (made on first use); -1 when past RACE_MAX_STREAMS. */
 int race_slot_of(struct mgpu_race *r, mgpu_stream *s);

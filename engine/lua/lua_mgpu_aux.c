@@ -118,29 +118,35 @@ void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, in
  * (chunks "@lib/...", mgpu.import) is a helper's - nn.empty's is the same
  * for every tensor - so the line that called into it is named instead,
  * once: "train.lua:118", not "init.lua:25". */
-void lm_race_site(void *ctx, char *buf, size_t len)
+int lm_race_site(void *ctx, const void **key, int *line, char *buf, size_t len)
 {
     lua_State *L = ctx;
     lua_Debug ar;
-    char lib_src[256] = "";
+    const char *lib_src = NULL; /* the library file being skipped, if any */
     for (int level = 1; level < 16 && lua_getstack(L, level, &ar); level++) {
         if (!lua_getinfo(L, "Sl", &ar) || ar.currentline < 0) continue;
         const char *src = ar.source ? ar.source : "";
-        if (!lib_src[0] && strncmp(src, "@lib/", 5) == 0) { /* the library's own line: its caller's, if any */
-            snprintf(lib_src, sizeof lib_src, "%s", src);
-            const char *slash = strrchr(src, '/');
-            snprintf(buf, len, "%s:%d", slash + 1, ar.currentline);
+        if (!lib_src && strncmp(src, "@lib/", 5) == 0) { /* the library's own line: its caller's, if any */
+            lib_src = src;
+            *key = src;
+            *line = ar.currentline;
+            if (buf) snprintf(buf, len, "%s:%d", strrchr(src, '/') + 1, ar.currentline);
             continue;
         }
-        if (lib_src[0] && strcmp(src, lib_src) == 0) continue; /* still inside that file */
-        const char *name = ar.short_src;
-        if (src[0] == '@') {
-            const char *slash = strrchr(src, '/');
-            name = slash ? slash + 1 : src + 1;
+        if (lib_src && strcmp(src, lib_src) == 0) continue; /* still inside that file */
+        *key = src; /* a chunk's source string lives as long as its functions */
+        *line = ar.currentline;
+        if (buf) {
+            const char *name = ar.short_src;
+            if (src[0] == '@') {
+                const char *slash = strrchr(src, '/');
+                name = slash ? slash + 1 : src + 1;
+            }
+            snprintf(buf, len, "%s:%d", name, ar.currentline);
         }
-        snprintf(buf, len, "%s:%d", name, ar.currentline);
-        return;
+        return 1;
     }
+    return lib_src != NULL;
 }
 
 /*--- Option tables --------------------------------------------------------------*/

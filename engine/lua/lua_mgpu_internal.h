@@ -92,7 +92,7 @@ const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
 /* The race detector's site function (mgpu/race.h): the script line of the
  * innermost Lua frame of ctx (the rank's lua_State), "reducer.lua:41". */
-void lm_race_site(void *ctx, char *buf, size_t len);
+int lm_race_site(void *ctx, const void **key, int *line, char *buf, size_t len);
 
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */

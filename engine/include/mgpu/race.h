@@ -47,9 +47,13 @@ enum {
 void mgpu_race_enable(mgpu_backend *be, unsigned flags);
 unsigned mgpu_race_flags(const mgpu_backend *be);
 
-/* The script line of the operation being recorded ("reducer.lua:41"),
- * written into buf; the Lua rank API sets it. Without it, sites read "?". */
-typedef void (*mgpu_race_site_fn)(void *ctx, char *buf, size_t len);
+/* The script line of the operation being recorded; the Lua rank API sets
+ * it. Asked at every operation, so in two steps: *key and *line name the
+ * line cheaply (a pointer that stays the same for one source while the
+ * script runs, and the line number); only for a pair not seen before is
+ * the function asked again with a buffer for its text ("reducer.lua:41").
+ * Returns 0 when there is no script line. Without it, sites read "?". */
+typedef int (*mgpu_race_site_fn)(void *ctx, const void **key, int *line, char *buf, size_t len);
 void mgpu_race_set_site_fn(mgpu_backend *be, mgpu_race_site_fn fn, void *ctx);
 
 typedef struct mgpu_race_side {
@@ -124,6 +128,7 @@ typedef struct mgpu_race_op {
     mgpu_stream *s;
     const char *what;
     int show;
+    unsigned site;         /* the script line, asked once for all the operation's accesses (0: not yet) */
     int ntold;             /* the earlier accesses this operation raced: an in-place */
     struct { unsigned slot; uint64_t seq; } told[4]; /* one reads and writes, one report */
 } mgpu_race_op;
