@@ -293,4 +293,29 @@ function M.hang_caught(a)
                  fmt(secs, "s"), fmt(within, "s"), analysis), saw, wanted, w)
 end
 
+-- checks.no_race -------------------------------------------------------
+
+-- {report = <lab.spmd result>, what =, where =}: the run's race detector
+-- found no stream-ordering race (report.races empty). A race the step did
+-- not expect fails it anyway (the framework adds that verdict); this is for
+-- a run made with races = "expected" whose fixed half must be clean, or to
+-- say which run raced.
+function M.no_race(a)
+  local a_, bad = args(a, "checks.no_race"); if not a_ then return bad end
+  local w = where(a, "log pane (5): the RACE lines")
+  local what = type(a.what) == "string" and a.what or "the run"
+  local r = a.report
+  if type(r) ~= "table" then
+    return verdict(false, "no_race: no run report (got " .. show(r) .. ")", "no report", "no race", w)
+  end
+  local races = type(r.races) == "table" and r.races or {}
+  if #races == 0 then
+    return verdict(true, what .. ": no stream-ordering race", "no race", "no race", w)
+  end
+  local first = type(races[1]) == "table" and races[1] or {}
+  return verdict(false, string.format("%s: %d stream-ordering race%s; the first: %s", what, #races,
+                                      #races == 1 and "" or "s", tostring(first.text or "?")),
+                 string.format("rank %s: %s", tostring(first.rank or "?"), tostring(first.text or "?")), "no race", w)
+end
+
 return M

@@ -115,6 +115,7 @@ return {
           checks.equals{ value = #(out.bug.races or {}) > 0 and "named" or "not named", expected = "named",
                          what = "the race detector on the bug run (the copy's read of x, not ordered after the fills)",
                          where = "log pane (5): the RACE line of the run without the event" },
+          checks.no_race{ report = out.fix, what = "the run with the event", where = "log pane (5)" },
           checks.equals{ value = f.seen, expected = f.truth, what = "checksum GPU1 read with the event",
                          where = "results pane (3), row 'event'" },
           { ok = (f.gap_ms or -1) >= -1e-6, msg = string.format("with the event the copy starts %s ms after the fills end",

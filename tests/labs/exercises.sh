@@ -160,12 +160,13 @@ while IFS=$'\x1f' read -r kind id a b c d; do
   answers_for "$id" "$step" "$qids" || continue
   if [ -n "$ex" ] && [ -z "$sol" ]; then bad "$id step $step: exercise $(basename "$ex") has no solution in solutions/"; continue; fi
   # unsolved: a fresh workspace, no answers -> the check must say no; a
-  # step with questions and no exercise waits for the answers (not a failure)
-  # (questions checked with answer = true; a lab whose checks predate it -
-  # labs 7-9 use `missing =` - still says failed). A step that shares an
-  # earlier step's exercise and only asks about it (lab 4's buckets) waits.
+  # step with questions and no exercise waits for the answers (AWAITING,
+  # never a failure that turns the lab red on a first run); with an unsolved
+  # exercise beside them it fails. A step that shares an earlier step's
+  # exercise and only asks about it (lab 4's buckets) may fail with it.
   want_unsolved=failed
   [ -n "$qids" ] && want_unsolved='awaiting|failed'
+  [ -n "$qids" ] && [ -z "$ex" ] && want_unsolved=awaiting
   # the sanitized pass leaves the unsolved runs to the release pass (see the top)
   [ "${MGPU_TEST_ASAN:-0}" = 1 ] || check_unsolved
   # solved: the reference solution in the workspace, the right answers

@@ -62,7 +62,7 @@ static const char TESTS[] =
 "    expect(all:find(s, 1, true) ~= nil, name .. ': mentions ' .. s, desc(v))\n"
 "  end\n"
 "end\n"
-"for _, n in ipairs({'bandwidth','close','equals','identical','count','overlap','hang_caught','all'}) do\n"
+"for _, n in ipairs({'bandwidth','close','equals','identical','count','overlap','hang_caught','no_race','all'}) do\n"
 "  expect(type(checks[n]) == 'function', 'checks.' .. n .. ' exists', type(checks[n]))\n"
 "end\n"
 "-- bandwidth\n"
@@ -209,7 +209,24 @@ static const char TESTS[] =
 "t('hang error per rank', function() return checks.hang_caught{report = {ok = false, wall_s = 1, analysis = 'x',\n"
 "  ranks = {[0] = {error = {message = 'y', code = 'timeout'}}}}, within = 5} end, true)\n"
 "t('hang nil report', function() return checks.hang_caught{within = 5} end, false, 'no run report')\n"
-"t('hang bad within', function() return checks.hang_caught{report = hung} end, false)\n";
+"t('hang bad within', function() return checks.hang_caught{report = hung} end, false)\n"
+"-- hang_caught judges by the flight records' own clocks when they are there:\n"
+"-- the run's wall time (30 s: a busy machine) is not the watchdog's reaction\n"
+"local flown = {ok = false, wall_s = 30, reason = 'rank 1: all_reduce #2 did not complete within 2 s', analysis = 'x',\n"
+"  ranks = {[0] = {flight = {{comm = 'world', entries = {\n"
+"    {seq = 1, state = 'completed', t_enqueue_us = 0, t_end_us = 10},\n"
+"    {seq = 2, state = 'failed', t_enqueue_us = 1000000, t_end_us = 3050000}}}}},\n"
+"           [1] = {flight = {{comm = 'world', entries = {{seq = 2, state = 'failed', t_enqueue_us = 0, t_end_us = 900000}}}}}}}\n"
+"t('hang flight clocks', function() return checks.hang_caught{report = flown, within = 4} end, true, '2.05 s')\n"
+"t('hang flight late', function() return checks.hang_caught{report = flown, within = 2} end, false, 'later than 2 s')\n"
+"expect(math.abs(checks.hang_waited(flown) - 2.05) < 1e-9, 'hang_waited', tostring(checks.hang_waited(flown)))\n"
+"expect(checks.hang_waited(hung) == nil, 'hang_waited without flight records')\n"
+"-- no_race\n"
+"t('no race', function() return checks.no_race{report = {ok = true, races = {}}} end, true, 'no race')\n"
+"t('no race field', function() return checks.no_race{report = {ok = true}} end, true)\n"
+"t('a race', function() return checks.no_race{report = {races = {{rank = 1, text = 'read of x[0:4] on the comm stream'},\n"
+"  {rank = 0, text = 'other'}}}, what = 'the fixed run'} end, false, 'the fixed run: 2 stream-ordering races', 'rank 1: read of x')\n"
+"t('no race nil', function() return checks.no_race{} end, false, 'no run report')\n";
 
 int main(void)
 {
