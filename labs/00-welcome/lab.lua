@@ -128,7 +128,8 @@ return {
       exercise = "hello.lua",
       hints = {
         "Every rank runs the same file. mgpu.rank is this rank's number (0, 1, ...), mgpu.world the number of ranks.",
-        "TODO 2: x:fill{kind = \"random\", seed = mgpu.rank} - the seed makes each rank's data different and reproducible.",
+        "TODO 2: a random fill takes a seed; the seed makes each rank's data different, and the same on every run, "
+          .. "when it is a number each rank has of its own (docs/spmd.md: t:fill).",
         "The check rebuilds each rank's expected checksum by filling the same tensor with seed = rank itself.",
       },
       run = function(lab)

@@ -274,9 +274,13 @@ return {
       text = "steps/02-busbw.md",
       exercise = "busbw.lua",
       hints = {
-        "all_reduce: every rank sends and receives 2(n-1)/n of the buffer (reduce-scatter, then all-gather).",
-        "all_gather: each rank receives the n-1 blocks it does not have: (n-1)/n of the whole buffer.",
-        "broadcast: the ring passes the whole buffer once: factor 1.",
+        "busbw counts what one rank's link really carries, per byte of the buffer the program asked for. Cut the "
+          .. "buffer into n blocks, one per rank, and count the blocks a rank must send in each collective.",
+        "all_reduce on a ring is two passes: a reduce-scatter (each rank ends with one block summed over all ranks), "
+          .. "then an all-gather of those blocks. How many blocks does a rank send in each pass? Its own block it "
+          .. "never has to receive.",
+        "broadcast: the root's data goes round once, every rank passing on what it got - think of what each link "
+          .. "carries, not of how many ranks receive. Try your formula at n = 2 and n = 3 by hand.",
       },
       run = function(lab)
         local n = nranks(lab)

@@ -253,7 +253,9 @@ return {
       hints = {
         "The copy reads x too early: something must make the `consume` stream wait until `produce` has finished the fills.",
         "An event is a marker on one stream; another stream can wait for it. Record it on `produce` after the fills, wait for it on `consume` before the copy.",
-        "Three lines at the TODO: local e0 = mgpu.event(); e0:record(produce); consume:wait(e0)",
+        "Where each of the two calls goes matters: a record marks what its stream has queued so far, and a wait "
+          .. "holds back only what its stream queues after it. (`mgpulab hint 3 --step events --solution` shows the "
+          .. "reference, recorded as shown.)",
       },
       run = function(lab)
         local res = lab.spmd(lab.exercise, { ranks = 1, timeout = 60 })

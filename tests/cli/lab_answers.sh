@@ -2,8 +2,10 @@
 # lab_answers.sh - questions do not give their answers away (issue 10,
 # item 6): an unanswered or wrong answer shows where to look, never the
 # value (it showed wanted: "NV18", 450 GB/s, "sim"); the log does not print
-# the answers; the first hint of an exercise is a nudge, the last one the
-# answer, and the step text is not the solution.
+# the answers; the first hint of an exercise is a nudge, the last one stops
+# short of the code (issue 26: it gave it) - the solution is shown only when
+# asked for (hint --solution, tests/cli/lab_solution.sh) - and the step text
+# is not the solution.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -40,6 +42,7 @@ h1=$("$bin" hint 3 --step events 2>&1)
 echo "$h1" | grep -q 'consume:wait(e0)' && bad "the first hint of stale.lua is the solution: $h1"
 grep -q 'consume:wait(e0)' "$src/labs/03-p2p/steps/03-events.md" && bad "the events step text prints the solution"
 h2=$("$bin" hint 3 --step events 2>&1); h3=$("$bin" hint 3 --step events 2>&1)
-echo "$h3" | grep -q 'consume:wait(e0)' || bad "the last hint of stale.lua does not give the answer: $h3"
-[ $fail -eq 0 ] && echo "ok - answers are not given away; hints go from a nudge to the answer"
+echo "$h3" | grep -q 'consume:wait(e0)' && bad "the last hint of stale.lua gives the code: $h3"
+echo "$h3" | grep -q -- '--solution' || bad "the last hint of stale.lua does not say where the solution is: $h3"
+[ $fail -eq 0 ] && echo "ok - answers are not given away; hints go from a nudge to the idea, short of the code"
 exit $fail
