@@ -54,12 +54,13 @@ static lua_Integer opt_int_field(lua_State *L, int idx, const char *k, lua_Integ
 
 /*--- Streams ---------------------------------------------------------------*/
 
-/* mgpu.stream([{device=, legacy_default=}]) */
+/* mgpu.stream([{device=, legacy_default=, name=}]) - name: what race
+ * reports call it ("the produce stream"), else "stream N (made at x.lua:4)" */
 static int l_stream_new(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
-    static const char *const known[] = {"device", "legacy_default", NULL};
+    static const char *const known[] = {"device", "legacy_default", "name", NULL};
     lm_check_options(L, 1, "mgpu.stream", known);
     int dev = (int)opt_int_field(L, 1, "device", c->host.device);
     int legacy = opt_bool_field(L, 1, "legacy_default", 0);
@@ -69,6 +70,15 @@ static int l_stream_new(lua_State *L)
     if (mgpu_stream_create(c->host.be, dev, legacy, &u->s) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.stream");
     u->owned = 1;
     u->label = legacy ? "legacy default" : "user";
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "name");
+        if (!lua_isnil(L, -1)) {
+            char label[48];
+            snprintf(label, sizeof label, "the %.30s stream", luaL_checkstring(L, -1));
+            mgpu_race_label_stream(u->s, label);
+        }
+        lua_pop(L, 1);
+    }
     return 1;
 }
 

@@ -115,6 +115,12 @@ static void test_events_and_waits(void)
                          "local e1 = mgpu.event(); e1:record(s); t:wait(e1)\n"
                          "local e2 = mgpu.event(); e2:record(t); mgpu.default_stream():wait(e2)\n"
                          "mgpu.copy(y, x)\n"));
+    /* a named stream is called by its name */
+    one_race("local x, y = mgpu.tensor{count = 64, name = 'x'}, mgpu.tensor(64)\n"
+             "local p = mgpu.stream{name = 'produce'}\n"
+             "x:fill{value = 1, stream = p}\n"
+             "mgpu.copy(y, x)\n",
+             WANT("after the write on the produce stream (fill) at t.lua:3"));
     /* one stream is always in order with itself */
     no_race(with_prelude("x:fill{value = 1, stream = s}\n"
                          "mgpu.copy(y, x, {stream = s})\n"
