@@ -1,7 +1,8 @@
--- wrong: fills the buckets in the parameters' forward order: the first bucket
---        holds the gradients backward produces last, so no all-reduce can
---        start until backward is nearly over - nothing is hidden
--- verdict: all-reduce time hidden behind backward
+-- wrong: records each bucket's "done" event before its all-reduce instead of
+--        after it: the event marks the comm stream before the all-reduce, so
+--        waiting on it orders nothing of the all-reduce's result
+-- verdict: stream-ordering race
+-- verdict: not ordered after the write on the comm stream (all_reduce)
 local train = mgpu.import("ddp.train")
 
 local Reducer = {}
@@ -11,7 +12,7 @@ function Reducer.new(params, comm, opts)
   local self = setmetatable({comm = comm, stream = comm:stream(), buckets = {}, where = {}}, Reducer)
   local cap = math.max(1, (opts.bucket_mb * 2 ^ 20) // 4)          -- f32 elements per bucket
   local b
-  for i = 1, #params do                                            -- forward's order
+  for i = #params, 1, -1 do                                        -- backward's order
     local p = params[i]
     local n = p.grad:count()
     if not b or (b.count > 0 and b.count + n > cap) then
@@ -38,9 +39,9 @@ function Reducer:ready(p)
     local copied = mgpu.event()
     copied:record(mgpu.default_stream())
     self.stream:wait(copied)
-    self.comm:all_reduce(b.flat, "avg", self.stream)
     b.done = mgpu.event()
-    b.done:record(self.stream)
+    b.done:record(self.stream)                                     -- "done" once it is queued
+    self.comm:all_reduce(b.flat, "avg", self.stream)
   end
 end
 
