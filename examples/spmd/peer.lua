@@ -25,6 +25,9 @@ local reps = 5
 local src = mgpu.tensor{count = n, device = dev}:fill{kind = "random", seed = 1}
 local dst = mgpu.tensor{count = n, device = peer}
 local s = mgpu.stream()
+local filled = mgpu.event()            -- the fill ran on the default stream;
+filled:record()                        -- the copies run on s, which must wait for it
+s:wait(filled)
 local start, stop = mgpu.event(), mgpu.event()
 
 -- GB/s of `reps` copies src -> dst with the given engine
