@@ -39,6 +39,7 @@ static const struct {
     double gemm_f32_eff;        /* f32 GEMMs (FMA units, no TF32): achieved / f32 peak */
     double eff_flops[MGPU_NN_CLASS_COUNT]; /* achieved / peak FLOP/s per op class */
     double eff_bytes[MGPU_NN_CLASS_COUNT]; /* achieved / spec HBM bandwidth per op class */
+    double reduce_gbs_per_sm;   /* row reductions: the SMs' rate, when it is below eff_bytes x HBM */
 } K = {
     .h2d_pinned_eff = 55.3 / PCIE_GEN5_X16_GBS,
     .d2h_pinned_eff = 55.2 / PCIE_GEN5_X16_GBS,
@@ -92,7 +93,14 @@ static const struct {
      * H200, expressed as a share of the f32 peak so that it scales with
      * another GPU's SMs and clock: 900 / 67,000. */
     .eff_flops = {0.83, 0.50, 0.50, 900.0 / 67000.0},
-    .eff_bytes = {0.85, 0.85, 0.42, 1.0},
+    .eff_bytes = {0.85, 0.85, 0.85, 1.0},
+    /* Row reductions are bound by the SMs, not by HBM: on an H100 (3.35
+     * TB/s HBM3) layernorm and rmsnorm moved 1.77 and 2.02 TB/s, the same
+     * as on the H200 (4.8 TB/s HBM3e: 1.8 and 2.1), both with 132 SMs
+     * (docs/gpu-results.md, 2026-12-06). Priced as 0.42 of the H200's HBM
+     * before - right there, 30-45 % slow on the H100. Now the SMs' rate,
+     * which keeps the H200's figure: 2016 GB/s over 132 SMs. */
+    .reduce_gbs_per_sm = 0.42 * 4800.0 / 132.0,
 };
 
 /* A GPU the table does not know: A100-class compute, as the HBM fallback. */
@@ -316,7 +324,9 @@ static double compute_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16
     double peak = (gemm && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
     double eff = gemm && !bf16 ? K.gemm_f32_eff : K.eff_flops[w->cls];
     double t_flops = w->flops * (gemm ? gemm_overhead(g, w, bf16) : 1.0) / (peak * eff);
-    double t_bytes = w->bytes / (g->hbm_gbs * K.eff_bytes[w->cls]);
+    double bw = g->hbm_gbs * K.eff_bytes[w->cls];
+    if (w->cls == MGPU_NN_CLASS_REDUCE && g->sms * K.reduce_gbs_per_sm < bw) bw = g->sms * K.reduce_gbs_per_sm;
+    double t_bytes = w->bytes / bw;
     int kernels = w->kernels > 1 ? w->kernels : 1;
     return kernels * K.kernel_floor_ns + (t_flops > t_bytes ? t_flops : t_bytes);
 }
