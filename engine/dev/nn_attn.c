@@ -67,11 +67,10 @@ mgpu_result mgpu_nn_softmax(mgpu_stream *s, const mgpu_tensor *scores, mgpu_tens
     if (c.r != MGPU_OK) return c.r;
     nn_rows_cols(scores, &a.n[0], &a.n[1]);
     /* A gather on a GPU: the row limit of the causal mask cuts 16-byte
-     * packs, so the kernel loads one element at a time, in three passes
-     * (max, sum, write) over the row's unmasked part - on average half of
-     * it when causal - and stores the whole row. Priced by those accesses. */
-    double cols = (double)a.n[1], seen = causal ? (cols + 1) / 2 : cols;
-    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_GATHER, (double)a.n[0] * (3 * seen + cols + MGPU_NN_GATHER_BLOCK_ACCESSES));
+     * packs, so the kernel loads one element at a time. Priced by those
+     * accesses (mgpu_nn_softmax_accesses, shared with the what-if). */
+    return nn_run_kernel(&c, &a, MGPU_NN_CLASS_GATHER,
+                         mgpu_nn_softmax_accesses((double)a.n[0], (double)a.n[1], causal));
 }
 
 mgpu_result mgpu_nn_softmax_backward(mgpu_stream *s, const mgpu_tensor *p, const mgpu_tensor *dp, mgpu_tensor *ds,

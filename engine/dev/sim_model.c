@@ -89,10 +89,12 @@ static const struct {
      * are bound by element accesses, not bytes (nn_conv.c and nn_attn.c
      * count them, with a cost per block for im2col and col2im): k_im2col made 990 accesses a
      * ns (a load and a store per column; bf16 and f32 alike, ncu), the
-     * causal softmax 740: the model prices an access at 1/900 ns on the
-     * H200, expressed as a share of the f32 peak so that it scales with
-     * another GPU's SMs and clock: 900 / 67,000. */
-    .eff_flops = {0.83, 0.50, 0.50, 900.0 / 67000.0},
+     * causal softmax 740, which its count carries (mgpu_nn_softmax_accesses):
+     * the model prices an access at 1/990 ns on the H200, expressed as a
+     * share of the f32 peak so that it scales with another GPU's SMs and
+     * clock: 990 / 67,000. (It was one rate between the two, 900, which
+     * priced the conv 13.5 % slow on the H200 and 15.5 % on an H100.) */
+    .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0},
     .eff_bytes = {0.85, 0.85, 0.85, 1.0},
     /* Row reductions are bound by the SMs, not by HBM: on an H100 (3.35
      * TB/s HBM3) layernorm and rmsnorm moved 1.77 and 2.02 TB/s, the same

@@ -82,8 +82,8 @@ static double layer_fwd(const whatif_layout *l)
     swap12(&p, T * a.kv_cols);
     swap12(&p, T * a.kv_cols);
     gemm(&p, a.Gs, a.s, a.d, a.bk, 0, 0);                            /* S = Q K^T */
-    /* causal softmax: a gather of element accesses (nn.c's count) */
-    op(&p, MGPU_NN_CLASS_GATHER, a.scores / a.s * (3 * (a.s + 1) / 2 + a.s + MGPU_NN_GATHER_BLOCK_ACCESSES), 2 * E * a.scores);
+    /* causal softmax: a gather of element accesses (the op's own count) */
+    op(&p, MGPU_NN_CLASS_GATHER, mgpu_nn_softmax_accesses(a.scores / a.s, a.s, 1), 2 * E * a.scores);
     gemm(&p, a.Gs, a.d, a.s, a.bk, 0, 0);                            /* O = P V */
     swap12(&p, T * a.q_cols);
     linear(&p, T, a.q_cols, h);                                      /* + TP all-reduce */

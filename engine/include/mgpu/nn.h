@@ -46,6 +46,18 @@ typedef struct mgpu_nn_work {
  * 7,344 to 130,752 planes of the same accesses, at 990 accesses a ns. */
 #define MGPU_NN_GATHER_BLOCK_ACCESSES 470.0
 
+/* The accesses the softmax is priced by (a GATHER), for the op (nn_attn.c)
+ * and the what-if (whatif_ops.c) alike: three passes over a row's unmasked
+ * part (max, sum, write; half the row on average when causal) and a store
+ * of the whole row, one element at a time. Each counts 990/740 of an
+ * im2col access: on the H200 (ncu) the causal softmax made 740 accesses a
+ * ns, k_im2col 990, and the model's rate is im2col's. */
+static inline double mgpu_nn_softmax_accesses(double rows, double cols, int causal)
+{
+    double seen = causal ? (cols + 1) / 2 : cols;
+    return rows * (3 * seen + cols + MGPU_NN_GATHER_BLOCK_ACCESSES) * (990.0 / 740.0);
+}
+
 /* The sim's modelled duration, in ns, of one training op on GPU `gpu`
  * (global index) of `t`: a floor per kernel it launches plus the larger of
  * its FLOPs at the GPU's bf16 tensor-core (or f32) peak and its bytes at
