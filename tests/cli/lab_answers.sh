@@ -38,6 +38,18 @@ grep -q '^PASS' "$tmp/l1r" || bad "the right answers do not pass"
 "$bin" run 0 --step 2 "${sim[@]}" >"$tmp/l0" 2>&1
 grep -qE 'wanted: "?sim' "$tmp/l0" && bad "unanswered lab 0 step 2 shows the backend as wanted"
 
+# lab 4 step 7 takes a transport in the learner's spelling (issue 26: only
+# "P2P/CUMEM" passed, not "p2p" nor the NVLink it runs on), and asks what its
+# text asks: why that transport (the link) and a figure derived from two
+for t in P2P/CUMEM p2p NVLink; do
+  "$bin" run 4 --step trace "${sim[@]}" --answer transport=$t --answer link=nvlink --answer per_channel=28.1 >"$tmp/l4" 2>&1
+  grep -q '^PASS' "$tmp/l4" || bad "lab 4 step 7 refuses transport=$t: $(grep -E '^(PASS|FAIL|AWAITING)' "$tmp/l4")"
+done
+"$bin" run 4 --step trace "${sim[@]}" --answer transport=SHM --answer link=PCIe --answer per_channel=16 >"$tmp/l4w" 2>&1
+grep -q '^FAIL' "$tmp/l4w" && grep -q '"SHM" is not right' "$tmp/l4w" && grep -q '"pcie" is not right' "$tmp/l4w" ||
+    bad "lab 4 step 7 takes wrong answers: $(grep -E '^(PASS|FAIL|AWAITING)' "$tmp/l4w")"
+verdict "$tmp/l4w" | grep -qE 'P2P/CUMEM|28\.1' && bad "lab 4 step 7 tells a wrong answer the right one"
+
 h1=$("$bin" hint 3 --step events 2>&1)
 echo "$h1" | grep -q 'consume:wait(e0)' && bad "the first hint of stale.lua is the solution: $h1"
 grep -q 'consume:wait(e0)' "$src/labs/03-p2p/steps/03-events.md" && bad "the events step text prints the solution"
