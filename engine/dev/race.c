@@ -53,7 +53,10 @@ void mgpu_race_enable(mgpu_backend *be, unsigned flags)
     r->flags = flags;
     r->epoch++; /* buffers and streams of an earlier run start afresh */
     r->owner = pthread_self();
-    r->said_too_many = 0;
+    if (!flags) { /* off: the job that set these is over */
+        r->report_fn = NULL;
+        r->report_ctx = NULL;
+    }
     r->nreports = r->nsyncs = 0;
     r->host_read_depth = 0;
     memset(&r->stats, 0, sizeof r->stats);
@@ -214,7 +217,7 @@ static int grow_clocks(struct mgpu_race *r, int want)
 static int new_slot(struct mgpu_race *r, mgpu_stream *s)
 {
     if (r->nslots >= RACE_MAX_STREAMS || !grow_clocks(r, r->nslots + 1)) {
-        if (!r->said_too_many++) r->stats.forgotten++;
+        r->stats.forgotten++; /* this stream's accesses go unchecked */
         return -1;
     }
     race_slot *sl = &r->slots[r->nslots];

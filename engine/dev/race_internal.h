@@ -7,7 +7,7 @@
 #include "mgpu/race.h"
 #include <pthread.h>
 
-#define RACE_MAX_STREAMS 4096   /* beyond, new streams go unchecked (said once) */
+#define RACE_MAX_STREAMS 4096   /* beyond, new streams go unchecked (counted in stats.forgotten) */
 #define RACE_MAX_SITES 65536
 #define RACE_SITE_LEN 64
 #define RACE_LABEL_LEN 64
@@ -52,7 +52,6 @@ struct mgpu_race {
     unsigned flags;
     uint64_t epoch;
     pthread_t owner;         /* the thread that may ask the site function */
-    int said_too_many;
 
     race_slot *slots;
     int nslots, cap;         /* slots used; entries in every vector clock */

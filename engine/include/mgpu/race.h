@@ -90,7 +90,7 @@ typedef struct mgpu_race_stats {
     unsigned long host_syncs;   /* explicit synchronizes (stream, event, device) */
     unsigned long waits;        /* stream waits on an event */
     unsigned long accesses;     /* accesses checked */
-    unsigned long forgotten;    /* records dropped to keep a buffer's list short */
+    unsigned long forgotten;    /* records dropped to keep a buffer's list short, and streams past RACE_MAX_STREAMS */
 } mgpu_race_stats;
 void mgpu_race_stats_get(const mgpu_backend *be, mgpu_race_stats *out);
 
