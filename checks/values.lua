@@ -91,6 +91,17 @@ local function unanswered(what, w)
   return v
 end
 
+-- The question a judged answer belongs to: the one whose answer the check
+-- read last (lab.answer, just before building this verdict). The engine
+-- keeps it as the verdict's `question`, so a class report can count each
+-- question's right and wrong answers. nil outside a lab's check.
+local function tag_question(v)
+  local c = checks
+  local asked = type(c) == "table" and c._asked
+  if type(asked) == "function" then v.question = asked() end
+  return v
+end
+
 local function trim_lower(s)
   return (s:gsub("^%s+", ""):gsub("%s+$", "")):lower()
 end
@@ -226,15 +237,15 @@ function M.close(a)
     local en = tonum(a.expected)
     local tol = rtol > 0 and (fmt(rtol * 100) .. " %") or fmt(atol, unit)
     local wanted = "within " .. tol .. " of the value in " .. w
-    if why then return verdict(false, what .. ": " .. why, show(a.value), wanted, w) end
+    if why then return tag_question(verdict(false, what .. ": " .. why, show(a.value), wanted, w)) end
     if ok then
-      return verdict(true, string.format("%s: %s is right (within %s)", what, fmt(tonum(a.value), unit), tol),
-                     fmt(tonum(a.value), unit), wanted, w)
+      return tag_question(verdict(true, string.format("%s: %s is right (within %s)", what, fmt(tonum(a.value), unit), tol),
+                     fmt(tonum(a.value), unit), wanted, w))
     end
     local dir = tonum(a.value) > en and "too high" or "too low"
     if err > 0.5 * math.abs(en) then dir = dir .. " by far" end
-    return verdict(false, string.format("%s: %s is %s (more than %s off) - look again at %s", what,
-                   fmt(tonum(a.value), unit), dir, tol, w), fmt(tonum(a.value), unit), wanted, w)
+    return tag_question(verdict(false, string.format("%s: %s is %s (more than %s off) - look again at %s", what,
+                   fmt(tonum(a.value), unit), dir, tol, w), fmt(tonum(a.value), unit), wanted, w))
   end
   if a.value == nil and type(a.missing) == "string" then
     local en = tonum(a.expected)
@@ -310,9 +321,13 @@ function M.equals(a)
     if same(a.value, c) then ok = true break end
   end
   if a.answer and not ok then
-    return verdict(false, what .. ": " .. show(a.value) .. " is not right - look again at " .. w, show(a.value), wanted, w)
+    return tag_question(verdict(false, what .. ": " .. show(a.value) .. " is not right - look again at " .. w,
+                                show(a.value), wanted, w))
   end
-  if ok then return verdict(true, what .. ": " .. show(a.value) .. " is right", show(a.value), wanted, w) end
+  if ok then
+    local v = verdict(true, what .. ": " .. show(a.value) .. " is right", show(a.value), wanted, w)
+    return a.answer and tag_question(v) or v
+  end
   return verdict(false, what .. ": " .. show(a.value) .. " is not " .. wanted, show(a.value), wanted, w)
 end
 
@@ -395,10 +410,15 @@ function M.all(a, ...)
   end
   -- an unanswered question is not a failure: the step waits for answers
   local failed, fmsgs, pmsgs, waiting, wmsgs = {}, {}, {}, {}, {}
+  local judged = {} -- the questions judged inside, kept for the report
   for i = 1, n do
     local v = list[i]
     if type(v) ~= "table" or type(v.ok) ~= "boolean" then
       v = verdict(false, "verdict " .. i .. " is " .. show(v) .. ", not a verdict", show(v), "a verdict table", "the lab's check function")
+    end
+    if type(v.question) == "string" then judged[#judged + 1] = { question = v.question, ok = v.ok } end
+    if type(v.judged) == "table" then
+      for _, j in ipairs(v.judged) do judged[#judged + 1] = j end
     end
     if v.ok then pmsgs[#pmsgs + 1] = tostring(v.msg or "")
     elseif v.unanswered == true then
@@ -411,21 +431,25 @@ function M.all(a, ...)
   local wait_note = #waiting == 0 and "" or
     string.format(" (%d question%s wait%s for your answer%s)", #waiting, #waiting == 1 and "" or "s",
                   #waiting == 1 and "s" or "", #waiting == 1 and "" or "s")
+  local function with_judged(v)
+    if #judged > 0 then v.judged = judged end
+    return v
+  end
   if #failed > 0 then
     local f = failed[1]
-    return verdict(false, cut(string.format("%d of %d checks failed%s: %s", #failed, n - #waiting, wait_note,
-                   table.concat(fmsgs, "; "))), f.saw, f.wanted, f.where)
+    return with_judged(verdict(false, cut(string.format("%d of %d checks failed%s: %s", #failed, n - #waiting, wait_note,
+                   table.concat(fmsgs, "; "))), f.saw, f.wanted, f.where))
   end
   if #waiting > 0 then
     local w = waiting[1]
     local v = verdict(false, cut(string.format("%d question%s not answered yet: %s",
                       #waiting, #waiting == 1 and "" or "s", table.concat(wmsgs, "; "))), w.saw, w.wanted, w.where)
     v.unanswered = true
-    return v
+    return with_judged(v)
   end
   local last = list[n]
-  return verdict(true, cut(string.format("all %d checks passed: %s", n, table.concat(pmsgs, "; "))),
-                 last.saw, last.wanted, last.where)
+  return with_judged(verdict(true, cut(string.format("all %d checks passed: %s", n, table.concat(pmsgs, "; "))),
+                 last.saw, last.wanted, last.where))
 end
 
 return M

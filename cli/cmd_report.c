@@ -10,7 +10,6 @@
 #include "report.h"
 #include "mgpu/classcfg.h"
 #include <errno.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,75 +61,6 @@ void report_html_begin(FILE *f, const char *title)
 }
 
 void report_html_end(FILE *f) { fputs("</body></html>\n", f); }
-
-/*--- Building the document -------------------------------------------------*/
-
-static void learner_defaults(const char **name, const char **id, char *nbuf, size_t nlen, char *ibuf, size_t ilen)
-{
-    struct passwd *pw = getpwuid(getuid());
-    if (!*id) {
-        const char *u = getenv("USER");
-        snprintf(ibuf, ilen, "%s", u && *u ? u : pw ? pw->pw_name : "unknown");
-        *id = ibuf;
-    }
-    if (!*name) {
-        const char *g = pw && pw->pw_gecos ? pw->pw_gecos : "";
-        size_t n = strcspn(g, ",");
-        if (n) snprintf(nbuf, nlen, "%.*s", (int)n, g);
-        else snprintf(nbuf, nlen, "%s", *id);
-        *name = nbuf;
-    }
-}
-
-/* A learner's exercise file as a JSON string; NULL when unreadable. */
-static json_t *json_load_text(const char *path)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    /* a regular file only (a FIFO would block the report), at most 4 MiB */
-    if (mgpu_file_read(path, (size_t)4 << 20, &buf, &n) != MGPU_OK) {
-        mgpu_error_clear();
-        return NULL;
-    }
-    json_t *s = json_stringn(buf, n < 65536 ? n : 65536); /* NULL when not UTF-8 */
-    free(buf);
-    return s;
-}
-
-/* Solutions go into the export only when the class configuration asks. */
-static json_t *build_doc(const mgpu_cli_globals *g, mgpu_lab_catalog *cat, const char *name, const char *id,
-                         int solutions)
-{
-    json_error_t jerr;
-    json_t *prog = json_load_file(mgpu_lab_progress_path(cat), 0, &jerr); /* for the measurements */
-    json_t *labs = json_array();
-    for (int l = 0; l < mgpu_lab_count(cat); l++) {
-        const mgpu_lab_info *lab = mgpu_lab_get(cat, l);
-        json_t *steps = json_array();
-        json_t *plab = json_object_get(json_object_get(json_object_get(prog, "labs"), lab->id), "steps");
-        for (int s = 0; s < lab->nsteps; s++) {
-            const mgpu_lab_step_info *st = &lab->steps[s];
-            json_t *m = json_object_get(json_object_get(plab, st->id), "measurements");
-            json_t *sol = solutions && st->exercise ? json_load_text(st->exercise) : NULL;
-            json_array_append_new(
-                steps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:f, s:f, s:s?, s:o}", "id", st->id, "title", st->title,
-                                 "state", mgpu_step_state_name(st->state), "attempts", st->attempts, "hints_taken",
-                                 st->hints_taken, "solution_shown", st->solution_shown, "seconds", st->seconds,
-                                 "last_run", st->last_run, "message",
-                                 st->last_message, "measurements", json_is_object(m) ? json_incref(m) : json_object()));
-            if (sol) json_object_set_new(json_array_get(steps, json_array_size(steps) - 1), "solution", sol);
-        }
-        json_array_append_new(labs, json_pack("{s:s, s:s, s:o}", "id", lab->id, "title", lab->title, "steps", steps));
-    }
-    json_decref(prog);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    const char *backend = g->backend.kind == MGPU_BACKEND_SIM ? "sim" : g->backend.kind == MGPU_BACKEND_CUDA ? "cuda" : "auto";
-    return json_pack("{s:s, s:i, s:I, s:{s:s, s:s}, s:s, s:s, s:s, s:o}", "format", REPORT_FORMAT, "version",
-                     REPORT_VERSION, "created", (json_int_t)time(NULL), "learner", "name", name, "id", id, "host",
-                     host, "backend", backend, "machine", g->backend.machine ? g->backend.machine : "default", "labs",
-                     labs);
-}
 
 /*--- Printing one learner ----------------------------------------------------*/
 
@@ -226,11 +156,7 @@ static void print_html(json_t *doc, FILE *f)
 /* Write atomically: a temporary file beside FILE, then rename. */
 static int export_doc(json_t *doc, const char *path)
 {
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    mgpu_result r = text ? mgpu_file_write_atomic(path, text, strlen(text))
-                         : mgpu_fail(MGPU_ERR_NOMEM, "out of memory writing %s", path);
-    free(text);
-    if (r != MGPU_OK) {
+    if (mgpu_lab_export_write(doc, path) != MGPU_OK) {
         fprintf(stderr, "mgpulab report: --export: %s\n", mgpu_error_message());
         return 1;
     }
@@ -264,10 +190,21 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     mgpu_lab_catalog *cat = lab_cli_open("report");
     if (!cat) return 1;
     char nbuf[256], ibuf[128];
-    learner_defaults(&name, &id, nbuf, sizeof nbuf, ibuf, sizeof ibuf);
+    /* a name or id given with --export is kept for the next exports (the
+     * class's shared folder writes one after every step) */
+    int given = name || id;
+    mgpu_lab_learner(cat, &name, &id, nbuf, sizeof nbuf, ibuf, sizeof ibuf);
+    if (export && given && mgpu_lab_remember_learner(cat, name, id) != MGPU_OK) {
+        fprintf(stderr, "mgpulab report: warning: your name could not be kept for later exports: %s\n",
+                mgpu_error_message());
+        mgpu_error_clear();
+    }
     const mgpu_class_config *cc = NULL;
     if (mgpu_class_config_active(&cc) != MGPU_OK) mgpu_error_clear();
-    json_t *doc = build_doc(g, cat, name, id, export && cc && cc->export_solutions);
+    /* the learner's exercise files go with an export (the instructor's
+     * --verify runs them) unless the class configuration says
+     * "export_solutions": false */
+    json_t *doc = mgpu_lab_export(cat, name, id, export && (!cc || cc->export_solutions));
     mgpu_lab_catalog_close(cat);
     int rc = 0;
     if (!doc) {

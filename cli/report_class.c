@@ -54,7 +54,8 @@ static const char *foreign(json_t *doc)
 {
     if (!json_is_object(doc)) return "not a JSON object";
     if (strcmp(js(doc, "format"), REPORT_FORMAT) != 0) return "not an mgpulab report (no \"format\": \"" REPORT_FORMAT "\")";
-    if (json_integer_value(json_object_get(doc, "version")) != REPORT_VERSION) return "a report version this mgpulab does not read";
+    json_int_t v = json_integer_value(json_object_get(doc, "version"));
+    if (v < 1 || v > REPORT_VERSION) return "a report version this mgpulab does not read";
     if (!json_is_array(json_object_get(doc, "labs")) || !json_is_object(json_object_get(doc, "learner")))
         return "a report without its labs or learner";
     return NULL;

@@ -204,6 +204,8 @@ void results_follow_selection(shell_app *a)
     if (a->lab_open == a->shown_lab && a->step_sel == a->shown_step) return;
     a->shown_lab = a->lab_open;
     a->shown_step = a->step_sel;
+    /* the learner sees the step: its time on task starts (recorded once) */
+    if (mgpu_lab_open_step(a->cat, a->lab_open, a->step_sel) != MGPU_OK) mgpu_error_clear();
     const snap_lab *l = app_lab(a, a->lab_open);
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     json_t *saved = l && st ? results_store_load(a->state_dir, l->id, st->id) : NULL;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 
 const char *mgpu_step_state_name(mgpu_step_state s)
@@ -294,6 +295,20 @@ const char *mgpu_lab_catalog_warning(const mgpu_lab_catalog *cat)
 }
 
 const char *mgpu_lab_progress_path(const mgpu_lab_catalog *cat) { return cat ? cat->progress.path : NULL; }
+
+mgpu_result mgpu_lab_open_step(mgpu_lab_catalog *cat, int lab, int step)
+{
+    if (!cat || lab < 0 || lab >= cat->nlabs || step < 0 || step >= cat->labs[lab].info.nsteps)
+        return mgpu_fail(MGPU_ERR_INVALID, "no such lab or step");
+    lab_entry *e = &cat->labs[lab];
+    json_t *p = lab_progress_step(&cat->progress, e->info.id, e->steps[step].id, 0);
+    if (json_is_number(json_object_get(p, "opened"))) return MGPU_OK;
+    p = lab_progress_step(&cat->progress, e->info.id, e->steps[step].id, 1);
+    json_object_set_new(p, "opened", json_real((double)time(NULL)));
+    mgpu_result r = lab_progress_save(&cat->progress);
+    lab_sync_all_progress(cat);
+    return r;
+}
 
 int mgpu_lab_find_step(const mgpu_lab_catalog *cat, int lab, const char *name)
 {

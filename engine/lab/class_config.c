@@ -113,7 +113,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         r = bad(path, "\"export_solutions\" must be true or false");
         goto out;
     }
-    c->export_solutions = json_is_true(v);
+    c->export_solutions = v ? json_is_true(v) : 1; /* the learner's work goes with an export unless refused */
 out:
     json_decref(doc);
     MGPU_CHECK(r);

@@ -49,6 +49,7 @@ struct lab_run {
     json_t *races;                 /* lab.spmd's races the step did not expect: each fails it */
     int cancelled;                 /* an engine call saw the cancel flag */
     int spmd_runs;                 /* lab.spmd calls so far in this step (the timeline's runs) */
+    const char *last_question;     /* the id of the question lab.answer read last (checks._asked) */
     /* cached for the run: the backend decision and the topology document */
     int backend_known, simulated, gpus;
     char machine[128];

@@ -63,6 +63,7 @@ static int l_answer(lua_State *L)
     const mgpu_lab_step_info *s = &run->lab->steps[run->step];
     for (int q = 0; q < s->nquestions; q++)
         if (strcmp(s->questions[q].id, id) == 0) {
+            run->last_question = s->questions[q].id;
             if (s->questions[q].answer) lua_pushstring(L, s->questions[q].answer);
             else lua_pushnil(L);
             return 1;

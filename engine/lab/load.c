@@ -49,8 +49,21 @@ static void lab_print(void *ctx, const char *text, size_t len)
     }
 }
 
+/* checks._asked(): the question whose answer the running step's check read
+ * last (lab.answer), or nil. checks.equals / checks.close with `answer =
+ * true` tag their verdict with it, so a report can count each question's
+ * right and wrong answers (the check is built right after it reads the
+ * answer it judges). */
+static int l_asked(lua_State *L)
+{
+    lab_entry *e = lua_touserdata(L, lua_upvalueindex(1));
+    if (e && e->run && e->run->last_question) lua_pushstring(L, e->run->last_question);
+    else lua_pushnil(L);
+    return 1;
+}
+
 /* Merge every checks file's table into the global `checks`. */
-static mgpu_result load_checks(mgpu_lab_catalog *cat, mgpu_lua *sb)
+static mgpu_result load_checks(mgpu_lab_catalog *cat, lab_entry *e, mgpu_lua *sb)
 {
     lua_State *L = mgpu_lua_state(sb);
     lua_newtable(L);
@@ -71,6 +84,9 @@ static mgpu_result load_checks(mgpu_lab_catalog *cat, mgpu_lua *sb)
         }
         lua_pop(L, 1);
     }
+    lua_pushlightuserdata(L, e);
+    lua_pushcclosure(L, l_asked, 1);
+    lua_setfield(L, -2, "_asked");
     lua_setglobal(L, "checks");
     return MGPU_OK;
 }
@@ -288,7 +304,7 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
     mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S, .print = lab_print,
                           .print_ctx = e};
     MGPU_CHECK(mgpu_lua_open(&lc, &e->sb));
-    load_checks(cat, e->sb);
+    load_checks(cat, e, e->sb);
     if (lab_exercise_env_install(e->sb) != MGPU_OK) {
         free(text);
         set_error(e, mgpu_error_message(), NULL);

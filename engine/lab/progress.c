@@ -211,6 +211,17 @@ static void merge_disk(lab_progress *p, json_t *disk)
         }
     }
     json_decref(keys);
+    /* the members beside "labs" (the learner's name for exports): ours
+     * when this process changed them, else the disk's */
+    json_t *top = json_object();
+    json_object_foreach(p->doc, k, v) json_object_set_new(top, k, json_null());
+    json_object_foreach(disk, k, v) json_object_set_new(top, k, json_null());
+    json_object_foreach(top, k, v) {
+        if (strcmp(k, "labs") == 0) continue;
+        json_t *o = json_object_get(p->doc, k), *b = json_object_get(p->base, k);
+        if (o == b || (o && b && json_equal(o, b))) take(p->doc, k, disk);
+    }
+    json_decref(top);
 }
 
 mgpu_result lab_progress_save(lab_progress *p)

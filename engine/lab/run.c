@@ -88,6 +88,28 @@ static void record_check(lua_State *L, int idx, int ok, mgpu_lab_verdict *v)
     if (!ok && has_flag(L, idx, "unavailable")) json_object_set_new(c, "unavailable", json_true());
     static const char *const keys[] = {"msg", "saw", "wanted", "where"};
     for (int i = 0; i < 4; i++) json_object_set_new(c, keys[i], field_json(L, idx, keys[i]));
+    /* the question an answer check judged (checks.equals/close tag it;
+     * checks.all keeps its parts' as `judged`): the class report's
+     * per-question counts */
+    json_t *judged = json_array();
+    lua_getfield(L, idx, "question");
+    if (lua_type(L, -1) == LUA_TSTRING)
+        json_array_append_new(judged, json_pack("{s:s, s:b}", "question", lua_tostring(L, -1), "ok", ok > 0));
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "judged") == LUA_TTABLE) {
+        for (lua_Integer i = 1; i <= 64 && lua_geti(L, -1, i) == LUA_TTABLE; i++) {
+            lua_getfield(L, -1, "question");
+            lua_getfield(L, -2, "ok");
+            if (lua_type(L, -2) == LUA_TSTRING)
+                json_array_append_new(judged, json_pack("{s:s, s:b}", "question", lua_tostring(L, -2), "ok",
+                                                        lua_toboolean(L, -1)));
+            lua_pop(L, 3);
+        }
+        lua_pop(L, 1); /* the value that ended the loop */
+    }
+    lua_pop(L, 1);
+    if (json_array_size(judged)) json_object_set_new(c, "questions", judged);
+    else json_decref(judged);
     json_array_append_new(v->checks, c);
 }
 
@@ -308,10 +330,49 @@ static int push_kept_result(lua_State *L, int step)
     return 1;
 }
 
+/* Each answer a check judged, once per change (a new answer, or the same
+ * one judged otherwise on another machine): {q, answer, ok, at} in
+ * progress "answer_log", the last ANSWER_LOG_MAX kept - how many tried a
+ * wrong answer first, and which, for the instructor's report. */
+#define ANSWER_LOG_MAX 64
+static void log_answers(json_t *p, const mgpu_lab_step_info *s, const mgpu_lab_verdict *v, double at)
+{
+    json_t *log = json_object_get(p, "answer_log");
+    size_t i, k;
+    json_t *c, *q;
+    json_array_foreach(v->checks, i, c) json_array_foreach(json_object_get(c, "questions"), k, q) {
+        const char *id = json_string_value(json_object_get(q, "question"));
+        const char *answer = NULL;
+        for (int n = 0; id && n < s->nquestions; n++)
+            if (strcmp(s->questions[n].id, id) == 0) answer = s->questions[n].answer;
+        if (!answer) continue; /* judged, but not a question of this step */
+        int ok = json_is_true(json_object_get(q, "ok"));
+        json_t *last = NULL, *x;
+        size_t j;
+        json_array_foreach(log, j, x) if (strcmp(json_string_value(json_object_get(x, "q")) ?: "", id) == 0) last = x;
+        if (last && strcmp(json_string_value(json_object_get(last, "answer")) ?: "", answer) == 0 &&
+            json_is_true(json_object_get(last, "ok")) == ok)
+            continue;
+        if (!json_is_array(log)) {
+            log = json_array();
+            json_object_set_new(p, "answer_log", log);
+        }
+        json_t *entry = json_pack("{s:s, s:s, s:b, s:f}", "q", id, "answer", answer, "ok", ok, "at", at);
+        if (entry) json_array_append_new(log, entry);
+        while (json_array_size(log) > ANSWER_LOG_MAX) json_array_remove(log, 0);
+    }
+}
+
 static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const mgpu_lab_verdict *v, double started)
 {
     const mgpu_lab_step_info *s = &e->steps[step];
     json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
+    /* time on task runs from the first open (the shell's view of the step,
+     * or the first run) to the first pass */
+    if (!json_is_number(json_object_get(p, "opened"))) json_object_set_new(p, "opened", json_real(started));
+    if (v->state == MGPU_STEP_PASSED && !json_is_number(json_object_get(p, "passed_at")))
+        json_object_set_new(p, "passed_at", json_real(started + v->seconds));
+    log_answers(p, s, v, started);
     /* the best result stays: a re-run that fails or is cancelled does not
      * take back a pass; it is shown beside it as the latest attempt */
     const char *old = json_string_value(json_object_get(p, "state"));
@@ -329,6 +390,9 @@ static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const m
     /* where it passed: answers read off one machine (lab 7's crash rank)
      * are wrong on another, and verify there says where they were right */
     if (v->state == MGPU_STEP_PASSED && v->machine[0]) json_object_set_new(p, "passed_on", json_string(v->machine));
+    /* and where this run ran: the class report names a step run on a
+     * machine other than the class's */
+    if (v->machine[0]) json_object_set_new(p, "ran_on", json_string(v->machine));
 }
 
 mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
@@ -350,7 +414,11 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     run.measurements = json_object();
     const mgpu_lab_step_info *s = &e->steps[step];
     uint64_t t0 = mgpu_now_ns();
-    double started = (double)time(NULL);
+    /* the wall clock to the microsecond: the runs of one second must
+     * still order (the latest run's machine heads an export) */
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    double started = (double)wall.tv_sec + wall.tv_nsec / 1e9;
     lua_State *L = mgpu_lua_state(e->sb);
     int top = lua_gettop(L);
     e->run = &run;

@@ -3,7 +3,8 @@
 # $XDG_CONFIG_HOME/mgpulab/class.json) pins the backend, machine and the
 # workshop's labs in order; every command and the shell say it is in force;
 # the command line may override and is told so; a wrong file is refused with
-# its name and the problem; solutions reach an export only when asked.
+# its name and the problem; the learner's exercise files go with an export
+# unless the configuration says "export_solutions": false.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -33,20 +34,29 @@ check "an explicit option wins and is told so" 'grep -q "SIMULATED machine singl
 "$bin" run 2 --json >/dev/null 2>"$tmp/err"; rc=$?
 check "a lab outside the workshop is not there" '[ $rc -eq 2 ] && grep -q "no lab .2." "$tmp/err"'
 
-# The export: no solution unless the configuration asks.
+# The export carries the learner's exercise files (the instructor's --verify
+# re-runs them) unless the configuration says "export_solutions": false.
 "$bin" run 0 --json >/dev/null 2>&1
 "$bin" report --export "$tmp/a.json" --name A >/dev/null 2>&1
-check "export has no solutions by default" '! grep -q "\"solution\"" "$tmp/a.json"'
-python3 - "$tmp/class.json" <<'PY'
-import json, sys; d = json.load(open(sys.argv[1])); d["export_solutions"] = True; json.dump(d, open(sys.argv[1], "w"))
-PY
-"$bin" report --export "$tmp/b.json" --name B >/dev/null 2>&1
-check "export_solutions: the learner's exercise file is in the export" 'python3 -c "
+check "export carries the learner's exercise file by default" 'python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-sols = [s for l in d[\"labs\"] for s in l[\"steps\"] if \"solution\" in s]
-assert sols and all(isinstance(s[\"solution\"], str) and s[\"solution\"] for s in sols), sols
+ex = [s[\"exercise\"] for l in d[\"labs\"] for s in l[\"steps\"] if \"exercise\" in s]
+assert ex and all(e[\"file\"] and isinstance(e[\"text\"], str) and e[\"text\"] for e in ex), ex
+assert d[\"work\"] is True
+" "$tmp/a.json"'
+python3 - "$tmp/class.json" <<'PY'
+import json, sys; d = json.load(open(sys.argv[1])); d["export_solutions"] = False; json.dump(d, open(sys.argv[1], "w"))
+PY
+"$bin" report --export "$tmp/b.json" --name B >/dev/null 2>&1
+check "export_solutions false: no exercise file in the export" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"work\"] is False and not [s for l in d[\"labs\"] for s in l[\"steps\"] if \"exercise\" in s]
 " "$tmp/b.json"'
+python3 - "$tmp/class.json" <<'PY'
+import json, sys; d = json.load(open(sys.argv[1])); del d["export_solutions"]; json.dump(d, open(sys.argv[1], "w"))
+PY
 
 # Found under XDG_CONFIG_HOME without the variable.
 unset MGPULAB_CLASS

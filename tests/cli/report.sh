@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # report.sh - `mgpulab report`: one learner's progress (Markdown, JSON, a
 # self-contained HTML page), --export for the instructor (learner, host,
-# machine; no answers), and --class over tests/data/class: the exact
-# aggregate of its four learners, a damaged and a foreign file skipped with
-# a reason, CSV/JSON/HTML, and usage errors.
+# the machine each step ran on, the answers and how they were judged, the
+# exercise files), and --class over tests/data/class: the exact aggregate
+# of its four learners, a damaged and a foreign file skipped with a reason,
+# CSV/JSON/HTML, and usage errors.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -39,16 +40,38 @@ check "HTML: one page, no external resource" '[ $rc -eq 0 ] && grep -q "^<!DOCTY
 check "HTML: escaped text" '! grep -q "<script" "$tmp/r.html"'
 
 # The export an instructor collects.
+"$bin" run 0 --step 2 --backend sim --machine pcie-4gpu --answer backend=sim --answer gpus=8 --answer emulated=no \
+    >/dev/null 2>&1
+"$bin" run 0 --step 2 --backend sim --machine pcie-4gpu --answer gpus=4 >/dev/null 2>&1
 "$bin" report --export "$tmp/ada.json" --name "Ada <Lovelace>" --id ada >"$tmp/o" 2>&1; rc=$?
 check "--export exits 0 and says where" '[ $rc -eq 0 ] && grep -q "ada.json" "$tmp/o"'
-check "export: learner, host, machine, no answers" 'python3 -c "
+check "export: learner, host, the machine of the latest run, each step's own" 'python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d[\"learner\"] == {\"name\": \"Ada <Lovelace>\", \"id\": \"ada\"}, d[\"learner\"]
-assert d[\"host\"] and d[\"machine\"] and d[\"labs\"]
-assert \"answers\" not in json.dumps(d)
+assert d[\"version\"] == 2 and d[\"host\"] and d[\"labs\"]
+assert (d[\"backend\"], d[\"machine\"]) == (\"sim\", \"pcie-4gpu\"), (d[\"backend\"], d[\"machine\"])
+s = {x[\"id\"]: x for x in d[\"labs\"][0][\"steps\"]}
+assert s[\"shell\"][\"ran_on\"] == \"sim single-gpu\" and s[\"backends\"][\"ran_on\"] == \"sim pcie-4gpu\", s
+assert sorted(d[\"machines\"]) == [\"sim pcie-4gpu\", \"sim single-gpu\"], d[\"machines\"]
 " "$tmp/ada.json"'
+check "export: the answers, each judged answer, the exercise file (docs/classroom.md says so)" 'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x[\"id\"]: x for x in d[\"labs\"][0][\"steps\"]}
+assert s[\"backends\"][\"answers\"] == {\"backend\": \"sim\", \"gpus\": \"4\", \"emulated\": \"no\"}, s[\"backends\"][\"answers\"]
+log = [(e[\"q\"], e[\"answer\"], e[\"ok\"]) for e in s[\"backends\"][\"answer_log\"]]
+assert (\"gpus\", \"8\", False) in log and (\"gpus\", \"4\", True) in log, log
+assert s[\"backends\"][\"state\"] == \"passed\" and s[\"backends\"][\"passed_at\"] >= s[\"backends\"][\"opened\"] > 0
+assert s[\"hello\"][\"exercise\"][\"file\"] == \"hello.lua\" and s[\"hello\"][\"exercise\"][\"text\"]
+" "$tmp/ada.json"' 
+check "docs/classroom.md says the export carries the answers" 'grep -q "answers" "$src/docs/classroom.md" && ! grep -q "answers are\s*never in it" "$src/docs/classroom.md"'
 check "no temporary file left" '[ -z "$(ls "$tmp" | grep tmp-)" ]'
+"$bin" report --export "$tmp/again.json" >/dev/null 2>&1
+check "the name given once is kept for later exports" 'python3 -c "
+import json, sys
+assert json.load(open(sys.argv[1]))[\"learner\"] == {\"name\": \"Ada <Lovelace>\", \"id\": \"ada\"}
+" "$tmp/again.json"'
 
 # The class: four learners, one damaged upload, one foreign file.
 out=$("$bin" report --class "$src/tests/data/class" 2>"$tmp/err"); rc=$?

@@ -2,14 +2,15 @@
  * out so every learner runs the same setting. It pins the backend, the
  * machine (preset or NCCL XML), the fault set, the labs of the workshop and
  * their order, and options (launcher, ranks, timeout), and says whether an
- * exported report may carry the learner's solutions (default: no).
+ * exported report carries the learner's exercise files (default: yes, for
+ * the instructor to re-run them).
  *
  * Where: $MGPULAB_CLASS names the file; else $XDG_CONFIG_HOME/mgpulab/
  * class.json (default ~/.config/mgpulab/class.json); none: no class. JSON:
  *   {"name": "GPU workshop, Dec 2026", "backend": "sim", "machine": "dgx-h100",
  *    "fault": "", "labs": ["00-welcome", "01-topology", "02-allreduce"],
  *    "options": {"launcher": "local", "ranks": 8, "timeout": 60},
- *    "export_solutions": false}
+ *    "export_solutions": true}
  * Every member is optional; an unknown one is an error (a typo must not
  * silently leave a setting unpinned). */
 #ifndef MGPU_CLASSCFG_H
@@ -34,7 +35,7 @@ typedef struct mgpu_class_config {
     double timeout_s;          /* 0 = not pinned */
     int nlabs;                 /* 0 = every lab */
     char labs[MGPU_CLASS_MAX_LABS][64];
-    int export_solutions;
+    int export_solutions;      /* the learner's exercise files go with an export (default: yes) */
 } mgpu_class_config;
 
 /* The configuration in force for this process, read once. *out = NULL when

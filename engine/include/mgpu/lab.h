@@ -229,6 +229,33 @@ void mgpu_lab_error_text(const json_t *e, char *buf, size_t len);
 /* Where the progress file is (<state>/progress.json). */
 const char *mgpu_lab_progress_path(const mgpu_lab_catalog *cat);
 
+/* The learner opened the step (the shell shows it): its "opened" time is
+ * recorded once, the start of its time on task (a first run records it
+ * too). Fails only when the progress could not be saved. */
+mgpu_result mgpu_lab_open_step(mgpu_lab_catalog *cat, int lab, int step);
+
+/*--- The export an instructor collects (export.c, docs/classroom.md) --------*/
+
+#define MGPU_LAB_EXPORT_FORMAT "mgpulab-report"
+#define MGPU_LAB_EXPORT_VERSION 2
+
+/* The learner's progress as one JSON document: {format, version, created,
+ * learner {name, id}, host, backend, machine (of the latest run), machines
+ * (every one a step ran on), class, work, labs: [{id, title, steps: [{id,
+ * title, reading, state, attempts, hints_taken, solution_shown, seconds,
+ * last_run, opened, passed_at, last_attempt, ran_on, passed_on, message,
+ * measurements, answers, answer_log, exercise {file, text}}]}]}. The
+ * learner's exercise files only when with_work. NULL on OOM. */
+json_t *mgpu_lab_export(mgpu_lab_catalog *cat, const char *name, const char *id, int with_work);
+/* Write it atomically (a temporary file beside, renamed). */
+mgpu_result mgpu_lab_export_write(json_t *doc, const char *path);
+/* Fill *name / *id left NULL: the identity the learner gave last
+ * (mgpu_lab_remember_learner), else the login name and its full name. */
+void mgpu_lab_learner(mgpu_lab_catalog *cat, const char **name, const char **id, char *nbuf, size_t nlen, char *ibuf,
+                      size_t ilen);
+/* Keep the learner's name and id in progress for later exports. */
+mgpu_result mgpu_lab_remember_learner(mgpu_lab_catalog *cat, const char *name, const char *id);
+
 #ifdef __cplusplus
 }
 #endif
