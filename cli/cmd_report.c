@@ -178,14 +178,19 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         *dst = argv[++i];
     }
     if (!format) format = "markdown";
-    int class_fmt = strcmp(format, "csv") == 0;
+    int class_fmt = strcmp(format, "csv") == 0 || strcmp(format, "text") == 0;
     if (strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "html") && !(class_fmt && class_dir))
         return mgpu_cli_usage_error("report", "--format '%s': use markdown, json or html%s", format,
-                                    class_dir ? " or csv" : " (csv is for --class)");
+                                    class_dir ? ", text or csv" : " (text and csv are for --class)");
     if (class_dir) {
         if (export || name || id) return mgpu_cli_usage_error("report", "--class aggregates files; --export, --name "
                                                                         "and --id are for one learner's report");
-        return report_class(class_dir, format, stdout);
+        mgpu_lab_catalog *cat = lab_cli_open("report"); /* the class's labs: the grid's columns */
+        if (!cat) return 1;
+        int rc = report_class(class_dir, format, stdout, cat);
+        mgpu_lab_catalog_close(cat);
+        if (fflush(stdout) != 0) rc = 1;
+        return rc;
     }
     mgpu_lab_catalog *cat = lab_cli_open("report");
     if (!cat) return 1;

@@ -1,9 +1,10 @@
 /* report.h - `mgpulab report`'s pieces (private to the CLI).
  *
  * A learner's report is one JSON document (mgpu_lab_export, engine/lab/
- * export.c; docs/classroom.md describes it): what --export writes and an
- * instructor collects. cmd_report.c prints one learner's; report_class.c
- * aggregates a directory of them. */
+ * export.c; docs/classroom.md describes it): what --export writes, and the
+ * class's shared folder receives after every step. cmd_report.c prints one
+ * learner's; report_class.c the class's grid from a directory of them
+ * (class_model.c reads them). */
 #ifndef MGPU_CLI_REPORT_H
 #define MGPU_CLI_REPORT_H
 #include <jansson.h>
@@ -11,16 +12,16 @@
 
 #include "mgpu/lab.h"
 
-#define REPORT_FORMAT MGPU_LAB_EXPORT_FORMAT
-#define REPORT_VERSION MGPU_LAB_EXPORT_VERSION
-
 /* Text escaped for HTML element content and attribute values. */
 void report_html_text(FILE *f, const char *s);
 /* The <head> with the page's own style (no external resource) and <body>. */
 void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);
 
-/* `mgpulab report --class DIR`: returns the exit status. */
-int report_class(const char *dir, const char *format, FILE *out);
+/* `mgpulab report --class DIR` with the class's labs in cat: returns the
+ * exit status. */
+int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat);
+/* The class formats: markdown, text, html, csv, json; -1 for another. */
+int report_class_format(const char *format);
 
 #endif

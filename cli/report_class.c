@@ -1,280 +1,510 @@
-/* report_class.c - `mgpulab report --class DIR`: every learner's exported
- * report in DIR folded into one row per lab and step (how many passed,
- * attempts, hints, the median time, who is stuck there). A file that does not
- * parse, or is not an mgpulab report, is named with the reason and skipped:
- * one broken upload never hides the class. */
+/* report_class.c - `mgpulab report --class DIR`: the class as a learner x
+ * step grid (class_model.c) in Markdown, plain text for the terminal, one
+ * HTML page, CSV (one row per learner and step) or JSON; below the grid
+ * each step's totals (done, waiting, failed, not started, time on task,
+ * who is stuck), each question's right and wrong answers, and every
+ * problem with a file. */
 #include "report.h"
-#include <dirent.h>
+#include "class_model.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-typedef struct class_row {
-    char lab[64], lab_title[128], step[64], title[160];
-    int learners, passed, attempts, hints;
-    double *secs;
-    int nsecs;
-    char stuck[512];
-    int nstuck;
-} class_row;
+enum { FMT_MARKDOWN, FMT_TEXT, FMT_HTML, FMT_CSV, FMT_JSON };
 
-typedef struct class_sum {
-    class_row *rows;
-    int n, cap;
-    json_t *learners, *skipped;
-} class_sum;
+/*--- Cells as text, escaped for where they go ----------------------------------*/
 
-static const char *js(json_t *o, const char *k)
+/* Markdown table text: a '|' would end the cell, a newline the row. */
+static void md_text(FILE *f, const char *s)
 {
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static class_row *row_for(class_sum *c, json_t *lab, json_t *st)
-{
-    for (int i = 0; i < c->n; i++)
-        if (!strcmp(c->rows[i].lab, js(lab, "id")) && !strcmp(c->rows[i].step, js(st, "id"))) return &c->rows[i];
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 32;
-        class_row *r = realloc(c->rows, (size_t)cap * sizeof *r);
-        if (!r) return NULL;
-        c->rows = r;
-        c->cap = cap;
-    }
-    class_row *r = &c->rows[c->n++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->lab, sizeof r->lab, "%s", js(lab, "id"));
-    snprintf(r->lab_title, sizeof r->lab_title, "%s", js(lab, "title"));
-    snprintf(r->step, sizeof r->step, "%s", js(st, "id"));
-    snprintf(r->title, sizeof r->title, "%s", js(st, "title"));
-    return r;
-}
-
-/* Why a parsed document is not a report we can read, or NULL. */
-static const char *foreign(json_t *doc)
-{
-    if (!json_is_object(doc)) return "not a JSON object";
-    if (strcmp(js(doc, "format"), REPORT_FORMAT) != 0) return "not an mgpulab report (no \"format\": \"" REPORT_FORMAT "\")";
-    json_int_t v = json_integer_value(json_object_get(doc, "version"));
-    if (v < 1 || v > REPORT_VERSION) return "a report version this mgpulab does not read";
-    if (!json_is_array(json_object_get(doc, "labs")) || !json_is_object(json_object_get(doc, "learner")))
-        return "a report without its labs or learner";
-    return NULL;
-}
-
-static void add_learner(class_sum *c, json_t *doc)
-{
-    const char *name = js(json_object_get(doc, "learner"), "name");
-    json_array_append_new(c->learners, json_string(*name ? name : js(json_object_get(doc, "learner"), "id")));
-    size_t i, k;
-    json_t *lab, *st;
-    json_array_foreach(json_object_get(doc, "labs"), i, lab) {
-        json_array_foreach(json_object_get(lab, "steps"), k, st) {
-            class_row *r = row_for(c, lab, st);
-            if (!r) return;
-            const char *state = js(st, "state");
-            int attempts = (int)json_integer_value(json_object_get(st, "attempts"));
-            r->learners++;
-            r->passed += strcmp(state, "passed") == 0;
-            r->attempts += attempts;
-            r->hints += (int)json_integer_value(json_object_get(st, "hints_taken"));
-            double s = json_number_value(json_object_get(st, "seconds"));
-            if (s > 0) {
-                double *v = realloc(r->secs, (size_t)(r->nsecs + 1) * sizeof *v);
-                if (v) (r->secs = v)[r->nsecs++] = s;
-            }
-            /* stuck: tried and not passed (failed, or the run broke) */
-            if (attempts > 0 && (strcmp(state, "failed") == 0 || strcmp(state, "error") == 0)) {
-                size_t used = strlen(r->stuck);
-                snprintf(r->stuck + used, sizeof r->stuck - used, "%s%s", r->nstuck ? ", " : "", *name ? name : "?");
-                r->nstuck++;
-            }
-        }
+    for (; s && *s; s++) {
+        if (*s == '|' || *s == '\\') fputc('\\', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
     }
 }
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(class_row *r)
-{
-    if (!r->nsecs) return 0;
-    qsort(r->secs, (size_t)r->nsecs, sizeof *r->secs, cmp_double);
-    return r->nsecs % 2 ? r->secs[r->nsecs / 2] : 0.5 * (r->secs[r->nsecs / 2 - 1] + r->secs[r->nsecs / 2]);
-}
-
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Read DIR's *.json in name order. Returns -1 when DIR cannot be read. */
-static int load_dir(const char *dir, class_sum *c)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    char **names = NULL;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
-        char **nn = realloc(names, (size_t)(n + 1) * sizeof *nn);
-        if (!nn || !(nn[n] = strdup(e->d_name))) {
-            names = nn ? nn : names;
-            break;
-        }
-        names = nn;
-        n++;
-    }
-    closedir(d);
-    if (n) qsort(names, (size_t)n, sizeof *names, by_name);
-    for (int i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        json_error_t err;
-        json_t *doc = json_load_file(path, 0, &err);
-        const char *why = doc ? foreign(doc) : NULL;
-        char msg[300];
-        if (!doc) snprintf(msg, sizeof msg, "damaged: line %d column %d: %s", err.line, err.column, err.text);
-        else if (why) snprintf(msg, sizeof msg, "foreign: %s", why);
-        if (!doc || why) {
-            fprintf(stderr, "mgpulab report: skipped %s: %s\n", path, msg);
-            json_array_append_new(c->skipped, json_pack("{s:s, s:s}", "file", names[i], "why", msg));
-        } else {
-            add_learner(c, doc);
-        }
-        json_decref(doc);
-        free(names[i]);
-    }
-    free(names);
-    return 0;
-}
-
-/*--- Outputs ----------------------------------------------------------------*/
 
 static void csv_field(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    for (; s && *s; s++) {
         if (*s == '"') fputc('"', f);
         fputc(*s, f);
     }
     fputc('"', f);
 }
 
-static void print_csv(class_sum *c, FILE *f)
+/* "2026-12-06 14:05" local time; "-" for none. */
+static void when(double t, char *buf, size_t len)
 {
-    fputs("lab,step,title,learners,passed,attempts,hints,median_seconds,stuck\n", f);
-    for (int i = 0; i < c->n; i++) {
-        class_row *r = &c->rows[i];
-        csv_field(f, r->lab);
-        fputc(',', f);
-        csv_field(f, r->step);
-        fputc(',', f);
-        csv_field(f, r->title);
-        fprintf(f, ",%d,%d,%d,%d,%.1f,", r->learners, r->passed, r->attempts, r->hints, median(r));
-        csv_field(f, r->stuck);
+    if (t <= 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    time_t s = (time_t)t;
+    struct tm tm;
+    localtime_r(&s, &tm);
+    strftime(buf, len, "%Y-%m-%d %H:%M", &tm);
+}
+
+/* ISO 8601 UTC for CSV: "2026-12-06T14:05:09Z", "" for none. */
+static void iso(double t, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (t <= 0) return;
+    time_t s = (time_t)t;
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* "45 s", "12.5 min", "1.5 h"; "-" for none. */
+static void duration(double s, char *buf, size_t len)
+{
+    if (s < 0) snprintf(buf, len, "-");
+    else if (s < 60) snprintf(buf, len, "%.0f s", s);
+    else if (s < 3600) snprintf(buf, len, "%.1f min", s / 60);
+    else snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+static void join(json_t *list, const char *key, char *buf, size_t len)
+{
+    size_t used = 0, i;
+    json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(list, i, v) {
+        const char *s = key ? json_string_value(json_object_get(v, key)) : json_string_value(v);
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", s ? s : "");
+        if (n < 0 || (size_t)n >= len - used) break;
+        used += (size_t)n;
+    }
+}
+
+/* The common wrong answers: "4 (2), 16 (1)". */
+static void wrong_answers_text(json_t *q, char *buf, size_t len)
+{
+    size_t used = 0, i;
+    json_t *v;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(q, "wrong_answers"), i, v) {
+        if (i == 5) {
+            snprintf(buf + used, len - used, ", ...");
+            break;
+        }
+        int n = snprintf(buf + used, len - used, "%s%s (%d)", i ? ", " : "",
+                         json_string_value(json_object_get(v, "answer")),
+                         (int)json_integer_value(json_object_get(v, "learners")));
+        if (n < 0 || (size_t)n >= len - used) break;
+        used += (size_t)n;
+    }
+}
+
+/*--- Markdown, text and HTML ----------------------------------------------------*/
+
+/* One table: header cells, rows of cells; Markdown, aligned text or HTML. */
+typedef struct table {
+    int fmt, ncols;
+    char ***rows; /* rows[r][c], row 0 the header */
+    const char **classes; /* HTML: a class per body cell (state), row-major, may be NULL */
+    int nrows;
+} table;
+
+static void table_add(table *t, char **cells)
+{
+    char ***r = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *r);
+    if (!r) return;
+    t->rows = r;
+    r[t->nrows] = calloc((size_t)t->ncols, sizeof **r);
+    for (int c = 0; r[t->nrows] && c < t->ncols; c++) r[t->nrows][c] = strdup(cells[c] ? cells[c] : "");
+    t->nrows++;
+}
+
+/* Display width of UTF-8 text (code points; the names are mostly Latin). */
+static int width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void table_print(table *t, FILE *f, const class_state *states)
+{
+    if (t->fmt == FMT_HTML) {
+        fputs("<table>\n", f);
+        for (int r = 0; r < t->nrows; r++) {
+            fputs("<tr>", f);
+            for (int c = 0; c < t->ncols; c++) {
+                if (r == 0) fputs("<th>", f);
+                else if (states && c > 0 && c <= t->ncols - 2) {
+                    const char *cls = class_state_name(states[(r - 1) * t->ncols + c]);
+                    fputs("<td class=\"", f);
+                    for (const char *p = cls; *p; p++) fputc(*p == ' ' ? '-' : *p, f);
+                    fputs("\">", f);
+                } else fputs("<td>", f);
+                report_html_text(f, t->rows[r][c]);
+                fputs(r == 0 ? "</th>" : "</td>", f);
+            }
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        return;
+    }
+    if (t->fmt == FMT_MARKDOWN) {
+        for (int r = 0; r < t->nrows; r++) {
+            fputs("|", f);
+            for (int c = 0; c < t->ncols; c++) {
+                fputc(' ', f);
+                md_text(f, t->rows[r][c]);
+                fputs(" |", f);
+            }
+            fputc('\n', f);
+            if (r == 0) {
+                fputs("|", f);
+                for (int c = 0; c < t->ncols; c++) fputs("---|", f);
+                fputc('\n', f);
+            }
+        }
+        return;
+    }
+    /* text: columns aligned, two spaces apart */
+    int *w = calloc((size_t)t->ncols, sizeof *w);
+    for (int r = 0; w && r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++)
+            if (width(t->rows[r][c]) > w[c]) w[c] = width(t->rows[r][c]);
+    for (int r = 0; w && r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++) {
+            const char *s = t->rows[r][c];
+            for (const char *p = s; *p; p++) fputc(*p == '\n' ? ' ' : *p, f);
+            if (c + 1 < t->ncols)
+                for (int k = width(s); k < w[c] + 2; k++) fputc(' ', f);
+        }
+        fputc('\n', f);
+    }
+    free(w);
+}
+
+static void table_free(table *t)
+{
+    for (int r = 0; r < t->nrows; r++) {
+        for (int c = 0; t->rows[r] && c < t->ncols; c++) free(t->rows[r][c]);
+        free(t->rows[r]);
+    }
+    free(t->rows);
+}
+
+static void heading(FILE *f, int fmt, int level, const char *text)
+{
+    if (fmt == FMT_HTML) {
+        fprintf(f, "<h%d>", level);
+        report_html_text(f, text);
+        fprintf(f, "</h%d>\n", level);
+    } else if (fmt == FMT_MARKDOWN) {
+        fprintf(f, "%s%.*s ", level > 1 ? "\n" : "", level, "####");
+        md_text(f, text);
+        fputs(level > 1 ? "\n\n" : "\n", f);
+    } else {
+        fprintf(f, "%s%s\n", level > 1 ? "\n" : "", text);
+        if (level > 1) {
+            for (int k = width(text); k > 0; k--) fputc('-', f);
+            fputc('\n', f);
+        }
+    }
+}
+
+static void list_item(FILE *f, int fmt, const char *a, const char *b)
+{
+    if (fmt == FMT_HTML) {
+        fputs("<li>", f);
+        report_html_text(f, a);
+        fputs(": ", f);
+        report_html_text(f, b);
+        fputs("</li>\n", f);
+    } else {
+        fputs("- ", f);
+        if (fmt == FMT_MARKDOWN) md_text(f, a);
+        else fputs(a, f);
+        fputs(": ", f);
+        if (fmt == FMT_MARKDOWN) md_text(f, b);
+        else fputs(b, f);
         fputc('\n', f);
     }
 }
 
-static json_t *class_json(class_sum *c)
+/* The grid of one lab: a row per learner, a column per step, then the
+ * learner's last activity. */
+static void print_lab_grid(const class_model *m, int first, int last, FILE *f, int fmt)
 {
-    json_t *rows = json_array();
-    for (int i = 0; i < c->n; i++) {
-        class_row *r = &c->rows[i];
-        json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:f, s:s}", "lab", r->lab, "step",
-                                              r->step, "title", r->title, "learners", r->learners, "passed", r->passed,
-                                              "attempts", r->attempts, "hints", r->hints, "median_seconds", median(r),
-                                              "stuck", r->stuck));
+    int nc = last - first + 3;
+    table t = {.fmt = fmt, .ncols = nc};
+    char **cells = calloc((size_t)nc, sizeof *cells);
+    class_state *states = calloc((size_t)(m->nlearners + 1) * (size_t)nc, sizeof *states);
+    char buf[64][200];
+    if (!cells || !states || nc > 64) {
+        free(cells);
+        free(states);
+        return;
     }
-    return json_pack("{s:s, s:O, s:O, s:o}", "format", "mgpulab-class", "learners", c->learners, "skipped",
-                     c->skipped, "steps", rows);
+    for (int c = 0; c < nc; c++) cells[c] = buf[c];
+    snprintf(buf[0], sizeof buf[0], "learner");
+    for (int c = first; c <= last; c++)
+        snprintf(buf[c - first + 1], sizeof buf[0], "%d %s", m->cols[c].step_index + 1, m->cols[c].step);
+    snprintf(buf[nc - 1], sizeof buf[0], "last activity");
+    table_add(&t, cells);
+    for (int k = 0; k < m->nlearners; k++) {
+        const class_learner *l = &m->learners[k];
+        snprintf(buf[0], sizeof buf[0], "%s", l->label);
+        double lastact = 0;
+        for (int c = first; c <= last; c++) {
+            class_cell_text(&l->cells[c], buf[c - first + 1], sizeof buf[0]);
+            states[k * nc + (c - first + 1)] = l->cells[c].state;
+            if (l->cells[c].last_run > lastact) lastact = l->cells[c].last_run;
+        }
+        when(lastact, buf[nc - 1], sizeof buf[0]);
+        table_add(&t, cells);
+    }
+    table_print(&t, f, states);
+    table_free(&t);
+    free(cells);
+    free(states);
 }
 
-static void print_table(class_sum *c, FILE *f, int html)
+static void print_lab_summary(const class_model *m, int first, int last, FILE *f, int fmt)
 {
-    int nl = (int)json_array_size(c->learners);
-    if (html) {
-        report_html_begin(f, "mgpulab class");
-        fprintf(f, "<h1>mgpulab class: %d learner%s</h1>\n", nl, nl == 1 ? "" : "s");
-    } else {
-        fprintf(f, "# mgpulab class: %d learner%s\n", nl, nl == 1 ? "" : "s");
+    enum { NC = 9 };
+    table t = {.fmt = fmt, .ncols = NC};
+    char buf[NC][600], *cells[NC];
+    for (int c = 0; c < NC; c++) cells[c] = buf[c];
+    static const char *const head[NC] = {"step", "done", "awaiting", "failed", "not started", "attempts", "hints",
+                                         "median time on task", "stuck"};
+    for (int c = 0; c < NC; c++) snprintf(buf[c], sizeof buf[c], "%s", head[c]);
+    table_add(&t, cells);
+    for (int c = first; c <= last; c++) {
+        class_step_sum s;
+        class_step_summary(m, c, &s);
+        int counted = s.done + s.awaiting + s.failed + s.not_started;
+        snprintf(buf[0], sizeof buf[0], "%d %s", m->cols[c].step_index + 1, m->cols[c].title);
+        snprintf(buf[1], sizeof buf[1], "%d/%d %s", s.done, counted, m->cols[c].reading ? "read" : "passed");
+        snprintf(buf[2], sizeof buf[2], "%d", s.awaiting);
+        snprintf(buf[3], sizeof buf[3], "%d", s.failed);
+        snprintf(buf[4], sizeof buf[4], "%d", s.not_started);
+        snprintf(buf[5], sizeof buf[5], "%d", s.attempts);
+        snprintf(buf[6], sizeof buf[6], "%d%s", s.hints, s.solutions ? "" : "");
+        if (s.solutions)
+            snprintf(buf[6] + strlen(buf[6]), sizeof buf[6] - strlen(buf[6]), " (%d solution%s shown)", s.solutions,
+                     s.solutions == 1 ? "" : "s");
+        duration(s.median_time_on_task, buf[7], sizeof buf[7]);
+        json_t *stuck = class_stuck(m, c);
+        join(stuck, NULL, buf[8], sizeof buf[8]);
+        json_decref(stuck);
+        table_add(&t, cells);
     }
-    const char *cur = "";
-    for (int i = 0; i < c->n; i++) {
-        class_row *r = &c->rows[i];
-        if (strcmp(cur, r->lab) != 0) {
-            if (html) {
-                fputs(*cur ? "</table>\n<h2>" : "<h2>", f);
-                report_html_text(f, r->lab);
-                fputc(' ', f);
-                report_html_text(f, r->lab_title);
-                fputs("</h2>\n<table><tr><th>step</th><th>passed</th><th>attempts</th><th>hints</th>"
-                      "<th>median time (s)</th><th>stuck</th></tr>\n", f);
-            } else {
-                fprintf(f, "\n## %s %s\n\n| step | passed | attempts | hints | median time (s) | stuck |\n"
-                           "|---|---|---|---|---|---|\n", r->lab, r->lab_title);
-            }
-            cur = r->lab;
-        }
-        if (html) {
-            fputs("<tr><td>", f);
-            report_html_text(f, r->title);
-            fprintf(f, "</td><td>%d/%d</td><td>%d</td><td>%d</td><td>%.1f</td><td>", r->passed, r->learners,
-                    r->attempts, r->hints, median(r));
-            report_html_text(f, r->stuck);
-            fputs("</td></tr>\n", f);
-        } else {
-            fprintf(f, "| %s | %d/%d | %d | %d | %.1f | %s |\n", r->title, r->passed, r->learners, r->attempts,
-                    r->hints, median(r), r->stuck);
-        }
+    table_print(&t, f, NULL);
+    table_free(&t);
+}
+
+static void print_questions(const class_model *m, json_t *qs, FILE *f, int fmt)
+{
+    if (!json_array_size(qs)) return;
+    heading(f, fmt, 2, "Questions");
+    enum { NC = 6 };
+    table t = {.fmt = fmt, .ncols = NC};
+    char buf[NC][600], *cells[NC];
+    for (int c = 0; c < NC; c++) cells[c] = buf[c];
+    static const char *const head[NC] = {"step", "question", "answered", "right now", "answered wrong",
+                                         "common wrong answers"};
+    for (int c = 0; c < NC; c++) snprintf(buf[c], sizeof buf[c], "%s", head[c]);
+    table_add(&t, cells);
+    size_t i;
+    json_t *q;
+    (void)m;
+    json_array_foreach(qs, i, q) {
+        snprintf(buf[0], sizeof buf[0], "%s %s", json_string_value(json_object_get(q, "lab")),
+                 json_string_value(json_object_get(q, "step")));
+        snprintf(buf[1], sizeof buf[1], "%s", json_string_value(json_object_get(q, "question")));
+        snprintf(buf[2], sizeof buf[2], "%d", (int)json_integer_value(json_object_get(q, "answered")));
+        snprintf(buf[3], sizeof buf[3], "%d", (int)json_integer_value(json_object_get(q, "right")));
+        snprintf(buf[4], sizeof buf[4], "%d", (int)json_integer_value(json_object_get(q, "wrong")));
+        wrong_answers_text(q, buf[5], sizeof buf[5]);
+        table_add(&t, cells);
     }
-    if (html && *cur) fputs("</table>\n", f);
+    table_print(&t, f, NULL);
+    table_free(&t);
+}
+
+static void print_problems(const class_model *m, FILE *f, int fmt)
+{
     size_t k;
     json_t *s;
-    if (json_array_size(c->skipped)) {
-        fputs(html ? "<h2>Skipped files</h2>\n<ul>\n" : "\n## Skipped files\n\n", f);
-        json_array_foreach(c->skipped, k, s) {
-            if (html) {
-                fputs("<li>", f);
-                report_html_text(f, js(s, "file"));
-                fputs(": ", f);
-                report_html_text(f, js(s, "why"));
-                fputs("</li>\n", f);
-            } else {
-                fprintf(f, "- %s: %s\n", js(s, "file"), js(s, "why"));
-            }
-        }
-        if (html) fputs("</ul>\n", f);
+    if (json_array_size(m->problems)) {
+        heading(f, fmt, 2, "Problems");
+        if (fmt == FMT_HTML) fputs("<ul>\n", f);
+        json_array_foreach(m->problems, k, s)
+            list_item(f, fmt, json_string_value(json_object_get(s, "file")), json_string_value(json_object_get(s, "what")));
+        if (fmt == FMT_HTML) fputs("</ul>\n", f);
     }
-    if (html) report_html_end(f);
+    if (json_array_size(m->skipped)) {
+        heading(f, fmt, 2, "Skipped files");
+        if (fmt == FMT_HTML) fputs("<ul>\n", f);
+        json_array_foreach(m->skipped, k, s)
+            list_item(f, fmt, json_string_value(json_object_get(s, "file")), json_string_value(json_object_get(s, "why")));
+        if (fmt == FMT_HTML) fputs("</ul>\n", f);
+    }
 }
 
-int report_class(const char *dir, const char *format, FILE *out)
+static void class_title(const class_model *m, char *buf, size_t len)
 {
-    class_sum c = {.learners = json_array(), .skipped = json_array()};
-    int rc = 0;
-    if (load_dir(dir, &c) != 0) {
+    int started = 0, roster = 0;
+    for (int k = 0; k < m->nlearners; k++) {
+        started += m->learners[k].doc != NULL;
+        roster += m->learners[k].on_roster > 0;
+    }
+    char name[200] = "", machine[200];
+    if (m->cfg && m->cfg->name[0]) snprintf(name, sizeof name, " '%s'", m->cfg->name);
+    class_machine(m, machine, sizeof machine);
+    int n = m->nlearners;
+    snprintf(buf, len, "mgpulab class%s: %d learner%s", name, n, n == 1 ? "" : "s");
+    if (m->cfg && m->cfg->nroster)
+        snprintf(buf + strlen(buf), len - strlen(buf), " (%d on the roster, %d not started)", roster, n - started);
+    if (machine[0]) snprintf(buf + strlen(buf), len - strlen(buf), ", on %s", machine);
+}
+
+static void print_table(const class_model *m, FILE *f, int fmt)
+{
+    char title[600];
+    class_title(m, title, sizeof title);
+    if (fmt == FMT_HTML) report_html_begin(f, "mgpulab class");
+    heading(f, fmt, 1, title);
+    if (fmt != FMT_HTML)
+        fputs(fmt == FMT_MARKDOWN ? "\nA cell: the state and the attempts (`+sol`: the solution was shown); `-`: "
+                                    "not started.\n"
+                                  : "A cell: the state and the attempts (+sol: the solution was shown); -: not started.\n",
+              f);
+    for (int c = 0; c < m->ncols;) {
+        int last = c;
+        while (last + 1 < m->ncols && strcmp(m->cols[last + 1].lab, m->cols[c].lab) == 0) last++;
+        char h[300];
+        snprintf(h, sizeof h, "%s %s", m->cols[c].lab, m->cols[c].lab_title);
+        heading(f, fmt, 2, h);
+        print_lab_grid(m, c, last, f, fmt);
+        if (fmt != FMT_HTML) fputc('\n', f);
+        print_lab_summary(m, c, last, f, fmt);
+        c = last + 1;
+    }
+    json_t *qs = class_questions(m);
+    print_questions(m, qs, f, fmt);
+    json_decref(qs);
+    print_problems(m, f, fmt);
+    if (fmt == FMT_HTML) report_html_end(f);
+}
+
+/*--- CSV and JSON -----------------------------------------------------------------*/
+
+static void print_csv(const class_model *m, FILE *f)
+{
+    fputs("learner_id,name,lab,step,title,state,attempts,hints,solution_shown,last_run,opened,passed_at,"
+          "time_on_task_s,ran_on,message\n", f);
+    for (int k = 0; k < m->nlearners; k++) {
+        const class_learner *l = &m->learners[k];
+        for (int c = 0; c < m->ncols; c++) {
+            const class_cell *cell = &l->cells[c];
+            char a[40], b[40], d[40];
+            iso(cell->last_run, a, sizeof a);
+            iso(cell->opened, b, sizeof b);
+            iso(cell->passed_at, d, sizeof d);
+            csv_field(f, l->id);
+            fputc(',', f);
+            csv_field(f, l->name);
+            fputc(',', f);
+            csv_field(f, m->cols[c].lab);
+            fputc(',', f);
+            csv_field(f, m->cols[c].step);
+            fputc(',', f);
+            csv_field(f, m->cols[c].title);
+            fprintf(f, ",%s,%d,%d,%d,%s,%s,%s,", class_state_name(cell->state), cell->attempts, cell->hints,
+                    cell->solution_shown, a, b, d);
+            double t = class_cell_time_on_task(cell);
+            if (t >= 0) fprintf(f, "%.0f", t);
+            fputc(',', f);
+            csv_field(f, cell->ran_on);
+            fputc(',', f);
+            csv_field(f, cell->message ? cell->message : "");
+            fputc('\n', f);
+        }
+    }
+}
+
+static json_t *num_or_null(double v, int ok) { return ok ? json_real(v) : json_null(); }
+
+static json_t *class_json(const class_model *m)
+{
+    json_t *learners = json_array();
+    for (int k = 0; k < m->nlearners; k++) {
+        const class_learner *l = &m->learners[k];
+        json_t *cells = json_array();
+        for (int c = 0; c < m->ncols; c++) {
+            const class_cell *cell = &l->cells[c];
+            double t = class_cell_time_on_task(cell);
+            json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:o, s:o, s:o, s:o, s:s, s:s?}", "lab", m->cols[c].lab,
+                                  "step", m->cols[c].step, "state", class_state_name(cell->state), "attempts",
+                                  cell->attempts, "hints", cell->hints, "solution_shown", cell->solution_shown,
+                                  "last_run", num_or_null(cell->last_run, cell->last_run > 0), "opened",
+                                  num_or_null(cell->opened, cell->opened > 0), "passed_at",
+                                  num_or_null(cell->passed_at, cell->passed_at > 0), "time_on_task",
+                                  num_or_null(t, t >= 0), "ran_on", cell->ran_on, "message", cell->message);
+            json_array_append_new(cells, o);
+        }
+        json_array_append_new(learners, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o, s:o}", "id", l->id, "name",
+                                                  l->name, "label", l->label, "host", l->host, "file", l->file,
+                                                  "on_roster", l->on_roster > 0, "started", l->doc != NULL,
+                                                  "last_activity", num_or_null(l->last_activity, l->last_activity > 0),
+                                                  "cells", cells));
+    }
+    json_t *steps = json_array();
+    for (int c = 0; c < m->ncols; c++) {
+        class_step_sum s;
+        class_step_summary(m, c, &s);
+        json_array_append_new(
+            steps, json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o}", "lab",
+                             m->cols[c].lab, "step", m->cols[c].step, "title", m->cols[c].title, "reading",
+                             m->cols[c].reading, "done", s.done, "awaiting", s.awaiting, "failed", s.failed,
+                             "not_started", s.not_started, "invalid", s.invalid, "attempts", s.attempts, "hints",
+                             s.hints, "solutions_shown", s.solutions, "median_time_on_task",
+                             num_or_null(s.median_time_on_task, s.median_time_on_task >= 0), "stuck",
+                             class_stuck(m, c)));
+    }
+    char machine[200];
+    class_machine(m, machine, sizeof machine);
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:O, s:O}", "format", "mgpulab-class", "version", 2, "class",
+                     m->cfg ? m->cfg->name : "", "machine", machine, "learners", learners, "steps", steps, "questions",
+                     class_questions(m), "problems", m->problems, "skipped", m->skipped);
+}
+
+int report_class_format(const char *format)
+{
+    return !strcmp(format, "text") ? FMT_TEXT : !strcmp(format, "html") ? FMT_HTML : !strcmp(format, "csv") ? FMT_CSV
+         : !strcmp(format, "json") ? FMT_JSON : !strcmp(format, "markdown") ? FMT_MARKDOWN : -1;
+}
+
+int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat)
+{
+    class_model m = {0};
+    int rc = 0, fmt = report_class_format(format);
+    if (class_model_load(&m, dir, cat) != 0) {
         fprintf(stderr, "mgpulab report: --class %s: cannot read the directory\n", dir);
         rc = 1;
-    } else if (json_array_size(c.learners) == 0) {
+    } else if (m.nlearners == 0) {
         fprintf(stderr, "mgpulab report: --class %s: no exported report (*.json from `mgpulab report --export`) "
                         "could be read\n", dir);
         rc = 1;
-    } else if (strcmp(format, "csv") == 0) {
-        print_csv(&c, out);
-    } else if (strcmp(format, "json") == 0) {
-        json_t *j = class_json(&c);
+    } else if (fmt == FMT_CSV) {
+        print_csv(&m, out);
+    } else if (fmt == FMT_JSON) {
+        json_t *j = class_json(&m);
         json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', out);
         json_decref(j);
     } else {
-        print_table(&c, out, strcmp(format, "html") == 0);
+        print_table(&m, out, fmt);
     }
-    for (int i = 0; i < c.n; i++) free(c.rows[i].secs);
-    free(c.rows);
-    json_decref(c.learners);
-    json_decref(c.skipped);
+    class_model_free(&m);
     return rc;
 }

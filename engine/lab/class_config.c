@@ -30,6 +30,40 @@ static mgpu_result get_str(const char *path, json_t *doc, const char *key, char 
     return MGPU_OK;
 }
 
+/* "roster": a list of ids ("ada") or {"id": "ada", "name": "Ada Lovelace"};
+ * an id twice is refused (one learner, one row). */
+static mgpu_result get_roster(const char *path, json_t *roster, mgpu_class_config *c)
+{
+    if (!roster) return MGPU_OK;
+    if (!json_is_array(roster) || json_array_size(roster) > MGPU_CLASS_MAX_ROSTER)
+        return bad(path, "\"roster\" must be a list of learners (at most 512): ids, or {\"id\": ..., \"name\": ...}");
+    size_t i;
+    json_t *v;
+    json_array_foreach(roster, i, v) {
+        json_t *id = json_is_object(v) ? json_object_get(v, "id") : v, *name = json_object_get(v, "name");
+        const char *k;
+        json_t *x;
+        int extra = 0;
+        if (json_is_object(v)) json_object_foreach(v, k, x) extra |= strcmp(k, "id") && strcmp(k, "name");
+        char why[200];
+        if (!json_is_string(id) || !*json_string_value(id) || strlen(json_string_value(id)) >= sizeof c->roster[0].id ||
+            (name && (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof c->roster[0].name)) || extra) {
+            snprintf(why, sizeof why, "\"roster\" entry %zu must be an id (a string of at most 63 bytes) or "
+                     "{\"id\": ..., \"name\": ...}", i + 1);
+            return bad(path, why);
+        }
+        for (int j = 0; j < c->nroster; j++)
+            if (strcmp(c->roster[j].id, json_string_value(id)) == 0) {
+                snprintf(why, sizeof why, "\"roster\" lists the id \"%.60s\" twice", json_string_value(id));
+                return bad(path, why);
+            }
+        mgpu_class_member *m = &c->roster[c->nroster++];
+        snprintf(m->id, sizeof m->id, "%s", json_string_value(id));
+        snprintf(m->name, sizeof m->name, "%s", name ? json_string_value(name) : "");
+    }
+    return MGPU_OK;
+}
+
 mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -42,7 +76,8 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         return bad(path, why);
     }
     mgpu_result r = MGPU_OK;
-    static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions", NULL};
+    static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions",
+                                        "roster", NULL};
     const char *key;
     json_t *v;
     if (!json_is_object(doc)) {
@@ -55,7 +90,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         if (!known[k]) {
             char why[200];
             snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
-                     "options, export_solutions)", key);
+                     "options, export_solutions, roster)", key);
             r = bad(path, why);
             goto out;
         }
@@ -114,6 +149,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         goto out;
     }
     c->export_solutions = v ? json_is_true(v) : 1; /* the learner's work goes with an export unless refused */
+    if ((r = get_roster(path, json_object_get(doc, "roster"), c)) != MGPU_OK) goto out;
 out:
     json_decref(doc);
     MGPU_CHECK(r);

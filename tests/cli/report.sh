@@ -2,9 +2,11 @@
 # report.sh - `mgpulab report`: one learner's progress (Markdown, JSON, a
 # self-contained HTML page), --export for the instructor (learner, host,
 # the machine each step ran on, the answers and how they were judged, the
-# exercise files), and --class over tests/data/class: the exact aggregate
-# of its four learners, a damaged and a foreign file skipped with a reason,
-# CSV/JSON/HTML, and usage errors.
+# exercise files), and --class over tests/data/class (real exports of four
+# people, one of them twice): the learner x step grid, reading steps read,
+# the duplicate merged, the damaged and foreign files skipped with a reason,
+# CSV/JSON/HTML, and usage errors. tests/cli/class_report.sh runs a whole
+# simulated workshop.
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -73,23 +75,26 @@ import json, sys
 assert json.load(open(sys.argv[1]))[\"learner\"] == {\"name\": \"Ada <Lovelace>\", \"id\": \"ada\"}
 " "$tmp/again.json"'
 
-# The class: four learners, one damaged upload, one foreign file.
+# The class: four people (Grace exported twice), one damaged upload, one foreign file.
 out=$("$bin" report --class "$src/tests/data/class" 2>"$tmp/err"); rc=$?
 check "--class exits 0 despite the bad files (rc=$rc)" '[ $rc -eq 0 ]'
-check "--class: 4 learners" 'grep -q "^# mgpulab class: 4 learners" <<<"$out"'
+check "--class: 4 learners (Grace's two exports are one)" 'grep -q "^# mgpulab class: 4 learners$" <<<"$out"'
 check "--class: damaged file skipped with where it broke" 'grep -q "skipped .*damaged.json: damaged: line" "$tmp/err" && grep -q "^- damaged.json: damaged" <<<"$out"'
 check "--class: foreign file skipped" 'grep -q "skipped .*foreign.json: foreign: not an mgpulab report" "$tmp/err"'
-check "--class: who is stuck where" 'grep -qE "^\| Hands-on: every rank says who it is \| 3/4 \| 6 \| 2 \| 10.5 \| Grace Hopper \|$" <<<"$out"'
-check "--class: the bus-bandwidth exercise" 'grep -qE "^\| Exercise: bus bandwidth from algorithm bandwidth \| 2/4 \| 5 \| 2 \| 10.0 \| Alan Turing \|$" <<<"$out"'
+check "--class: the grid, a row per learner" 'grep -qE "^\| Alan Turing \| read \| passed 3 \| failed 2 \| read \| 20[0-9-]+ [0-9:]+ \|$" <<<"$out" && grep -qE "^\| Grace Hopper \| read \| failed 1 \| - \| - \|" <<<"$out"'
+check "--class: reading steps count as read" 'grep -qE "^\| 1 Finding your way around the shell \| 4/4 read \|" <<<"$out"'
+check "--class: who is stuck where" 'grep -qE "^\| 3 Hands-on: every rank says who it is \| 2/4 passed \| 0 \| 1 \| 1 \| 5 \| 2 \(1 solution shown\) \| [0-9]+ s \| Alan Turing \|$" <<<"$out"'
+check "--class: the older export named" 'grep -q "^- grace2.json: an older export of learner .grace. than grace.json, which is shown" <<<"$out"'
+check "--class: a | in a name escaped" 'grep -qF "| Barbara \| Liskov | read | passed 1 | passed 1 +sol | - |" <<<"$out"'
 csv=$("$bin" report --class "$src/tests/data/class" --format csv 2>/dev/null)
-check "CSV header and a row" 'grep -q "^lab,step,title,learners,passed,attempts,hints,median_seconds,stuck$" <<<"$csv" && grep -q "^\"02-allreduce\",\"peak\",\"How close to the peak of your links?\",4,1,4,2,11.5,\"Linus Torvalds\"$" <<<"$csv"'
+check "CSV header and a row" 'grep -q "^learner_id,name,lab,step,title,state,attempts,hints,solution_shown,last_run,opened,passed_at,time_on_task_s,ran_on,message$" <<<"$csv" && grep -q "^\"alan\",\"Alan Turing\",\"00-welcome\",\"hello\",\"Hands-on: every rank says who it is\",failed,2,2,0," <<<"$csv"'
 "$bin" report --class "$src/tests/data/class" --json >"$tmp/c.json" 2>/dev/null
 check "JSON: learners, skipped, steps" 'python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d[\"learners\"] == [\"Ada Lovelace\", \"Alan Turing\", \"Grace Hopper\", \"Linus Torvalds\"], d[\"learners\"]
+assert [l[\"name\"] for l in d[\"learners\"]] == [\"Ada Lovelace\", \"Alan Turing\", \"Barbara | Liskov\", \"Grace Hopper\"], d[\"learners\"]
 assert sorted(s[\"file\"] for s in d[\"skipped\"]) == [\"damaged.json\", \"foreign.json\"]
-assert len(d[\"steps\"]) == 8 and d[\"steps\"][0][\"passed\"] == 4
+assert len(d[\"steps\"]) == 8 and d[\"steps\"][0][\"done\"] == 4 and d[\"steps\"][2][\"stuck\"] == [\"Alan Turing\"]
 " "$tmp/c.json"'
 "$bin" report --class "$src/tests/data/class" --format html >"$tmp/c.html" 2>/dev/null
 check "HTML class page" 'grep -q "<h1>mgpulab class: 4 learners</h1>" "$tmp/c.html" && ! grep -qiE "(src|href)=" "$tmp/c.html"'
@@ -102,6 +107,8 @@ check "an empty class directory exits 1 saying so" '[ $rc -eq 1 ] && grep -q "no
 check "bad --format exits 2" '[ $rc -eq 2 ]'
 "$bin" report --format csv >/dev/null 2>&1; rc=$?
 check "csv without --class exits 2" '[ $rc -eq 2 ]'
+"$bin" report --format text >/dev/null 2>&1; rc=$?
+check "text without --class exits 2" '[ $rc -eq 2 ]'
 "$bin" report --class "$tmp/empty" --export x.json >/dev/null 2>&1; rc=$?
 check "--class with --export exits 2" '[ $rc -eq 2 ]'
 

@@ -1,18 +1,21 @@
 /* classcfg.h - a class configuration: the file a workshop instructor hands
  * out so every learner runs the same setting. It pins the backend, the
  * machine (preset or NCCL XML), the fault set, the labs of the workshop and
- * their order, and options (launcher, ranks, timeout), and says whether an
+ * their order, and options (launcher, ranks, timeout), says whether an
  * exported report carries the learner's exercise files (default: yes, for
- * the instructor to re-run them).
+ * the instructor's `report --class --verify`) and may list the roster.
  *
  * Where: $MGPULAB_CLASS names the file; else $XDG_CONFIG_HOME/mgpulab/
  * class.json (default ~/.config/mgpulab/class.json); none: no class. JSON:
  *   {"name": "GPU workshop, Dec 2026", "backend": "sim", "machine": "dgx-h100",
  *    "fault": "", "labs": ["00-welcome", "01-topology", "02-allreduce"],
  *    "options": {"launcher": "local", "ranks": 8, "timeout": 60},
- *    "export_solutions": true}
+ *    "export_solutions": true,
+ *    "roster": [{"id": "ada", "name": "Ada Lovelace"}, "alan", ...]}
  * Every member is optional; an unknown one is an error (a typo must not
- * silently leave a setting unpinned). */
+ * silently leave a setting unpinned). The roster lists the learners by the
+ * id their exports carry: `report --class` shows one with no export as
+ * not started. */
 #ifndef MGPU_CLASSCFG_H
 #define MGPU_CLASSCFG_H
 #include <limits.h>
@@ -23,6 +26,12 @@ extern "C" {
 #endif
 
 #define MGPU_CLASS_MAX_LABS 64
+#define MGPU_CLASS_MAX_ROSTER 512
+
+typedef struct mgpu_class_member {
+    char id[64];               /* the learner's id (their export's learner.id: the login by default) */
+    char name[128];            /* "" when the roster gives only the id */
+} mgpu_class_member;
 
 typedef struct mgpu_class_config {
     char path[PATH_MAX];       /* the file it came from */
@@ -36,6 +45,8 @@ typedef struct mgpu_class_config {
     int nlabs;                 /* 0 = every lab */
     char labs[MGPU_CLASS_MAX_LABS][64];
     int export_solutions;      /* the learner's exercise files go with an export (default: yes) */
+    int nroster;               /* 0 = no roster: the class is whoever exported */
+    mgpu_class_member roster[MGPU_CLASS_MAX_ROSTER];
 } mgpu_class_config;
 
 /* The configuration in force for this process, read once. *out = NULL when
