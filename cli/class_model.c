@@ -20,7 +20,7 @@ static const char *js(json_t *o, const char *k)
 const char *class_state_name(class_state s)
 {
     static const char *const names[] = {"not started", "read", "awaiting", "failed", "cancelled", "passed",
-                                        "invalid", "other machine"};
+                                        "invalid", "other machine", "edited"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
@@ -31,7 +31,8 @@ void class_cell_text(const class_cell *c, char *buf, size_t len)
     case CLASS_NOT_STARTED: snprintf(buf, len, "-"); break;
     case CLASS_READ: snprintf(buf, len, "read%s", sol); break;
     case CLASS_INVALID:
-    case CLASS_ELSEWHERE: snprintf(buf, len, "%s", class_state_name(c->state)); break;
+    case CLASS_ELSEWHERE:
+    case CLASS_EDITED: snprintf(buf, len, "%s", class_state_name(c->state)); break;
     default: snprintf(buf, len, "%s %d%s", class_state_name(c->state), c->attempts, sol);
     }
 }
@@ -128,7 +129,7 @@ static void fill_cells(class_model *m, class_learner *l)
     json_t *labs = json_object_get(l->doc, "labs"), *lab;
     size_t i;
     char elsewhere[300] = "";
-    int nelsewhere = 0;
+    int nelsewhere = 0, nedited = 0;
     json_array_foreach(labs, i, lab) {
         const char *lid = js(lab, "id");
         if (col_of(m, lid, NULL) < 0) {
@@ -165,6 +166,13 @@ static void fill_cells(class_model *m, class_learner *l)
             cell->edited = json_is_true(json_object_get(st, "edited"));
             cell->message = json_string_value(json_object_get(st, "message"));
             snprintf(cell->ran_on, sizeof cell->ran_on, "%s", js(st, "ran_on"));
+            /* a claim of a progress file changed outside mgpulab is not
+             * data, whatever it says */
+            if (cell->edited && strcmp(js(st, "state"), "new") != 0) {
+                cell->state = CLASS_EDITED;
+                nedited++;
+                continue;
+            }
             const char *why = NULL;
             cell->state = parse_state(js(st, "state"), col->reading, &why);
             if (why)
@@ -197,6 +205,10 @@ static void fill_cells(class_model *m, class_learner *l)
             if (cell->last_run > l->last_activity) l->last_activity = cell->last_run;
         }
     }
+    if (nedited)
+        problem(m, l->file, l->id, "the learner's progress file was changed outside mgpulab (its digest did not "
+                "match): %d step%s it claims %s not counted until run again (--verify re-runs them)", nedited,
+                nedited == 1 ? "" : "s", nedited == 1 ? "is" : "are");
     if (nelsewhere)
         problem(m, l->file, l->id, "%d step%s ran on a machine other than the class's %s: %s", nelsewhere,
                 nelsewhere == 1 ? "" : "s", want, elsewhere);

@@ -24,6 +24,7 @@ typedef enum class_state {
     CLASS_PASSED,
     CLASS_INVALID,      /* the export says something that cannot be (problems name it) */
     CLASS_ELSEWHERE,    /* ran on a machine other than the class's (problems name it) */
+    CLASS_EDITED,       /* claimed by a progress file changed outside mgpulab, not run since */
 } class_state;
 
 /* The verification of one cell by re-running it (report_verify.c). */
@@ -82,7 +83,7 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat);
 void class_model_free(class_model *m);
 
 /* "passed", "read", "awaiting", "failed", "cancelled", "not started",
- * "invalid", "other machine" */
+ * "invalid", "other machine", "edited" */
 const char *class_state_name(class_state s);
 /* The cell as one short text: "passed 2" (state, attempts), "read", "-"
  * for not started, "+sol" when the learner asked for the solution. */

@@ -81,6 +81,15 @@ static void measurements_text(json_t *m, char *buf, size_t len)
     }
 }
 
+/* A step's state as the learner's report shows it: a claim of a progress
+ * file changed outside mgpulab is "edited" until the step runs again. */
+static const char *step_state(json_t *st)
+{
+    if (json_is_true(json_object_get(st, "edited"))) return "edited";
+    const char *s = json_string_value(json_object_get(st, "state"));
+    return s ? s : "?";
+}
+
 static void print_markdown(json_t *doc, FILE *f)
 {
     json_t *who = json_object_get(doc, "learner");
@@ -100,7 +109,7 @@ static void print_markdown(json_t *doc, FILE *f)
             char meas[512];
             measurements_text(json_object_get(st, "measurements"), meas, sizeof meas);
             fprintf(f, "| %zu %s | %s | %d | %d | %s | %.1f | %s |\n", k + 1, json_string_value(json_object_get(st, "title")),
-                    json_string_value(json_object_get(st, "state")), (int)json_integer_value(json_object_get(st, "attempts")),
+                    step_state(st), (int)json_integer_value(json_object_get(st, "attempts")),
                     (int)json_integer_value(json_object_get(st, "hints_taken")),
                     json_is_true(json_object_get(st, "solution_shown")) ? "yes" : "",
                     json_number_value(json_object_get(st, "seconds")), meas);
@@ -132,7 +141,7 @@ static void print_html(json_t *doc, FILE *f)
         json_t *st;
         json_array_foreach(json_object_get(lab, "steps"), k, st) {
             char meas[512];
-            const char *state = json_string_value(json_object_get(st, "state"));
+            const char *state = step_state(st);
             measurements_text(json_object_get(st, "measurements"), meas, sizeof meas);
             fprintf(f, "<tr><td>%zu ", k + 1);
             report_html_text(f, json_string_value(json_object_get(st, "title")));

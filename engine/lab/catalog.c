@@ -150,12 +150,20 @@ void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e)
         s->hints_taken = (int)json_integer_value(json_object_get(p, "hints_taken"));
         s->solution_shown = json_is_true(json_object_get(p, "solution_shown"));
         s->passed_on = json_str(p, "passed_on");
+        /* a claim from a file edited outside mgpulab counts once the step
+         * runs again: until then it is not done */
+        s->edited = json_is_true(json_object_get(p, "untrusted"));
+        if (s->edited) {
+            s->state = s->last_attempt = MGPU_STEP_NEW;
+            s->passed_on = NULL;
+        }
         /* pointers into the progress document: valid until it changes, and
          * every change goes through here again */
         s->last_message = json_str(p, "message");
         json_t *answers = json_object_get(p, "answers");
         for (int q = 0; q < s->nquestions; q++) e->questions[i][q].answer = json_str(answers, e->questions[i][q].id);
-        e->info.passed += s->state == MGPU_STEP_PASSED;
+        /* checked steps pass; a reading step is read, whatever a file says */
+        e->info.passed += s->state == MGPU_STEP_PASSED && s->has_check;
     }
 }
 

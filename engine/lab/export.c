@@ -120,6 +120,7 @@ json_t *mgpu_lab_export(mgpu_lab_catalog *cat, const char *name, const char *id,
                             (json_int_t)time(NULL), "learner", "name", name, "id", id, "host", host, "backend", backend,
                             "machine", machine, "machines", machines, "class", cc ? cc->name : "", "work", with_work,
                             "labs", labs);
+    if (doc) json_object_set_new(doc, "progress_digest", json_string(lab_progress_digest_state(&cat->progress)));
     return doc;
 }
 

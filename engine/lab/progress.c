@@ -4,6 +4,7 @@
  * `run` saved in between). */
 #include "lab/progress.h"
 #include "mgpu/file.h"
+#include "mgpu/sha256.h"
 #include <sys/file.h>
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,91 @@
 #define PROGRESS_MAX ((size_t)16 << 20)
 
 static json_t *empty_doc(void) { return json_pack("{s:i, s:{}}", "version", 1, "labs"); }
+
+/*--- The keyed digest -----------------------------------------------------------
+ * Every save writes "digest": HMAC-SHA256 over the document (without the
+ * digest, keys sorted, compact), keyed by this machine's id and the user's
+ * uid. A file whose digest does not match - edited by hand, written by
+ * another program, copied from another machine or account - keeps its
+ * contents, but the steps it says were done are marked "untrusted": they
+ * count again once they run again. This stops casual editing only: the key
+ * is derived from what the learner's machine holds (docs/classroom.md says
+ * what it does not prevent). */
+
+static void digest_key(unsigned char key[32])
+{
+    char id[256] = "";
+    static const char *const files[] = {"/etc/machine-id", "/var/lib/dbus/machine-id"};
+    for (int i = 0; i < 2 && !id[0]; i++) {
+        FILE *f = fopen(files[i], "r");
+        if (!f) continue;
+        if (!fgets(id, sizeof id, f)) id[0] = '\0';
+        fclose(f);
+    }
+    if (!id[0]) gethostname(id, sizeof id - 1);
+    char material[400];
+    int n = snprintf(material, sizeof material, "mgpulab progress digest v1\n%s\n%ld\n", id, (long)getuid());
+    mgpu_sha256(material, (size_t)n, key);
+}
+
+/* "hmac-sha256:HEX" of doc without its "digest"; 0 on OOM. */
+static int doc_digest(json_t *doc, char out[96])
+{
+    json_t *copy = json_copy(doc); /* shallow: the members are shared, not changed */
+    if (!copy) return 0;
+    json_object_del(copy, "digest");
+    char *text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(copy);
+    if (!text) return 0;
+    unsigned char key[32], mac[32];
+    digest_key(key);
+    mgpu_hmac_sha256(key, sizeof key, text, strlen(text), mac);
+    free(text);
+    char hex[65];
+    mgpu_sha256_hex(mac, hex);
+    snprintf(out, 96, "hmac-sha256:%s", hex);
+    return 1;
+}
+
+static int digest_ok(json_t *doc)
+{
+    char want[96];
+    const char *have = json_string_value(json_object_get(doc, "digest"));
+    return have && doc_digest(doc, want) && strcmp(have, want) == 0;
+}
+
+/* Mark every step the document says something of as untrusted; returns how
+ * many it marked. */
+static int distrust(json_t *doc)
+{
+    int n = 0;
+    const char *k, *s;
+    json_t *lab, *st;
+    json_object_foreach(json_object_get(doc, "labs"), k, lab) json_object_foreach(json_object_get(lab, "steps"), s, st) {
+        const char *state = json_string_value(json_object_get(st, "state"));
+        if (!json_is_object(st) || !state || strcmp(state, "new") == 0) continue;
+        json_object_set_new(st, "untrusted", json_true());
+        n++;
+    }
+    return n;
+}
+
+/* A document read from disk whose digest does not match: its claims are
+ * untrusted from now on. Returns the steps marked (0: digest fine or
+ * nothing claimed). */
+static int check_digest(json_t *doc)
+{
+    return digest_ok(doc) ? 0 : distrust(doc);
+}
+
+const char *lab_progress_digest_state(const lab_progress *p)
+{
+    const char *k, *s;
+    json_t *lab, *st;
+    json_object_foreach(json_object_get(p->doc, "labs"), k, lab) json_object_foreach(json_object_get(lab, "steps"), s, st)
+        if (json_is_true(json_object_get(st, "untrusted"))) return "edited";
+    return "ok";
+}
 
 /* A doc we can use: an object whose "labs" is an object of objects. */
 static int shape_ok(json_t *doc)
@@ -98,7 +184,18 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir)
     if (doc && shape_ok(doc)) {
         p->doc = doc;
         p->base = json_deep_copy(doc);
-        return p->base ? MGPU_OK : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+        if (!p->base) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+        /* marked in both: a save merges with the disk, whose unchanged
+         * bad digest marks the same steps there, and a step this process
+         * runs again loses its mark as its own change */
+        int marked = check_digest(p->doc);
+        if (marked) distrust(p->base);
+        if (marked)
+            snprintf(p->warning, sizeof p->warning,
+                     "the progress file %.400s was changed outside mgpulab (its digest does not match); the %d "
+                     "step%s it says you did count again once you run them again", p->path, marked,
+                     marked == 1 ? "" : "s");
+        return MGPU_OK;
     }
     json_decref(doc);
     if (access(p->path, F_OK) != 0 && errno == ENOENT) {
@@ -217,7 +314,7 @@ static void merge_disk(lab_progress *p, json_t *disk)
     json_object_foreach(p->doc, k, v) json_object_set_new(top, k, json_null());
     json_object_foreach(disk, k, v) json_object_set_new(top, k, json_null());
     json_object_foreach(top, k, v) {
-        if (strcmp(k, "labs") == 0) continue;
+        if (strcmp(k, "labs") == 0 || strcmp(k, "digest") == 0) continue;
         json_t *o = json_object_get(p->doc, k), *b = json_object_get(p->base, k);
         if (o == b || (o && b && json_equal(o, b))) take(p->doc, k, disk);
     }
@@ -244,7 +341,10 @@ mgpu_result lab_progress_save(lab_progress *p)
         close(lfd);
         return mgpu_fail(mgpu_error_code(), "%s", mgpu_error_message());
     }
-    if (disk && shape_ok(disk)) merge_disk(p, disk);
+    if (disk && shape_ok(disk)) {
+        check_digest(disk); /* an edit made meanwhile is not laundered by our fresh digest */
+        merge_disk(p, disk);
+    }
     json_decref(disk);
     mgpu_result r = write_doc(p);
     if (r == MGPU_OK) {
@@ -260,6 +360,9 @@ mgpu_result lab_progress_save(lab_progress *p)
 
 static mgpu_result write_doc(const lab_progress *p)
 {
+    char digest[96];
+    if (!doc_digest(p->doc, digest)) return mgpu_fail(MGPU_ERR_NOMEM, "cannot serialise the progress");
+    json_object_set_new(p->doc, "digest", json_string(digest));
     char *text = json_dumps(p->doc, JSON_INDENT(1) | JSON_SORT_KEYS);
     if (!text) return mgpu_fail(MGPU_ERR_NOMEM, "cannot serialise the progress");
     char dir[PATH_MAX], tmp[PATH_MAX + 32];

@@ -5,7 +5,9 @@
  *   "state": "passed", "last_run": unix time, "seconds": s, "attempts": n,
  *   "hints_taken": n, "solution_shown": true (asked to see it), "answers":
  *   {id: text}, "measurements": {key: value}, "by_machine": {machine: {key:
- *   value}}, "passed_on": machine of the latest pass, "message": "..."}}}}}
+ *   value}}, "passed_on": machine of the latest pass, "message": "...",
+ *   "untrusted": true (the file's digest did not match)}}}},
+ *   "learner": {name, id}, "digest": "hmac-sha256:HEX"}
  * Keyed by the lab's directory name and the step's id, so renumbering
  * steps in a lab does not move a learner's work to another step. */
 #ifndef MGPU_LAB_PROGRESS_H
@@ -35,6 +37,10 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir);
  * Objects inside p->doc may be replaced: re-read pointers into it. */
 mgpu_result lab_progress_save(lab_progress *p);
 void lab_progress_free(lab_progress *p);
+/* "edited" when a step's claims came from a file whose keyed digest did
+ * not match (progress.c says how it is made) and it has not run since,
+ * else "ok". */
+const char *lab_progress_digest_state(const lab_progress *p);
 
 /* The step's object (borrowed), created when `create`; NULL when absent. */
 json_t *lab_progress_step(lab_progress *p, const char *lab, const char *step, int create);

@@ -5,8 +5,8 @@
 # --class` over it, asserted cell by cell: the learner x step grid in
 # Markdown, text, CSV, JSON and HTML; reading steps read; the non-starter;
 # the duplicate merged (newest wins) and the two people under one name told
-# apart; the learner on another machine, the hand-edited export and the
-# learner off the roster named, not counted; time on task from first open to
+# apart; the learner on another machine, the forged progress file, the
+# hand-edited export and the learner off the roster named, not counted; time on task from first open to
 # pass; per-question right and wrong answers; a '|' in a name.
 set -u
 bin=$1
@@ -81,6 +81,7 @@ check "lab 0 grid, row by row" 'cell_rows "$tmp/g0" \
   "Grace Hopper (grace) => read ; failed 1 ; - ; - ; time" \
   "Grace Hopper (ghopper) => read ; - ; - ; - ; time" \
   "Linus Torvalds => other machine ; other machine ; other machine ; other machine ; time" \
+  "Margaret Hamilton => edited ; edited ; edited ; edited ; time" \
   "Katherine Johnson => - ; - ; - ; - ; -" \
   "Barbara | Liskov => read ; passed 1 ; passed 1 +sol ; - ; time" \
   "Dennis Ritchie => read ; - ; invalid ; invalid ; time" \
@@ -89,6 +90,7 @@ check "lab 1 grid, row by row" 'cell_rows "$tmp/g1" \
   "Ada Lovelace => passed 1 ; - ; - ; - ; time" \
   "Alan Turing => awaiting 1 ; - ; - ; - ; time" \
   "Grace Hopper (grace) => - ; - ; - ; - ; -" \
+  "Margaret Hamilton => edited ; edited ; edited ; edited ; time" \
   "Katherine Johnson => - ; - ; - ; - ; -" \
   "Ken Thompson => - ; - ; - ; - ; -"'
 check "the roster's order, then those off it" '[ "$(sed -n "2,11p" "$tmp/g0" | sed "s/ =>.*//" | tr "\n" "|")" = "Ada Lovelace|Alan Turing|Grace Hopper (grace)|Grace Hopper (ghopper)|Linus Torvalds|Margaret Hamilton|Katherine Johnson|Barbara | Liskov|Dennis Ritchie|Ken Thompson|" ]'
@@ -96,7 +98,7 @@ check "a | in a name is escaped in a Markdown row" 'grep -qF "| Barbara \| Lisko
 
 # The steps' totals: reading steps read; invalid and other-machine cells not counted.
 check "step 1 (reading): 7 of 8 read" 'grep -qE "^\| 1 Finding your way around the shell \| 7/8 read \| 0 \| 0 \| 1 \| 7 \| 0 \| - \|  \|$" <<<"$out"'
-check "step 3: passed, who is stuck, hints and the solution shown" 'grep -qE "^\| 3 Hands-on: every rank says who it is \| 3/8 passed \| 0 \| 1 \| 4 \| 6 \| 2 \(1 solution shown\) \| [0-9]+ s \| Alan Turing \|$" <<<"$out"'
+check "step 3: passed, who is stuck, hints and the solution shown" 'grep -qE "^\| 3 Hands-on: every rank says who it is \| 2/7 passed \| 0 \| 1 \| 4 \| 5 \| 2 \(1 solution shown\) \| [0-9]+ s \| Alan Turing \|$" <<<"$out"'
 check "the duplicate is one learner: Grace Hopper (grace) once in the stuck column" 'grep -qE "^\| 2 Backends: cuda, emulated nodes, sim \| [0-9]+/[0-9]+ passed \| 0 \| 1 \| [0-9]+ \| [0-9]+ \| 0 \| [0-9]+ s \| Grace Hopper \(grace\) \|$" <<<"$out"'
 check "lab 1 step 1: one waits for answers" 'grep -qE "^\| 1 The link matrix \| [0-9]+/[0-9]+ passed \| 1 \| 0 \|" <<<"$out"'
 
@@ -110,6 +112,7 @@ check "the older export of a learner is named" 'grep -qF -- "- grace2.json: an o
 check "two people under one name are named" 'grep -qF "2 learners are named '"'"'Grace Hopper'"'"' (ids grace, ghopper)" <<<"$problems"'
 check "a learner off the roster is named" 'grep -qF -- "- ken.json: learner '"'"'ken'"'"' (Ken Thompson) is not on the class configuration" <<<"$problems"'
 check "a learner on another machine is named" 'grep -qF -- "- linus.json: 4 steps ran on a machine other than the class'"'"'s sim dgx-h100: 00-welcome shell (sim pcie-4gpu)" <<<"$problems"'
+check "a forged progress file is named, its claims not counted" 'grep -qF -- "- margaret.json: the learner'"'"'s progress file was changed outside mgpulab (its digest did not match): 8 steps it claims are not counted until run again" <<<"$problems"'
 check "negative attempts are named" 'grep -qF -- "- dennis.json: 00-welcome step hello: attempts -1, hints 0: each must be a count (0 or more)" <<<"$problems"'
 check "an unknown state is named" 'grep -qF -- "- dennis.json: 00-welcome step progress: state '"'"'done'"'"' unknown" <<<"$problems"'
 check "a lab outside the class is named" 'grep -qF -- "- dennis.json: lab '"'"'03-p2p'"'"' is not one of the class configuration'"'"'s labs" <<<"$problems"'

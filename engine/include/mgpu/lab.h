@@ -78,6 +78,10 @@ typedef struct mgpu_lab_step_info {
     mgpu_step_state last_attempt;
     int solution_shown;       /* the learner asked to see the reference solution (progress "solution_shown") */
     const char *passed_on;    /* the machine of the latest pass ("sim 2x-dgx-h100", "cuda host NAME"), or NULL */
+    /* the progress file was changed outside mgpulab (its digest did not
+     * match) and this step has not run since: state is NEW whatever the
+     * file claims */
+    int edited;
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {
@@ -244,7 +248,9 @@ mgpu_result mgpu_lab_open_step(mgpu_lab_catalog *cat, int lab, int step);
  * (every one a step ran on), class, work, labs: [{id, title, steps: [{id,
  * title, reading, state, attempts, hints_taken, solution_shown, seconds,
  * last_run, opened, passed_at, last_attempt, ran_on, passed_on, message,
- * measurements, answers, answer_log, exercise {file, text}}]}]}. The
+ * edited, measurements, answers, answer_log, exercise {file, text}}]}]},
+ * progress_digest ("ok", or "edited": some claims come from a file changed
+ * outside mgpulab and have not been run since; each such step "edited"). The
  * learner's exercise files only when with_work. NULL on OOM. */
 json_t *mgpu_lab_export(mgpu_lab_catalog *cat, const char *name, const char *id, int with_work);
 /* Write it atomically (a temporary file beside, renamed). */
