@@ -379,6 +379,7 @@ static mgpu_result check_range(const mgpu_buffer *b, size_t off, size_t bytes, c
 mgpu_result mgpu_copy(mgpu_stream *s, mgpu_buffer *dst, size_t dst_off, const mgpu_buffer *src,
                       size_t src_off, size_t bytes, mgpu_copy_engine how)
 {
+    if (!s || !dst || !src) return mgpu_fail(MGPU_ERR_INVALID, "copy: no stream, destination or source buffer");
     if (dst->be != s->be || src->be != s->be)
         return mgpu_fail(MGPU_ERR_INVALID, "copy buffers and stream belong to different backends");
     MGPU_CHECK(check_range(dst, dst_off, bytes, "destination"));

@@ -9,6 +9,7 @@
 #include "mgpu/comm.h"
 #include "mgpu/race.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* mgpu.span(name, fn [, stream]) -> fn's results: the learner's own region
@@ -18,14 +19,16 @@ static int l_span(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
     luaL_checktype(L, 2, LUA_TFUNCTION);
-    mgpu_stream *s = lm_opt_stream(L, 3);
-    lua_settop(L, 2);
+    lua_settop(L, 3);
+    lm_frame *f = lm_frame_open(L); /* at 4: fn may destroy the stream */
+    mgpu_stream *s = lm_pin_stream(L, f, 3);
     int token = lm_span_begin(L, s, MGPU_SPAN_KERNEL, name);
+    lua_pushvalue(L, 2);
     int st = lua_pcall(L, 0, LUA_MULTRET, 0);
     /* on an error the span still ends: what fn queued before it will run */
     lm_span_end(L, token, MGPU_OK);
     if (st != LUA_OK) return lua_error(L);
-    return lua_gettop(L) - 1;
+    return lua_gettop(L) - 4;
 }
 
 /* An optional boolean/number/string field of an options table at idx. */
@@ -64,21 +67,19 @@ static int l_stream_new(lua_State *L)
     lm_check_options(L, 1, "mgpu.stream", known);
     int dev = (int)opt_int_field(L, 1, "device", c->host.device);
     int legacy = opt_bool_field(L, 1, "legacy_default", 0);
+    char label[48] = "";
+    if (lua_istable(L, 1)) {
+        lua_getfield(L, 1, "name");
+        if (!lua_isnil(L, -1)) snprintf(label, sizeof label, "the %.30s stream", luaL_checkstring(L, -1));
+        lua_pop(L, 1);
+    }
     lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     luaL_setmetatable(L, LM_STREAM);
     if (mgpu_stream_create(c->host.be, dev, legacy, &u->s) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.stream");
     u->owned = 1;
     u->label = legacy ? "legacy default" : "user";
-    if (lua_istable(L, 1)) {
-        lua_getfield(L, 1, "name");
-        if (!lua_isnil(L, -1)) {
-            char label[48];
-            snprintf(label, sizeof label, "the %.30s stream", luaL_checkstring(L, -1));
-            mgpu_race_label_stream(u->s, label);
-        }
-        lua_pop(L, 1);
-    }
+    if (label[0]) mgpu_race_label_stream(u->s, label);
     return 1;
 }
 
@@ -89,19 +90,30 @@ static lm_stream *check_stream(lua_State *L, int idx)
     return s;
 }
 
+/* destroy, __gc, __close: this value lets its reference go (a call or a
+ * group still using the stream keeps its own) */
 static int l_stream_gc(lua_State *L)
 {
     lm_stream *s = luaL_checkudata(L, 1, LM_STREAM);
     lm_ctx *c = lm_ctx_peek(L);
     if (s->s && s->owned && c && c->spans) mgpu_spans_forget_stream(c->spans, s->s);
-    if (s->s && s->owned) mgpu_stream_destroy(s->s);
+    mgpu_stream *gone = s->s;
     s->s = NULL;
+    if (gone) mgpu_stream_destroy(gone);
     return 0;
+}
+
+/* The stream method's stream, pinned for the call. */
+static mgpu_stream *pin_self(lua_State *L)
+{
+    check_stream(L, 1);
+    return lm_pin_stream(L, lm_frame_open(L), 1);
 }
 
 static int l_stream_synchronize(lua_State *L)
 {
-    mgpu_stream *s = check_stream(L, 1)->s;
+    lua_settop(L, 1);
+    mgpu_stream *s = pin_self(L);
     if (mgpu_stream_synchronize(s) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:synchronize");
     mgpu_race_note_host_sync(mgpu_stream_backend(s), "stream:synchronize", s);
     return 0;
@@ -110,7 +122,8 @@ static int l_stream_synchronize(lua_State *L)
 static int l_stream_query(lua_State *L)
 {
     int done = 0;
-    if (mgpu_stream_query(check_stream(L, 1)->s, &done) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:query");
+    lua_settop(L, 1);
+    if (mgpu_stream_query(pin_self(L), &done) != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:query");
     lua_pushboolean(L, done);
     return 1;
 }
@@ -120,10 +133,11 @@ static lm_event *check_event(lua_State *L, int idx);
 /* stream:wait(event): work queued on the stream after this waits for it. */
 static int l_stream_wait(lua_State *L)
 {
-    lm_stream *s = check_stream(L, 1);
-    lm_event *e = check_event(L, 2);
-    int token = lm_span_begin(L, s->s, MGPU_SPAN_WAIT, "wait event");
-    mgpu_result r = mgpu_stream_wait_event(s->s, e->e);
+    lua_settop(L, 2);
+    mgpu_stream *s = pin_self(L);
+    lm_event *e = check_event(L, 2); /* after the frame's allocation: nothing runs in between */
+    int token = lm_span_begin(L, s, MGPU_SPAN_WAIT, "wait event");
+    mgpu_result r = mgpu_stream_wait_event(s, e->e);
     lm_span_end(L, token, r);
     if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "stream:wait");
     return 0;
@@ -182,8 +196,10 @@ static int l_event_gc(lua_State *L)
 /* event:record([stream]) */
 static int l_event_record(lua_State *L)
 {
-    lm_event *e = check_event(L, 1);
-    if (mgpu_event_record(e->e, lm_opt_stream(L, 2)) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:record");
+    lua_settop(L, 2);
+    mgpu_stream *s = lm_pin_stream(L, lm_frame_open(L), 2);
+    lm_event *e = check_event(L, 1); /* after the frame's allocation: nothing runs in between */
+    if (mgpu_event_record(e->e, s) != MGPU_OK) return mgpu_lua_raise_engine(L, "event:record");
     e->recorded = 1;
     return 0;
 }
@@ -191,8 +207,9 @@ static int l_event_record(lua_State *L)
 /* event:wait([stream]): the stream (default: the default stream) waits. */
 static int l_event_wait(lua_State *L)
 {
+    lua_settop(L, 2);
+    mgpu_stream *s = lm_pin_stream(L, lm_frame_open(L), 2);
     lm_event *e = check_event(L, 1);
-    mgpu_stream *s = lm_opt_stream(L, 2);
     int token = lm_span_begin(L, s, MGPU_SPAN_WAIT, "wait event");
     mgpu_result r = mgpu_stream_wait_event(s, e->e);
     lm_span_end(L, token, r);
@@ -263,35 +280,38 @@ void lm_open_event(lua_State *L)
  * Offsets and count are in elements; both tensors must have the same dtype. */
 static int l_copy(lua_State *L)
 {
-    lm_tensor *dst = lm_check_tensor(L, 1), *src = lm_check_tensor(L, 2);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
     static const char *const known[] = {"engine", "stream", "count", "dst_offset", "src_offset", NULL};
     lm_check_options(L, 3, "mgpu.copy", known);
-    if (dst->t.dtype != src->t.dtype)
-        return luaL_error(L, "mgpu.copy moves elements of one type: dst is %s, src is %s",
-                          mgpu_dtype_name(dst->t.dtype), mgpu_dtype_name(src->t.dtype));
+    /* every option before any pointer: an __index may run the script */
     mgpu_copy_engine how = MGPU_COPY_CE;
-    mgpu_stream *s = lm_ctx_get(L)->stream;
+    lua_Integer doff = opt_int_field(L, 3, "dst_offset", 0), soff = opt_int_field(L, 3, "src_offset", 0), n = 0;
+    int count_given = 0;
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "engine");
         const char *e = lua_isnil(L, -1) ? "ce" : luaL_checkstring(L, -1);
         if (strcmp(e, "sm") == 0) how = MGPU_COPY_SM;
         else if (strcmp(e, "ce") != 0) return luaL_error(L, "mgpu.copy: engine '%s' is not 'ce' or 'sm'", e);
-        lua_getfield(L, 3, "stream");
-        s = lm_opt_stream(L, -1);
-        lua_pop(L, 2);
-    }
-    lua_Integer doff = opt_int_field(L, 3, "dst_offset", 0), soff = opt_int_field(L, 3, "src_offset", 0);
-    int count_given = 0;
-    if (lua_istable(L, 3)) {
+        lua_pop(L, 1);
         lua_getfield(L, 3, "count");
         count_given = !lua_isnil(L, -1);
         lua_pop(L, 1);
+        if (count_given) n = opt_int_field(L, 3, "count", 0);
+        lua_getfield(L, 3, "stream"); /* at 4 */
+    } else {
+        lua_pushnil(L);
     }
+    lm_frame *f = lm_frame_open(L);
+    lm_tensor *dst = lm_pin_tensor(L, f, 1), *src = lm_pin_tensor(L, f, 2);
+    mgpu_stream *s = lm_pin_stream(L, f, 4);
+    if (dst->t.dtype != src->t.dtype)
+        return luaL_error(L, "mgpu.copy moves elements of one type: dst is %s, src is %s",
+                          mgpu_dtype_name(dst->t.dtype), mgpu_dtype_name(src->t.dtype));
     if (!count_given && dst->t.count != src->t.count)
         return luaL_error(L, "mgpu.copy: dst has %I elements, src %I; pass count= to copy part of one",
                           (lua_Integer)dst->t.count, (lua_Integer)src->t.count);
-    lua_Integer n = count_given ? opt_int_field(L, 3, "count", 0) : (lua_Integer)src->t.count;
+    if (!count_given) n = (lua_Integer)src->t.count;
     if (doff < 0 || soff < 0 || n < 0 || (size_t)soff + (size_t)n > src->t.count ||
         (size_t)doff + (size_t)n > dst->t.count)
         return luaL_error(L, "mgpu.copy: %I elements from offset %I of %I and to offset %I of %I do not fit", n,
@@ -382,6 +402,9 @@ static int l_ctx_gc(lua_State *L)
     if (c->stream) mgpu_stream_destroy(c->stream);
     c->stage = NULL;
     c->stream = NULL;
+    lm_group_release(NULL, c); /* none unless the state closes inside a group */
+    free(c->group_pins);
+    c->group_pins = NULL;
     return 0;
 }
 
@@ -409,6 +432,7 @@ static int open_protected(lua_State *L)
 
     mgpu_race_set_site_fn(c->host.be, lm_race_site, L);
     mgpu_race_label_stream(c->stream, "the default stream");
+    lm_open_frame(L);
     lm_open_event(L);
     lm_push_borrowed_stream(L, c->stream, "default", 0);
     lua_setfield(L, LUA_REGISTRYINDEX, "mgpu.default_stream");

@@ -91,22 +91,16 @@ void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const
 
 int lm_is_stream(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_STREAM) != NULL; }
 
-mgpu_stream *lm_opt_stream(lua_State *L, int idx)
-{
-    if (lua_isnoneornil(L, idx)) return lm_ctx_get(L)->stream;
-    lm_stream *s = luaL_checkudata(L, idx, LM_STREAM);
-    if (!s->s) luaL_error(L, "this stream was destroyed");
-    return s->s;
-}
-
 void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
     lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->s = s;
+    u->s = NULL;
     u->owned = 0;
     u->label = label;
     luaL_setmetatable(L, LM_STREAM);
+    mgpu_stream_retain(s); /* set once nothing above can raise: __gc lets it go */
+    u->s = s;
     if (owner_idx) {
         lua_pushvalue(L, owner_idx);
         lua_setiuservalue(L, -2, 1);

@@ -23,6 +23,7 @@ static lm_comm *check_comm(lua_State *L, int idx)
 static void push_comm(lua_State *L, mgpu_comm *c, int owned)
 {
     lm_comm *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);
     u->c = c;
     u->owned = owned;
     luaL_setmetatable(L, LM_COMM);
@@ -43,14 +44,10 @@ static int l_comm_world(lua_State *L)
     return 1;
 }
 
+/* __gc, __close: now, or when the calls and the group using it let go */
 static int l_comm_gc(lua_State *L)
 {
-    lm_comm *c = luaL_checkudata(L, 1, LM_COMM);
-    mgpu_comm *cc = c->c;
-    c->c = NULL;
-    /* from the collector (or a to-be-closed variable) a failure can only be
-     * dropped: the communicator is freed either way; :destroy() reports it */
-    if (cc && c->owned) (void)mgpu_comm_destroy(cc);
+    lm_comm_release(luaL_checkudata(L, 1, LM_COMM));
     return 0;
 }
 
@@ -58,6 +55,10 @@ static int l_comm_destroy(lua_State *L)
 {
     lm_comm *c = check_comm(L, 1);
     if (!c->owned) return luaL_error(L, "comm:destroy: the world communicator belongs to the runtime");
+    if (c->pins > 0)
+        return luaL_error(L, "comm:destroy: communicator %s is in use by a call or an mgpu.group that has not "
+                             "ended (a group's calls run at its end); destroy it after mgpu.group returns",
+                          mgpu_comm_name(c->c));
     mgpu_comm *cc = c->c;
     c->c = NULL;
     if (mgpu_comm_destroy(cc) != MGPU_OK) return mgpu_lua_raise_engine(L, "comm:destroy");
@@ -91,7 +92,8 @@ static int l_comm_backend(lua_State *L)
 /* comm:stream() -> the communicator's own stream */
 static int l_comm_stream(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
+    lua_settop(L, 1);
+    lm_comm *c = lm_pin_comm(L, lm_frame_open(L), 1); /* the new value's allocation may run a finalizer */
     name_comm_stream(L, c->c);
     char label[64];
     const char *n = mgpu_comm_name(c->c);
@@ -99,17 +101,20 @@ static int l_comm_stream(lua_State *L)
     else snprintf(label, sizeof label, "the comm stream of %.40s", n);
     mgpu_race_label_stream(mgpu_comm_stream(c->c), label);
     lm_push_borrowed_stream(L, mgpu_comm_stream(c->c), "comm", 1);
-    return 1;
+    return 1; /* the frame (below) closes as the call returns */
 }
 
 /* comm:split(color, key [, name]) -> comm, or nil for color nil / < 0 */
 static int l_comm_split(lua_State *L)
 {
-    lm_comm *p = check_comm(L, 1);
     int color = lua_isnoneornil(L, 2) ? MGPU_SPLIT_NOCOLOR : (int)luaL_checkinteger(L, 2);
     if (color < 0) color = MGPU_SPLIT_NOCOLOR;
-    int key = (int)luaL_optinteger(L, 3, mgpu_comm_rank(p->c));
+    int has_key = !lua_isnoneornil(L, 3);
+    int key = has_key ? (int)luaL_checkinteger(L, 3) : 0;
     const char *name = luaL_optstring(L, 4, NULL);
+    lua_settop(L, 4);
+    lm_comm *p = lm_pin_comm(L, lm_frame_open(L), 1);
+    if (!has_key) key = mgpu_comm_rank(p->c);
     mgpu_comm *child = NULL;
     if (mgpu_comm_split(p->c, color, key, name, &child) != MGPU_OK) return mgpu_lua_raise_engine(L, "comm:split");
     if (!child) {
@@ -131,11 +136,12 @@ static int l_comm_async_error(lua_State *L)
 /* comm:flight([max]) -> {{seq=, op=, count=, dtype=, state=, peer=, where=}, ...} oldest first */
 static int l_comm_flight(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    int max = (int)luaL_optinteger(L, 2, 16);
+    lua_Integer max = luaL_optinteger(L, 2, 16);
     if (max < 1 || max > 4096) return luaL_error(L, "comm:flight: max must be 1..4096");
+    lua_settop(L, 2);
+    lm_comm *c = lm_pin_comm(L, lm_frame_open(L), 1);
     mgpu_flight_entry *e = lua_newuserdatauv(L, sizeof *e * (size_t)max, 0); /* collected with the call */
-    int n = mgpu_comm_flight_entries(c->c, e, max);
+    int n = mgpu_comm_flight_entries(c->c, e, (int)max);
     static const char *const states[] = {"enqueued", "started", "completed", "failed"};
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
@@ -166,20 +172,20 @@ static int l_comm_flight(lua_State *L)
 /*--- Collectives -------------------------------------------------------------*/
 
 /* The arguments after the tensors, in any order: an op name, a root/peer
- * integer, a stream; nils are skipped. */
+ * integer, a stream; nils are skipped. Read before any pointer is taken. */
 typedef struct coll_opts {
     mgpu_redop op;
     int have_root, root;
-    mgpu_stream *stream;
+    int stream_idx;       /* 0: the default stream */
 } coll_opts;
 
-static void parse_opts(lua_State *L, int first, const char *fn, coll_opts *o)
+static void parse_opts(lua_State *L, int first, int last, const char *fn, coll_opts *o)
 {
     o->op = MGPU_SUM;
     o->have_root = 0;
     o->root = -1;
-    o->stream = lm_ctx_get(L)->stream;
-    for (int i = first; i <= lua_gettop(L); i++) {
+    o->stream_idx = 0;
+    for (int i = first; i <= last; i++) {
         int t = lua_type(L, i);
         if (t == LUA_TNIL) continue;
         if (t == LUA_TSTRING) {
@@ -192,7 +198,7 @@ static void parse_opts(lua_State *L, int first, const char *fn, coll_opts *o)
             o->have_root = 1;
             o->root = (int)lua_tointeger(L, i);
         } else if (lm_is_stream(L, i)) {
-            o->stream = lm_opt_stream(L, i);
+            o->stream_idx = i;
         } else {
             luaL_error(L, "%s: argument #%d: expected an op name, a rank or a stream, got %s", fn, i - 1,
                        luaL_typename(L, i));
@@ -200,20 +206,55 @@ static void parse_opts(lua_State *L, int first, const char *fn, coll_opts *o)
     }
 }
 
-/* send at 2; recv at 3 when it is a tensor (else in place). Returns the
- * index where options start. */
-static int send_recv(lua_State *L, const char *fn, lm_tensor **send, lm_tensor **recv)
+/* One collective's or send/recv's call: its communicator, tensors and
+ * stream, pinned by its frame (and by the open group, if any, until it
+ * ends: the backend runs a grouped call then). */
+typedef struct coll_call {
+    lm_frame *f;
+    lm_comm *c;
+    lm_tensor *send, *recv;
+    coll_opts o;
+    mgpu_stream *stream;
+    char where[64];       /* the script's line, for the flight recorder */
+} coll_call;
+
+/* comm:OP(send [, recv] [, options...]): recv is at 3 when it is a tensor
+ * (else in place); `p2p` calls have one tensor. */
+static void coll_call_open(lua_State *L, const char *fn, int p2p, coll_call *k)
 {
-    *send = lm_check_tensor(L, 2);
-    if (lm_is_tensor(L, 3)) {
-        *recv = lm_check_tensor(L, 3);
-        if ((*recv)->t.dtype != (*send)->t.dtype)
-            luaL_error(L, "%s: send is %s, recv is %s; both must have the same dtype", fn,
-                       mgpu_dtype_name((*send)->t.dtype), mgpu_dtype_name((*recv)->t.dtype));
-        return 4;
-    }
-    *recv = *send;
-    return 3;
+    int has_recv = !p2p && lm_is_tensor(L, 3);
+    int top = lua_gettop(L);
+    parse_opts(L, has_recv ? 4 : 3, top, fn, &k->o);
+    /* the script's line: "train.lua:31: " less the colon */
+    luaL_where(L, 1);
+    size_t wl = 0;
+    const char *w = lua_tolstring(L, -1, &wl);
+    snprintf(k->where, sizeof k->where, "%.*s", (int)(wl >= 2 ? wl - 2 : 0), w ? w : "");
+    lua_settop(L, top);
+    k->f = lm_frame_open(L);
+    k->c = lm_pin_comm(L, k->f, 1);
+    k->send = lm_pin_tensor(L, k->f, 2);
+    k->recv = has_recv ? lm_pin_tensor(L, k->f, 3) : k->send;
+    k->stream = lm_pin_stream(L, k->f, k->o.stream_idx);
+    if (has_recv && k->recv->t.dtype != k->send->t.dtype)
+        luaL_error(L, "%s: send is %s, recv is %s; both must have the same dtype", fn,
+                   mgpu_dtype_name(k->send->t.dtype), mgpu_dtype_name(k->recv->t.dtype));
+}
+
+/* comm:barrier([options...]): no tensor. */
+static void barrier_call_open(lua_State *L, coll_call *k)
+{
+    int top = lua_gettop(L);
+    parse_opts(L, 2, top, "comm:barrier", &k->o);
+    luaL_where(L, 1);
+    size_t wl = 0;
+    const char *w = lua_tolstring(L, -1, &wl);
+    snprintf(k->where, sizeof k->where, "%.*s", (int)(wl >= 2 ? wl - 2 : 0), w ? w : "");
+    lua_settop(L, top);
+    k->f = lm_frame_open(L);
+    k->c = lm_pin_comm(L, k->f, 1);
+    k->send = k->recv = NULL;
+    k->stream = lm_pin_stream(L, k->f, k->o.stream_idx);
 }
 
 /*--- Timeline spans of collectives --------------------------------------------*/
@@ -257,17 +298,14 @@ static void group_close(lua_State *L, lm_ctx *ctx, mgpu_result r)
     ctx->group_ops[0] = '\0';
 }
 
-/* The span of one collective or send/recv on s ("all_reduce 4 MiB"). */
-static int coll_begin(lua_State *L, mgpu_comm *c, mgpu_stream *s, const char *op, size_t bytes)
+/* The span of one collective or send/recv on its stream ("all_reduce 4
+ * MiB"); inside a group, what the call pins is held to the group's end. */
+static int coll_begin(lua_State *L, coll_call *k, const char *op, size_t bytes)
 {
-    /* the script's line for the flight recorder: "train.lua:31: " less the colon */
-    luaL_where(L, 1);
-    size_t wl = 0;
-    const char *w = lua_tolstring(L, -1, &wl);
-    char where[64];
-    snprintf(where, sizeof where, "%.*s", (int)(wl >= 2 ? wl - 2 : 0), w ? w : "");
-    lua_pop(L, 1);
-    mgpu_comm_set_callsite(where);
+    mgpu_comm *c = k->c->c;
+    mgpu_stream *s = k->stream;
+    lm_group_hold(L, k->f);
+    mgpu_comm_set_callsite(k->where);
     lm_ctx *ctx = lm_ctx_get(L);
     if (!ctx->spans) return 0;
     if (s == mgpu_comm_stream(c)) name_comm_stream(L, c);
@@ -292,100 +330,96 @@ static int finish(lua_State *L, int token, mgpu_result r, const char *fn)
 
 static int l_all_reduce(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:all_reduce", &s, &r), "comm:all_reduce", &o);
+    coll_call k;
+    coll_call_open(L, "comm:all_reduce", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:all_reduce: send has %I elements, recv %I; they must match",
                           (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "all_reduce", mgpu_tensor_bytes(&s->t));
-    return finish(L, tok, mgpu_all_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.stream), "comm:all_reduce");
+    int tok = coll_begin(L, &k, "all_reduce", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_all_reduce(k.c->c, T(s), T(r), s->t.count, s->t.dtype, k.o.op, k.stream),
+                  "comm:all_reduce");
 }
 
 static int l_all_gather(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:all_gather", &s, &r), "comm:all_gather", &o);
-    size_t n = (size_t)mgpu_comm_size(c->c);
+    coll_call k;
+    coll_call_open(L, "comm:all_gather", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    size_t n = (size_t)mgpu_comm_size(k.c->c);
     if (r->t.count != s->t.count * n)
         return luaL_error(L, "comm:all_gather: recv needs size x send = %I elements, has %I",
                           (lua_Integer)(s->t.count * n), (lua_Integer)r->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "all_gather", mgpu_tensor_bytes(&r->t));
-    return finish(L, tok, mgpu_all_gather(c->c, T(s), T(r), s->t.count, s->t.dtype, o.stream), "comm:all_gather");
+    int tok = coll_begin(L, &k, "all_gather", mgpu_tensor_bytes(&r->t));
+    return finish(L, tok, mgpu_all_gather(k.c->c, T(s), T(r), s->t.count, s->t.dtype, k.stream), "comm:all_gather");
 }
 
 static int l_reduce_scatter(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:reduce_scatter", &s, &r), "comm:reduce_scatter", &o);
-    size_t n = (size_t)mgpu_comm_size(c->c);
+    coll_call k;
+    coll_call_open(L, "comm:reduce_scatter", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    size_t n = (size_t)mgpu_comm_size(k.c->c);
     if (s->t.count != r->t.count * n)
         return luaL_error(L, "comm:reduce_scatter: send needs size x recv = %I elements, has %I",
                           (lua_Integer)(r->t.count * n), (lua_Integer)s->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "reduce_scatter", mgpu_tensor_bytes(&s->t));
-    return finish(L, tok, mgpu_reduce_scatter(c->c, T(s), T(r), r->t.count, s->t.dtype, o.op, o.stream),
+    int tok = coll_begin(L, &k, "reduce_scatter", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_reduce_scatter(k.c->c, T(s), T(r), r->t.count, s->t.dtype, k.o.op, k.stream),
                   "comm:reduce_scatter");
 }
 
 static int l_broadcast(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:broadcast", &s, &r), "comm:broadcast", &o);
-    if (!o.have_root) return luaL_error(L, "comm:broadcast(send, recv, root [, stream]) needs a root rank");
+    coll_call k;
+    coll_call_open(L, "comm:broadcast", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    if (!k.o.have_root) return luaL_error(L, "comm:broadcast(send, recv, root [, stream]) needs a root rank");
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:broadcast: send has %I elements, recv %I; they must match",
                           (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "broadcast", mgpu_tensor_bytes(&s->t));
-    return finish(L, tok, mgpu_broadcast(c->c, T(s), T(r), s->t.count, s->t.dtype, o.root, o.stream), "comm:broadcast");
+    int tok = coll_begin(L, &k, "broadcast", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_broadcast(k.c->c, T(s), T(r), s->t.count, s->t.dtype, k.o.root, k.stream),
+                  "comm:broadcast");
 }
 
 static int l_reduce(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:reduce", &s, &r), "comm:reduce", &o);
-    if (!o.have_root) return luaL_error(L, "comm:reduce(send, recv, op, root [, stream]) needs a root rank");
+    coll_call k;
+    coll_call_open(L, "comm:reduce", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    if (!k.o.have_root) return luaL_error(L, "comm:reduce(send, recv, op, root [, stream]) needs a root rank");
     if (r->t.count != s->t.count)
         return luaL_error(L, "comm:reduce: send has %I elements, recv %I; they must match", (lua_Integer)s->t.count,
                           (lua_Integer)r->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "reduce", mgpu_tensor_bytes(&s->t));
-    return finish(L, tok, mgpu_reduce(c->c, T(s), T(r), s->t.count, s->t.dtype, o.op, o.root, o.stream), "comm:reduce");
+    int tok = coll_begin(L, &k, "reduce", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_reduce(k.c->c, T(s), T(r), s->t.count, s->t.dtype, k.o.op, k.o.root, k.stream),
+                  "comm:reduce");
 }
 
 static int l_alltoall(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *s, *r;
-    coll_opts o;
-    parse_opts(L, send_recv(L, "comm:alltoall", &s, &r), "comm:alltoall", &o);
-    size_t n = (size_t)mgpu_comm_size(c->c);
+    coll_call k;
+    coll_call_open(L, "comm:alltoall", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    size_t n = (size_t)mgpu_comm_size(k.c->c);
     if (s->t.count % n || r->t.count != s->t.count)
         return luaL_error(L, "comm:alltoall: send and recv need the same count, a multiple of the size %d "
                              "(send %I, recv %I)", (int)n, (lua_Integer)s->t.count, (lua_Integer)r->t.count);
-    int tok = coll_begin(L, c->c, o.stream, "alltoall", mgpu_tensor_bytes(&s->t));
-    return finish(L, tok, mgpu_alltoall(c->c, T(s), T(r), s->t.count / n, s->t.dtype, o.stream), "comm:alltoall");
+    int tok = coll_begin(L, &k, "alltoall", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_alltoall(k.c->c, T(s), T(r), s->t.count / n, s->t.dtype, k.stream), "comm:alltoall");
 }
 
 /* comm:send(t, peer [, stream]) and comm:recv(t, peer [, stream]) */
 static int p2p(lua_State *L, int is_send)
 {
     const char *fn = is_send ? "comm:send" : "comm:recv";
-    lm_comm *c = check_comm(L, 1);
-    lm_tensor *t = lm_check_tensor(L, 2);
-    coll_opts o;
-    parse_opts(L, 3, fn, &o);
-    if (!o.have_root) return luaL_error(L, "%s(t, peer [, stream]) needs the peer's rank", fn);
-    int tok = coll_begin(L, c->c, o.stream, is_send ? "send" : "recv", mgpu_tensor_bytes(&t->t));
-    if (is_send) return finish(L, tok, mgpu_send(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
-    return finish(L, tok, mgpu_recv(c->c, T(t), t->t.count, t->t.dtype, o.root, o.stream), fn);
+    coll_call k;
+    coll_call_open(L, fn, 1, &k);
+    lm_tensor *t = k.send;
+    if (!k.o.have_root) return luaL_error(L, "%s(t, peer [, stream]) needs the peer's rank", fn);
+    int tok = coll_begin(L, &k, is_send ? "send" : "recv", mgpu_tensor_bytes(&t->t));
+    if (is_send) return finish(L, tok, mgpu_send(k.c->c, T(t), t->t.count, t->t.dtype, k.o.root, k.stream), fn);
+    return finish(L, tok, mgpu_recv(k.c->c, T(t), t->t.count, t->t.dtype, k.o.root, k.stream), fn);
 }
 
 static int l_send(lua_State *L) { return p2p(L, 1); }
@@ -393,11 +427,10 @@ static int l_recv(lua_State *L) { return p2p(L, 0); }
 
 static int l_barrier(lua_State *L)
 {
-    lm_comm *c = check_comm(L, 1);
-    coll_opts o;
-    parse_opts(L, 2, "comm:barrier", &o);
-    int tok = coll_begin(L, c->c, o.stream, "barrier", NO_SIZE);
-    return finish(L, tok, mgpu_barrier(c->c, o.stream), "comm:barrier");
+    coll_call k;
+    barrier_call_open(L, &k);
+    int tok = coll_begin(L, &k, "barrier", NO_SIZE);
+    return finish(L, tok, mgpu_barrier(k.c->c, k.stream), "comm:barrier");
 }
 
 /* mgpu.group(fn, ...): fn's collectives and send/recv form one group
@@ -410,8 +443,16 @@ static int l_group(lua_State *L)
     ctx->group_depth++;
     int st = lua_pcall(L, lua_gettop(L) - 1, 0, 0);
     mgpu_result r = mgpu_group_end();
-    /* nested groups are one NCCL group: the outermost ends the spans */
-    if (--ctx->group_depth == 0) group_close(L, ctx, st == LUA_OK ? r : MGPU_ERR_INVALID);
+    /* nested groups are one NCCL group: the outermost ends the spans, and
+     * its calls have run: what they pinned may go (the engine's message
+     * kept, as freeing may touch it) */
+    if (--ctx->group_depth == 0) {
+        char why[512] = "";
+        if (r != MGPU_OK) snprintf(why, sizeof why, "%s", mgpu_error_message());
+        lm_group_release(L, ctx);
+        if (r != MGPU_OK) mgpu_fail(r, "%s", why);
+        group_close(L, ctx, st == LUA_OK ? r : MGPU_ERR_INVALID);
+    }
     if (st != LUA_OK) return lua_error(L); /* the function's error first: it is the cause */
     if (r != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.group");
     return 0;

@@ -11,6 +11,7 @@
 #define LM_STREAM "mgpu.stream"
 #define LM_EVENT "mgpu.event"
 #define LM_COMM "mgpu.comm"
+#define LM_FRAME "mgpu.frame" /* a call's pins (lua_mgpu_pin.c) */
 #define LM_CTX_KEY "mgpu.ctx" /* the registry field holding the lm_ctx */
 
 /* Per state: the host's view of this rank, and its default stream (where
@@ -32,6 +33,11 @@ typedef struct lm_ctx {
     int group_n;
     struct { mgpu_stream *s; int token; } group[LM_GROUP_STREAMS];
     char group_ops[40];
+    /* What the calls of the open group pin until it ends (lua_mgpu_pin.c):
+     * the backend runs grouped calls at the group's end, on the pointers
+     * they were given. */
+    struct lm_pin *group_pins;
+    int group_npins, group_cap;
 } lm_ctx;
 
 typedef struct lm_tensor {
@@ -41,10 +47,18 @@ typedef struct lm_tensor {
      * keeps the parent alive (user value 1); it never frees the buffer, and
      * becomes unusable when the parent is freed explicitly. */
     struct lm_tensor *parent;
+    /* On the tensor that owns the buffer (no parent): how many calls and
+     * groups hold it now, and the buffer of a free that came while they did
+     * (freed when the last one lets go; the script sees it freed at once). */
+    int pins;
+    mgpu_buffer *held;
 } lm_tensor;
 
+/* Every stream value holds a reference to its stream (mgpu_stream_retain):
+ * a communicator's stream lives while the script keeps it, after the
+ * communicator is gone, and a call holds its own while it runs. */
 typedef struct lm_stream {
-    mgpu_stream *s;       /* NULL once destroyed */
+    mgpu_stream *s;       /* this value's reference; NULL once destroyed */
     int owned;            /* 0 for the default stream and communicator streams */
     const char *label;    /* "default", "comm", "user" */
 } lm_stream;
@@ -58,7 +72,46 @@ typedef struct lm_event {
 typedef struct lm_comm {
     mgpu_comm *c;         /* NULL once destroyed */
     int owned;            /* split communicators are the script's; the world is the host's */
+    int pins;             /* calls and groups using it now */
+    mgpu_comm *held;      /* closed or collected while pinned: destroyed at the last unpin */
 } lm_comm;
+
+/* Pins (lua_mgpu_pin.c). Lua code runs in the middle of a binding: an
+ * options table's __index, a finalizer that any allocation may start, the
+ * body of mgpu.group. It may free a tensor, destroy a stream or a
+ * communicator the binding has a pointer to. So a binding reads every
+ * argument and option first, then takes its pointers through a call frame:
+ * lm_frame_open pushes the frame as a to-be-closed value, and what
+ * lm_pin_* hands out stays valid until the binding returns or raises. A
+ * pinned tensor's free and a communicator's close only mark it; the memory
+ * goes with the last pin. Inside mgpu.group, lm_group_hold keeps a call's
+ * pins until the group ends, when the backend runs the grouped calls. */
+typedef struct lm_pin {
+    char kind;            /* 't' a tensor (its owner), 's' a stream, 'c' a communicator */
+    void *obj;
+} lm_pin;
+typedef struct lm_frame lm_frame;
+/* The call's frame, pushed at the top of the stack (leave it there). */
+lm_frame *lm_frame_open(lua_State *L);
+/* The live tensor at idx, pinned: a copy whose buffer and shape stay valid
+ * until the frame closes, whatever the script does meanwhile (the op may
+ * write through it; the tensor is not changed). */
+lm_tensor *lm_pin_tensor(lua_State *L, lm_frame *f, int idx);
+/* The stream at idx (0, nil or none: the default stream), referenced. */
+mgpu_stream *lm_pin_stream(lua_State *L, lm_frame *f, int idx);
+/* The live communicator at idx, pinned. */
+lm_comm *lm_pin_comm(lua_State *L, lm_frame *f, int idx);
+/* Inside mgpu.group: keep what f pins until the group ends. */
+void lm_group_hold(lua_State *L, lm_frame *f);
+/* The outermost mgpu.group ended: let its pins go (L NULL: the state is
+ * closing). */
+void lm_group_release(lua_State *L, lm_ctx *c);
+/* Free a tensor's memory now, or at its last unpin (t:free, __gc, __close). */
+void lm_tensor_release(lm_tensor *t);
+/* Destroy a communicator now, or at its last unpin (__gc, __close). */
+void lm_comm_release(lm_comm *c);
+void lm_open_frame(lua_State *L);
+
 
 /* lua_mgpu_aux.c */
 lm_ctx *lm_ctx_get(lua_State *L);
@@ -68,11 +121,10 @@ lm_ctx *lm_ctx_peek(lua_State *L);
 /* A live tensor at idx (error if not a tensor or already freed). */
 lm_tensor *lm_check_tensor(lua_State *L, int idx);
 int lm_is_tensor(lua_State *L, int idx);
-/* The stream at idx: a stream userdata, or nil/none for the default. */
-mgpu_stream *lm_opt_stream(lua_State *L, int idx);
 int lm_is_stream(lua_State *L, int idx);
-/* Push a stream userdata that does not own `s`; `owner_idx` (or 0) is a
- * value kept alive with it (the communicator owning the stream). */
+/* Push a stream value that did not create `s` (it takes a reference of its
+ * own); `owner_idx` (or 0) is a value kept alive with it (the communicator
+ * whose stream it is). */
 void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx);
 /* Make a class metatable with methods and metamethods; leaves it popped. */
 void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta);
@@ -97,6 +149,7 @@ int lm_race_site(void *ctx, const void **key, int *line, char *buf, size_t len);
 void lm_open_tensor(lua_State *L);  /* lua_mgpu_tensor.c: mgpu.tensor, class */
 void lm_open_ipc(lua_State *L);     /* lua_mgpu_ipc.c: IPC, peer access, pointer info, mgpu.share */
 void lm_open_mem(lua_State *L);     /* lua_mgpu_mem.c: memory statistics, phantom tensors */
+int lm_phantom_tensor(lua_State *L); /* lua_mgpu_mem.c: mgpu.phantom_tensor */
 void lm_open_nn(lua_State *L);      /* lua_mgpu_nn.c: mgpu.nn, the training ops */
 void lm_open_lib(lua_State *L);     /* lua_mgpu_lib.c: mgpu.import, the shipped Lua library */
 void lm_open_event(lua_State *L);   /* lua_mgpu.c: streams and events */

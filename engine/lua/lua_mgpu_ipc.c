@@ -58,8 +58,9 @@ static void set_ptr(lua_State *L, const char *k, const void *p)
 static int l_pointer_info(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    lm_tensor *t = lm_check_tensor(L, 1);
     lua_Integer i = luaL_optinteger(L, 2, 0);
+    lua_settop(L, 2);
+    lm_tensor *t = lm_pin_tensor(L, lm_frame_open(L), 1);
     if (i < 0 || (size_t)i >= t->t.count)
         return luaL_error(L, "mgpu.pointer_info: element offset %I is outside 0..%I", i, (lua_Integer)t->t.count - 1);
     const char *p = (const char *)t->t.buf->ptr + t->t.offset + (size_t)i * mgpu_dtype_size(t->t.dtype);
@@ -83,7 +84,8 @@ static int l_pointer_info(lua_State *L)
 /* t:ipc_handle() -> "mgpu-ipc:..." for another process's mgpu.ipc_open */
 static int l_ipc_handle(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
+    lua_settop(L, 1);
+    lm_tensor *t = lm_pin_tensor(L, lm_frame_open(L), 1);
     if (t->t.offset != 0) return luaL_error(L, "tensor:ipc_handle: only a whole allocation can be exported");
     mgpu_ipc_handle h;
     if (mgpu_ipc_export(t->t.buf, &h) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:ipc_handle");
@@ -126,6 +128,10 @@ static int l_ipc_open(lua_State *L)
 static int l_ipc_close(lua_State *L)
 {
     lm_tensor *t = lm_check_tensor(L, 1);
+    if (t->parent) return luaL_error(L, "tensor:ipc_close: this is a view; close the tensor mgpu.ipc_open returned");
+    if (t->pins > 0)
+        return luaL_error(L, "tensor:ipc_close: the tensor is in use by a call or an mgpu.group that has not "
+                             "ended; close it after");
     if (mgpu_ipc_close(t->t.buf) != MGPU_OK)
         return luaL_error(L, "tensor:ipc_close: this tensor was not opened with mgpu.ipc_open; use t:free()");
     memset(&t->t, 0, sizeof t->t);

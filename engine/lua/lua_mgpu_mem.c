@@ -128,8 +128,9 @@ static int l_memory_configure(lua_State *L)
 
 /* mgpu.phantom_tensor{count=, dtype="f32", device=this rank's,
  * phantom_on_cuda=false}: a device tensor with no values. (It becomes the
- * phantom= option of the shaped tensors' constructor.) */
-static int l_phantom_tensor(lua_State *L)
+ * phantom= option of the shaped tensors' constructor, which passes the
+ * shape's count second.) */
+int lm_phantom_tensor(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -140,7 +141,7 @@ static int l_phantom_tensor(lua_State *L)
     lua_getfield(L, 1, "dtype");
     lua_getfield(L, 1, "device");
     lua_getfield(L, 1, "phantom_on_cuda");
-    lua_Integer count = luaL_checkinteger(L, -4);
+    lua_Integer count = lua_isnoneornil(L, 2) ? luaL_checkinteger(L, -4) : luaL_checkinteger(L, 2);
     const char *dtype = luaL_optstring(L, -3, "f32");
     int dev = (int)luaL_optinteger(L, -2, c->host.device);
     int on_cuda = lua_toboolean(L, -1);
@@ -175,7 +176,7 @@ void lm_open_mem(lua_State *L)
         {"memory_stats", l_memory_stats}, {"memory_reset_peak", l_memory_reset_peak},
         {"empty_cache", l_empty_cache},   {"memory_conf", l_memory_conf},
         {"memory_configure", l_memory_configure},
-        {"phantom_tensor", l_phantom_tensor}, {"mem_info", l_mem_info}, {NULL, NULL},
+        {"phantom_tensor", lm_phantom_tensor}, {"mem_info", l_mem_info}, {NULL, NULL},
     };
     lua_getglobal(L, "mgpu");
     luaL_setfuncs(L, fns, 0);

@@ -71,8 +71,8 @@ static int l_view(lua_State *L)
 /* t:slice(start, len): rows start..start+len-1 (0-based) along dim 0 */
 static int l_slice(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
     lua_Integer start = luaL_checkinteger(L, 2), len = luaL_checkinteger(L, 3);
+    lm_tensor *t = lm_check_tensor(L, 1);
     if (start < 0 || len < 1) return luaL_error(L, "tensor:slice: start must be >= 0 and len >= 1 (got %I, %I)", start, len);
     mgpu_tensor v;
     if (mgpu_tensor_slice0(&t->t, (size_t)start, (size_t)len, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:slice");
@@ -82,8 +82,8 @@ static int l_slice(lua_State *L)
 /* t:flat(first, n): elements first..first+n-1 (0-based) as a 1-dim view */
 static int l_flat(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
     lua_Integer first = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+    lm_tensor *t = lm_check_tensor(L, 1);
     if (first < 0 || n < 1) return luaL_error(L, "tensor:flat: first must be >= 0 and n >= 1 (got %I, %I)", first, n);
     mgpu_tensor v;
     if (mgpu_tensor_flat_range(&t->t, (size_t)first, (size_t)n, &v) != MGPU_OK) return mgpu_lua_raise_engine(L, "tensor:flat");
@@ -128,11 +128,13 @@ static int l_tensor_new(lua_State *L)
     lm_ctx *c = lm_ctx_get(L);
     lua_Integer count;
     const char *dtype = "f32", *kind = "device";
+    const char *name = NULL;
     int dev = c->host.device, nd = 0, phantom = 0;
     size_t dims[MGPU_TENSOR_MAX_DIMS];
     if (lua_istable(L, 1)) {
         static const char *const known[] = {"count", "dtype", "kind", "device", "shape", "phantom", "name", NULL};
         lm_check_options(L, 1, "mgpu.tensor", known);
+        lua_Integer shape_count = 0;
         lua_getfield(L, 1, "shape");
         if (!lua_isnil(L, -1)) {
             nd = check_shape(L, lua_gettop(L), "mgpu.tensor", dims);
@@ -141,17 +143,16 @@ static int l_tensor_new(lua_State *L)
                 if ((size_t)n > SIZE_MAX / 8 / dims[i]) return luaL_error(L, "mgpu.tensor: the shape is too large");
                 n *= (lua_Integer)dims[i];
             }
-            lua_pushinteger(L, n);
-            lua_setfield(L, 1, "count");
+            shape_count = n;
         }
         lua_getfield(L, 1, "phantom");
         phantom = lua_toboolean(L, -1);
         lua_pop(L, 2);
         if (phantom) {
-            lua_getglobal(L, "mgpu");
-            lua_getfield(L, -1, "phantom_tensor");
+            lua_pushcfunction(L, lm_phantom_tensor);
             lua_pushvalue(L, 1);
-            lua_call(L, 1, 1);
+            if (nd) lua_pushinteger(L, shape_count);
+            lua_call(L, nd ? 2 : 1, 1);
             lm_tensor *t = lm_check_tensor(L, -1);
             if (nd && mgpu_tensor_reshape(&t->t, nd, dims, &t->t) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.tensor");
             return 1;
@@ -160,11 +161,14 @@ static int l_tensor_new(lua_State *L)
         lua_getfield(L, 1, "dtype");
         lua_getfield(L, 1, "kind");
         lua_getfield(L, 1, "device");
-        if (lua_isnil(L, -4)) return luaL_error(L, "mgpu.tensor{...} needs count= or shape=");
-        count = luaL_checkinteger(L, -4);
-        dtype = luaL_optstring(L, -3, dtype);
-        kind = luaL_optstring(L, -2, kind);
-        dev = (int)luaL_optinteger(L, -1, dev);
+        lua_getfield(L, 1, "name");
+        if (nd) count = shape_count;
+        else if (lua_isnil(L, -5)) return luaL_error(L, "mgpu.tensor{...} needs count= or shape=");
+        else count = luaL_checkinteger(L, -5);
+        dtype = luaL_optstring(L, -4, dtype);
+        kind = luaL_optstring(L, -3, kind);
+        dev = (int)luaL_optinteger(L, -2, dev);
+        name = luaL_optstring(L, -1, NULL);
     } else {
         count = luaL_checkinteger(L, 1);
         dtype = luaL_optstring(L, 2, dtype);
@@ -181,11 +185,7 @@ static int l_tensor_new(lua_State *L)
            : mgpu_tensor_alloc(c->host.be, mk, dev, dt, (size_t)count, &t->t))
         return mgpu_lua_raise_engine(L, "mgpu.tensor");
     t->kind = mk;
-    if (lua_istable(L, 1)) {
-        lua_getfield(L, 1, "name");
-        if (!lua_isnil(L, -1)) mgpu_race_label_buffer(t->t.buf, luaL_checkstring(L, -1));
-        lua_pop(L, 1);
-    }
+    if (name) mgpu_race_label_buffer(t->t.buf, name);
     return 1;
 }
 
@@ -193,49 +193,55 @@ static int l_tensor_new(lua_State *L)
  * names its whole tensor) */
 static int l_name(lua_State *L)
 {
+    const char *name = luaL_checkstring(L, 2);
     lm_tensor *t = lm_check_tensor(L, 1);
-    mgpu_race_label_buffer(t->t.buf, luaL_checkstring(L, 2));
+    mgpu_race_label_buffer(t->t.buf, name);
     lua_settop(L, 1);
     return 1;
 }
 
+/* free, __gc, __close: the memory goes now, or when the calls and the
+ * group using it let go */
 static int l_tensor_gc(lua_State *L)
 {
-    lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
-    if (t->parent) memset(&t->t, 0, sizeof t->t); /* a view owns nothing */
-    else if (t->t.buf) mgpu_tensor_free(&t->t);
+    lm_tensor_release(luaL_checkudata(L, 1, LM_TENSOR));
     return 0;
 }
 
 /* t:fill{kind="random"|"const"|"index", seed=0, value=0, stream=} or t:fill(v) */
 static int l_fill(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
     mgpu_fill_spec spec = {.kind = MGPU_FILL_RANDOM, .seed = 0, .value = 0};
-    mgpu_stream *s = lm_ctx_get(L)->stream;
+    lua_settop(L, 3);
+    /* every option before any pointer: an __index may run the script */
     if (lua_type(L, 2) == LUA_TNUMBER) {
         spec.kind = MGPU_FILL_CONST;
         spec.value = lua_tonumber(L, 2);
-        s = lm_opt_stream(L, 3);
+        lua_pushvalue(L, 3); /* the stream, at 4 */
     } else if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const known[] = {"kind", "seed", "value", "stream", NULL};
         lm_check_options(L, 2, "tensor:fill", known);
+        lua_getfield(L, 2, "stream"); /* at 4 */
         lua_getfield(L, 2, "kind");
         lua_getfield(L, 2, "seed");
         lua_getfield(L, 2, "value");
-        lua_getfield(L, 2, "stream");
-        int has_value = !lua_isnil(L, -2);
-        const char *k = luaL_optstring(L, -4, has_value ? "const" : "random");
+        int has_value = !lua_isnil(L, -1);
+        const char *k = luaL_optstring(L, -3, has_value ? "const" : "random");
         if (strcmp(k, "random") == 0) spec.kind = MGPU_FILL_RANDOM;
         else if (strcmp(k, "const") == 0) spec.kind = MGPU_FILL_CONST;
         else if (strcmp(k, "index") == 0) spec.kind = MGPU_FILL_INDEX;
         else return luaL_error(L, "tensor:fill: kind '%s' is not random, const or index", k);
         if (spec.kind == MGPU_FILL_CONST && !has_value) return luaL_error(L, "tensor:fill{kind='const'} needs value=");
-        spec.seed = (uint64_t)luaL_optinteger(L, -3, 0);
-        spec.value = luaL_optnumber(L, -2, 0);
-        s = lm_opt_stream(L, lua_gettop(L));
+        spec.seed = (uint64_t)luaL_optinteger(L, -2, 0);
+        spec.value = luaL_optnumber(L, -1, 0);
+        lua_settop(L, 4);
+    } else {
+        lua_pushnil(L);
     }
+    lm_frame *f = lm_frame_open(L);
+    lm_tensor *t = lm_pin_tensor(L, f, 1);
+    mgpu_stream *s = lm_pin_stream(L, f, 4);
     int token = 0;
     if (lm_ctx_get(L)->spans) {
         char name[40], size[24];
@@ -252,9 +258,11 @@ static int l_fill(lua_State *L)
 /* t:checksum([stream]) -> integer (the 64-bit checksum's bits) */
 static int l_checksum(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
+    lua_settop(L, 2);
+    lm_frame *f = lm_frame_open(L);
+    lm_tensor *t = lm_pin_tensor(L, f, 1);
     uint64_t sum = 0;
-    mgpu_stream *s = lm_opt_stream(L, 2);
+    mgpu_stream *s = lm_pin_stream(L, f, 2);
     mgpu_race_host_read_begin(t->t.buf->be, "t:checksum");
     mgpu_result r = mgpu_tensor_checksum(s, &t->t, &sum);
     mgpu_race_host_read_end(t->t.buf->be);
@@ -266,8 +274,10 @@ static int l_checksum(lua_State *L)
 /* t:compare(other [, rtol [, atol]]) -> mismatches, max_abs_err, first (0-based index or nil) */
 static int l_compare(lua_State *L)
 {
-    lm_tensor *a = lm_check_tensor(L, 1), *b = lm_check_tensor(L, 2);
     double rtol = luaL_optnumber(L, 3, 0), atol = luaL_optnumber(L, 4, 0);
+    lua_settop(L, 4);
+    lm_frame *f = lm_frame_open(L);
+    lm_tensor *a = lm_pin_tensor(L, f, 1), *b = lm_pin_tensor(L, f, 2);
     mgpu_compare_result r;
     mgpu_race_host_read_begin(a->t.buf->be, "t:compare");
     mgpu_result res = mgpu_tensor_compare(lm_ctx_get(L)->stream, &a->t, &b->t, rtol, atol, &r);
@@ -286,9 +296,8 @@ static void push_elem(lua_State *L, const void *base, mgpu_dtype t, size_t i)
     else lua_pushnumber(L, mgpu_elem_f32(base, t, i));
 }
 
-static size_t check_index(lua_State *L, lm_tensor *t, int idx, const char *what)
+static size_t check_index(lua_State *L, const lm_tensor *t, lua_Integer i, const char *what)
 {
-    lua_Integer i = luaL_checkinteger(L, idx);
     if (i < 0 || (size_t)i >= t->t.count)
         luaL_error(L, "%s: index %I is outside 0..%I (indices start at 0)", what, i, (lua_Integer)t->t.count - 1);
     return (size_t)i;
@@ -297,8 +306,10 @@ static size_t check_index(lua_State *L, lm_tensor *t, int idx, const char *what)
 /* t:get(i) -> element i (0-based), read through the default stream */
 static int l_get(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
-    size_t i = check_index(L, t, 2, "tensor:get");
+    lua_Integer at = luaL_checkinteger(L, 2);
+    lua_settop(L, 2);
+    lm_tensor *t = lm_pin_tensor(L, lm_frame_open(L), 1);
+    size_t i = check_index(L, t, at, "tensor:get");
     lm_ctx *c = lm_ctx_get(L);
     size_t esz = mgpu_dtype_size(t->t.dtype);
     mgpu_race_host_read_begin(c->host.be, "t:get");
@@ -313,15 +324,20 @@ static int l_get(lua_State *L)
 /* t:set(i, v): write element i (0-based) through the default stream */
 static int l_set(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
-    size_t i = check_index(L, t, 2, "tensor:set");
+    lua_Integer at = luaL_checkinteger(L, 2);
+    lua_Number v = luaL_checknumber(L, 3);
+    int v_int = 0;
+    lua_Integer vi = lua_tointegerx(L, 3, &v_int);
+    lua_settop(L, 3);
+    lm_tensor *t = lm_pin_tensor(L, lm_frame_open(L), 1);
+    size_t i = check_index(L, t, at, "tensor:set");
     lm_ctx *c = lm_ctx_get(L);
     if (t->t.dtype == MGPU_I32) {
-        lua_Integer v = luaL_checkinteger(L, 3);
-        if (v < INT32_MIN || v > INT32_MAX) return luaL_error(L, "tensor:set: %I does not fit an i32", v);
-        ((int32_t *)c->stage->ptr)[0] = (int32_t)v;
+        if (!v_int) return luaL_argerror(L, 3, "number has no integer representation");
+        if (vi < INT32_MIN || vi > INT32_MAX) return luaL_error(L, "tensor:set: %I does not fit an i32", vi);
+        ((int32_t *)c->stage->ptr)[0] = (int32_t)vi;
     } else {
-        mgpu_fill_store(c->stage->ptr, t->t.dtype, 0, (float)luaL_checknumber(L, 3));
+        mgpu_fill_store(c->stage->ptr, t->t.dtype, 0, (float)v);
     }
     size_t esz = mgpu_dtype_size(t->t.dtype);
     /* synchronous: the staging buffer is reused by the next call */
@@ -334,8 +350,9 @@ static int l_set(lua_State *L)
 /* t:to_table([max]) -> {elements 0..n-1 at keys 1..n} */
 static int l_to_table(lua_State *L)
 {
-    lm_tensor *t = lm_check_tensor(L, 1);
     lua_Integer max = luaL_optinteger(L, 2, -1);
+    lua_settop(L, 2);
+    lm_tensor *t = lm_pin_tensor(L, lm_frame_open(L), 1);
     size_t n = t->t.count;
     if (max >= 0 && (size_t)max < n) n = (size_t)max;
     else if (max < 0 && n > TO_TABLE_DEFAULT_MAX)
