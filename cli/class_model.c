@@ -24,7 +24,23 @@ const char *class_state_name(class_state s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
+const char *class_verify_name(class_verify v)
+{
+    return v == VERIFY_OK ? "verified" : v == VERIFY_FAILED ? "failed on re-run" : v == VERIFY_UNVERIFIABLE ? "unverifiable"
+                                                                                                          : NULL;
+}
+
+static void cell_state_text(const class_cell *c, char *buf, size_t len);
+
 void class_cell_text(const class_cell *c, char *buf, size_t len)
+{
+    cell_state_text(c, buf, len);
+    const char *v = class_verify_name(c->verify);
+    size_t n = strlen(buf);
+    if (v && n < len) snprintf(buf + n, len - n, " [%s]", v);
+}
+
+static void cell_state_text(const class_cell *c, char *buf, size_t len)
 {
     const char *sol = c->solution_shown ? " +sol" : "";
     switch (c->state) {
@@ -450,7 +466,9 @@ void class_step_summary(const class_model *m, int col, class_step_sum *o)
     int nt = 0;
     for (int k = 0; k < m->nlearners; k++) {
         const class_cell *c = &m->learners[k].cells[col];
-        switch (c->state) {
+        /* a pass that failed on re-run is a failure */
+        class_state st = c->state == CLASS_PASSED && c->verify == VERIFY_FAILED ? CLASS_FAILED : c->state;
+        switch (st) {
         case CLASS_PASSED:
         case CLASS_READ: o->done++; break;
         case CLASS_AWAITING: o->awaiting++; break;
@@ -477,7 +495,9 @@ json_t *class_stuck(const class_model *m, int col)
 {
     json_t *a = json_array();
     for (int k = 0; k < m->nlearners; k++)
-        if (m->learners[k].cells[col].state == CLASS_FAILED) json_array_append_new(a, json_string(m->learners[k].label));
+        if (m->learners[k].cells[col].state == CLASS_FAILED ||
+            (m->learners[k].cells[col].state == CLASS_PASSED && m->learners[k].cells[col].verify == VERIFY_FAILED))
+            json_array_append_new(a, json_string(m->learners[k].label));
     return a;
 }
 

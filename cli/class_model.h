@@ -100,6 +100,14 @@ void class_step_summary(const class_model *m, int col, class_step_sum *out);
 json_t *class_stuck(const class_model *m, int col);
 /* Per question: [{lab, step, question, ask, answered, right, wrong, wrong_answers: [{answer, learners}]}] */
 json_t *class_questions(const class_model *m);
+/* Re-run every pass the exports claim (report_verify.c): fills each
+ * claimed cell's verify and verify_note. Returns 0, or the exit status
+ * when the labs cannot be found. */
+struct mgpu_cli_globals;
+int class_model_verify(class_model *m, const struct mgpu_cli_globals *g);
+/* "verified", "failed on re-run", "unverifiable"; NULL for none. */
+const char *class_verify_name(class_verify v);
+
 /* The machine the class runs on as a step's "ran_on" starts ("sim
  * dgx-h100", "sim", "cuda") or "" when the configuration pins none. */
 void class_machine(const class_model *m, char *buf, size_t len);

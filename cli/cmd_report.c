@@ -17,31 +17,43 @@
 
 static const char usage[] =
     "usage: mgpulab report [--format markdown|json|html] [--export FILE] [--name NAME] [--id ID]\n"
-    "       mgpulab report --class DIR [--format markdown|csv|json|html]\n"
+    "       mgpulab report --class DIR [--format markdown|text|html|csv|json] [--verify]\n"
     "\n"
     "A learner's progress and key measurements: for every lab and step its state,\n"
     "attempts, hints taken, whether you asked to see the solution, time of the last run\n"
     "and the numbers the step measured.\n"
-    "--export FILE writes it as JSON with the learner's name and id, the host and the\n"
-    "machine, for an instructor to collect (the learner's solutions only when the class\n"
-    "configuration says \"export_solutions\": true).\n"
-    "--class DIR reads every exported *.json in DIR and prints one table per lab and\n"
-    "step: how many passed, attempts, hints, the median time, and who is stuck where;\n"
-    "a damaged or foreign file is reported and skipped.\n"
+    "--export FILE writes it as JSON for an instructor to collect: the learner's name and\n"
+    "id, the host, the machine each step ran on, when it was opened and passed, the\n"
+    "answers and how each was judged, and the exercise files (unless the class\n"
+    "configuration says \"export_solutions\": false). docs/classroom.md describes it.\n"
+    "--class DIR reads every exported *.json in DIR and prints the class as a grid: a\n"
+    "row per learner (the class configuration's roster included), a column per step,\n"
+    "each cell the state and attempts; per step how many are done, waiting, failed or\n"
+    "not started, the median time on task and who is stuck; per question the right and\n"
+    "wrong answers. Exports of one learner id merge (the newest wins); a damaged or\n"
+    "foreign file, a claim that cannot be, a step run on a machine other than the\n"
+    "class's are named under Problems, not shown as data.\n"
+    "--verify (with --class) runs every pass the exports claim again on this machine,\n"
+    "from the learner's exercise files and answers, on the machine it passed on (any\n"
+    "sim preset): each is verified, failed on re-run or unverifiable (and why).\n"
     "\n"
     "Options:\n"
     "  --format F     markdown (default), json, html (one page, no external files), and\n"
-    "                 with --class also csv (the global --json means --format json)\n"
+    "                 with --class also text (aligned for a terminal) and csv (one row\n"
+    "                 per learner and step); the global --json means --format json\n"
     "  --export FILE  write the exported JSON to FILE (atomic: a temporary file renamed)\n"
-    "  --name NAME    the learner's name in the export (default: the login's full name)\n"
-    "  --id ID        the learner's id (default: the login name)\n"
-    "  --class DIR    aggregate the exported files in DIR\n"
+    "  --name NAME    the learner's name in the export (default: the name given last,\n"
+    "                 else the login's full name)\n"
+    "  --id ID        the learner's id (default: the id given last, else the login name)\n"
+    "  --class DIR    the class from the exported files in DIR\n"
+    "  --verify       with --class: re-run the claimed passes here\n"
     "\n"
     "Examples:\n"
     "  mgpulab report\n"
     "  mgpulab report --format html > progress.html\n"
     "  mgpulab report --export ~/ada.json --name 'Ada Lovelace'\n"
     "  mgpulab report --class ./collected --format csv\n"
+    "  mgpulab report --class ./collected --verify\n"
     "\n"
     "Exit status: 0 on success, 1 when progress or files cannot be read or written, 2 for\n"
     "bad options.\n";
@@ -177,8 +189,13 @@ static int export_doc(json_t *doc, const char *path)
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     const char *format = g->json ? "json" : NULL, *export = NULL, *name = NULL, *id = NULL, *class_dir = NULL;
+    int verify = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        if (strcmp(s, "--verify") == 0) {
+            verify = 1;
+            continue;
+        }
         const char **dst = strcmp(s, "--format") == 0 ? &format : strcmp(s, "--export") == 0 ? &export
                          : strcmp(s, "--name") == 0 ? &name : strcmp(s, "--id") == 0 ? &id
                          : strcmp(s, "--class") == 0 ? &class_dir : NULL;
@@ -191,12 +208,13 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "html") && !(class_fmt && class_dir))
         return mgpu_cli_usage_error("report", "--format '%s': use markdown, json or html%s", format,
                                     class_dir ? ", text or csv" : " (text and csv are for --class)");
+    if (verify && !class_dir) return mgpu_cli_usage_error("report", "--verify re-runs a class's exports: give --class DIR");
     if (class_dir) {
         if (export || name || id) return mgpu_cli_usage_error("report", "--class aggregates files; --export, --name "
                                                                         "and --id are for one learner's report");
         mgpu_lab_catalog *cat = lab_cli_open("report"); /* the class's labs: the grid's columns */
         if (!cat) return 1;
-        int rc = report_class(class_dir, format, stdout, cat);
+        int rc = report_class(class_dir, format, stdout, cat, verify ? g : NULL);
         mgpu_lab_catalog_close(cat);
         if (fflush(stdout) != 0) rc = 1;
         return rc;

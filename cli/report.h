@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "cmd.h"
 #include "mgpu/lab.h"
 
 /* Text escaped for HTML element content and attribute values. */
@@ -19,8 +20,9 @@ void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);
 
 /* `mgpulab report --class DIR` with the class's labs in cat: returns the
- * exit status. */
-int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat);
+ * exit status. verify: re-run every claimed pass with these options first
+ * (--verify, report_verify.c); NULL: the exports as they are. */
+int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat, const mgpu_cli_globals *verify);
 /* The class formats: markdown, text, html, csv, json; -1 for another. */
 int report_class_format(const char *format);
 

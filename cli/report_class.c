@@ -330,6 +330,39 @@ static void print_questions(const class_model *m, json_t *qs, FILE *f, int fmt)
     table_free(&t);
 }
 
+/* What --verify found beside the passes it confirmed. */
+static void print_verification(const class_model *m, FILE *f, int fmt)
+{
+    int ok = 0, claims = 0;
+    for (int k = 0; k < m->nlearners; k++)
+        for (int c = 0; c < m->ncols; c++) {
+            ok += m->learners[k].cells[c].verify == VERIFY_OK;
+            claims += m->learners[k].cells[c].verify != VERIFY_NONE;
+        }
+    if (!claims) return;
+    heading(f, fmt, 2, "Verification");
+    char line[600];
+    snprintf(line, sizeof line, "%d of %d claimed passes passed again on this machine.", ok, claims);
+    if (fmt == FMT_HTML) {
+        fputs("<p>", f);
+        report_html_text(f, line);
+        fputs("</p>\n<ul>\n", f);
+    } else {
+        fprintf(f, "%s\n\n", line);
+    }
+    for (int k = 0; k < m->nlearners; k++)
+        for (int c = 0; c < m->ncols; c++) {
+            const class_cell *cell = &m->learners[k].cells[c];
+            if (cell->verify != VERIFY_FAILED && cell->verify != VERIFY_UNVERIFIABLE) continue;
+            char a[400], b[700];
+            snprintf(a, sizeof a, "%s, %s step %d %s", m->learners[k].label, m->cols[c].lab, m->cols[c].step_index + 1,
+                     m->cols[c].step);
+            snprintf(b, sizeof b, "%s: %s", class_verify_name(cell->verify), cell->verify_note);
+            list_item(f, fmt, a, b);
+        }
+    if (fmt == FMT_HTML) fputs("</ul>\n", f);
+}
+
 static void print_problems(const class_model *m, FILE *f, int fmt)
 {
     size_t k;
@@ -392,6 +425,7 @@ static void print_table(const class_model *m, FILE *f, int fmt)
     json_t *qs = class_questions(m);
     print_questions(m, qs, f, fmt);
     json_decref(qs);
+    print_verification(m, f, fmt);
     print_problems(m, f, fmt);
     if (fmt == FMT_HTML) report_html_end(f);
 }
@@ -401,7 +435,7 @@ static void print_table(const class_model *m, FILE *f, int fmt)
 static void print_csv(const class_model *m, FILE *f)
 {
     fputs("learner_id,name,lab,step,title,state,attempts,hints,solution_shown,last_run,opened,passed_at,"
-          "time_on_task_s,ran_on,message\n", f);
+          "time_on_task_s,ran_on,message,verified,verify_note\n", f);
     for (int k = 0; k < m->nlearners; k++) {
         const class_learner *l = &m->learners[k];
         for (int c = 0; c < m->ncols; c++) {
@@ -427,6 +461,8 @@ static void print_csv(const class_model *m, FILE *f)
             csv_field(f, cell->ran_on);
             fputc(',', f);
             csv_field(f, cell->message ? cell->message : "");
+            fprintf(f, ",%s,", class_verify_name(cell->verify) ? class_verify_name(cell->verify) : "");
+            csv_field(f, cell->verify_note);
             fputc('\n', f);
         }
     }
@@ -450,6 +486,10 @@ static json_t *class_json(const class_model *m)
                                   num_or_null(cell->opened, cell->opened > 0), "passed_at",
                                   num_or_null(cell->passed_at, cell->passed_at > 0), "time_on_task",
                                   num_or_null(t, t >= 0), "ran_on", cell->ran_on, "message", cell->message);
+            if (cell->verify != VERIFY_NONE) {
+                json_object_set_new(o, "verify", json_string(class_verify_name(cell->verify)));
+                json_object_set_new(o, "verify_note", json_string(cell->verify_note));
+            }
             json_array_append_new(cells, o);
         }
         json_array_append_new(learners, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o, s:o}", "id", l->id, "name",
@@ -484,7 +524,7 @@ int report_class_format(const char *format)
          : !strcmp(format, "json") ? FMT_JSON : !strcmp(format, "markdown") ? FMT_MARKDOWN : -1;
 }
 
-int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat)
+int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat, const mgpu_cli_globals *verify)
 {
     class_model m = {0};
     int rc = 0, fmt = report_class_format(format);
@@ -495,6 +535,8 @@ int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalo
         fprintf(stderr, "mgpulab report: --class %s: no exported report (*.json from `mgpulab report --export`) "
                         "could be read\n", dir);
         rc = 1;
+    } else if (verify && (rc = class_model_verify(&m, verify)) != 0) {
+        /* said */
     } else if (fmt == FMT_CSV) {
         print_csv(&m, out);
     } else if (fmt == FMT_JSON) {

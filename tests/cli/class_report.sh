@@ -6,8 +6,10 @@
 # Markdown, text, CSV, JSON and HTML; reading steps read; the non-starter;
 # the duplicate merged (newest wins) and the two people under one name told
 # apart; the learner on another machine, the forged progress file, the
-# hand-edited export and the learner off the roster named, not counted; time on task from first open to
-# pass; per-question right and wrong answers; a '|' in a name.
+# hand-edited export and the learner off the roster named, not counted; time
+# on task from first open to pass; per-question right and wrong answers; a
+# '|' in a name; --verify running every claimed pass again (verified, failed
+# on re-run, unverifiable).
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -160,6 +162,48 @@ PY'
 # HTML: one page, cells classed by state, text escaped.
 "$bin" report --class "$tmp/share" --format html >"$tmp/class.html" 2>/dev/null
 check "HTML: one self-contained page with the grid" 'grep -q "^<!DOCTYPE html>" "$tmp/class.html" && grep -q "<td class=\"not-started\">-</td>" "$tmp/class.html" && grep -q "<td class=\"passed\">passed 2</td>" "$tmp/class.html" && ! grep -qiE "(src|href)=" "$tmp/class.html"'
+
+# --verify: every claimed pass runs again here from the export's evidence.
+"$bin" report --class "$tmp/share" --verify >"$tmp/verify.md" 2>"$tmp/err"; rc=$?
+check "--verify exits 0 (rc=$rc: $(grep -v "skipped\|re-running\|class configuration" "$tmp/err" | head -3))" '[ $rc -eq 0 ]'
+cp "$tmp/verify.md" "$tmp/class.md"
+grid 00-welcome >"$tmp/v0"
+grid 01-topology >"$tmp/v1"
+check "--verify: the real passes pass again, on the learner's own machine too" 'cell_rows "$tmp/v0" \
+  "Ada Lovelace => read ; passed 1 [verified] ; passed 2 [verified] ; read ; time" \
+  "Alan Turing => read ; passed 3 [verified] ; failed 2 ; read ; time" \
+  "Linus Torvalds => other machine ; other machine [verified] ; other machine ; other machine ; time" \
+  "Barbara | Liskov => read ; passed 1 [verified] ; passed 1 +sol [verified] ; - ; time"'
+check "--verify: the forged passes fail on re-run (the step without an exercise or question passes for anyone)" 'cell_rows "$tmp/v0" \
+  "Margaret Hamilton => edited ; edited [failed on re-run] ; edited [failed on re-run] ; edited ; time" && cell_rows "$tmp/v1" \
+  "Margaret Hamilton => edited [failed on re-run] ; edited [failed on re-run] ; edited [failed on re-run] ; edited [verified] ; time" \
+  "Ada Lovelace => passed 1 [verified] ; - ; - ; - ; time"'
+check "--verify: says how many passed again and why the others did not" 'grep -qF "8 of 13 claimed passes passed again on this machine." "$tmp/verify.md" && grep -qF -- "- Margaret Hamilton, 00-welcome step 3 hello: failed on re-run: failed on sim dgx-h100: 1 of 1 checks failed: rank 0 reports world 1" "$tmp/verify.md"'
+"$bin" report --class "$tmp/share" --verify --format csv >"$tmp/verify.csv" 2>/dev/null
+check "--verify: CSV says verified per cell" 'python3 - "$tmp/verify.csv" <<PY
+import csv, sys
+cell = {(r["learner_id"], r["step"]): r for r in csv.DictReader(open(sys.argv[1]))}
+assert cell[("ada", "hello")]["verified"] == "verified" and "passed again on sim dgx-h100" in cell[("ada", "hello")]["verify_note"]
+assert cell[("margaret", "backends")]["verified"] == "failed on re-run"
+assert cell[("alan", "hello")]["verified"] == ""
+PY'
+# Unverifiable: no exercise file in the export, a pass on a GPU.
+mkdir "$tmp/share2"
+cp "$tmp/share/ada.json" "$tmp/share2/"
+python3 - "$tmp/share2/ada.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["id"]: x for x in d["labs"][0]["steps"]}
+del s["hello"]["exercise"]
+m = d["labs"][1]["steps"][0]
+m["ran_on"] = m["passed_on"] = "cuda host gpu-7"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$bin" report --class "$tmp/share2" --verify >"$tmp/v2.md" 2>/dev/null
+check "--verify: a claim without its exercise file is unverifiable, and says why" 'grep -qF -- "- Ada Lovelace, 00-welcome step 3 hello: unverifiable: the export carries no exercise file (\"export_solutions\": false)" "$tmp/v2.md"'
+check "--verify: a pass on a GPU is unverifiable on the sim, and says why" 'grep -qF -- "- Ada Lovelace, 01-topology step 1 matrix: unverifiable: passed on a GPU (cuda host gpu-7); this re-run is not on one" "$tmp/v2.md"'
+"$bin" report --verify >/dev/null 2>&1; rc=$?
+check "--verify without --class is a usage error" '[ $rc -eq 2 ]'
 
 # A roster entry that is not an id is refused, with where.
 echo '{"roster": [{"id": "a"}, {"name": "no id"}]}' >"$tmp/bad.json"

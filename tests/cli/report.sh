@@ -87,7 +87,7 @@ check "--class: who is stuck where" 'grep -qE "^\| 3 Hands-on: every rank says w
 check "--class: the older export named" 'grep -q "^- grace2.json: an older export of learner .grace. than grace.json, which is shown" <<<"$out"'
 check "--class: a | in a name escaped" 'grep -qF "| Barbara \| Liskov | read | passed 1 | passed 1 +sol | - |" <<<"$out"'
 csv=$("$bin" report --class "$src/tests/data/class" --format csv 2>/dev/null)
-check "CSV header and a row" 'grep -q "^learner_id,name,lab,step,title,state,attempts,hints,solution_shown,last_run,opened,passed_at,time_on_task_s,ran_on,message$" <<<"$csv" && grep -q "^\"alan\",\"Alan Turing\",\"00-welcome\",\"hello\",\"Hands-on: every rank says who it is\",failed,2,2,0," <<<"$csv"'
+check "CSV header and a row" 'grep -q "^learner_id,name,lab,step,title,state,attempts,hints,solution_shown,last_run,opened,passed_at,time_on_task_s,ran_on,message,verified,verify_note$" <<<"$csv" && grep -q "^\"alan\",\"Alan Turing\",\"00-welcome\",\"hello\",\"Hands-on: every rank says who it is\",failed,2,2,0," <<<"$csv"'
 "$bin" report --class "$src/tests/data/class" --json >"$tmp/c.json" 2>/dev/null
 check "JSON: learners, skipped, steps" 'python3 -c "
 import json, sys
