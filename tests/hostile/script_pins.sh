@@ -114,6 +114,10 @@ print("coroutine", coroutine.resume(co))
 a:free(); b:free(); co = nil
 collectgarbage(); collectgarbage()
 print("release left", mgpu.memory_stats().allocated - base)
+local whole = mgpu.tensor(64)
+local part = whole:view{8, 8}
+whole:free()
+print("view of freed", tostring(part), pcall(part.count, part))
 local o = mgpu.ipc_open and mgpu.tensor(64)
 print("ipc_close view", pcall(o:view{8, 8}.ipc_close, o:view{8, 8}))
 LUA
@@ -121,4 +125,5 @@ hrun out spmd release.lua --backend sim --ranks 1
 [ $rc -eq 0 ] && has out "raise	false	.*one type" && has out "coroutine	false	.*one type" && has out "release left	0$" && ok ||
   { bad "a raising call kept its tensors: exit $rc"; cat out; }
 has out "ipc_close view	false	.*this is a view" && ok || { bad "ipc_close on a view"; cat out; }
+has out "view of freed	tensor \(freed\)	false	.*view's tensor was freed" && ok || { bad "tostring of a view of a freed tensor"; cat out; }
 finish
