@@ -346,7 +346,7 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat)
         if (!doc) snprintf(msg, sizeof msg, "damaged: line %d column %d: %s", err.line, err.column, err.text);
         else if (why) snprintf(msg, sizeof msg, "foreign: %s", why);
         if (!doc || why) {
-            fprintf(stderr, "mgpulab report: skipped %s: %s\n", path, msg);
+            if (!m->quiet) fprintf(stderr, "mgpulab report: skipped %s: %s\n", path, msg);
             json_array_append_new(m->skipped, json_pack("{s:s, s:s}", "file", names[i], "why", msg));
             json_decref(doc);
         } else {
@@ -404,7 +404,9 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat)
                 problem(m, json_string_value(json_array_get(files, i)), l->id, "learner '%s' (%s) is not on the "
                         "class configuration's roster", l->id, js(who, "name"));
         }
-        snprintf(l->name, sizeof l->name, "%s", *js(who, "name") ? js(who, "name") : l->id);
+        /* the roster's name stands (the instructor's list); else the export's */
+        if (!l->on_roster || !c->roster[l->on_roster - 1].name[0])
+            snprintf(l->name, sizeof l->name, "%s", *js(who, "name") ? js(who, "name") : l->id);
         snprintf(l->host, sizeof l->host, "%s", js(d, "host"));
         snprintf(l->file, sizeof l->file, "%s", json_string_value(json_array_get(files, i)));
         l->doc = json_incref(d);
@@ -442,6 +444,7 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat)
 
 void class_model_free(class_model *m)
 {
+    if (!m->problems) return; /* never loaded */
     for (int k = 0; k < m->nlearners; k++) {
         json_decref(m->learners[k].doc);
         free(m->learners[k].cells);

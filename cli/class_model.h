@@ -65,6 +65,7 @@ typedef struct class_learner {
 } class_learner;
 
 typedef struct class_model {
+    int quiet;                    /* set before loading: skipped files are not said on stderr (the live view) */
     const mgpu_class_config *cfg; /* NULL: no class configuration */
     mgpu_lab_catalog *cat;        /* the labs the columns come from */
     class_col *cols;

@@ -18,6 +18,7 @@
 static const char usage[] =
     "usage: mgpulab report [--format markdown|json|html] [--export FILE] [--name NAME] [--id ID]\n"
     "       mgpulab report --class DIR [--format markdown|text|html|csv|json] [--verify]\n"
+    "       mgpulab report --class DIR --watch | --open LAB\n"
     "\n"
     "A learner's progress and key measurements: for every lab and step its state,\n"
     "attempts, hints taken, whether you asked to see the solution, time of the last run\n"
@@ -36,6 +37,11 @@ static const char usage[] =
     "--verify (with --class) runs every pass the exports claim again on this machine,\n"
     "from the learner's exercise files and answers, on the machine it passed on (any\n"
     "sim preset): each is verified, failed on re-run or unverifiable (and why).\n"
+    "--watch shows the grid live while the learners' exports land in DIR (the class\n"
+    "configuration's \"share\"): a learner stuck on a step longer than its\n"
+    "\"stuck_minutes\" or failing a step 3 times is marked; Enter shows a learner's\n"
+    "last verdict, o opens the next lab. --open LAB opens a lab for the class when its\n"
+    "pacing keeps labs closed (\"labs_opened_by_instructor\").\n"
     "\n"
     "Options:\n"
     "  --format F     markdown (default), json, html (one page, no external files), and\n"
@@ -47,6 +53,8 @@ static const char usage[] =
     "  --id ID        the learner's id (default: the id given last, else the login name)\n"
     "  --class DIR    the class from the exported files in DIR\n"
     "  --verify       with --class: re-run the claimed passes here\n"
+    "  --watch        with --class: the live grid (q quits)\n"
+    "  --open LAB     with --class: open LAB for the learners (open-labs.txt in DIR)\n"
     "\n"
     "Examples:\n"
     "  mgpulab report\n"
@@ -189,16 +197,17 @@ static int export_doc(json_t *doc, const char *path)
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     const char *format = g->json ? "json" : NULL, *export = NULL, *name = NULL, *id = NULL, *class_dir = NULL;
-    int verify = 0;
+    const char *open = NULL;
+    int verify = 0, watch = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if (strcmp(s, "--verify") == 0) {
-            verify = 1;
+        if (strcmp(s, "--verify") == 0 || strcmp(s, "--watch") == 0) {
+            *(s[2] == 'v' ? &verify : &watch) = 1;
             continue;
         }
         const char **dst = strcmp(s, "--format") == 0 ? &format : strcmp(s, "--export") == 0 ? &export
                          : strcmp(s, "--name") == 0 ? &name : strcmp(s, "--id") == 0 ? &id
-                         : strcmp(s, "--class") == 0 ? &class_dir : NULL;
+                         : strcmp(s, "--class") == 0 ? &class_dir : strcmp(s, "--open") == 0 ? &open : NULL;
         if (!dst) return mgpu_cli_usage_error("report", s[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", s);
         if (i + 1 >= argc || !*argv[i + 1]) return mgpu_cli_usage_error("report", "%s needs a value", s);
         *dst = argv[++i];
@@ -208,13 +217,22 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "html") && !(class_fmt && class_dir))
         return mgpu_cli_usage_error("report", "--format '%s': use markdown, json or html%s", format,
                                     class_dir ? ", text or csv" : " (text and csv are for --class)");
-    if (verify && !class_dir) return mgpu_cli_usage_error("report", "--verify re-runs a class's exports: give --class DIR");
+    if ((verify || watch || open) && !class_dir)
+        return mgpu_cli_usage_error("report", "--verify, --watch and --open are for a class: give --class DIR");
+    if (watch + (verify || strcmp(format, "markdown") != 0) + (open != NULL) > 1)
+        return mgpu_cli_usage_error("report", "--watch, --open and --verify/--format are one at a time");
     if (class_dir) {
         if (export || name || id) return mgpu_cli_usage_error("report", "--class aggregates files; --export, --name "
                                                                         "and --id are for one learner's report");
         mgpu_lab_catalog *cat = lab_cli_open("report"); /* the class's labs: the grid's columns */
         if (!cat) return 1;
-        int rc = report_class(class_dir, format, stdout, cat, verify ? g : NULL);
+        int rc;
+        if (watch) rc = report_watch(class_dir, cat);
+        else if (open) {
+            char msg[600];
+            rc = report_open_lab(class_dir, cat, open, msg, sizeof msg);
+            fprintf(rc ? stderr : stdout, "%s%s\n", rc ? "mgpulab report: --open: " : "", msg);
+        } else rc = report_class(class_dir, format, stdout, cat, verify ? g : NULL);
         mgpu_lab_catalog_close(cat);
         if (fflush(stdout) != 0) rc = 1;
         return rc;

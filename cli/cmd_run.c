@@ -32,7 +32,9 @@ static const char usage[] =
     "  mgpulab run topology --step 1 --answer link01=NV18\n"
     "\n"
     "Exit status: 0 when every step ran (passed, or failed its check: your work is not\n"
-    "done yet), 1 when a step hit a lab error or was cancelled, 2 for bad arguments.\n";
+    "done yet), 1 when a step hit a lab error, was cancelled or is locked by the class's\n"
+    "pacing (LOCKED and why: an earlier step not done, a lab not opened yet), 2 for bad\n"
+    "arguments.\n";
 
 typedef struct run_args {
     const char *lab, *step;
@@ -133,6 +135,14 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     int first = only >= 0 ? only : 0, last = only >= 0 ? only : l->nsteps - 1;
     for (int s = first; s <= last; s++) {
         const mgpu_lab_step_info *si = &l->steps[s];
+        char why[400];
+        if (mgpu_lab_step_locked(cat, lab, s, why, sizeof why)) { /* the class's pacing: stop here */
+            if (a.json) json_array_append_new(steps, json_pack("{s:s, s:i, s:s, s:s, s:s}", "lab", l->id, "step", s + 1,
+                                                               "id", si->id, "state", "locked", "message", why));
+            else printf("== Lab %d step %d/%d: %s\nLOCKED %s\n", l->number, s + 1, l->nsteps, si->title, why);
+            rc = 1;
+            break;
+        }
         if (!a.json) {
             printf("== Lab %d step %d/%d: %s\n", l->number, s + 1, l->nsteps, si->title);
             if (a.text && si->text_path) print_text(si->text_path);

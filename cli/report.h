@@ -23,6 +23,12 @@ void report_html_end(FILE *f);
  * exit status. verify: re-run every claimed pass with these options first
  * (--verify, report_verify.c); NULL: the exports as they are. */
 int report_class(const char *dir, const char *format, FILE *out, mgpu_lab_catalog *cat, const mgpu_cli_globals *verify);
+/* `mgpulab report --class DIR --watch`: the live grid (report_watch.c). */
+int report_watch(const char *dir, mgpu_lab_catalog *cat);
+/* Open lab `name` of the class for the learners: add it to DIR's
+ * open-labs.txt (atomically). msg says what happened. Returns 0, 1 when
+ * the file cannot be written, 2 for a lab not in the class. */
+int report_open_lab(const char *dir, mgpu_lab_catalog *cat, const char *name, char *msg, size_t len);
 /* The class formats: markdown, text, html, csv, json; -1 for another. */
 int report_class_format(const char *format);
 

@@ -157,6 +157,7 @@ static void verify_learner(class_model *m, class_learner *l, const mgpu_cli_glob
     lab_cli_out out = {.json = 1};
     mgpu_lab_env env;
     lab_cli_env(g, &out, &env);
+    env.instructor_rerun = 1; /* no pacing, nothing written to the class's shared folder */
     env.events.log = NULL; /* the learners' runs are not the instructor's log */
     env.events.result = NULL;
     for (int li = 0; cat && li < mgpu_lab_count(cat); li++) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static mgpu_result bad(const char *path, const char *what)
 {
@@ -64,6 +65,50 @@ static mgpu_result get_roster(const char *path, json_t *roster, mgpu_class_confi
     return MGPU_OK;
 }
 
+/* "share", "stuck_minutes", "pacing": the live class. */
+static mgpu_result get_live(const char *path, json_t *doc, mgpu_class_config *c)
+{
+    char share[PATH_MAX] = "";
+    MGPU_CHECK(get_str(path, doc, "share", share, sizeof share));
+    if (share[0] == '/') {
+        snprintf(c->share, sizeof c->share, "%s", share);
+    } else if (share[0]) { /* beside the configuration file */
+        const char *slash = strrchr(path, '/');
+        int n = slash ? (int)(slash - path) : 1;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", n, slash ? path : ".");
+        char abs[PATH_MAX] = "";
+        if (dir[0] != '/' && getcwd(abs, sizeof abs)) strncat(abs, "/", sizeof abs - strlen(abs) - 1);
+        if (snprintf(c->share, sizeof c->share, "%s%s/%s", abs, dir, share) >= (int)sizeof c->share)
+            return bad(path, "\"share\" is too long");
+    }
+    json_t *v = json_object_get(doc, "stuck_minutes");
+    c->stuck_minutes = 10;
+    if (v) {
+        if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1440)
+            return bad(path, "\"stuck_minutes\" must be a number of minutes, more than 0 and at most 1440");
+        c->stuck_minutes = json_number_value(v);
+    }
+    json_t *pacing = json_object_get(doc, "pacing");
+    if (!pacing) return MGPU_OK;
+    if (!json_is_object(pacing)) return bad(path, "\"pacing\" must be an object");
+    const char *k;
+    json_object_foreach(pacing, k, v) {
+        int *dst = strcmp(k, "steps_in_order") == 0 ? &c->steps_in_order
+                 : strcmp(k, "labs_opened_by_instructor") == 0 ? &c->labs_by_instructor : NULL;
+        char why[200];
+        if (!dst || !json_is_boolean(v)) {
+            snprintf(why, sizeof why, "pacing \"%.40s\" is unknown or not true/false (known: steps_in_order, "
+                     "labs_opened_by_instructor)", k);
+            return bad(path, why);
+        }
+        *dst = json_is_true(v);
+    }
+    if (c->labs_by_instructor && !c->share[0])
+        return bad(path, "pacing \"labs_opened_by_instructor\" needs a \"share\": the instructor opens labs there");
+    return MGPU_OK;
+}
+
 mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -77,7 +122,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
     }
     mgpu_result r = MGPU_OK;
     static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions",
-                                        "roster", NULL};
+                                        "roster", "share", "stuck_minutes", "pacing", NULL};
     const char *key;
     json_t *v;
     if (!json_is_object(doc)) {
@@ -90,7 +135,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         if (!known[k]) {
             char why[200];
             snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
-                     "options, export_solutions, roster)", key);
+                     "options, export_solutions, roster, share, stuck_minutes, pacing)", key);
             r = bad(path, why);
             goto out;
         }
@@ -150,6 +195,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
     }
     c->export_solutions = v ? json_is_true(v) : 1; /* the learner's work goes with an export unless refused */
     if ((r = get_roster(path, json_object_get(doc, "roster"), c)) != MGPU_OK) goto out;
+    if ((r = get_live(path, doc, c)) != MGPU_OK) goto out;
 out:
     json_decref(doc);
     MGPU_CHECK(r);

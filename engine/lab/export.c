@@ -144,7 +144,8 @@ void mgpu_lab_learner(mgpu_lab_catalog *cat, const char **name, const char **id,
         *id = ibuf;
     }
     if (!*name) {
-        const char *g = pw && pw->pw_gecos ? pw->pw_gecos : "";
+        /* the account's full name, when the id is that account's */
+        const char *g = pw && pw->pw_gecos && strcmp(pw->pw_name, *id) == 0 ? pw->pw_gecos : "";
         size_t n = strcspn(g, ",");
         if (n) snprintf(nbuf, nlen, "%.*s", (int)n, g);
         else snprintf(nbuf, nlen, "%s", *id);
@@ -172,4 +173,44 @@ mgpu_result mgpu_lab_export_write(json_t *doc, const char *path)
     mgpu_result r = mgpu_file_write_atomic(path, text, n);
     free(text);
     return r;
+}
+/* "ada@ws01.json": the id and host with anything but letters, digits, '.',
+ * '-' and '_' made '_' (one file per learner and machine: two learners
+ * with the login "student" on two laptops do not overwrite each other). */
+static void share_file_name(const char *id, const char *host, char *out, size_t len)
+{
+    char raw[320];
+    snprintf(raw, sizeof raw, "%s@%s", id, host);
+    size_t k = 0;
+    for (const char *c = raw; *c && k + 6 < len; c++) {
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+                 *c == '-' || *c == '_' || *c == '@';
+        out[k] = ok && !(k == 0 && *c == '.') ? *c : '_'; /* no hidden file */
+        k++;
+    }
+    snprintf(out + k, len - k, ".json");
+}
+
+mgpu_result mgpu_lab_export_to_share(mgpu_lab_catalog *cat, char *path, size_t len)
+{
+    if (path && len) path[0] = '\0';
+    const mgpu_class_config *cc = NULL;
+    if (mgpu_class_config_active(&cc) != MGPU_OK || !cc || !cc->share[0]) {
+        mgpu_error_clear();
+        return MGPU_OK;
+    }
+    char nbuf[256], ibuf[128], host[256] = "", file[400], full[PATH_MAX + 512];
+    const char *name = NULL, *id = NULL;
+    mgpu_lab_learner(cat, &name, &id, nbuf, sizeof nbuf, ibuf, sizeof ibuf);
+    gethostname(host, sizeof host - 1);
+    share_file_name(id, host, file, sizeof file);
+    snprintf(full, sizeof full, "%s/%s", cc->share, file);
+    json_t *doc = mgpu_lab_export(cat, name, id, cc->export_solutions);
+    if (!doc) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the export");
+    mgpu_result r = mgpu_lab_export_write(doc, full);
+    json_decref(doc);
+    if (r != MGPU_OK)
+        return mgpu_fail(mgpu_error_code(), "the class's shared folder: %s", mgpu_error_message());
+    if (path && len) snprintf(path, len, "%s", full);
+    return MGPU_OK;
 }

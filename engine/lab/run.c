@@ -422,6 +422,12 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     if (step < 0 || step >= e->info.nsteps)
         return mgpu_fail(MGPU_ERR_INVALID, "lab %s has steps 1..%d, not %d", e->info.id, e->info.nsteps, step + 1);
     static const mgpu_lab_env no_env;
+    char locked[400];
+    if ((!env || !env->instructor_rerun) && mgpu_lab_step_locked(cat, lab, step, locked, sizeof locked)) {
+        out->state = MGPU_STEP_ERROR; /* nothing ran: no attempt, nothing saved */
+        snprintf(out->message, sizeof out->message, "locked: %s", locked);
+        return MGPU_OK;
+    }
     lab_run run = {.cat = cat, .lab = e, .step = step, .env = env ? env : &no_env};
     run.measurements = json_object();
     const mgpu_lab_step_info *s = &e->steps[step];
@@ -485,6 +491,17 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     save_progress(cat, e, step, out, started);
     mgpu_result r = lab_progress_save(&cat->progress);
     lab_sync_all_progress(cat); /* the save may have merged other labs' news */
+    /* the class's shared folder gets the learner's export after every
+     * step (the instructor's live view reads it); a share that cannot be
+     * written is said in the log, never a failure of the step */
+    if (r == MGPU_OK && (!env || !env->instructor_rerun) && mgpu_lab_export_to_share(cat, NULL, 0) != MGPU_OK) {
+        if (env && env->events.log) {
+            char line[1200];
+            snprintf(line, sizeof line, "the class export was not written: %s", mgpu_error_message());
+            env->events.log(env->events.ctx, -1, line);
+        }
+        mgpu_error_clear();
+    }
     return r;
 }
 

@@ -86,6 +86,20 @@ check "a wrong backend is refused" '[ $rc -eq 2 ] && grep -q "auto, cuda or sim"
 echo '{"labs": ["99-nope"]}' >"$tmp/bad.json"
 "$bin" list >/dev/null 2>"$tmp/err"; rc=$?
 check "a lab that does not exist is named" '[ $rc -ne 0 ] && grep -q "names lab .99-nope." "$tmp/err"'
+echo '{"pacing": {"labs_opened_by_instructor": true}}' >"$tmp/bad.json"
+"$bin" list >/dev/null 2>"$tmp/err"; rc=$?
+check "closed labs without a shared folder are refused" '[ $rc -eq 2 ] && grep -q "needs a \"share\"" "$tmp/err"'
+echo '{"stuck_minutes": 0}' >"$tmp/bad.json"
+"$bin" list >/dev/null 2>"$tmp/err"; rc=$?
+check "stuck_minutes 0 is refused" '[ $rc -eq 2 ] && grep -q "\"stuck_minutes\" must be a number of minutes" "$tmp/err"'
+echo '{"pacing": {"steps_in_ordre": true}}' >"$tmp/bad.json"
+"$bin" list >/dev/null 2>"$tmp/err"; rc=$?
+check "a misspelt pacing member is refused" '[ $rc -eq 2 ] && grep -q "pacing \"steps_in_ordre\" is unknown" "$tmp/err"'
+# A relative share is beside the configuration file; every step's export lands there.
+mkdir -p "$tmp/cfgdir/collect"
+echo '{"name": "S", "backend": "sim", "labs": ["0"], "share": "collect"}' >"$tmp/cfgdir/class.json"
+MGPULAB_CLASS=$tmp/cfgdir/class.json USER=sharer "$bin" run 0 --step 1 >"$tmp/out" 2>&1
+check "a relative share is beside the configuration file and gets the export after a step ($(tail -1 "$tmp/out"))" 'ls "$tmp/cfgdir/collect/"*@*.json >/dev/null 2>&1'
 export MGPULAB_CLASS=$tmp/missing.json
 "$bin" list >/dev/null 2>"$tmp/err"; rc=$?
 check "a named file that is missing is refused" '[ $rc -eq 2 ] && grep -q "missing.json" "$tmp/err"'

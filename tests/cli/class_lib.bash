@@ -39,7 +39,7 @@ class_config() {
  "roster": [{"id": "ada", "name": "Ada Lovelace"}, {"id": "alan", "name": "Alan Turing"},
             {"id": "grace", "name": "Grace Hopper"}, {"id": "ghopper"}, {"id": "linus", "name": "Linus Torvalds"},
             {"id": "margaret", "name": "Margaret Hamilton"}, {"id": "katherine", "name": "Katherine Johnson"},
-            {"id": "barbara", "name": "Barbara Liskov"}, {"id": "dennis", "name": "Dennis Ritchie"}]}
+            {"id": "barbara"}, {"id": "dennis", "name": "Dennis Ritchie"}]}
 J
     export MGPULAB_CLASS=$1
 }

@@ -11,11 +11,16 @@
  *    "fault": "", "labs": ["00-welcome", "01-topology", "02-allreduce"],
  *    "options": {"launcher": "local", "ranks": 8, "timeout": 60},
  *    "export_solutions": true,
- *    "roster": [{"id": "ada", "name": "Ada Lovelace"}, "alan", ...]}
+ *    "roster": [{"id": "ada", "name": "Ada Lovelace"}, "alan", ...],
+ *    "share": "/mnt/class", "stuck_minutes": 10,
+ *    "pacing": {"steps_in_order": true, "labs_opened_by_instructor": true}}
  * Every member is optional; an unknown one is an error (a typo must not
  * silently leave a setting unpinned). The roster lists the learners by the
  * id their exports carry: `report --class` shows one with no export as
- * not started. */
+ * not started. "share" (absolute, or relative to this file) is a folder
+ * every learner's mgpulab writes its export to after each step, for the
+ * instructor's `report --class DIR --watch`; "pacing" keeps each lab's
+ * steps in order and/or the labs closed until the instructor opens them. */
 #ifndef MGPU_CLASSCFG_H
 #define MGPU_CLASSCFG_H
 #include <limits.h>
@@ -47,7 +52,15 @@ typedef struct mgpu_class_config {
     int export_solutions;      /* the learner's exercise files go with an export (default: yes) */
     int nroster;               /* 0 = no roster: the class is whoever exported */
     mgpu_class_member roster[MGPU_CLASS_MAX_ROSTER];
+    char share[PATH_MAX];      /* "" or the shared folder every step's export is written to (absolute) */
+    double stuck_minutes;      /* the live view marks a learner this long on one step (default 10) */
+    int steps_in_order;        /* pacing: a step runs once the steps before it in its lab are done */
+    int labs_by_instructor;    /* pacing: a lab after the first runs once the instructor opened it */
 } mgpu_class_config;
+
+/* The file in the shared folder that lists the labs the instructor opened
+ * (one lab id a line; `mgpulab report --class DIR --open LAB` writes it). */
+#define MGPU_CLASS_OPEN_FILE "open-labs.txt"
 
 /* The configuration in force for this process, read once. *out = NULL when
  * there is none. A file that is named (or present) but unreadable or wrong

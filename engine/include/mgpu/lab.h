@@ -161,6 +161,10 @@ typedef struct mgpu_lab_env {
      * without measuring again; a step not run since the catalog opened
      * runs as usual */
     int check_only;
+    /* 1: the instructor's re-run of a learner's work (report --verify):
+     * the class configuration's pacing does not apply, and no export goes
+     * to the class's shared folder */
+    int instructor_rerun;
 } mgpu_lab_env;
 
 typedef struct mgpu_lab_verdict {
@@ -261,6 +265,15 @@ void mgpu_lab_learner(mgpu_lab_catalog *cat, const char **name, const char **id,
                       size_t ilen);
 /* Keep the learner's name and id in progress for later exports. */
 mgpu_result mgpu_lab_remember_learner(mgpu_lab_catalog *cat, const char *name, const char *id);
+/* The class configuration's shared folder ("share"): write the export there
+ * as ID@HOST.json, atomically (mgpu_lab_run_step does after every step).
+ * No share: nothing, MGPU_OK. path (may be NULL) gets the file written. */
+mgpu_result mgpu_lab_export_to_share(mgpu_lab_catalog *cat, char *path, size_t len);
+
+/* Pacing (the class configuration's "pacing", pacing.c): 1 when the step
+ * may not run yet - its lab not opened by the instructor, or a step before
+ * it in its lab not done - with why; 0 when it may. */
+int mgpu_lab_step_locked(const mgpu_lab_catalog *cat, int lab, int step, char *why, size_t len);
 
 #ifdef __cplusplus
 }

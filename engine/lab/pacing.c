@@ -1,0 +1,48 @@
+/* pacing.c - a class configuration's pacing (classcfg.h): each lab's
+ * steps in order (rustlings-style: a step opens when the steps before it
+ * are done), and labs after the first closed until the instructor opens
+ * them (`mgpulab report --class DIR --open LAB` adds the lab to the shared
+ * folder's open-labs.txt, which every learner's mgpulab reads). */
+#include "lab/lab_internal.h"
+#include "mgpu/classcfg.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Is lab id listed in the share's open-labs.txt? */
+static int opened_by_instructor(const char *share, const char *id)
+{
+    char path[PATH_MAX + 32], line[256];
+    snprintf(path, sizeof path, "%s/" MGPU_CLASS_OPEN_FILE, share);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int hit = 0;
+    while (!hit && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        hit = strcmp(line, id) == 0;
+    }
+    fclose(f);
+    return hit;
+}
+
+int mgpu_lab_step_locked(const mgpu_lab_catalog *cat, int lab, int step, char *why, size_t len)
+{
+    const mgpu_class_config *c = NULL;
+    if (why && len) why[0] = '\0';
+    if (mgpu_class_config_active(&c) != MGPU_OK) mgpu_error_clear();
+    if (!c || !cat || lab < 0 || lab >= cat->nlabs) return 0;
+    const lab_entry *e = &cat->labs[lab];
+    if (c->labs_by_instructor && lab > 0 && !opened_by_instructor(c->share, e->info.id)) {
+        if (why) snprintf(why, len, "lab %s is not open yet: the class opens it when the instructor says so", e->info.id);
+        return 1;
+    }
+    if (!c->steps_in_order) return 0;
+    for (int k = 0; k < step && k < e->info.nsteps; k++) {
+        const mgpu_lab_step_info *s = &e->steps[k];
+        if (s->state == MGPU_STEP_PASSED || s->state == MGPU_STEP_READ) continue;
+        if (why)
+            snprintf(why, len, "step %d (%s) opens when step %d (%s) is done: the class takes each lab's steps in order",
+                     step + 1, e->steps[step].id, k + 1, s->id);
+        return 1;
+    }
+    return 0;
+}
