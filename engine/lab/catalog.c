@@ -401,9 +401,17 @@ mgpu_result mgpu_lab_solution(mgpu_lab_catalog *cat, int lab, int step, char **t
     if (!s->exercise_src)
         return mgpu_fail(MGPU_ERR_INVALID, "step %d (%s) of lab %s has no exercise, so no solution to show", step + 1,
                          s->id, e->info.id);
-    if (!s->solution)
+    if (!s->solution) {
+        /* a learners' install leaves every lab's solutions/ out */
+        char dir[PATH_MAX + 16];
+        struct stat st;
+        snprintf(dir, sizeof dir, "%s/solutions", e->info.dir);
+        if (stat(dir, &st) != 0)
+            return mgpu_fail(MGPU_ERR_INVALID, "the reference solutions are not installed here (the learners' package "
+                             "leaves them out; the instructor has them in mgpulab-instructor): ask your instructor");
         return mgpu_fail(MGPU_ERR_INVALID, "step %d (%s) of lab %s has no reference solution in the lab", step + 1,
                          s->id, e->info.id);
+    }
     MGPU_CHECK(lab_read_file(s->solution, text, len));
     /* recorded as asked for: a passed step whose solution was shown is not
      * the same achievement, and the report says so */
