@@ -1,103 +1,24 @@
-/* sha256.c - SHA-256 and HMAC-SHA256 (sha256.h), after FIPS 180-4 and
- * RFC 2104; tests/unit/test_sha256.c checks the standards' vectors. */
+/* sha256.c - SHA-256 and HMAC-SHA256 (sha256.h) over nettle;
+ * tests/unit/test_sha256.c checks FIPS 180-4's and RFC 4231's vectors. */
 #include "mgpu/sha256.h"
+#include <nettle/hmac.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
-#include <string.h>
-
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-static void block(mgpu_sha256_ctx *s, const unsigned char *p)
-{
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-    }
-    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d, s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
-}
-
-void mgpu_sha256_init(mgpu_sha256_ctx *s)
-{
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(s->h, iv, sizeof iv);
-    s->len = 0;
-    s->nbuf = 0;
-}
-
-void mgpu_sha256_update(mgpu_sha256_ctx *s, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    s->len += n;
-    while (n > 0) {
-        size_t take = 64 - s->nbuf < n ? 64 - s->nbuf : n;
-        memcpy(s->buf + s->nbuf, p, take);
-        s->nbuf += take, p += take, n -= take;
-        if (s->nbuf == 64) {
-            block(s, s->buf);
-            s->nbuf = 0;
-        }
-    }
-}
-
-void mgpu_sha256_final(mgpu_sha256_ctx *s, unsigned char out[32])
-{
-    uint64_t bits = s->len * 8;
-    unsigned char pad = 0x80;
-    mgpu_sha256_update(s, &pad, 1);
-    pad = 0;
-    while (s->nbuf != 56) mgpu_sha256_update(s, &pad, 1);
-    unsigned char l[8];
-    for (int i = 0; i < 8; i++) l[i] = (unsigned char)(bits >> (56 - 8 * i));
-    mgpu_sha256_update(s, l, 8);
-    for (int i = 0; i < 8; i++)
-        for (int k = 0; k < 4; k++) out[4 * i + k] = (unsigned char)(s->h[i] >> (24 - 8 * k));
-}
 
 void mgpu_sha256(const void *data, size_t n, unsigned char out[32])
 {
-    mgpu_sha256_ctx s;
-    mgpu_sha256_init(&s);
-    mgpu_sha256_update(&s, data, n);
-    mgpu_sha256_final(&s, out);
+    struct sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, n, data);
+    sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 void mgpu_hmac_sha256(const void *key, size_t keylen, const void *data, size_t n, unsigned char out[32])
 {
-    unsigned char k[64] = {0}, pad[64], inner[32];
-    if (keylen > 64) mgpu_sha256(key, keylen, k);
-    else memcpy(k, key, keylen);
-    mgpu_sha256_ctx s;
-    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
-    mgpu_sha256_init(&s);
-    mgpu_sha256_update(&s, pad, 64);
-    mgpu_sha256_update(&s, data, n);
-    mgpu_sha256_final(&s, inner);
-    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
-    mgpu_sha256_init(&s);
-    mgpu_sha256_update(&s, pad, 64);
-    mgpu_sha256_update(&s, inner, 32);
-    mgpu_sha256_final(&s, out);
+    struct hmac_sha256_ctx c;
+    hmac_sha256_set_key(&c, keylen, key);
+    hmac_sha256_update(&c, n, data);
+    hmac_sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 void mgpu_sha256_hex(const unsigned char d[32], char out[65])
