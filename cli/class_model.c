@@ -416,7 +416,8 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat)
     free(winner);
     json_decref(docs);
     json_decref(files);
-    qsort(m->learners, (size_t)m->nlearners, sizeof *m->learners, roster_order);
+    if (m->nlearners > 0) /* qsort of NULL, even of none, is undefined */
+        qsort(m->learners, (size_t)m->nlearners, sizeof *m->learners, roster_order);
     for (int k = 0; k < m->nlearners; k++)
         if (m->learners[k].doc) fill_cells(m, &m->learners[k]);
     /* two people under one name: each row says its id */
