@@ -325,6 +325,8 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     if (cfg->timeout_s < 0) return mgpu_fail(MGPU_ERR_INVALID, "a negative timeout (%g s) makes no sense", cfg->timeout_s);
     int hosts, per_host, total;
     MGPU_CHECK(mgpu_rt_sim_layout(&cfg->backend, &hosts, &per_host, &total));
+    MGPU_CHECK(mgpu_rt_check_sim_faults(&cfg->backend,
+                                        cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total)));
 
     coord *c = calloc(1, sizeof *c);
     if (!c) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory starting the coordinator");

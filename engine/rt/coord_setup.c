@@ -158,6 +158,16 @@ mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *g
     return MGPU_OK;
 }
 
+mgpu_result mgpu_rt_check_sim_faults(const mgpu_backend_config *be, int nranks)
+{
+    if (!mgpu_backend_config_is_sim(be) || !be->fault || !*be->fault) return MGPU_OK;
+    mgpu_topo *t = NULL;
+    MGPU_CHECK(mgpu_topo_open_machine(be->machine ? be->machine : "dgx-h100", &t));
+    mgpu_result r = mgpu_topo_check_faults(t, be->fault, nranks);
+    mgpu_topo_free(t);
+    return r;
+}
+
 int mgpu_rt_default_ranks(mgpu_launcher kind, int sim_total)
 {
     if (kind == MGPU_LAUNCH_SRUN) {

@@ -93,6 +93,13 @@ badnum:
 ok:
         if (d->takes_arg == 1 && arg < 0 && t->ngpus == 0)
             return mgpu_fail(MGPU_ERR_INVALID, "--fault: %s needs a GPU, and %s has none", d->name, t->machine_name);
+        /* a link fault on a GPU without links would change nothing while every
+         * report says the machine is faulty: refuse it */
+        if (d->bit == TOPO_FAULT_NVLINK_DOWN && t->gpus[arg < 0 ? 0 : arg].nvlinks_total == 0 &&
+            !t->gpu_nvlink_down[arg < 0 ? 0 : arg])
+            return mgpu_fail(MGPU_ERR_INVALID, "--fault: %.*s: GPU %d of %s has no NVLink to take down (its "
+                             "peers are reached over PCIe); pick a machine with NVLink (dgx-h100)", (int)(e - s), s,
+                             arg < 0 ? 0 : arg, t->machine_name);
         if (*n == max) return mgpu_fail(MGPU_ERR_INVALID, "--fault: more than %d faults", max);
         out[*n].def = d;
         out[(*n)++].arg = arg;
@@ -145,6 +152,37 @@ mgpu_result mgpu_topo_apply_faults(mgpu_topo *t, const char *spec)
         }
     }
     return MGPU_OK;
+}
+
+mgpu_result mgpu_topo_check_faults(const mgpu_topo *t, const char *spec, int nranks)
+{
+    if (!t) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_topo_check_faults: no topology");
+    if (!spec || !*spec) return MGPU_OK;
+    parsed_fault list[64];
+    int n;
+    MGPU_CHECK(parse_all(t, spec, list, 64, &n));
+    for (int i = 0; i < n && nranks > 0; i++)
+        if (list[i].def->takes_arg == 2 && list[i].arg >= nranks)
+            return mgpu_fail(MGPU_ERR_INVALID, "--fault: %s:%d names rank %d, but the run has %d rank%s (0..%d): "
+                             "nothing would be faulty while the numbers claim to be the faulty machine's",
+                             list[i].def->name, list[i].arg, list[i].arg, nranks, nranks == 1 ? "" : "s", nranks - 1);
+    return MGPU_OK;
+}
+
+void mgpu_topo_faults_of_machine(const char *spec, char *out, size_t len)
+{
+    size_t k = 0;
+    if (len) out[0] = '\0';
+    for (const char *p = spec ? spec : ""; *p && len;) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *s = p;
+        while (*p && *p != ',') p++;
+        size_t n = (size_t)(p - s), name = strcspn(s, ":,");
+        const fault_def *d = find(s, name < n ? name : n);
+        if (!n || (d && d->takes_arg == 2)) continue;
+        if (k + n + 2 > len) break;
+        k += (size_t)snprintf(out + k, len - k, "%s%.*s", k ? "," : "", (int)n, s);
+    }
 }
 
 static const fault_def *by_name(const char *fault)

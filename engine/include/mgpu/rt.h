@@ -47,6 +47,10 @@ mgpu_result mgpu_rt_sim_layout(const mgpu_backend_config *be, int *hosts, int *g
 /* ranks when the caller gave 0: SLURM_NTASKS under srun, the sim machine's
  * GPUs, the driver's GPUs (mgpu_driver_gpu_count), or 1. */
 int mgpu_rt_default_ranks(mgpu_launcher kind, int sim_total);
+/* When the workers will open a sim machine with --fault: the faults checked
+ * against that machine and `nranks` (mgpu_topo_check_faults), so a fault on
+ * a rank or GPU the run lacks is refused before anything starts. */
+mgpu_result mgpu_rt_check_sim_faults(const mgpu_backend_config *be, int nranks);
 
 typedef struct mgpu_job_handler mgpu_job_handler;
 

@@ -142,6 +142,12 @@ mgpu_topo_path mgpu_topo_nic_nic_path(const mgpu_topo *t, int nic_a, int nic_b);
  * it from cudaDeviceCanAccessPeer; models derive it from the path (NV and
  * PCIe paths within a socket: yes; SYS: no) unless a fault overrides it. */
 int mgpu_topo_peer_access(const mgpu_topo *t, int gpu_a, int gpu_b);
+
+/* NVLinks from a GPU (global index) to NVSwitches that are up: 0 with no
+ * switch (PCIe boxes, direct NVLink bridges) or when the nvlink-down fault
+ * took them. NVLink SHARP (NVLS) needs them: the switch reduces and
+ * multicasts (docs/sim-collectives.md). */
+int mgpu_topo_gpu_nvswitch_links(const mgpu_topo *t, int gpu);
 void mgpu_topo_set_peer_access(mgpu_topo *t, int gpu_a, int gpu_b, int can);
 
 /* Notes about the model: what a discovery source could not tell, faults
@@ -154,6 +160,15 @@ void mgpu_topo_add_note(mgpu_topo *t, const char *fmt, ...) __attribute__((forma
  * with the list of known ones. Faults that concern ranks (straggler,
  * crash) are recorded for the runtime; link faults change the view. */
 mgpu_result mgpu_topo_apply_faults(mgpu_topo *t, const char *faults);
+/* Check a fault list against a machine and a run before anything launches:
+ * the names, a GPU argument that names a GPU of `t` with NVLinks to take
+ * down, and a rank argument (straggler, crash) below `nranks` (<= 0: ranks
+ * not checked). MGPU_ERR_INVALID with the item named; `t` is not changed. */
+mgpu_result mgpu_topo_check_faults(const mgpu_topo *t, const char *faults, int nranks);
+/* The faults of a list that change the machine (links, peer access, GDR),
+ * without those of the run's ranks (straggler, crash): what a one-process
+ * helper job that is no rank of the run should see. Writes "" when none. */
+void mgpu_topo_faults_of_machine(const char *faults, char *out, size_t len);
 int mgpu_topo_has_fault(const mgpu_topo *t, const char *fault);
 /* The argument a fault was applied with (nvlink-down's GPU, straggler's and
  * crash's rank; 0 when the fault was named without one), -1 when the fault
