@@ -42,7 +42,7 @@ static const char usage[] =
     "Examples:\n"
     "  mgpulab whatif\n"
     "  mgpulab whatif --dp 4 --tp 8 --pp 8\n"
-    "  mgpulab whatif --dp 8 --tp 16 --pp 2 --json\n"
+    "  mgpulab whatif --dp 16 --tp 4 --pp 4 --recompute 1 --json\n"
     "\n"
     "Exit status: 0 on success, 1 when the layout cannot be simulated, 2 for bad options.\n";
 

@@ -90,9 +90,17 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
         return mgpu_fail(MGPU_ERR_INVALID, "--heads %d is not a multiple of --kv-heads %d", md->heads, md->kv_heads);
     if (md->heads % c->tp != 0)
         return mgpu_fail(MGPU_ERR_INVALID, "--tp %d does not divide the %d attention heads", c->tp, md->heads);
-    if (md->kv_heads % c->tp != 0 && c->tp % md->kv_heads != 0)
-        return mgpu_fail(MGPU_ERR_INVALID, "--tp %d neither divides nor is a multiple of the %d KV heads", c->tp,
-                         md->kv_heads);
+    /* Every TP rank holds whole KV groups (GQA): Megatron-Core divides the
+     * query groups by the TP size (num_query_groups % tp == 0) and refuses a
+     * remainder. A TP group larger than the KV groups would need KV heads
+     * replicated over ranks, with their gradients summed in the group -
+     * neither Megatron-Core nor this model does that (issue 27). */
+    if (md->kv_heads % c->tp != 0)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "--tp %d does not divide the %d KV heads (query groups): each TP rank must hold whole KV "
+                         "groups, as Megatron-Core requires (num_query_groups %% tp == 0); a TP larger than the KV "
+                         "groups would replicate KV heads, which is not modelled (a model with more: --kv-heads)",
+                         c->tp, md->kv_heads);
     if (md->ffn % c->tp != 0)
         return mgpu_fail(MGPU_ERR_INVALID, "--tp %d does not divide the FFN width %d", c->tp, md->ffn);
     if (md->vocab % c->tp != 0)
@@ -137,7 +145,7 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
     }
     l->layers_per_stage = md->layers / c->pp;
     l->heads = md->heads / c->tp;
-    l->kv_heads = md->kv_heads >= c->tp ? md->kv_heads / c->tp : 1; /* fewer KV heads than ranks: replicated */
+    l->kv_heads = md->kv_heads / c->tp;
     l->head_dim = md->hidden / md->heads;
     l->ffn = md->ffn / c->tp;
     l->vocab = md->vocab / c->tp;

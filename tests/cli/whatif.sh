@@ -33,8 +33,9 @@ assert t["dp"]["link"] == "InfiniBand" and t["dp"]["nodes"] == 8 and t["dp"]["ca
 PY
 then ok; else bad "the JSON (rc=$rc)"; cat "$tmp/j"; fi
 
-# TP across two nodes: its all-reduces leave the node
-"$bin" whatif --dp 8 --tp 16 --pp 2 --json >"$tmp/x" 2>&1; rc=$?
+# TP across two nodes (a model with 16 KV heads: Llama-2-70B's 8 cap TP at 8,
+# checked below): its all-reduces leave the node
+"$bin" whatif --dp 8 --tp 16 --pp 2 --kv-heads 16 --json >"$tmp/x" 2>&1; rc=$?
 if [ $rc -eq 0 ] && python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["traffic"]["tp"]
@@ -52,6 +53,7 @@ check_err 2 "--dp '0'" --dp 0
 check_err 2 "unknown option '--bogus'" --bogus 1
 check_err 2 "--pp needs a value" --pp
 check_err 1 "--tp 3 does not divide the 64 attention heads" --tp 3
+check_err 1 "--tp 16 does not divide the 8 KV heads" --dp 8 --tp 16 --pp 2
 check_err 1 "--pp 3 does not divide the 80 layers" --pp 3
 check_err 1 "--nodes 5" --nodes 5
 check_err 1 "not a preset" --machine no-such-box

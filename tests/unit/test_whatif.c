@@ -103,10 +103,17 @@ static void llama70b(void)
     CHECK_OK(mgpu_whatif_run(&c, &rc));
     CHECK(rc.micro_batches == 32 && rc.bubble > r.bubble);
 
-    /* TP across nodes: 16 ranks span two nodes and its all-reduces go over InfiniBand */
+    /* TP 16 with Llama-2-70B's 8 KV heads: refused, as Megatron-Core does
+     * (num_query_groups % tp == 0), not priced with KV heads replicated */
     mgpu_whatif_defaults(&c);
     c.tp = 16;
     c.pp = 2;
+    CHECK(mgpu_whatif_run(&c, &rc) == MGPU_ERR_INVALID);
+    CHECKF(strstr(mgpu_error_message(), "--tp 16 does not divide the 8 KV heads") != NULL, "%s", mgpu_error_message());
+
+    /* TP across nodes (a model with 16 KV heads): 16 ranks span two nodes
+     * and its all-reduces go over InfiniBand */
+    c.model.kv_heads = 16;
     CHECK_OK(mgpu_whatif_run(&c, &rc));
     CHECK(rc.traffic[MGPU_WHATIF_TP].nodes == 2 && !strcmp(rc.traffic[MGPU_WHATIF_TP].link, "InfiniBand"));
     CHECK(rc.traffic[MGPU_WHATIF_TP].call_us > tp->call_us && rc.step_ms > r.step_ms);
