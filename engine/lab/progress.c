@@ -247,9 +247,34 @@ static void take(json_t *ours, const char *key, json_t *theirs)
     else json_object_del(ours, key);
 }
 
+/* A step's counts: each process adds to them (a run, a hint), so two
+ * commands that count at once must both be counted. Merged as increments:
+ * the disk's count plus what this process added since it read the file. */
+static const char *const COUNTERS[] = {"attempts", "hints_taken"};
+
+static int is_counter(const char *key)
+{
+    for (size_t i = 0; i < sizeof COUNTERS / sizeof *COUNTERS; i++)
+        if (strcmp(key, COUNTERS[i]) == 0) return 1;
+    return 0;
+}
+
+/* ours[key] = disk + (ours - base) when all that is there are integers (a
+ * count not in base was 0 when read); otherwise ours stays, as for any
+ * other member this process changed. */
+static void merge_counter(json_t *ours, const char *key, json_t *base, json_t *disk)
+{
+    json_t *o = json_object_get(ours, key), *b = base ? json_object_get(base, key) : NULL,
+           *d = json_object_get(disk, key);
+    if (!json_is_integer(o) || !json_is_integer(d) || (b && !json_is_integer(b))) return;
+    json_int_t sum = json_integer_value(d) + json_integer_value(o) - (b ? json_integer_value(b) : 0);
+    json_object_set_new(ours, key, json_integer(sum > 0 ? sum : 0));
+}
+
 /* Three-way merge of one object's members into `ours`: a member this
  * process left as it was when read (equal to base) takes the disk's
- * version; one it changed (or removed) keeps its own. */
+ * version; one it changed (or removed) keeps its own, except a count,
+ * which adds this process's increment to the disk's. */
 static void merge_members(json_t *ours, json_t *base, json_t *disk)
 {
     /* keys of all three; a copy of the key list, since ours changes */
@@ -262,6 +287,7 @@ static void merge_members(json_t *ours, json_t *base, json_t *disk)
     json_object_foreach(keys, k, v) {
         json_t *o = json_object_get(ours, k), *b = base ? json_object_get(base, k) : NULL;
         if (o == b || (o && b && json_equal(o, b))) take(ours, k, disk);
+        else if (is_counter(k)) merge_counter(ours, k, base, disk);
     }
     json_decref(keys);
 }

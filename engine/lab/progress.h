@@ -31,7 +31,9 @@ typedef struct lab_progress {
 mgpu_result lab_progress_load(lab_progress *p, const char *state_dir);
 /* Save under a lock (progress.json.lock): first merge into p->doc what
  * other commands saved since this one read the file (every lab, step and
- * step member this process did not change takes the disk's version), then
+ * step member this process did not change takes the disk's version; a
+ * count - attempts, hints_taken - adds what this process added to the
+ * disk's, so commands that count at once are all counted), then
  * write the whole document atomically: a temporary file in the same
  * directory, fsync, rename over progress.json, fsync the directory.
  * Objects inside p->doc may be replaced: re-read pointers into it. */
