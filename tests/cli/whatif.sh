@@ -59,6 +59,13 @@ check_err 1 "--nodes 5" --nodes 5
 check_err 1 "not a preset" --machine no-such-box
 check_err 1 "--zero 2" --zero 2
 
+# lab 6 step 4's advice (issue 27): the command's default keeps every
+# activation, and the note's 8x8x4 does not fit so; --recompute 1 fits
+"$bin" whatif >"$tmp/d" 2>&1
+"$bin" whatif --recompute 1 >"$tmp/r" 2>&1
+if grep -q 'on stage 0: DOES NOT FIT' "$tmp/d" && grep -q 'on stage 0: fits' "$tmp/r"; then ok
+else bad "the default (keep activations) should not fit and --recompute 1 should"; cat "$tmp/d" "$tmp/r"; fi
+
 # the Lua binding answers as the command does
 cat >"$tmp/w.lua" <<'LUA'
 local r = mgpu.whatif{dp = 4, tp = 8, pp = 8, recompute = 1}

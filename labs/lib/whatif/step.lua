@@ -6,7 +6,7 @@
 -- and what the step's questions are checked against (derived from the
 -- runs, never fixed here). labs/06-tpdp/whatif.lua is the lab side.
 --   local step = mgpu.import("whatif.step")
---   step.run{"16x4x4", "8x16x2"}   -- the learner's layouts, "DPxTPxPP"
+--   step.run{"16x4x4", "2x8x16"}   -- the learner's layouts, "DPxTPxPP"
 local step = {}
 
 step.NOTE = {dp = 8, tp = 8, pp = 4}
