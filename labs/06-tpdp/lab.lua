@@ -561,7 +561,7 @@ steps[#steps + 1] = {
     end
     local runs, t = {}, {}
     for i, order in ipairs{ "tp-dp", "dp-tp" } do
-      lab.progress((i - 1) / 2, "your megatron.lua, the 70B-shaped layers, " .. order .. ", on the " .. where)
+      lab.progress((i - 1) / 2, "your megatron.lua, Llama-2-70B's layers, " .. order .. ", on the " .. where)
       local res = spmd(lab, lab.exercise, { "time", order }, { per_node = per_node, machine = whatif })
       local row = row_of(res, 0)
       local tpg, dpg = groups_of(order)
@@ -574,7 +574,7 @@ steps[#steps + 1] = {
     end
     local r0 = runs["tp-dp"].row or {}
     local out = { runs = runs, rows = t,
-                  title = string.format("the same model, 2 layers of a 70B's shapes, %d micro-batches of 4096 tokens per "
+                  title = string.format("the same model, 2 layers of Llama-2-70B's shapes (SwiGLU MLP of 28672), %d micro-batches of 4096 tokens per "
                                         .. "step; per rank: activations %s MiB, gradients %s MiB (%s%s)", MICRO,
                                         f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20),
                                         where, whatif and string.format(": this machine has %d GPU%s", lab.backend.gpus or 1,

@@ -115,6 +115,43 @@ function MLP:parameters(list)
   return list
 end
 
+-- Llama's MLP (SwiGLU), for the timed model: gate and up both
+-- column-parallel (this rank's hidden units of each; Megatron-Core fuses
+-- them as one linear_fc1 of twice the width), silu(gate) * up, down
+-- row-parallel. To the learner's mlp_forward it is the same chain as the
+-- GELU MLP: fc1 gives the pair {gate, up}, act joins it into one tensor,
+-- fc2 is down; in backward act gives back the pair of gradients and fc1
+-- sums the two input gradients. f still goes before fc1, g after fc2.
+local GateUp = nn.class("TPGateUp")
+function GateUp:parameters(list)
+  list = list or {}
+  self.gate:parameters(list)
+  self.up:parameters(list)
+  return list
+end
+function GateUp:forward(x) return {self.gate:forward(x), self.up:forward(x)} end
+function GateUp:backward(d, ready)
+  local dxu = self.up:backward(d[2], ready)
+  local dx = nn.buffer(self, "dx", dxu:shape(), dxu:dtype())
+  mgpu.nn.add(dxu, dxu, dx, {beta = 0})                      -- dx = up's input gradient
+  mgpu.nn.add(dx, self.gate:backward(d[1], ready), dx)       -- + gate's
+  return dx
+end
+
+local SwiGLU = nn.class("TPSwiGLU")
+function SwiGLU:forward(gu)
+  self.g, self.u = gu[1], gu[2]
+  local h = nn.buffer(self, "h", self.g:shape(), self.g:dtype())
+  mgpu.nn.swiglu(self.g, self.u, h)
+  return h
+end
+function SwiGLU:backward(dh)
+  local dg = nn.buffer(self, "dg", dh:shape(), dh:dtype())
+  local du = nn.buffer(self, "du", dh:shape(), dh:dtype())
+  mgpu.nn.swiglu_backward(self.g, self.u, dh, dg, du)
+  return {dg, du}
+end
+
 -- Attention: wq, wk, wv column-parallel (this rank's heads: heads/parts query
 -- heads and kv_heads/parts key/value heads), the attention of those heads
 -- alone, wo row-parallel. a.core is nn.transformer's Attention over them.
@@ -136,7 +173,9 @@ end
 
 -- One transformer layer (pre-norm: x + attn(norm(x)), then h + mlp(norm(h))).
 -- o: name, dim, heads, kv_heads, hidden, seed, dtype, part (tp_rank), parts
--- (tp_size), comm (the TP group), ops, full (the unsharded layer to slice).
+-- (tp_size), comm (the TP group), ops, full (the unsharded layer to slice),
+-- mlp ("gelu", the default: fc1, GELU, fc2; "swiglu": Llama's gate/up,
+-- SwiGLU, down - timed models only, nothing to slice it from).
 local Layer = nn.class("TPLayer")
 function tp.layer(o)
   local part, parts, full = o.part or 0, o.parts or 1, o.full
@@ -155,9 +194,18 @@ function tp.layer(o)
   core.wo = shard(fa and fa.wo, "row", part, parts, name .. ".attn.wo", o.heads * hd, dim, {bias = false, dtype = dt, seed = o.seed + 3})
   L.attn = setmetatable({core = core}, Attn)
   local fm = full and full.mlp
-  L.mlp = setmetatable({act = nn.act("gelu")}, MLP)
-  L.mlp.fc1 = shard(fm and fm.fc1, "column", part, parts, name .. ".mlp.fc1", dim, o.hidden, {dtype = dt, seed = o.seed + 10})
-  L.mlp.fc2 = shard(fm and fm.fc2, "row", part, parts, name .. ".mlp.fc2", o.hidden, dim, {bias = false, dtype = dt, seed = o.seed + 11})
+  if o.mlp == "swiglu" then
+    assert(not full, "the SwiGLU MLP is for timed models: there is no unsharded one to slice")
+    local gu = setmetatable({name = name .. ".mlp.fc1", dtype = dt}, GateUp)
+    gu.gate = shard(nil, "column", part, parts, name .. ".mlp.gate", dim, o.hidden, {bias = false, dtype = dt, seed = o.seed + 10})
+    gu.up = shard(nil, "column", part, parts, name .. ".mlp.up", dim, o.hidden, {bias = false, dtype = dt, seed = o.seed + 12})
+    L.mlp = setmetatable({act = setmetatable({dtype = dt}, SwiGLU), fc1 = gu}, MLP)
+    L.mlp.fc2 = shard(nil, "row", part, parts, name .. ".mlp.down", o.hidden, dim, {bias = false, dtype = dt, seed = o.seed + 11})
+  else
+    L.mlp = setmetatable({act = nn.act("gelu")}, MLP)
+    L.mlp.fc1 = shard(fm and fm.fc1, "column", part, parts, name .. ".mlp.fc1", dim, o.hidden, {dtype = dt, seed = o.seed + 10})
+    L.mlp.fc2 = shard(fm and fm.fc2, "row", part, parts, name .. ".mlp.fc2", o.hidden, dim, {bias = false, dtype = dt, seed = o.seed + 11})
+  end
   if full then          -- the norms are replicated: the same values on every rank
     mgpu.copy(L.norm1.weight.value, full.norm1.weight.value)
     mgpu.copy(L.norm2.weight.value, full.norm2.weight.value)

@@ -15,8 +15,8 @@
 --   and the output's and input gradient's checksums are reported: a TP
 --   group's ranks must agree on each.
 -- args[1] = "time", args[2] = order ("tp-dp": TP groups of neighbours,
---   "dp-tp": TP groups of ranks 2 apart): a 2-layer model of a 70B's
---   layer shapes (hidden 8192, 64 heads, 8 KV heads, GELU MLP of 32768),
+--   "dp-tp": TP groups of ranks 2 apart): a 2-layer model of Llama-2-70B's
+--   layer shapes (hidden 8192, 64 heads, 8 KV heads, SwiGLU MLP of 28672),
 --   bf16, 8 micro-batches of 4096 tokens per step with gradient
 --   accumulation, then one gradient sync. Phantom (shape-only) on the sim:
 --   only the modelled time. Rank 0 reports the step time (events, median of
@@ -196,10 +196,10 @@ end
 
 -- The timed model: micro-batches with gradient accumulation, then the sync.
 local function run_time(ops, g, steps)
-  local DIM, HEADS, KV, HIDDEN, LAYERS, T, MICRO = 8192, 64, 8, 32768, 2, 4096, 8
+  local DIM, HEADS, KV, HIDDEN, LAYERS, T, MICRO = 8192, 64, 8, 28672, 2, 4096, 8
   nn.phantom = mgpu.simulated
   local m = tp.model{ops = ops, part = g.tp_rank, parts = g.tp_size, comm = g.tp, dtype = "bf16",
-                     dim = DIM, heads = HEADS, kv_heads = KV, hidden = HIDDEN, layers = LAYERS}
+                     dim = DIM, heads = HEADS, kv_heads = KV, hidden = HIDDEN, layers = LAYERS, mlp = "swiglu"}
   local params = m:parameters()
   local x = nn.empty({1, T, DIM}, "bf16"):fill{seed = 1 + g.dp_rank}
   local dy = nn.empty({1, T, DIM}, "bf16"):fill{seed = 2 + g.dp_rank}

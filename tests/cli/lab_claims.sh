@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# lab_claims.sh - the numbers the lab texts state hold on the sim (issue 27,
+# part 3: each corrected claim with a test). A text that says "Llama's MLP
+# is SwiGLU 28672" or "PyTorch's DDP makes one call more" is held here to
+# what the lab's own runs show, so a later change to the model or the lab
+# that makes the text wrong fails a test instead of misleading a learner.
+set -u
+bin=$1
+src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
+export MGPULAB_LABS=$src/labs MGPULAB_CHECKS=$src/checks
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state
+fail=0; pass=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+work=$XDG_STATE_HOME/mgpulab/work
+"$bin" list >/dev/null 2>&1     # copies the exercises into the workspace
+
+# Lab 6 step 3 times Llama-2-70B's layers: a SwiGLU MLP of 28672 (gate, up,
+# down), not a GELU MLP of 4 x 8192 = 32768. Per rank of a TP group of 4, two
+# layers hold 2 x (q 8192x2048 + k, v 8192x256 + o 2048x8192 + gate, up
+# 8192x7168 + down 7168x8192 + two norms of 8192) bf16 gradients = 816.06 MiB
+# (a GELU MLP of 32768 would make 656.06 MiB).
+cp "$src/labs/06-tpdp/solutions/megatron.lua" "$work/06-tpdp/megatron.lua"
+"$bin" run 6 --step topology --backend sim --machine 2x-dgx-h100 >"$tmp/l6" 2>&1
+if grep -q 'SwiGLU MLP of 28672' "$tmp/l6" && grep -q 'gradients 816.06 MiB' "$tmp/l6"; then ok
+else bad "lab 6 step 3 does not time Llama-2-70B's SwiGLU 28672: $(grep -m1 'gradients' "$tmp/l6")"; fi
+
+# Lab 2 step 1 flags the note's "16 MiB ... 210.50 GB/s busbw ... 19200 us" as
+# wrong: 19200 us is 0.87 GB/s; ~210 GB/s of busbw on 8 ranks is ~140 us. The
+# sim's DGX H100 (busbw of that order) takes well under a millisecond.
+"$bin" bench all_reduce -b 16M -e 16M --backend sim --machine dgx-h100 >"$tmp/b16" 2>&1
+t16=$(awk '$1 == 16777216 { print $6 }' "$tmp/b16")
+if awk -v t="${t16:-0}" 'BEGIN { exit !(t > 50 && t < 1000) }'; then ok
+else bad "lab 2 step 1: the sim's 16 MiB all_reduce takes ${t16:-?} us, not the ~140 us the text derives"; fi
+
+echo "# lab_claims: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
