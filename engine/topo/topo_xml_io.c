@@ -3,6 +3,7 @@
  * value length and file size) because users load files from other
  * machines; export writes exactly NCCL's format (ncclTopoDumpXmlRec). */
 #include "topo/topo_internal.h"
+#include "mgpu/file.h"
 #include <errno.h>
 #include <expat.h>
 #include <stdarg.h>
@@ -226,38 +227,13 @@ mgpu_result mgpu_topo_parse_xml(const char *text, size_t len, const char *source
 mgpu_result mgpu_topo_load_xml(const char *path, mgpu_topo **out)
 {
     if (!path || !*path || !out) return mgpu_fail(MGPU_ERR_INVALID, "no topology file named");
-    FILE *f = fopen(path, "rb");
-    if (!f) return mgpu_fail(MGPU_ERR_IO, "cannot open topology file '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > TOPO_MAX_FILE_BYTES) {
-        fclose(f);
-        return mgpu_fail(MGPU_ERR_PARSE, "%s: %llu bytes; topology files are limited to %u MiB", path,
-                         (unsigned long long)sb.st_size, TOPO_MAX_FILE_BYTES >> 20);
-    }
-    /* Read at most one byte past the limit: pipes and /proc files have no
-     * size to check up front. */
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            size_t ncap = cap * 2 > TOPO_MAX_FILE_BYTES + 1 ? TOPO_MAX_FILE_BYTES + 1 : cap * 2;
-            char *nb = ncap > cap ? realloc(buf, ncap) : NULL;
-            if (!nb) break;
-            buf = nb, cap = ncap;
-        }
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0 || n > TOPO_MAX_FILE_BYTES) break;
-    }
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    mgpu_result r;
-    if (!buf) r = mgpu_fail(MGPU_ERR_NOMEM, "out of memory reading '%s'", path);
-    else if (err) r = mgpu_fail(MGPU_ERR_IO, "cannot read topology file '%s': %s", path, strerror(err));
-    else if (n > TOPO_MAX_FILE_BYTES)
-        r = mgpu_fail(MGPU_ERR_PARSE, "%s: more than %u MiB; topology files are limited to that", path,
-                      TOPO_MAX_FILE_BYTES >> 20);
-    else r = mgpu_topo_parse_xml(buf, n, path, out);
+    /* the one reader of files named by users (mgpu/file.h): a FIFO or a
+     * device is refused without blocking (--machine FIFO waited for ever,
+     * issue 34), a file over the cap by its size */
+    char *buf = NULL;
+    size_t n = 0;
+    mgpu_result r = mgpu_file_read(path, TOPO_MAX_FILE_BYTES, &buf, &n);
+    if (r == MGPU_OK) r = mgpu_topo_parse_xml(buf, n, path, out);
     free(buf);
     if (r != MGPU_OK) mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
     return r;
