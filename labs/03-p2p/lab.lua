@@ -340,7 +340,8 @@ return {
       text = "steps/04-uva.md",
       hints = { "A kernel can use a pointer only if the address is mapped into the GPU's address space.",
                 "The results table's device_ptr column says, buffer by buffer, whether a GPU can use the pointer.",
-                "Device and peer memory are GPU memory; pinned (page-locked) host memory is mapped for the GPU; pageable memory is not." },
+                "Device and peer memory are GPU memory; pinned (page-locked) host memory is mapped for the GPU; pageable memory is not " ..
+                "(HMM and ATS, in the step text, reach it without a mapping: the table counts mappings)." },
       questions = { { id = "kernel_ptrs", ask = "How many of the buffers in the table can a GPU kernel dereference directly?" } },
       run = function(lab)
         local res = lab.spmd("scripts/uva.lua", { ranks = 1 })

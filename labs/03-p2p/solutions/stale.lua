@@ -9,10 +9,10 @@
 --       e0.wait()                                # GPU1's stream waits for it
 --       out1 = layer1(out0.to(1))
 --
--- Here "layer0" is a series of fills on GPU0's `produce` stream, and
--- "out0.to(1)" is a copy on GPU1's `consume` stream. Streams are
--- independent: nothing orders the copy after the fills. Your task: make
--- GPU1 wait for GPU0's result, with an event, like the note does.
+-- Here "layer0" is fills on GPU0's `produce` stream and "out0.to(1)" a raw
+-- peer copy on GPU1's `consume` stream (PyTorch's .to(1) fences the two
+-- devices' current streams itself; a raw copy on another stream is not
+-- fenced). Make GPU1 wait for GPU0's result, with an event, as the note does.
 -- Only the part marked TODO needs to change.
 
 local n = 1 << 24                                   -- 64 MiB of floats
