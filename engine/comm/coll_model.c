@@ -42,9 +42,41 @@ static const double tree_correction[3][22] = {
 #define NVLINK_CHANNELS 16       /* NCCL's ring channels on an NVSwitch node (LL128 ceiling) */
 #define PCI_CHANNELS 2
 
+/*--- NVLink SHARP (NVLS) ------------------------------------------------*/
+
+/* The share of a GPU's NVSwitch bandwidth NVLS keeps. An NVLS all_reduce
+ * moves S(1 + 1/n) through each GPU's links each way (the switch pulls
+ * every GPU's data once and multicasts the reduced shards back, plus the
+ * shard's own reduce request): 8 x H100 measured algbw 275 GB/s, busbw
+ * 480 (NVIDIA/nccl-tests#212, NVIDIA/nccl#2140), 275 x 9/8 = 309 GB/s of
+ * the 450 GB/s line rate. The same rate gives 5/6/7 GPUs 411/441/463 GB/s
+ * busbw against the 420/440/460 of NVIDIA/nccl#1455, and 2-4 GPUs less
+ * than the ring (so the ring stays, 365-370 there as measured). */
+#define EFF_NVLS (309.0 / 450.0)
+#define NVLS_CHANNELS 16          /* NCCL's NVLS_NCHANNELS_SM90 (src/transport/nvls.cc) */
+#define NVLS_CHUNK (128u << 10)   /* NCCL_NVLS_CHUNKSIZE's default */
+#define NVLS_STEPS 8              /* NCCL_STEPS */
+/* NVLS latencies (us), NCCL's tuning.cc at 5067397c: NVLS has no base
+ * latency; 25 inside the node, 18 (NVLS with SHARP) or 20.9 (NVLSTree) per
+ * network hop. */
+#define NVLS_LAT_NVLINK 25.0
+#define NVLS_LAT_NET 18.0
+#define NVLSTREE_LAT_NET 20.9
+/* NVLSTree's bus bandwidth per NVLS head (one a NIC), Hopper: 57.7 GB/s on
+ * 2 nodes, 45.5 on more (tuning.cc's perChMaxNVLSTreeBws). 8 heads on two
+ * DGX H100: 462 GB/s busbw, where 8 x H100 over 8 x 400G measured 430
+ * (NVIDIA/nccl#1221); on 4+ nodes 364, as the ring (#1221: "the same"). */
+static const double nvlstree_per_head[2] = {57.7, 45.5};
+
 const char *mgpu_coll_algo_name(mgpu_coll_algo a)
 {
-    static const char *const n[] = {"ring", "tree", "p2p", "collnet"};
+    static const char *const n[] = {"ring", "tree", "p2p", "collnet", "nvls", "nvlstree"};
+    return (unsigned)a < MGPU_ALGO_COUNT ? n[a] : "?";
+}
+
+const char *mgpu_coll_algo_nccl_name(mgpu_coll_algo a)
+{
+    static const char *const n[] = {"RING", "TREE", "P2P", "COLLNET_DIRECT", "NVLS", "NVLS_TREE"};
     return (unsigned)a < MGPU_ALGO_COUNT ? n[a] : "?";
 }
 
@@ -67,20 +99,41 @@ double mgpu_coll_busbw_factor(mgpu_coll op, int n)
     }
 }
 
-/* One value of NCCL_ALGO / NCCL_PROTO: a single known name forces it; a list
- * (NCCL accepts "ring,tree" or "^ll") leaves the choice to the model. */
-static mgpu_result parse_choice(const char *var, const char *const *names, int n, int *out)
+/* A name NCCL_ALGO or NCCL_PROTO accepts and what it maps to here (-2:
+ * known to NCCL, not modelled - PAT runs only with one GPU per node). */
+typedef struct choice_name {
+    const char *name;
+    int value;
+} choice_name;
+
+/* NCCL_ALGO / NCCL_PROTO: one known name forces it (*single); a list
+ * ("ring,nvls") allows only those, "^nvls" all but those (*mask, bit per
+ * value). NCCL's per-collective form ("allreduce:tree;...") leaves the
+ * choice to the model. An unknown name fails as NCCL refuses it. */
+static mgpu_result parse_choice(const char *var, const choice_name *names, int n, const char *known, int *single,
+                                unsigned *mask)
 {
     const char *v = getenv(var);
-    *out = -1;
-    if (!v || !*v || strpbrk(v, ",^")) return MGPU_OK;
-    for (int i = 0; i < n; i++)
-        if (strcasecmp(v, names[i]) == 0) {
-            *out = i;
-            return MGPU_OK;
-        }
-    return mgpu_fail(MGPU_ERR_INVALID, "%s='%s' is not known here; use %s%s%s%s%s", var, v, names[0],
-                     n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "", n > 2 ? names[2] : "");
+    *single = -1;
+    *mask = 0;
+    if (!v || !*v || strpbrk(v, ";:")) return MGPU_OK;
+    int neg = v[0] == '^', count = 0, last = -1;
+    unsigned bits = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v + neg);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int i = 0;
+        while (i < n && strcasecmp(tok, names[i].name) != 0) i++;
+        if (i == n) return mgpu_fail(MGPU_ERR_INVALID, "%s='%s': '%s' is not known here; use %s", var, v, tok, known);
+        count++;
+        last = names[i].value;
+        if (last >= 0) bits |= 1u << last;
+    }
+    if (!neg && count == 1 && last >= 0) *single = last;
+    if (neg) *mask = ~bits;
+    else *mask = bits;
+    return MGPU_OK;
 }
 
 /* NCCL_NET_GDR_LEVEL: a path name or NCCL's number (0 LOC .. 5 SYS). */
@@ -112,12 +165,24 @@ static int env_flag(const char *var)
 
 mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out)
 {
-    static const char *const algos[] = {"ring", "tree"};
-    static const char *const protos[] = {"LL", "LL128", "Simple"};
+    static const choice_name algos[] = {
+        {"ring", MGPU_ALGO_RING},       {"tree", MGPU_ALGO_TREE},           {"nvls", MGPU_ALGO_NVLS},
+        {"nvlstree", MGPU_ALGO_NVLS_TREE}, {"collnetdirect", MGPU_ALGO_COLLNET}, {"collnetchain", MGPU_ALGO_COLLNET},
+        {"collnet", MGPU_ALGO_COLLNET}, {"pat", -2},
+    };
+    static const choice_name protos[] = {{"LL", MGPU_PROTO_LL}, {"LL128", MGPU_PROTO_LL128}, {"Simple", MGPU_PROTO_SIMPLE}};
     if (!out) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_tuning_from_env: out is NULL");
     memset(out, 0, sizeof *out);
-    MGPU_CHECK(parse_choice("NCCL_ALGO", algos, 2, &out->algo));
-    MGPU_CHECK(parse_choice("NCCL_PROTO", protos, 3, &out->proto));
+    MGPU_CHECK(parse_choice("NCCL_ALGO", algos, 8, "Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain or PAT",
+                            &out->algo, &out->algo_mask));
+    MGPU_CHECK(parse_choice("NCCL_PROTO", protos, 3, "LL, LL128 or Simple", &out->proto, &out->proto_mask));
+    const char *nv = getenv("NCCL_NVLS_ENABLE");
+    if (nv && *nv) {
+        if (strcmp(nv, "0") && strcmp(nv, "1") && strcmp(nv, "2"))
+            return mgpu_fail(MGPU_ERR_INVALID, "NCCL_NVLS_ENABLE='%s' is not known here; use 0 (off), 1 (on) or 2 "
+                             "(NCCL's default: where the machine supports it)", nv);
+        out->nvls = nv[0] == '0' ? -1 : nv[0] == '1' ? 1 : 0;
+    }
     MGPU_CHECK(parse_gdr_level(&out->gdr_max_path));
     out->p2p_disable = env_flag("NCCL_P2P_DISABLE");
     out->collnet = env_flag("NCCL_COLLNET_ENABLE");
@@ -217,6 +282,9 @@ typedef struct shape {
     double gpu_net;        /* network GB/s of one GPU's NIC share */
     double hbm;            /* one GPU's local copy rate */
     const char *intra_link;
+    int nvls;              /* NVLink SHARP available (mgpu_coll_nvls_channels) */
+    double nvls_bw;        /* a GPU's NVSwitch bandwidth as NVLS uses it, GB/s */
+    int nvls_heads;        /* NVLS heads per node across nodes: NICs (at most ppn) */
 } shape;
 
 static double nic_gbs(const mgpu_topo *t, int host, int *count)
@@ -232,14 +300,212 @@ static double nic_gbs(const mgpu_topo *t, int host, int *count)
     return sum;
 }
 
+/*--- The ring NCCL's search builds ------------------------------------*/
+
+/* Members of each node in rank order: placed ranks grouped by their host
+ * (in order of first appearance), or virtual hosts of gph GPUs. */
+typedef struct nodes {
+    int count;
+    int *first, *size, *ranks; /* node k: ranks[first[k] .. first[k] + size[k]) */
+} nodes;
+
+static void nodes_free(nodes *N)
+{
+    free(N->first);
+    free(N->size);
+    free(N->ranks);
+}
+
+static int gpu_of(const mgpu_topo *t, const int *gpu_of_rank, int r)
+{
+    return gpu_of_rank ? gpu_of_rank[r] : r % mgpu_topo_gpu_count(t);
+}
+
+static mgpu_result nodes_make(const mgpu_topo *t, int n, const int *gpu_of_rank, int gph, nodes *N)
+{
+    memset(N, 0, sizeof *N);
+    int *host = malloc(sizeof(int) * (size_t)n), *hosts = malloc(sizeof(int) * (size_t)n);
+    N->first = calloc((size_t)n, sizeof(int));
+    N->size = calloc((size_t)n, sizeof(int));
+    N->ranks = malloc(sizeof(int) * (size_t)n);
+    int *fill = calloc((size_t)n, sizeof(int));
+    if (!host || !hosts || !N->first || !N->size || !N->ranks || !fill) {
+        free(host);
+        free(hosts);
+        free(fill);
+        nodes_free(N);
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory pricing a collective");
+    }
+    for (int r = 0; r < n; r++) {
+        int h = gpu_of_rank ? mgpu_topo_gpu_at(t, gpu_of_rank[r])->host : r / gph, k = 0;
+        if (!gpu_of_rank) k = h; /* virtual hosts come in order */
+        else
+            while (k < N->count && hosts[k] != h) k++;
+        if (k == N->count) hosts[N->count++] = h;
+        host[r] = k;
+        N->size[k]++;
+    }
+    for (int k = 1; k < N->count; k++) N->first[k] = N->first[k - 1] + N->size[k - 1];
+    for (int r = 0; r < n; r++) N->ranks[N->first[host[r]] + fill[host[r]]++] = r;
+    free(host);
+    free(hosts);
+    free(fill);
+    return MGPU_OK;
+}
+
+/* The rate of the ring edge GPU a -> GPU b inside a node. */
+static double edge_rate(const mgpu_topo *t, int a, int b, const mgpu_coll_tuning *tun, double hbm, mgpu_coll_link *l)
+{
+    if (a == b) {
+        memset(l, 0, sizeof *l);
+        l->kind = MGPU_XPORT_SELF;
+        return hbm; /* two ranks sharing one GPU copy through its memory */
+    }
+    mgpu_coll_link_between(t, a, b, tun, l);
+    return l->gbs;
+}
+
+/* Exhaustive search up to this many ranks a node (9! orders at worst, cut
+ * short by the bound); beyond it the ranks stay in order. */
+#define RING_SEARCH_MAX 10
+
+typedef struct ring_search {
+    int k;
+    const double *w;       /* w[i * k + j]: rate of member i -> member j */
+    int perm[RING_SEARCH_MAX], best_perm[RING_SEARCH_MAX];
+    unsigned char used[RING_SEARCH_MAX];
+    double best, bound;
+} ring_search;
+
+static void search_from(ring_search *S, int depth, double slowest)
+{
+    if (S->best >= S->bound) return;
+    int last = S->perm[depth - 1];
+    if (depth == S->k) {
+        double close = S->w[last * S->k + S->perm[0]];
+        if (close < slowest) slowest = close;
+        if (slowest > S->best) {
+            S->best = slowest;
+            memcpy(S->best_perm, S->perm, sizeof S->perm);
+        }
+        return;
+    }
+    for (int j = 1; j < S->k; j++) {
+        double e = S->w[last * S->k + j];
+        if (S->used[j] || e <= S->best) continue; /* only strictly better rings */
+        S->used[j] = 1;
+        S->perm[depth] = j;
+        search_from(S, depth + 1, e < slowest ? e : slowest);
+        S->used[j] = 0;
+    }
+}
+
+/* Order one node's members (ranks[0..k), GPUs from the placement) so the
+ * slowest edge of the cycle is as fast as it can be: rank order when it
+ * already is, else the first such order in lexicographic order, as NCCL's
+ * search keeps the first ring that reaches the best bandwidth. order gets
+ * the ranks; returns the slowest edge. */
+static double order_node(const mgpu_topo *t, const int *gpu_of_rank, const int *ranks, int k,
+                         const mgpu_coll_tuning *tun, double hbm, int *order)
+{
+    memcpy(order, ranks, sizeof(int) * (size_t)k);
+    if (k < 2) return 1e30;
+    if (k > RING_SEARCH_MAX) {
+        double slowest = 1e30;
+        mgpu_coll_link l;
+        for (int i = 0; i < k; i++) {
+            double e = edge_rate(t, gpu_of(t, gpu_of_rank, ranks[i]), gpu_of(t, gpu_of_rank, ranks[(i + 1) % k]), tun,
+                                 hbm, &l);
+            if (e < slowest) slowest = e;
+        }
+        return slowest;
+    }
+    double w[RING_SEARCH_MAX * RING_SEARCH_MAX];
+    mgpu_coll_link l;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            w[i * k + j] = i == j ? 0 : edge_rate(t, gpu_of(t, gpu_of_rank, ranks[i]), gpu_of(t, gpu_of_rank, ranks[j]),
+                                                  tun, hbm, &l);
+    ring_search S = {.k = k, .w = w, .best = 1e30, .bound = 1e30};
+    /* A cycle uses two edges of every member: its slowest edge is at most
+     * every member's second-fastest out-edge. */
+    for (int i = 0; i < k; i++) {
+        double a = 0, b = 0;
+        for (int j = 0; j < k; j++) {
+            double e = w[i * k + j];
+            if (j == i) continue;
+            if (e > a) b = a, a = e;
+            else if (e > b) b = e;
+        }
+        if (k == 2) b = a;
+        if (b < S.bound) S.bound = b;
+    }
+    for (int i = 0; i < k; i++) {
+        double e = w[i * k + (i + 1) % k];
+        if (e < S.best) S.best = e;
+        S.perm[i] = S.best_perm[i] = i;
+    }
+    if (k > 3 && S.best < S.bound) {
+        S.used[0] = 1;
+        search_from(&S, 1, 1e30);
+    }
+    for (int i = 0; i < k; i++) order[i] = ranks[S.best_perm[i]];
+    return S.best;
+}
+
+/* GPUs per host of the model (the first host's count, at least 1). */
+static int gpus_per_host(const mgpu_topo *t)
+{
+    int G = mgpu_topo_gpu_count(t), H = mgpu_topo_host_count(t);
+    int gph = G / (H > 0 ? H : 1);
+    return gph < 1 ? 1 : gph;
+}
+
+/* The ring over all nodes: every node's ranks in searched order, nodes in
+ * order. Nodes whose GPUs repeat the previous node's (virtual hosts) reuse
+ * its order, so 4096 ranks cost one search. *slowest gets the slowest
+ * intra-node edge (1e30 when no node has two ranks). */
+static mgpu_result ring_over_nodes(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                                   double hbm, int *order, double *slowest, nodes *out_nodes)
+{
+    nodes N;
+    MGPU_CHECK(nodes_make(t, n, gpu_of_rank, gpus_per_host(t), &N));
+    *slowest = 1e30;
+    for (int k = 0; k < N.count; k++) {
+        const int *ranks = N.ranks + N.first[k];
+        int size = N.size[k], *dst = order + N.first[k], same = k > 0 && size == N.size[k - 1];
+        for (int i = 0; same && i < size; i++)
+            same = gpu_of(t, gpu_of_rank, ranks[i]) == gpu_of(t, gpu_of_rank, N.ranks[N.first[k - 1] + i]);
+        if (same) {
+            /* the previous node's order, shifted to this node's ranks */
+            for (int i = 0; i < size; i++) dst[i] = order[N.first[k - 1] + i] - N.ranks[N.first[k - 1]] + ranks[0];
+            continue;
+        }
+        double e = order_node(t, gpu_of_rank, ranks, size, tun, hbm, dst);
+        if (e < *slowest) *slowest = e;
+    }
+    if (out_nodes) *out_nodes = N;
+    else nodes_free(&N);
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_coll_ring_order(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                                 int *order)
+{
+    if (!t || nranks < 1 || !order || mgpu_topo_gpu_count(t) < 1)
+        return mgpu_fail(MGPU_ERR_INVALID, "mgpu_coll_ring_order: a machine, ranks and an output are required");
+    const mgpu_topo_gpu *g0 = mgpu_topo_gpu_at(t, gpu_of(t, gpu_of_rank, 0));
+    double slowest, hbm = (g0 && g0->hbm_gbs > 0 ? g0->hbm_gbs : 2000.0) * EFF_HBM;
+    return ring_over_nodes(t, nranks, gpu_of_rank, tun, hbm, order, &slowest, NULL);
+}
+
 static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
                               shape *sh)
 {
-    int G = mgpu_topo_gpu_count(t), H = mgpu_topo_host_count(t);
+    int G = mgpu_topo_gpu_count(t);
     if (G <= 0) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs to price a collective on",
                                  mgpu_topo_machine_name(t));
-    int gph = G / (H > 0 ? H : 1);
-    if (gph < 1) gph = 1;
+    int gph = gpus_per_host(t);
     memset(sh, 0, sizeof *sh);
     sh->intra_hw = HW_NVLINK;
     sh->intra_link = "NVLink";
@@ -269,22 +535,38 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
     sh->ppn = n / sh->nnodes;
     if (sh->ppn < 1) sh->ppn = 1;
 
-    /* The ring visits ranks in order: its slowest intra-node edge bounds the bus. */
-    int any_intra = 0;
-    for (int r = 0; r < n && n > 1; r++) {
-        int r2 = (r + 1) % n;
-        int a = gpu_of_rank ? gpu_of_rank[r] : r % G, b = gpu_of_rank ? gpu_of_rank[r2] : r2 % G;
-        int na = gpu_of_rank ? mgpu_topo_gpu_at(t, a)->host : r / gph;
-        int nb = gpu_of_rank ? mgpu_topo_gpu_at(t, b)->host : r2 / gph;
-        if (na != nb) continue;
-        any_intra = 1;
-        double bw;
-        if (a == b) {
-            bw = sh->hbm; /* two ranks sharing one GPU copy through its memory */
-        } else {
+    /* The ring NCCL's search would build: its slowest intra-node edge bounds
+     * the bus. NVLS needs every GPU on NVSwitches, one rank a GPU. */
+    int *order = malloc(sizeof(int) * (size_t)n);
+    if (!order) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory pricing a collective");
+    nodes N;
+    double slowest;
+    mgpu_result r = ring_over_nodes(t, n, gpu_of_rank, tun, sh->hbm, order, &slowest, &N);
+    if (r != MGPU_OK) {
+        free(order);
+        return r;
+    }
+    int any_intra = 0, nvls = n > 1 && !(tun && tun->nvls < 0);
+    double nvls_bw = 1e30;
+    for (int k = 0; k < N.count; k++) {
+        const int *o = order + N.first[k];
+        int size = N.size[k];
+        if (k > 0 && size == N.size[k - 1] && !gpu_of_rank) break; /* identical virtual hosts */
+        if (size < 2) nvls = 0;
+        for (int i = 0; i < size && size > 1; i++) {
+            int a = gpu_of(t, gpu_of_rank, o[i]), b = gpu_of(t, gpu_of_rank, o[(i + 1) % size]);
+            const mgpu_topo_gpu *ga = mgpu_topo_gpu_at(t, a);
+            any_intra = 1;
             mgpu_coll_link l;
-            mgpu_coll_link_between(t, a, b, tun, &l);
-            bw = l.gbs;
+            edge_rate(t, a, b, tun, sh->hbm, &l);
+            /* NVLS: Hopper or later on NVSwitches with peer mappings (the
+             * p2p-disabled fault - ACS/IOMMU - blocks the multicast binding
+             * too; NCCL_P2P_DISABLE alone does not: NCCL's NVLS search
+             * follows the GPU -> NVSwitch paths, which it leaves alone) */
+            if (l.kind == MGPU_XPORT_SELF || mgpu_topo_gpu_nvswitch_links(t, a) == 0 || !ga || ga->sm < 90 ||
+                mgpu_topo_peer_access(t, a, b) != 1)
+                nvls = 0;
+            if (l.kind == MGPU_XPORT_SELF) continue;
             if (l.kind == MGPU_XPORT_SHM) {
                 sh->intra_hw = HW_PCI;
                 sh->intra_link = "SHM";
@@ -292,13 +574,23 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
                 sh->intra_hw = HW_PCI;
                 sh->intra_link = "PCIe";
             }
+            mgpu_topo_path p = mgpu_topo_gpu_path(t, a, b);
+            if (p.type == MGPU_PATH_NV && p.bw_gbs < nvls_bw) nvls_bw = p.bw_gbs;
         }
-        if (bw < sh->intra_bus) sh->intra_bus = bw;
+        /* two ranks on one GPU: NCCL turns NVLS off (multiple ranks on an NVML device) */
+        for (int i = 0; i < size && nvls; i++)
+            for (int j = i + 1; j < size; j++)
+                if (gpu_of(t, gpu_of_rank, o[i]) == gpu_of(t, gpu_of_rank, o[j])) nvls = 0;
     }
-    if (!any_intra) sh->intra_bus = sh->hbm;
+    nodes_free(&N);
+    free(order);
+    sh->intra_bus = any_intra ? slowest : sh->hbm;
+    sh->nvls = nvls && nvls_bw < 1e30;
+    sh->nvls_bw = sh->nvls ? nvls_bw * EFF_NVLS : 0;
 
     int host = g0 ? g0->host : 0, nnic = 0;
     double node = nic_gbs(t, host, &nnic);
+    sh->nvls_heads = nnic < sh->ppn ? nnic : sh->ppn;
     if (nnic == 0) {
         node = 12.5; /* no NIC in the model: a 100 Gb/s socket NIC, as NCCL would fall back to */
         nnic = 1;
@@ -337,6 +629,52 @@ static int func_index(mgpu_coll op)
     case MGPU_COLL_REDUCE_SCATTER: return 3;
     default: return 4;
     }
+}
+
+/* NVLS and NVLSTree (Simple only), or < 0 where NCCL would not run them:
+ * NVLS for all_reduce, all_gather and reduce_scatter inside one node, and
+ * all_reduce across nodes with CollNet (IB SHARP); NVLSTree for all_reduce
+ * across nodes. The reduction must be one the switch does (nvls_no_op). */
+static double nvls_time(const shape *sh, mgpu_coll op, double bytes, int n, int algo, const mgpu_coll_tuning *tun,
+                        double *lat_out, double *bus_out, const char **link)
+{
+    int ar = op == MGPU_COLL_ALL_REDUCE, ag = op == MGPU_COLL_ALL_GATHER, rs = op == MGPU_COLL_REDUCE_SCATTER;
+    if (!sh->nvls || !(ar || ag || rs) || (!ag && tun && tun->nvls_no_op)) return -1;
+    int multi = sh->nnodes > 1, ppn = sh->ppn;
+    double B = sh->nvls_bw, algbw, lat;
+    *link = "NVLink";
+    if (algo == MGPU_ALGO_NVLS) {
+        if (multi && !(ar && tun && tun->collnet)) return -1; /* across nodes NVLS needs SHARP switches */
+        if (ar) {
+            /* each GPU's links carry S(1 + 1/ppn) each way */
+            algbw = B / (1.0 + 1.0 / ppn);
+            if (multi && sh->node_net < algbw) {
+                algbw = sh->node_net; /* SHARP: each node's S once up and once down */
+                *link = "network";
+            }
+        } else {
+            algbw = B * n / (n - 1.0); /* a GPU receives (AG) or gives (RS) (n-1)/n S */
+        }
+        lat = NVLS_LAT_NVLINK + (multi ? NVLS_LAT_NET : 0);
+    } else {
+        if (!multi || !ar || sh->nvls_heads < 1) return -1;
+        /* as tuning.cc: the least of the node's NVLS (its busbw), the
+         * network (twice on two nodes: the double tree sends both ways)
+         * and the per-head ceiling */
+        double intra = B * 2.0 * (ppn - 1) / (ppn + 1.0), inter = sh->node_net * (sh->nnodes <= 2 ? 2 : 1);
+        double cap = sh->nvls_heads * nvlstree_per_head[sh->nnodes <= 2 ? 0 : 1], bus = intra;
+        if (cap < bus) bus = cap;
+        if (inter < bus) {
+            bus = inter;
+            *link = "network";
+        }
+        algbw = bus * n / (2.0 * (n - 1));
+        lat = NVLS_LAT_NVLINK + 2 * log2i((unsigned)sh->nnodes) * NVLSTREE_LAT_NET;
+    }
+    int nsteps = ar ? 2 * (n - 1) : n - 1;
+    *bus_out = algbw * nsteps / n;
+    *lat_out = lat;
+    return lat + bytes / (1000.0 * algbw);
 }
 
 /* Time of one (algo, proto) pair, or < 0 when the pair does not apply. */
@@ -433,6 +771,38 @@ static mgpu_result check_call(const mgpu_topo *t, mgpu_coll op, int nranks, mgpu
     return MGPU_OK;
 }
 
+/* NCCL_ALGO / NCCL_PROTO: one forced, or a list allowed. */
+static int algo_allowed(const mgpu_coll_tuning *tun, int a)
+{
+    if (!tun) return 1;
+    if (tun->algo >= 0) return a == tun->algo;
+    return !tun->algo_mask || (tun->algo_mask >> a & 1u);
+}
+
+static int proto_allowed(const mgpu_coll_tuning *tun, int p)
+{
+    if (!tun) return 1;
+    if (tun->proto >= 0) return p == tun->proto;
+    return !tun->proto_mask || (tun->proto_mask >> p & 1u);
+}
+
+/* In-network reduction (SHARP through NCCL's CollNet), a what-if:
+ * reduce-scatter inside the node, each GPU's shard up to the switch and the
+ * reduced shard back (S per node each way, where a ring sends 2(n-1)/n S),
+ * all-gather inside; the slower of the two legs, pipelined. */
+static double collnet_time(const shape *sh, mgpu_coll op, double b, const mgpu_coll_tuning *tun, double *lat_out,
+                           double *bus_out)
+{
+    if (!tun || !tun->collnet || op != MGPU_COLL_ALL_REDUCE || sh->nnodes < 2) return -1;
+    double intra = sh->ppn > 1 ? 2.0 * (sh->ppn - 1) / sh->ppn * b / sh->intra_bus : 0, net = b / sh->node_net;
+    double lat = base_lat[MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
+                 2 * (sh->ppn - 1) * hw_lat[sh->intra_hw][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
+                 2 * hw_lat[HW_NET][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE];
+    *lat_out = lat;
+    *bus_out = sh->node_net < sh->intra_bus ? sh->node_net : sh->intra_bus;
+    return lat + (intra > net ? intra : net) / 1000.0;
+}
+
 /* The price of one call on a machine shape: NCCL's choice of algorithm and
  * protocol, or the forced pair. */
 static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, int nranks,
@@ -460,41 +830,31 @@ static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, i
         out->link = sh.nnodes > 1 ? "network" : sh.intra_link;
     } else {
         if (op == MGPU_COLL_BARRIER) b = 4; /* one f32, as torch's barrier */
-        int fa = tun ? tun->algo : -1, fp = tun ? tun->proto : -1;
         double best = -1;
-        /* NCCL's order: tree before ring, protocols in order; strictly better wins. */
-        static const int algo_order[2] = {MGPU_ALGO_TREE, MGPU_ALGO_RING};
-        for (int ai = 0; ai < 2; ai++) {
+        /* NCCL's order (tuning.cc's algorithm index): tree, ring, CollNet,
+         * NVLS, NVLSTree, protocols in order; strictly better wins. */
+        static const int algo_order[5] = {MGPU_ALGO_TREE, MGPU_ALGO_RING, MGPU_ALGO_COLLNET, MGPU_ALGO_NVLS,
+                                          MGPU_ALGO_NVLS_TREE};
+        for (int ai = 0; ai < 5; ai++) {
             int a = algo_order[ai];
-            if (fa >= 0 && a != fa) continue;
+            if (!algo_allowed(tun, a)) continue;
             for (int p = 0; p < MGPU_PROTO_COUNT; p++) {
-                if (fp >= 0 && p != fp) continue;
-                double lat, bus, tm = pair_time(&sh, op, b, nranks, a, p, &lat, &bus);
+                if (!proto_allowed(tun, p)) continue;
+                double lat, bus, tm;
+                const char *link = NULL;
+                if (a == MGPU_ALGO_NVLS || a == MGPU_ALGO_NVLS_TREE)
+                    tm = p == MGPU_PROTO_SIMPLE ? nvls_time(&sh, op, b, nranks, a, tun, &lat, &bus, &link) : -1;
+                else if (a == MGPU_ALGO_COLLNET)
+                    tm = p == MGPU_PROTO_SIMPLE ? collnet_time(&sh, op, b, tun, &lat, &bus) : -1;
+                else
+                    tm = pair_time(&sh, op, b, nranks, a, p, &lat, &bus);
                 if (tm < 0 || (best >= 0 && tm >= best)) continue;
                 best = tm;
                 out->algo = (mgpu_coll_algo)a;
                 out->proto = (mgpu_coll_proto)p;
                 out->latency_us = lat;
                 out->bus_gbs = bus;
-            }
-        }
-        /* In-network reduction (SHARP through NCCL's CollNet), a what-if:
-         * reduce-scatter inside the node, each GPU's shard up to the switch
-         * and the reduced shard back (S per node each way, where a ring
-         * sends 2(n-1)/n S), all-gather inside; the slower of the two legs,
-         * pipelined. */
-        if (tun && tun->collnet && op == MGPU_COLL_ALL_REDUCE && sh.nnodes > 1 && (fa < 0 || fa == MGPU_ALGO_COLLNET)) {
-            double intra = sh.ppn > 1 ? 2.0 * (sh.ppn - 1) / sh.ppn * b / sh.intra_bus : 0, net = b / sh.node_net;
-            double lat = base_lat[MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
-                         2 * (sh.ppn - 1) * hw_lat[sh.intra_hw][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE] +
-                         2 * hw_lat[HW_NET][MGPU_ALGO_RING][MGPU_PROTO_SIMPLE];
-            double tm = lat + (intra > net ? intra : net) / 1000.0;
-            if (best < 0 || tm < best) {
-                best = tm;
-                out->algo = MGPU_ALGO_COLLNET;
-                out->proto = MGPU_PROTO_SIMPLE;
-                out->latency_us = lat;
-                out->bus_gbs = sh.node_net < sh.intra_bus ? sh.node_net : sh.intra_bus;
+                out->link = link;
             }
         }
         if (best < 0) {
@@ -502,10 +862,11 @@ static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, i
              * NCCL falls back to what it can run, so do we. */
             mgpu_coll_tuning free_choice = *tun;
             free_choice.algo = free_choice.proto = -1;
+            free_choice.algo_mask = free_choice.proto_mask = 0;
             return predict_shape(shp, op, bytes, nranks, &free_choice, in_place, out);
         }
         out->time_us = best;
-        out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
+        if (!out->link) out->link = sh.nnodes > 1 && sh.node_net < sh.intra_bus ? "network" : sh.intra_link;
     }
     out->algo_name = mgpu_coll_algo_name(out->algo);
     out->proto_name = mgpu_coll_proto_name(out->proto);
@@ -575,4 +936,19 @@ int mgpu_coll_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, c
     shape sh;
     if (!t || nranks < 1 || make_shape(t, nranks, gpu_of_rank, tun, &sh) != MGPU_OK) return 1;
     return sh.intra_hw == HW_NVLINK ? NVLINK_CHANNELS : PCI_CHANNELS;
+}
+
+int mgpu_coll_nvls_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                            size_t *buffer_bytes)
+{
+    shape sh;
+    if (buffer_bytes) *buffer_bytes = 0;
+    if (!t || nranks < 2 || make_shape(t, nranks, gpu_of_rank, tun, &sh) != MGPU_OK) {
+        mgpu_error_clear();
+        return 0;
+    }
+    if (!sh.nvls) return 0;
+    int heads = sh.nnodes > 1 ? sh.nvls_heads : sh.ppn;
+    if (buffer_bytes) *buffer_bytes = (size_t)NVLS_CHANNELS * 2 * NVLS_CHUNK * NVLS_STEPS * (size_t)heads;
+    return NVLS_CHANNELS;
 }

@@ -164,7 +164,11 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     mgpu_coll_prediction p;
     /* in place: this rank's output overwrites its own input (a no-op on one rank) */
     int in_place = a->send && a->send == a->recv && a->send_off == a->recv_off;
-    MGPU_CHECK(mgpu_coll_predict_call(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &sc->tuning, in_place, &p));
+    /* NVLS reduces in the switch: sum of every type, min/max of all but
+     * f32 (NCCL's ncclNvlsSupported); prod and avg stay off it */
+    mgpu_coll_tuning tun = sc->tuning;
+    tun.nvls_no_op = !(a->redop == MGPU_SUM || ((a->redop == MGPU_MIN || a->redop == MGPU_MAX) && a->dtype != MGPU_F32));
+    MGPU_CHECK(mgpu_coll_predict_call(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &tun, in_place, &p));
 
     sim_log_collective(c, sc, a->op, bytes, &p);
     call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "comm/comm_args.h"
+#include "mgpu/mem.h"
 #include "mgpu/topo.h"
 #include "sim_comm.h"
 
@@ -26,8 +27,23 @@ void sim_comm_free(sim_comm *sc)
 {
     if (!sc) return;
     sim_seg_close(&sc->seg);
+    mgpu_mem_free_library(sc->nvls_mem);
     free(sc->gpu_of_rank);
     free(sc);
+}
+
+/* NVLink SHARP takes device memory at init (nvls.cc's buffers: 256 MiB a
+ * GPU on a DGX H100), which NCCL_NVLS_ENABLE=0 gives back. */
+static mgpu_result nvls_setup(mgpu_comm *c, sim_comm *sc)
+{
+    size_t bytes = 0;
+    if (!mgpu_coll_nvls_channels(sc->topo, c->size, sc->gpu_of_rank, &sc->tuning, &bytes) || !bytes) return MGPU_OK;
+    mgpu_result r = mgpu_mem_alloc_library(c->be, c->device, bytes, &sc->nvls_mem);
+    if (r != MGPU_OK)
+        return mgpu_fail(r, "communicator '%s': NCCL's NVLink SHARP buffers (%zu MiB on GPU %d) do not fit: %s. Free "
+                         "memory before creating the communicator, or set NCCL_NVLS_ENABLE=0",
+                         c->name, bytes >> 20, c->device, mgpu_error_message());
+    return MGPU_OK;
 }
 
 static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
@@ -118,6 +134,7 @@ mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs)
     }
     free(all);
     if (r == MGPU_OK) r = meet(c, sc);
+    if (r == MGPU_OK) r = nvls_setup(c, sc);
     if (bs->rank == 0 && created == MGPU_OK) sim_seg_unlink(name);
     if (r != MGPU_OK) {
         sim_comm_free(sc);
@@ -212,6 +229,7 @@ mgpu_result sim_comm_split(mgpu_comm *parent, int color, int key, mgpu_comm *chi
     MGPU_CHECKGOTO(sim_exchange(&x, blob, all), r, out);
     if (color >= 0 && me == leader && name[0]) sim_seg_unlink(name);
     if (color >= 0 && local == MGPU_OK) local = meet(child, sc);
+    if (color >= 0 && local == MGPU_OK) local = nvls_setup(child, sc);
     if (local != MGPU_OK) {
         r = local;
         goto out;

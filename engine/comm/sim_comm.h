@@ -24,6 +24,7 @@ typedef struct sim_comm {
 #define SIM_LOG_KEYS 64
     uint64_t logged[SIM_LOG_KEYS]; /* (collective, size, choice) already printed */
     int nlogged;
+    struct mgpu_buffer *nvls_mem; /* NCCL's NVLS buffers on this rank's GPU (counted, not backed) */
 } sim_comm;
 
 mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs);

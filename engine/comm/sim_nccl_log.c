@@ -1,7 +1,7 @@
 /* sim_nccl_log.c - with NCCL_DEBUG=INFO the sim communicator prints what
  * NCCL would print at init and per collective size - version, comm, rings,
  * trees, the transport of every ring edge, the algorithm and protocol
- * chosen - in NCCL's own line format, so the log pane and the labs read a
+ * chosen (NVLS, NVLS_TREE where NVLink SHARP wins) - in NCCL's own line format, so the log pane and the labs read a
  * sim run exactly as a real one (engine/trace/nccl_log.c parses both).
  * Every line's host field says SIMULATED: these are the model's rings and
  * transports (coll_model.c), not NCCL's. */
@@ -81,15 +81,17 @@ static void free_layout(layout *L)
     free(L->members);
 }
 
-/* Channel ch's ring: every node's ranks rotated by ch, so the rings leave
- * each node from a different GPU (and NIC), as NCCL spreads channels over
- * the NICs of a node. order[] gets n ranks. */
-static void ring_order(const layout *L, int ch, int *order)
+/* Channel ch's ring: the ring NCCL's search would build (base: each
+ * node's ranks in the order mgpu_coll_ring_order chose - rank order unless
+ * a slow hop is avoided), every node's part rotated by ch, so the rings
+ * leave each node from a different GPU (and NIC), as NCCL spreads channels
+ * over the NICs of a node. order[] gets n ranks. */
+static void ring_order(const layout *L, int ch, const int *base, int *order)
 {
     int k = 0;
     for (int node = 0; node < L->nnodes; node++)
         for (int i = 0; i < L->count[node]; i++)
-            order[k++] = L->members[L->first[node] + (i + ch) % L->count[node]];
+            order[k++] = base[L->first[node] + (i + ch) % L->count[node]];
 }
 
 /* Tree channel tc: a chain inside each node from its first rank, the
@@ -126,6 +128,16 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
         return;
     }
     int nch = mgpu_coll_channels(sc->topo, n, sc->gpu_of_rank, &sc->tuning);
+    size_t nvls_bytes = 0;
+    int nvls_ch = mgpu_coll_nvls_channels(sc->topo, n, sc->gpu_of_rank, &sc->tuning, &nvls_bytes);
+    int *base = malloc(sizeof(int) * (size_t)n);
+    if (!base || mgpu_coll_ring_order(sc->topo, n, sc->gpu_of_rank, &sc->tuning, base) != MGPU_OK) {
+        mgpu_error_clear();
+        free(base);
+        free(order);
+        free_layout(&L);
+        return;
+    }
     const mgpu_topo_gpu *mine = mgpu_topo_gpu_at(sc->topo, sc->gpu_of_rank[me]);
     if (me == 0) {
         line(c, sc, "NCCL version SIMULATED (mgpulab's sim communicator: rings, trees and transports are the "
@@ -149,7 +161,7 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
          (unsigned long long)c->id, me, n, L.nnodes, L.count[L.node_of[me]], local);
     if (me == 0)
         for (int ch = 0; ch < nch; ch++) {
-            ring_order(&L, ch, order);
+            ring_order(&L, ch, base, order);
             char buf[900] = "";
             for (int i = 0; i < n && strlen(buf) + 8 < sizeof buf; i++)
                 snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %3d", order[i]);
@@ -166,7 +178,7 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
     line(c, sc, "Trees %s", trees);
     /* this rank's send edge on every channel, with its transport */
     for (int ch = 0; ch < nch; ch++) {
-        ring_order(&L, ch, order);
+        ring_order(&L, ch, base, order);
         int at = 0;
         while (order[at] != me) at++;
         int next = order[(at + 1) % n];
@@ -176,9 +188,20 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
         line(c, sc, "Channel %02d/0 : %d[%d] -> %d[%d]%s via %s", ch, me, mine ? mine->dev : 0, next,
              gn ? gn->dev : 0, l.kind == MGPU_XPORT_NET ? " [send]" : "", l.via);
     }
+    /* NVLink SHARP: every rank says multicast is there, rank 0 the buffers
+     * (the device memory the communicator took for them) */
+    if (nvls_ch) {
+        line(c, sc, "NVLS multicast support is available on dev %d", mine ? mine->dev : c->device);
+        if (me == 0)
+            line(c, sc, "NVLS comm 0x%llx headRank 0 nHeads %d nvlsRanks %d buffSize %u nvlsPerRankSize %zu "
+                        "nvlsTotalSize %zu",
+                 (unsigned long long)c->id, (int)(nvls_bytes / ((size_t)nvls_ch * 2 * (1u << 20))),
+                 L.count[L.node_of[me]], 1u << 20, (size_t)nvls_ch * 2 * (1u << 20), nvls_bytes);
+    }
     if (me == 0)
-        line(c, sc, "%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p channels per peer",
-             nch, sc->tuning.collnet && L.nnodes > 1 ? nch : 0, nch, nch > 1 ? nch / 2 : 1);
+        line(c, sc, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
+             nch, sc->tuning.collnet && L.nnodes > 1 ? nch : 0, nvls_ch, nch, nch > 1 ? nch / 2 : 1);
+    free(base);
     free(order);
     free_layout(&L);
 }
@@ -201,14 +224,15 @@ void sim_log_collective(mgpu_comm *c, sim_comm *sc, mgpu_coll op, size_t bytes, 
     if (!sc->log_info || c->rank != 0 || c->size < 2 || !word) return;
     /* once per (collective, size, choice) per communicator: a sweep's
      * iterations would otherwise bury the log */
-    uint64_t key = ((uint64_t)bytes << 8) ^ ((uint64_t)op << 4) ^ ((uint64_t)p->algo << 2) ^ (uint64_t)p->proto;
+    uint64_t key = ((uint64_t)bytes << 12) ^ ((uint64_t)op << 6) ^ ((uint64_t)p->algo << 2) ^ (uint64_t)p->proto;
     for (int i = 0; i < sc->nlogged && i < SIM_LOG_KEYS; i++)
         if (sc->logged[i] == key) return;
     sc->logged[sc->nlogged++ % SIM_LOG_KEYS] = key;
-    static const char *const algo[] = {"RING", "TREE", "P2P", "COLLNET_DIRECT"};
     static const char *const proto[] = {"LL", "LL128", "SIMPLE"};
-    int nch = mgpu_coll_channels(sc->topo, c->size, sc->gpu_of_rank, &sc->tuning);
+    int nvls = p->algo == MGPU_ALGO_NVLS || p->algo == MGPU_ALGO_NVLS_TREE;
+    int nch = nvls ? mgpu_coll_nvls_channels(sc->topo, c->size, sc->gpu_of_rank, &sc->tuning, NULL)
+                   : mgpu_coll_channels(sc->topo, c->size, sc->gpu_of_rank, &sc->tuning);
+    if (nch < 1) nch = 1;
     line(c, sc, "%s: %zu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", word, bytes,
-         (unsigned)p->algo < MGPU_ALGO_COUNT ? algo[p->algo] : "?", (unsigned)p->proto < 3 ? proto[p->proto] : "?",
-         nch - 1);
+         mgpu_coll_algo_nccl_name(p->algo), (unsigned)p->proto < 3 ? proto[p->proto] : "?", nch - 1);
 }

@@ -128,6 +128,34 @@ mgpu_result mgpu_mem_alloc_phantom(mgpu_backend *be, int device, mgpu_stream *s,
     return alloc_buffer(be, MGPU_MEM_DEVICE, device, bytes, &q, out);
 }
 
+mgpu_result mgpu_mem_alloc_library(mgpu_backend *be, int device, size_t bytes, mgpu_buffer **out)
+{
+    *out = NULL;
+    if (!mgpu_backend_simulated(be) || bytes == 0) return MGPU_OK; /* on a GPU the library allocates itself */
+    MGPU_CHECK(mgpu_dev_check_device(be, device));
+    mgpu_buffer *buf = calloc(1, sizeof *buf);
+    if (!buf) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory");
+    buf->be = be;
+    buf->kind = MGPU_MEM_DEVICE;
+    buf->device = device;
+    buf->bytes = bytes;
+    buf->phantom = 1;
+    mgpu_result r = be->ops->mem_alloc(be, buf);
+    if (r != MGPU_OK) {
+        free(buf);
+        return r;
+    }
+    *out = buf;
+    return MGPU_OK;
+}
+
+void mgpu_mem_free_library(mgpu_buffer *buf)
+{
+    if (!buf) return;
+    buf->be->ops->mem_free(buf->be, buf);
+    free(buf);
+}
+
 void mgpu_mem_free(mgpu_buffer *buf)
 {
     if (!buf) return;

@@ -273,6 +273,12 @@ mgpu_topo_path mgpu_topo_nic_nic_path(const mgpu_topo *t, int a, int b)
 
 /*--- Peer access ------------------------------------------------------*/
 
+int mgpu_topo_gpu_nvswitch_links(const mgpu_topo *t, int gpu)
+{
+    if (!t || gpu < 0 || gpu >= t->ngpus || t->gpu_nvlink_down[gpu]) return 0;
+    return t->gpu_nvsw_links[gpu];
+}
+
 int mgpu_topo_peer_access(const mgpu_topo *t, int a, int b)
 {
     if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return -1;

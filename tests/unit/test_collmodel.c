@@ -1,5 +1,7 @@
-/* test_collmodel.c - the collective time model: the 8xH100 ring all_reduce
- * busbw at 256 MiB near the published NVLS-off figure, NCCL-like protocol
+/* test_collmodel.c - the collective time model: the 8xH100 all_reduce at
+ * 256 MiB through NVLink SHARP near the published ~480 GB/s busbw and the
+ * ring near the NVLS-off ~370 (tests/data/published.tsv holds the sizes of
+ * the sources; test_published.c checks them), NCCL-like protocol
  * choice by size, nccl-tests' bus factors, multi-node and PCIe machines
  * slower, forced algorithms, and 4096 ranks priced in well under 100 ms. */
 #include <math.h>
@@ -23,8 +25,36 @@ int main(void)
     CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &p));
     printf("# dgx-h100 8 ranks all_reduce 256 MiB: %.1f us, algbw %.1f, busbw %.1f GB/s (%s/%s)\n", p.time_us,
            p.algbw_gbs, p.busbw_gbs, p.algo_name, p.proto_name);
-    CHECKF(fabs(p.busbw_gbs - 367.0) / 367.0 < 0.15, "busbw %.1f not within 15%% of 367", p.busbw_gbs);
+    CHECKF(fabs(p.busbw_gbs - 480.0) / 480.0 < 0.10, "busbw %.1f not within 10%% of 480", p.busbw_gbs);
+    CHECK(p.algo == MGPU_ALGO_NVLS && p.proto == MGPU_PROTO_SIMPLE && !strcmp(p.link, "NVLink"));
+    mgpu_coll_tuning no_nvls = {-1, -1};
+    no_nvls.nvls = -1; /* NCCL_NVLS_ENABLE=0 */
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &no_nvls, &p));
+    printf("# NCCL_NVLS_ENABLE=0: busbw %.1f GB/s (%s/%s)\n", p.busbw_gbs, p.algo_name, p.proto_name);
+    CHECKF(fabs(p.busbw_gbs - 367.0) / 367.0 < 0.10, "busbw %.1f not within 10%% of 367", p.busbw_gbs);
     CHECK(p.algo == MGPU_ALGO_RING && p.proto == MGPU_PROTO_SIMPLE);
+    /* NVLS needs enough GPUs to pay: 4 stay on the ring (NVIDIA/nccl#1455),
+     * a reduction the switch cannot do stays off it, all_gather keeps the
+     * ring at large sizes (the switch saves it nothing there). */
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 4, NULL, &p));
+    CHECK(p.algo == MGPU_ALGO_RING);
+    mgpu_coll_tuning prod = {-1, -1};
+    prod.nvls_no_op = 1;
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 8, NULL, &prod, &p));
+    CHECK(p.algo == MGPU_ALGO_RING);
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_GATHER, (size_t)1 << 30, 8, NULL, &p));
+    CHECK(p.algo == MGPU_ALGO_RING);
+    mgpu_coll_tuning force_nvls = {MGPU_ALGO_NVLS, -1};
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_GATHER, (size_t)1 << 30, 8, NULL, &force_nvls, &p));
+    CHECK(p.algo == MGPU_ALGO_NVLS);
+    /* Small sizes: NVLS's 25 us latency loses to LL. */
+    CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 64 << 10, 8, NULL, &p));
+    CHECK(p.algo != MGPU_ALGO_NVLS);
+    /* NVLS buffers: 16 channels x 2 x 1 MiB x 8 heads per GPU; none without switches. */
+    size_t nvls_mem = 0;
+    CHECK(mgpu_coll_nvls_channels(dgx, 8, NULL, NULL, &nvls_mem) == 16 && nvls_mem == (size_t)256 << 20);
+    CHECK(mgpu_coll_nvls_channels(pcie, 4, NULL, NULL, &nvls_mem) == 0 && nvls_mem == 0);
+    CHECK(mgpu_coll_nvls_channels(dgx, 8, NULL, &no_nvls, NULL) == 0);
 
     /* Small messages take a low-latency protocol, as NCCL does. */
     CHECK_OK(mgpu_coll_predict(dgx, MGPU_COLL_ALL_REDUCE, 8, 8, NULL, &p));
@@ -81,7 +111,7 @@ int main(void)
     CHECK_OK(mgpu_coll_predict(pcie, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 4, NULL, &pcie_p));
     printf("# 2x-dgx-h100 16 ranks: busbw %.1f GB/s (%s, %d nodes); pcie-4gpu 4 ranks: busbw %.1f GB/s (%s)\n",
            two_p.busbw_gbs, two_p.link, two_p.nnodes, pcie_p.busbw_gbs, pcie_p.link);
-    CHECK(two_p.nnodes == 2 && two_p.busbw_gbs < 367.0 && two_p.busbw_gbs > 100.0);
+    CHECK(two_p.nnodes == 2 && two_p.algo == MGPU_ALGO_NVLS_TREE && two_p.busbw_gbs < 480.0 && two_p.busbw_gbs > 100.0);
     CHECK(pcie_p.busbw_gbs < 60.0 && pcie_p.busbw_gbs > 5.0);
 
     /* Every collective has a prediction; tree only for all_reduce. */
@@ -103,6 +133,27 @@ int main(void)
     setenv("NCCL_PROTO", "bogus", 1);
     CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
     unsetenv("NCCL_PROTO");
+    setenv("NCCL_ALGO", "NVLS", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.algo == MGPU_ALGO_NVLS);
+    setenv("NCCL_ALGO", "^nvls,nvlstree", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.algo == -1 && !(tun.algo_mask >> MGPU_ALGO_NVLS & 1) && (tun.algo_mask >> MGPU_ALGO_RING & 1));
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 8, NULL, &tun, &p));
+    CHECK(p.algo == MGPU_ALGO_RING);
+    setenv("NCCL_ALGO", "ring,nvls", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)1 << 30, 8, NULL, &tun, &p));
+    CHECK(p.algo == MGPU_ALGO_NVLS);
+    setenv("NCCL_ALGO", "ring,warp", 1);
+    CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
+    unsetenv("NCCL_ALGO");
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    CHECK_OK(mgpu_coll_tuning_from_env(&tun));
+    CHECK(tun.nvls == -1);
+    setenv("NCCL_NVLS_ENABLE", "yes", 1);
+    CHECK(mgpu_coll_tuning_from_env(&tun) == MGPU_ERR_INVALID);
+    unsetenv("NCCL_NVLS_ENABLE");
 
     /* Transports as NCCL would pick them (the sim's INFO lines print these). */
     mgpu_coll_link l;
@@ -110,7 +161,7 @@ int main(void)
     CHECK(l.kind == MGPU_XPORT_P2P && !strcmp(l.via, "P2P/CUMEM/read"));
     mgpu_coll_link_between(two, 7, 8, NULL, &l);
     CHECKF(l.kind == MGPU_XPORT_NET && l.gdr == 1 && !strcmp(l.via, "NET/IB/7/GDRDMA"), "7->8 via %s", l.via);
-    mgpu_coll_tuning nop2p = {-1, -1, 1, 0, 0}, loc = {-1, -1, 0, -1, 0}, sharp = {-1, -1, 0, 0, 1};
+    mgpu_coll_tuning nop2p = {-1, -1, 1, 0, 0, -1}, loc = {-1, -1, 0, -1, 0}, sharp = {-1, -1, 0, 0, 1};
     mgpu_coll_link_between(two, 0, 1, &nop2p, &l);
     CHECK(l.kind == MGPU_XPORT_SHM && !strcmp(l.via, "SHM/direct/direct"));
     mgpu_coll_link_between(two, 7, 8, &loc, &l);
@@ -125,9 +176,20 @@ int main(void)
     printf("# P2P disabled: busbw %.1f vs %.1f GB/s (%.1fx, %s)\n", shm.busbw_gbs, p.busbw_gbs, p.busbw_gbs / shm.busbw_gbs,
            shm.link);
     CHECK(p.busbw_gbs / shm.busbw_gbs > 8 && p.busbw_gbs / shm.busbw_gbs < 20 && !strcmp(shm.link, "SHM"));
+    /* NCCL_P2P_DISABLE alone leaves NVLS (NCCL's NVLS search follows the
+     * GPU -> NVSwitch paths); the p2p-disabled fault (ACS/IOMMU) takes it. */
+    mgpu_coll_tuning p2p_env = {-1, -1, 1, 0, 0};
+    CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &p2p_env, &p));
+    CHECK(p.algo == MGPU_ALGO_NVLS);
+    mgpu_topo *nop2p_topo = NULL;
+    CHECK_OK(mgpu_topo_preset("dgx-h100", &nop2p_topo));
+    CHECK_OK(mgpu_topo_apply_faults(nop2p_topo, "p2p-disabled"));
+    CHECK_OK(mgpu_coll_predict(nop2p_topo, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &p));
+    CHECK(p.algo == MGPU_ALGO_RING && !strcmp(p.link, "SHM"));
+    mgpu_topo_free(nop2p_topo);
     CHECK_OK(mgpu_coll_predict_tuned(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &loc, &nogdr));
     printf("# no GDR: busbw %.1f vs %.1f GB/s\n", nogdr.busbw_gbs, two_p.busbw_gbs);
-    CHECK(nogdr.busbw_gbs < 0.7 * two_p.busbw_gbs && nogdr.busbw_gbs > 0.3 * two_p.busbw_gbs);
+    CHECK(nogdr.busbw_gbs < two_p.busbw_gbs && nogdr.busbw_gbs > 0.3 * two_p.busbw_gbs);
     mgpu_topo *nogdr_topo = NULL;
     CHECK_OK(mgpu_topo_preset("2x-dgx-h100", &nogdr_topo));
     CHECK_OK(mgpu_topo_apply_faults(nogdr_topo, "no-gdr"));
@@ -137,7 +199,11 @@ int main(void)
     mgpu_topo_free(nogdr_topo);
     CHECK_OK(mgpu_coll_predict_tuned(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &sharp, &coll));
     printf("# SHARP what-if: %s busbw %.1f vs ring %.1f GB/s\n", coll.algo_name, coll.busbw_gbs, two_p.busbw_gbs);
-    CHECK(coll.algo == MGPU_ALGO_COLLNET && coll.busbw_gbs > two_p.busbw_gbs);
+    CHECK(coll.algo == MGPU_ALGO_NVLS && coll.busbw_gbs > two_p.busbw_gbs); /* NVLS + IB SHARP */
+    sharp.nvls = -1;
+    CHECK_OK(mgpu_coll_predict_tuned(two, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 16, NULL, &sharp, &coll));
+    CHECK(coll.algo == MGPU_ALGO_COLLNET);
+    sharp.nvls = 0;
     CHECK_OK(mgpu_coll_predict_tuned(dgx, MGPU_COLL_ALL_REDUCE, (size_t)256 << 20, 8, NULL, &sharp, &coll));
     CHECK(coll.algo != MGPU_ALGO_COLLNET); /* one node: nothing to reduce in the network */
     CHECK(mgpu_coll_channels(dgx, 8, NULL, NULL) == 16 && mgpu_coll_channels(pcie, 4, NULL, NULL) == 2);

@@ -19,16 +19,25 @@ extern "C" {
  * outside its tuner; they are priced by the links between the peers. */
 /* COLLNET: in-network reduction (SHARP), only with NCCL_COLLNET_ENABLE=1:
  * a what-if, since no preset says its switches can reduce. */
+/* NVLS: NVLink SHARP - the NVSwitch reduces and multicasts (all_reduce,
+ * all_gather, reduce_scatter inside one NVSwitch node; all_reduce across
+ * nodes only with CollNet). NVLS_TREE: NVLS inside each node, a tree of
+ * the nodes over the network (all_reduce, 2+ nodes). NCCL >= 2.17 on
+ * Hopper with NVSwitches, NCCL_NVLS_ENABLE not 0. */
 typedef enum mgpu_coll_algo {
     MGPU_ALGO_RING = 0,
     MGPU_ALGO_TREE,
     MGPU_ALGO_P2P,
     MGPU_ALGO_COLLNET,
+    MGPU_ALGO_NVLS,
+    MGPU_ALGO_NVLS_TREE,
     MGPU_ALGO_COUNT
 } mgpu_coll_algo;
 typedef enum mgpu_coll_proto { MGPU_PROTO_LL = 0, MGPU_PROTO_LL128, MGPU_PROTO_SIMPLE, MGPU_PROTO_COUNT } mgpu_coll_proto;
 
-const char *mgpu_coll_algo_name(mgpu_coll_algo a);   /* "ring", "tree", "p2p", "collnet" */
+const char *mgpu_coll_algo_name(mgpu_coll_algo a);   /* "ring", "tree", "p2p", "collnet", "nvls", "nvlstree" */
+/* NCCL's word in its INFO lines: "RING", "TREE", "COLLNET_DIRECT", "NVLS", "NVLS_TREE". */
+const char *mgpu_coll_algo_nccl_name(mgpu_coll_algo a);
 const char *mgpu_coll_proto_name(mgpu_coll_proto p); /* "LL", "LL128", "Simple" */
 
 typedef struct mgpu_coll_prediction {
@@ -54,9 +63,17 @@ typedef struct mgpu_coll_tuning {
     int gdr_max_path;      /* NCCL_NET_GDR_LEVEL: 0 = NCCL's default (PXB), -1 = never (LOC),
                             * else the farthest mgpu_path_type GPU -> NIC that may use GPUDirect RDMA */
     int collnet;           /* NCCL_COLLNET_ENABLE=1: in-network reduction (SHARP) what-if */
+    int nvls;              /* NCCL_NVLS_ENABLE: 0 = NCCL's default (2: where the machine supports it),
+                            * -1 = off (NCCL_NVLS_ENABLE=0), 1 = asked for (=1) */
+    unsigned algo_mask;    /* NCCL_ALGO as a list ("ring,nvls", "^nvls"): bit (1 << mgpu_coll_algo) per
+                            * algorithm allowed; 0 = all. A single name sets `algo` instead */
+    unsigned proto_mask;   /* NCCL_PROTO as a list ("^LL128"), likewise; 0 = all */
+    int nvls_no_op;        /* per call: the reduction NVLS cannot do (prod, avg, min/max of f32), so
+                            * NCCL keeps all_reduce/reduce_scatter off NVLS */
 } mgpu_coll_tuning;
 
-/* Read NCCL_ALGO ("ring", "tree"), NCCL_PROTO ("LL", "LL128", "Simple"),
+/* Read NCCL_ALGO ("ring", "tree", "nvls", "nvlstree", "collnetdirect", "collnetchain",
+ * "pat"; one name or a list, "^" excludes), NCCL_PROTO ("LL", "LL128", "Simple"), NCCL_NVLS_ENABLE,
  * NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL (LOC, PIX, PXB, PHB, SYS or 0-5) and
  * NCCL_COLLNET_ENABLE, case-insensitive; unset or a list of several = -1
  * (choose). An unknown value fails with MGPU_ERR_INVALID naming the known
@@ -109,6 +126,25 @@ void mgpu_coll_link_between(const mgpu_topo *t, int gpu_a, int gpu_b, const mgpu
                             mgpu_coll_link *out);
 /* Ring channels the model gives a communicator (16 on NVLink, 2 on PCIe). */
 int mgpu_coll_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun);
+
+/* NVLink SHARP for this communicator: NVLS channels (16 on Hopper, as
+ * NCCL's NVLS_NCHANNELS_SM90) when NCCL would set it up - every rank's GPU
+ * on NVSwitches (links up), sm >= 90, 2+ ranks on a node, one rank per GPU,
+ * NCCL_NVLS_ENABLE not 0 - else 0. *buffer_bytes (may be NULL) gets the
+ * device memory NCCL's NVLS buffers take on each GPU: channels x 2 x
+ * (128 KiB chunk x 8 steps) x heads (the node's GPUs; NICs across nodes),
+ * as nvls.cc's ncclNvlsBufferSetup - 256 MiB on a DGX H100. */
+int mgpu_coll_nvls_channels(const mgpu_topo *t, int nranks, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                            size_t *buffer_bytes);
+
+/* The ring NCCL's search would build: order[0..nranks) gets the ranks in
+ * ring order (channel 0; further channels rotate each node's part). Inside
+ * each node the ranks are ordered so the slowest hop is as fast as it can
+ * be (NCCL's graph search maximises the ring's bandwidth): with a GPU's
+ * NVLinks down its neighbours in the ring are GPUs it reaches over PCIe,
+ * not across the CPUs' SMP link. Rank order when that is as good. */
+mgpu_result mgpu_coll_ring_order(const mgpu_topo *t, int nranks, const int *gpu_of_rank,
+                                 const mgpu_coll_tuning *tun, int *order);
 
 /* nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather,
  * reduce_scatter, alltoall (n-1)/n; broadcast, reduce, send/recv 1. */

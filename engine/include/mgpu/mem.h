@@ -114,6 +114,15 @@ mgpu_result mgpu_mem_alloc_uncached(mgpu_backend *be, mgpu_mem_kind kind, int de
 mgpu_result mgpu_mem_alloc_phantom(mgpu_backend *be, int device, mgpu_stream *s, size_t bytes,
                                    int allow_on_cuda, mgpu_buffer **out);
 
+/* Device memory a library takes for itself (NCCL's NVLS buffers): on the
+ * sim it counts against the device - cudaMemGetInfo's free drops, and a
+ * later allocation can run out - but the caching allocator's statistics do
+ * not see it, as torch.cuda.memory_allocated does not see NCCL's; no host
+ * memory stands behind it. On a GPU the library allocates for itself:
+ * *out = NULL and MGPU_OK. Free with mgpu_mem_free_library (NULL is fine). */
+mgpu_result mgpu_mem_alloc_library(mgpu_backend *be, int device, size_t bytes, mgpu_buffer **out);
+void mgpu_mem_free_library(mgpu_buffer *buf);
+
 /* A clear error when `buf` is phantom and its values would be read: names
  * `what` (e.g. "checksum"). MGPU_OK otherwise. */
 mgpu_result mgpu_phantom_check_read(const mgpu_buffer *buf, const char *what);
