@@ -5,6 +5,7 @@
 #include <string.h>
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/lua_sandbox.h"
+#include "mgpu/topo.h"
 #include "mgpu/whatif.h"
 
 static void opt_int(lua_State *L, const char *key, int *v)
@@ -18,6 +19,34 @@ static void opt_int(lua_State *L, const char *key, int *v)
         *v = (int)i;
     }
     lua_pop(L, 1);
+}
+
+/* machine: a preset only. A script may not name a file: the topology
+ * parser's errors would tell it what a host file holds (its first line,
+ * whether it exists), and a lab names machines every learner has
+ * (lab_pick_target holds labs to the same rule). */
+static const char *sandboxed_machine(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        luaL_error(L, "mgpu.whatif: machine must be a preset name (a string), got %s", luaL_typename(L, idx));
+    const char *m = lua_tostring(L, idx);
+    const char *const *names = mgpu_topo_preset_names();
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(names[i], m) == 0) return m;
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    if (strchr(m, '/') || strstr(m, ".xml"))
+        luaL_error(L, "mgpu.whatif: machine names a file; a script cannot read topology files, only name a sim "
+                      "preset: %s", lua_tostring(L, -1));
+    int plain = strlen(m) <= 32;
+    for (const char *p = m; plain && *p; p++) plain = *p > ' ' && *p < 127;
+    luaL_error(L, "mgpu.whatif: machine %s%s%s is not a sim preset; the presets: %s", plain ? "'" : "",
+               plain ? m : "(that name)", plain ? "'" : "", lua_tostring(L, -1));
+    return NULL;
 }
 
 static void set_num(lua_State *L, const char *k, double v)
@@ -73,7 +102,14 @@ static int l_whatif(lua_State *L)
     opt_int(L, "vocab", &c.model.vocab);
     opt_int(L, "seq", &c.model.seq);
     lua_getfield(L, 1, "machine");
-    if (!lua_isnil(L, -1)) c.machine = luaL_checkstring(L, -1); /* stays on the stack while we run */
+    if (!lua_isnil(L, -1)) c.machine = sandboxed_machine(L, lua_gettop(L)); /* stays on the stack while we run */
+    /* the schedule's memory counts against the script's cap: what the cap
+     * leaves is all the what-if may take (10^7 micro-batches took 2 GB
+     * under --mem-limit 64M, issue 34) */
+    mgpu_lua *sb = mgpu_lua_from_state(L);
+    size_t limit = mgpu_lua_mem_limit(sb), used = mgpu_lua_mem_used(sb);
+    c.mem_limit = limit > used ? limit - used : 1;
+    c.mem_what = "what the script's memory cap leaves; spmd's --mem-limit sets the cap";
 
     mgpu_whatif_result r;
     if (mgpu_whatif_run(&c, &r) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.whatif");

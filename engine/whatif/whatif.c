@@ -6,6 +6,31 @@
 #include <string.h>
 #include "whatif/whatif_internal.h"
 
+void *whatif_mem_grow(whatif_mem *m, void *p, size_t old, size_t n)
+{
+    if (n > old && (n - old > m->limit || m->used > m->limit - (n - old))) {
+        mgpu_fail(MGPU_ERR_NOMEM,
+                  "the what-if's pipeline schedule needs more than the %zu KiB of memory it may use%s%s%s "
+                  "(fewer stages or micro-batches need less)",
+                  m->limit >> 10, m->what ? " (" : "", m->what ? m->what : "", m->what ? ")" : "");
+        return NULL;
+    }
+    void *q = realloc(p, n);
+    if (!q) {
+        mgpu_fail(MGPU_ERR_NOMEM, "out of host memory for the what-if's pipeline schedule");
+        return NULL;
+    }
+    m->used = m->used - old + n;
+    return q;
+}
+
+void whatif_mem_free(whatif_mem *m, void *p, size_t n)
+{
+    if (!p) return;
+    free(p);
+    m->used -= n;
+}
+
 static void name_link(const mgpu_coll_prediction *p, const whatif_span *sp, mgpu_whatif_traffic *t)
 {
     if (sp->size <= 1) {
@@ -85,13 +110,16 @@ static mgpu_result simulate(const whatif_layout *l, mgpu_whatif_result *out)
     int pp = l->c.pp;
     whatif_costs k;
     MGPU_CHECK(whatif_costs_price(l, &k));
-    double *v = calloc((size_t)pp * 4, sizeof *v);
-    if (!v) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory for the what-if");
+    whatif_mem mem = {.limit = l->c.mem_limit ? l->c.mem_limit : MGPU_WHATIF_DEFAULT_MEM, .what = l->c.mem_what};
+    size_t nv = sizeof(double) * (size_t)pp * 4;
+    double *v = whatif_mem_grow(&mem, NULL, 0, nv);
+    if (!v) MGPU_CHECK(mgpu_error_code());
+    memset(v, 0, nv);
     double *fwd = v, *bwd = v + pp, *end = v + 2 * pp, *busy = v + 3 * pp;
     for (int s = 0; s < pp; s++) whatif_stage_times(l, &k, s, &fwd[s], &bwd[s]);
-    mgpu_result r = whatif_1f1b(pp, l->m, fwd, bwd, k.p2p, end, busy);
+    mgpu_result r = whatif_1f1b(pp, l->m, fwd, bwd, k.p2p, end, busy, &mem);
     if (r != MGPU_OK) {
-        free(v);
+        whatif_mem_free(&mem, v, nv);
         MGPU_CHECK(r);
     }
     double pipe = 0, idle = 0, step = 0, dp_max = 0, opt_max = 0, dp_bytes_max = 0;
@@ -118,7 +146,7 @@ static mgpu_result simulate(const whatif_layout *l, mgpu_whatif_result *out)
     }
     double mid_f, mid_b;
     whatif_stage_times(l, &k, pp > 2 ? 1 : 0, &mid_f, &mid_b);
-    free(v);
+    whatif_mem_free(&mem, v, nv);
     MGPU_CHECK(r);
     out->pipeline_ms = pipe / 1e6;
     out->step_ms = step / 1e6;

@@ -60,11 +60,25 @@ double whatif_optimizer_ns(const whatif_layout *l, double n);
 /* Memory of one rank of stage s. */
 void whatif_stage_memory(const whatif_layout *l, int s, mgpu_whatif_memory *out);
 
+/* What the simulation allocates, counted against a cap (the sandbox's
+ * memory cap for a script's call): the schedule's memory grows with the
+ * stages, and a script must not reach past its cap through the what-if. */
+typedef struct whatif_mem {
+    size_t used, limit;
+    const char *what;          /* the cap's name for the message */
+} whatif_mem;
+/* realloc of `old` bytes to `n` bytes of `p`, counted; NULL (with the
+ * engine's error set, naming the cap) when it would pass the cap. */
+void *whatif_mem_grow(whatif_mem *m, void *p, size_t old, size_t n);
+void whatif_mem_free(whatif_mem *m, void *p, size_t n);
+
 /* The 1F1B schedule (Megatron's, send/recv paired in groups as
  * send_forward_recv_backward does), run as each stage's programme with the
  * sim's send/recv timing. fwd[s], bwd[s]: one micro-batch's compute on
  * stage s; p2p: one transfer. end[s] (pp entries): when stage s's last
- * backward ends; busy[s]: its compute. */
-mgpu_result whatif_1f1b(int pp, int m, const double *fwd, const double *bwd, double p2p, double *end, double *busy);
+ * backward ends; busy[s]: its compute. Memory: a few words per stage and
+ * the messages in flight between neighbours, never the whole programme. */
+mgpu_result whatif_1f1b(int pp, int m, const double *fwd, const double *bwd, double p2p, double *end, double *busy,
+                        whatif_mem *mem);
 
 #endif

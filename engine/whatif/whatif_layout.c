@@ -3,6 +3,7 @@
  * numbered as Megatron-LM numbers them by default: TP fastest, then DP,
  * then PP (rank = tp_rank + tp x (dp_rank + dp x stage)), so a TP group is
  * neighbouring GPUs of one node, and PP stages are the farthest apart. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "whatif/whatif_internal.h"
@@ -24,6 +25,23 @@ static mgpu_result positive(const char *opt, long v)
 {
     if (v < 1) return mgpu_fail(MGPU_ERR_INVALID, "--%s %ld: must be a positive integer", opt, v);
     return MGPU_OK;
+}
+
+/* The 1F1B schedule is simulated pass by pass (micro-batches x stages):
+ * bounded so that a what-if ends in about a second whatever it is asked. */
+static mgpu_result schedule_size(const mgpu_whatif_config *c, long m)
+{
+    long passes = m * c->pp;
+    if (passes <= MGPU_WHATIF_MAX_PASSES) return MGPU_OK;
+    if (c->micro_batches > 0)
+        return mgpu_fail(MGPU_ERR_INVALID,
+                         "--micro-batches %d x --pp %d = %ld micro-batch passes to simulate; the what-if stops at %ld "
+                         "(give fewer micro-batches)",
+                         c->micro_batches, c->pp, passes, MGPU_WHATIF_MAX_PASSES);
+    return mgpu_fail(MGPU_ERR_INVALID,
+                     "--global-batch %d makes %ld micro-batches per DP replica, x --pp %d = %ld micro-batch passes to "
+                     "simulate; the what-if stops at %ld (give a smaller --global-batch or a larger --micro-batch-size)",
+                     c->global_batch, m, c->pp, passes, MGPU_WHATIF_MAX_PASSES);
 }
 
 /* The group of rank 0 of an axis whose neighbours are `stride` ranks apart
@@ -132,6 +150,14 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
 
     long per_replica = (long)c->dp * c->micro_batch_size;
     if (c->micro_batches > 0) {
+        /* bounded before it is multiplied: 10^8 micro-batches ran for minutes
+         * and took gigabytes (issue 34) */
+        MGPU_CHECK(schedule_size(c, c->micro_batches));
+        if (per_replica * c->micro_batches > INT_MAX)
+            return mgpu_fail(MGPU_ERR_INVALID,
+                             "--micro-batches %d x --dp %d x --micro-batch-size %d = %ld sequences a step; "
+                             "the what-if counts at most %d",
+                             c->micro_batches, c->dp, c->micro_batch_size, per_replica * c->micro_batches, INT_MAX);
         l->m = c->micro_batches;
         l->c.global_batch = (int)(per_replica * c->micro_batches);
     } else {
@@ -142,6 +168,7 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
                              "(or give --micro-batches)",
                              c->global_batch, c->dp, c->micro_batch_size);
         l->m = (int)(c->global_batch / per_replica);
+        MGPU_CHECK(schedule_size(c, l->m));
     }
     l->layers_per_stage = md->layers / c->pp;
     l->heads = md->heads / c->tp;

@@ -14,13 +14,14 @@
 
 static void schedule(void)
 {
+    whatif_mem mem = {.limit = (size_t)1 << 20};
     /* Uniform stages, free transfers: (m + pp - 1)(F + B), idle (pp-1)/(m+pp-1). */
     const int cases[][2] = {{4, 8}, {4, 2}, {1, 5}, {8, 64}, {3, 3}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int pp = cases[c][0], m = cases[c][1];
         double fwd[8], bwd[8], end[8], busy[8];
         for (int s = 0; s < pp; s++) fwd[s] = 1.0, bwd[s] = 2.0;
-        CHECK_OK(whatif_1f1b(pp, m, fwd, bwd, 0.0, end, busy));
+        CHECK_OK(whatif_1f1b(pp, m, fwd, bwd, 0.0, end, busy, &mem));
         double t = 0;
         for (int s = 0; s < pp; s++) t = end[s] > t ? end[s] : t;
         CHECKF(NEAR(t, (m + pp - 1) * 3.0), "pp %d m %d: %.3f, want %.3f", pp, m, t, (m + pp - 1) * 3.0);
@@ -35,9 +36,20 @@ static void schedule(void)
      * micro-batch, F = B = 1, x = 0.5: stage 1 receives at 1.5, ends its
      * backward at 3.5 and sends; stage 0 receives at 4 and ends at 5. */
     double f[2] = {1, 1}, b[2] = {1, 1}, end[2], busy[2];
-    CHECK_OK(whatif_1f1b(2, 1, f, b, 0.5, end, busy));
+    CHECK_OK(whatif_1f1b(2, 1, f, b, 0.5, end, busy, &mem));
     CHECKF(NEAR(end[0], 5.0) && NEAR(end[1], 4.0), "ends %.2f %.2f", end[0], end[1]);
-    CHECK(whatif_1f1b(0, 1, f, b, 0, end, busy) == MGPU_ERR_INVALID);
+    CHECK(whatif_1f1b(0, 1, f, b, 0, end, busy, &mem) == MGPU_ERR_INVALID);
+    CHECKF(mem.used == 0, "the schedule left %zu bytes counted", mem.used);
+    /* memory never grows with the micro-batches (a stored programme of 10^7
+     * took 2 GB, issue 34): 4 stages of 10^6 in a cap of 4 KiB */
+    double f4[4] = {1, 1, 1, 1}, b4[4] = {2, 2, 2, 2}, end4[4], busy4[4];
+    whatif_mem small = {.limit = 4096};
+    CHECK_OK(whatif_1f1b(4, 1000000, f4, b4, 0.0, end4, busy4, &small));
+    CHECKF(NEAR(end4[0], (1000000 + 3) * 3.0), "4 x 10^6: %.1f", end4[0]);
+    /* and a cap too small is an error that says so */
+    whatif_mem tiny = {.limit = 64, .what = "--mem-limit"};
+    CHECK(whatif_1f1b(4, 8, f4, b4, 0.0, end4, busy4, &tiny) == MGPU_ERR_NOMEM);
+    CHECKF(strstr(mgpu_error_message(), "--mem-limit") != NULL, "%s", mgpu_error_message());
 }
 
 static void llama70b(void)
@@ -177,6 +189,23 @@ static void errors(void)
     mgpu_whatif_defaults(&c);
     c.machine = "no-such-machine";
     CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
+    /* the schedule's size is bounded (10^8 micro-batches ran for minutes,
+     * issue 34), by micro-batches or by the global batch they come from,
+     * and the sequences a step must fit the count */
+    mgpu_whatif_defaults(&c);
+    c.micro_batches = 100000000;
+    CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
+    CHECKF(strstr(mgpu_error_message(), "--micro-batches 100000000 x --pp 4") != NULL, "%s", mgpu_error_message());
+    mgpu_whatif_defaults(&c);
+    c.global_batch = 2147483640;
+    CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
+    CHECKF(strstr(mgpu_error_message(), "--global-batch 2147483640") != NULL, "%s", mgpu_error_message());
+    mgpu_whatif_defaults(&c);
+    c.pp = 1;
+    c.micro_batches = 1 << 22;
+    c.micro_batch_size = 1 << 20;
+    CHECK(mgpu_whatif_run(&c, &r) == MGPU_ERR_INVALID);
+    CHECKF(strstr(mgpu_error_message(), "sequences a step") != NULL, "%s", mgpu_error_message());
 }
 
 static void spread(void)

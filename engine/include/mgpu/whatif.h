@@ -10,6 +10,7 @@
  * a process per rank. docs/whatif.md says what is modelled and what not. */
 #ifndef MGPU_WHATIF_H
 #define MGPU_WHATIF_H
+#include <stddef.h>
 #include "mgpu/err.h"
 
 #ifdef __cplusplus
@@ -35,7 +36,17 @@ typedef struct mgpu_whatif_config {
                             * runs its forward again (TP all-reduces included) before its backward */
     const char *machine;   /* the node: a preset or NCCL XML (its first host); NULL = "dgx-h100" */
     int nodes;             /* 0 = dp x tp x pp / GPUs per node */
+    size_t mem_limit;      /* bytes the simulation may allocate; 0 = MGPU_WHATIF_DEFAULT_MEM (a
+                            * script's call passes what its sandbox's memory cap leaves) */
+    const char *mem_what;  /* that cap's name for the message ("--mem-limit"); NULL = the what-if's own */
 } mgpu_whatif_config;
+
+/* The schedule is simulated pass by pass: micro-batches x stages is its
+ * size (time), and memory grows with the stages. Both are bounded so a
+ * what-if always ends quickly: 2^24 passes is a second's work, far past any
+ * real step (Llama 2's 1024 sequences on 4 stages are 4096 passes). */
+#define MGPU_WHATIF_MAX_PASSES (1L << 24)
+#define MGPU_WHATIF_DEFAULT_MEM ((size_t)256 << 20)
 
 /* Llama-2-70B (80 layers, hidden 8192, FFN 28672, 64 heads / 8 KV heads,
  * vocab 32000, sequence 4096) as the note's DP = 8 x TP = 8 x PP = 4 on 32
