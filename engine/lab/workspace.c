@@ -72,9 +72,15 @@ static int inside(const char *path, const char *dir)
 
 mgpu_result lab_own_file(const lab_entry *e, const char *path, const char *what)
 {
-    char real[PATH_MAX], rlab[PATH_MAX];
+    char real[PATH_MAX], rlab[PATH_MAX], rroot[PATH_MAX];
+    /* the lab's directory first: one that is a link to a folder elsewhere
+     * would make every file of that folder "inside the lab" */
+    if (!realpath(e->info.dir, rlab)) return mgpu_fail(MGPU_ERR_IO, "lab directory %s: %s", e->info.dir, strerror(errno));
+    if (!realpath(e->cat->labs_dir, rroot) || !inside(rlab, rroot) || strcmp(rlab, rroot) == 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "lab directory %s leads out of the labs directory (to %s); a lab must lie "
+                                           "inside it", e->info.dir, rlab);
     if (!realpath(path, real)) return mgpu_fail(MGPU_ERR_IO, "%s %s: %s", what, path, strerror(errno));
-    if (!realpath(e->info.dir, rlab) || !inside(real, rlab))
+    if (!inside(real, rlab))
         return mgpu_fail(MGPU_ERR_INVALID, "%s %s leads out of the lab directory (to %s); a lab's files must lie "
                                            "inside it", what, path, real);
     struct stat st;
