@@ -161,9 +161,20 @@ local function judge_nearest(fn, topo, on)
   return nil
 end
 
-local function host_nics(topo, host)
-  local n = 0
-  for _, nic in ipairs(nics(topo)) do if (nic.host or 0) == host then n = n + 1 end end
+-- The NICs of a host that sit on a GPU's own PCIe switch (PIX to one of its
+-- GPUs): the ones NCCL pairs with GPUs for GPUDirect RDMA. Counted by the
+-- path, not the list: a real DGX H100 lists about 12 mlx5 ports - its 8
+-- compute NICs, one beside each GPU, and the storage and in-band management
+-- ports of two dual-port cards, which hang off the CPUs (issue 27).
+local function host_gpu_nics(topo, host)
+  local n, g = 0, gpus(topo)
+  for k, nic in ipairs(nics(topo)) do
+    if (nic.host or 0) == host then
+      for i, gpu in ipairs(g) do
+        if (gpu.host or 0) == host and gpu_nic(topo, i - 1, k - 1) == "PIX" then n = n + 1 break end
+      end
+    end
+  end
   return n
 end
 
@@ -243,7 +254,7 @@ return {
       questions = {
         { id = "numa0", ask = "Which NUMA node is GPU0 attached to?" },
         { id = "cpus0", ask = "How many logical CPUs are in GPU0's CPU affinity list?" },
-        { id = "nics",  ask = "How many NICs (network ports) does this host have?" },
+        { id = "nics",  ask = "How many of this host's NICs sit on a GPU's own PCIe switch (PIX to a GPU)?" },
       },
       run = function(lab)
         local topo = lab.topo()
@@ -272,8 +283,9 @@ return {
                          where = "results pane (3), table GPUs, column NUMA", answer = true },
           checks.equals{ value = lab.answer("cpus0"), expected = g0 and count_cpus(g0.cpulist), what = "CPUs local to GPU0",
                          where = "results pane (3), table GPUs, column CPU affinity", answer = true },
-          checks.equals{ value = lab.answer("nics"), expected = host_nics(topo, g0 and g0.host or 0), what = "NICs on this host",
-                         where = "results pane (3), table NICs", answer = true },
+          checks.equals{ value = lab.answer("nics"), expected = host_gpu_nics(topo, g0 and g0.host or 0),
+                         what = "NICs of this host on a GPU's own PCIe switch (PIX)",
+                         where = "topology pane (1): the NIC columns, a PIX cell in a GPU's row", answer = true },
         }
         -- the exercise: nearest_nic(topo, g) for every GPU
         if not r.ok or type(r.fn) ~= "function" then

@@ -34,5 +34,27 @@ t16=$(awk '$1 == 16777216 { print $6 }' "$tmp/b16")
 if awk -v t="${t16:-0}" 'BEGIN { exit !(t > 50 && t < 1000) }'; then ok
 else bad "lab 2 step 1: the sim's 16 MiB all_reduce takes ${t16:-?} us, not the ~140 us the text derives"; fi
 
+# Lab 1 step 2's nics: a real DGX H100 lists about 12 mlx5 ports - 8 compute
+# NICs on the GPUs' switches and the 4 ports of two dual-port storage and
+# in-band cards on the CPUs. The question counts the NICs on a GPU's own
+# switch, so it is 8 there as on the preset: the preset's XML with the two
+# cards added under the CPUs.
+"$bin" topo --xml --backend sim --machine dgx-h100 2>/dev/null | python3 -c '
+import sys
+s = sys.stdin.read(); s = s[s.index("<system"):]
+parts = s.split("</cpu>")
+for i in range(len(parts) - 1):
+    card = "<pci busid=\"0000:%02x:00.0\" class=\"0x020000\" vendor=\"0x15b3\" device=\"0x1021\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><nic>" % (0x0c + 0x80 * i)
+    for k in range(2):
+        card += "<net name=\"mlx5_%d\" dev=\"%d\" speed=\"200000\" port=\"%d\" guid=\"0x%x\" maxconn=\"131072\" gdr=\"0\"/>" % (8 + 2 * i + k, 8 + 2 * i + k, k + 1, 0xb83fd20300a1c100 + 16 * i + k)
+    parts[i] += card + "</nic></pci>"
+print("</cpu>".join(parts))' >"$tmp/dgx12.xml"
+cp "$src/labs/01-topology/solutions/nearest_nic.lua" "$work/01-topology/nearest_nic.lua"
+"$bin" run 1 --step affinity --backend sim --machine "$tmp/dgx12.xml" --answer nics=8 >"$tmp/l1" 2>&1
+"$bin" run 1 --step affinity --backend sim --machine "$tmp/dgx12.xml" --answer nics=12 >"$tmp/l1w" 2>&1
+if [ "$(grep -c '^  NIC[0-9]* *mlx5' "$tmp/l1")" = 12 ] && ! grep -q 'PIX).*is not right' "$tmp/l1" &&
+   grep -q 'PIX): "12" is not right' "$tmp/l1w"; then ok
+else bad "lab 1 step 2 on a DGX H100 with storage NICs: $(grep -E '^(PASS|FAIL|AWAITING|ERROR)' "$tmp/l1" "$tmp/l1w")"; fi
+
 echo "# lab_claims: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
