@@ -375,7 +375,7 @@ return {
         if net then lab.record("transport_inter", net.transport) end
         return {
           checks.equals{ value = lab.answer("intra"), expected = transport_answers(l01 and l01.transport),
-                         what = "transport rank 0 -> rank 1" .. (l01 and (" (your log: " .. l01.detail .. ")") or ""),
+                         what = "transport rank 0 -> rank 1",
                          answer = true, missing = "press a to answer", where = "results pane (3), table 'transports in your log'" },
           checks.equals{ value = lab.answer("inter"), expected = transport_answers(net and net.transport),
                          what = "transport leaving a node", answer = true, missing = "press a to answer",

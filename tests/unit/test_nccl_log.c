@@ -134,6 +134,12 @@ static void test_ib_nodes_gdr(void)
     CHECK(find_link(&s, 7, 0) && find_link(&s, 7, 0)->gdr == 0);
     mgpu_nccl_summary_feed(&s, "node2:25146:25827 [0] NCCL WARN NET/IB : Got async event : port error");
     CHECK(s.nwarn == 1 && strstr(s.last_warn, "port error"));
+    /* PXN (lab 7 step 2's table): NIC 3, driven by rank 7's proxy - the data
+     * crossed NVLink to the GPU beside that NIC first (net.cc: via
+     * NET/%s/%d(%d), the proxy rank in parentheses) */
+    mgpu_nccl_summary_feed(&s, "node1:27226:27910 [3] NCCL INFO Channel 02/0 : 3[3] -> 12[4] [send] via NET/IB/3(7)/GDRDMA");
+    l = find_link(&s, 3, 12);
+    CHECK(l && !strcmp(l->transport, "NET/IB") && l->gdr == 1 && !strcmp(l->detail, "NET/IB/3(7)/GDRDMA"));
 }
 
 /* NCCL before 2.19: per-rank ring neighbours, numeric algorithm/protocol,
