@@ -31,6 +31,10 @@ typedef struct topo_srcmap {
     const char *source;      /* file name or "<input>" */
     topo_srcpos *pos;
     int n, cap;
+    /* A file the user named (--machine, --expect): an NVLink to a GPU the
+     * file does not hold is refused. Text from this machine's own discovery
+     * keeps such links, as NCCL's dumps do (a GPU outside the job). */
+    int strict_links;
 } topo_srcmap;
 
 /* Fault bits (topo_faults.c). */

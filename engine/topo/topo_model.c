@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*--- Small helpers ----------------------------------------------------*/
 
@@ -342,6 +343,167 @@ static mgpu_result walk(build_ctx *c, const mgpu_xml_node *n, int depth)
     return MGPU_OK;
 }
 
+/*--- Identities: bus ids, ranks, NVLink ends -----------------------------*/
+
+/* A PCI bus id as NCCL writes it: DOMAIN:BUS:DEVICE.FUNCTION in hex, the
+ * domain 1-8 digits ("0000:05:00.0"; "fffffff:ff:ff.0" for an NVSwitch). */
+static int busid_ok(const char *b)
+{
+    int n = 0;
+    while (isxdigit((unsigned char)b[n])) n++;
+    if (n < 1 || n > 8 || b[n] != ':') return 0;
+    b += n + 1;
+    if (!isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1]) || b[2] != ':') return 0;
+    b += 3;
+    if (!isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1]) || b[2] != '.') return 0;
+    return isxdigit((unsigned char)b[3]) && b[4] == 0;
+}
+
+static mgpu_result id_fail(const topo_srcmap *map, const mgpu_xml_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static mgpu_result id_fail(const topo_srcmap *map, const mgpu_xml_node *n, const char *fmt, ...)
+{
+    char where[200], why[400];
+    topo_where(map, n, where, sizeof where);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return mgpu_fail(MGPU_ERR_PARSE, "%s: %s", where, why);
+}
+
+/* A bus id (lower case) or a rank, with where it came from, sorted to find
+ * repeats in n log n: a file may hold 200000 elements. */
+typedef struct id_key {
+    int host;
+    long long rank;
+    char id[20];
+    int order;                /* document order, so the first is named */
+    const mgpu_xml_node *node;
+} id_key;
+
+static int cmp_id_key(const void *a, const void *b)
+{
+    const id_key *x = a, *y = b;
+    if (x->host != y->host) return x->host < y->host ? -1 : 1;
+    int c = strcmp(x->id, y->id);
+    if (c) return c;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+typedef struct id_list {
+    id_key *k;
+    int n, cap;
+} id_list;
+
+static mgpu_result id_add(id_list *l, int host, const char *id, long long rank, const mgpu_xml_node *node)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 64;
+        id_key *k = realloc(l->k, (size_t)cap * sizeof *k);
+        if (!k) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory checking the topology");
+        l->k = k, l->cap = cap;
+    }
+    id_key *k = &l->k[l->n];
+    k->host = host, k->rank = rank, k->order = l->n, k->node = node;
+    snprintf(k->id, sizeof k->id, "%s", id);
+    for (char *p = k->id; *p; p++) *p = (char)tolower((unsigned char)*p);
+    l->n++;
+    return MGPU_OK;
+}
+
+/* The first repeat of a sorted list, named with its first occurrence. */
+static mgpu_result id_repeats(const topo_srcmap *map, id_list *l, const char *what)
+{
+    qsort(l->k, (size_t)l->n, sizeof *l->k, cmp_id_key);
+    for (int i = 1; i < l->n; i++) {
+        const id_key *a = &l->k[i - 1], *b = &l->k[i];
+        if (a->host != b->host || strcmp(a->id, b->id) != 0 || a->rank != b->rank) continue;
+        char first[200];
+        topo_where(map, a->node, first, sizeof first);
+        if (a->id[0])
+            return id_fail(map, b->node, "a second <pci busid=\"%s\"> (the first is at %s); each device is in the "
+                           "tree once", b->id, first);
+        return id_fail(map, b->node, "a second <gpu rank=\"%lld\"> (the first is at %s); each %s has one GPU",
+                       b->rank, first, what);
+    }
+    return MGPU_OK;
+}
+
+/* Every <pci busid> of one host tree, checked for form and listed. */
+static mgpu_result list_busids(const topo_srcmap *map, const mgpu_xml_node *n, int host, id_list *l, int depth)
+{
+    if (depth > TOPO_MAX_DEPTH) return MGPU_OK; /* walk() has refused it */
+    const char *b = strcmp(n->name, "pci") == 0 ? mgpu_xml_get(n, "busid") : NULL;
+    if (b) {
+        if (!busid_ok(b))
+            return id_fail(map, n, "<pci> busid=\"%.60s\" is not a PCI bus id like \"0000:05:00.0\"", b);
+        MGPU_CHECK(id_add(l, host, b, 0, n));
+    }
+    for (int i = 0; i < n->nchildren; i++) MGPU_CHECK(list_busids(map, n->children[i], host, l, depth + 1));
+    return MGPU_OK;
+}
+
+/* The far end of one GPU's NVLink: a bus id, not the GPU itself, and (in
+ * a file the user named) a GPU of the host when its class says GPU. */
+static mgpu_result check_nvlink(const mgpu_topo *t, const topo_srcmap *map, const mgpu_topo_gpu *g,
+                                const mgpu_xml_node *l, const id_list *gpus)
+{
+    const char *tgt = mgpu_xml_get(l, "target");
+    long long cls = 0;
+    if (!tgt) return id_fail(map, l, "<nvlink> has no target, the bus id of its far end");
+    if (!busid_ok(tgt)) return id_fail(map, l, "<nvlink> target=\"%.60s\" is not a PCI bus id like \"0000:05:00.0\"", tgt);
+    if (g->busid[0] && strcasecmp(tgt, g->busid) == 0) return id_fail(map, l, "<nvlink> target=\"%s\" is the GPU itself", tgt);
+    if (!map || !map->strict_links || !topo_parse_long(mgpu_xml_get(l, "tclass"), &cls) || (cls >> 16) != 0x03)
+        return MGPU_OK; /* an NVSwitch or CPU end: any id */
+    id_key want = {.host = g->host};
+    snprintf(want.id, sizeof want.id, "%s", tgt);
+    for (char *p = want.id; *p; p++) *p = (char)tolower((unsigned char)*p);
+    /* gpus is sorted by (host, id, rank 0, order): find the first of host+id */
+    int lo = 0, hi = gpus->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        const id_key *k = &gpus->k[mid];
+        int c = k->host != want.host ? (k->host < want.host ? -1 : 1) : strcmp(k->id, want.id);
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < gpus->n && gpus->k[lo].host == want.host && strcmp(gpus->k[lo].id, want.id) == 0) return MGPU_OK;
+    (void)t;
+    return id_fail(map, l, "<nvlink target=\"%s\"> leads to a GPU (tclass %s) that is not in this host's tree; NCCL "
+                   "ignores such a link (a GPU outside the job): remove it, or add that GPU", tgt,
+                   mgpu_xml_get(l, "tclass"));
+}
+
+/* Bus ids once per host, each GPU's rank once in the machine, every NVLink
+ * to a real far end. Without these a file with two devices at one address
+ * or links to nowhere loaded, and the model built from it (and `validate`
+ * against it) said all was well. */
+static mgpu_result check_ids(const mgpu_topo *t, const topo_srcmap *map)
+{
+    id_list bus = {0}, ranks = {0}, gpus = {0};
+    mgpu_result r = MGPU_OK;
+    for (int h = 0; h < t->nhosts && r == MGPU_OK; h++) r = list_busids(map, t->hosts[h], h, &bus, 0);
+    if (r == MGPU_OK) r = id_repeats(map, &bus, "device");
+    for (int i = 0; i < t->ngpus && r == MGPU_OK; i++) {
+        long long rank;
+        if (topo_parse_long(mgpu_xml_get(t->gpus[i].node, "rank"), &rank))
+            r = id_add(&ranks, 0, "", rank, t->gpus[i].node);
+        if (r == MGPU_OK && t->gpus[i].busid[0]) r = id_add(&gpus, t->gpus[i].host, t->gpus[i].busid, 0, t->gpus[i].node);
+    }
+    if (r == MGPU_OK) r = id_repeats(map, &ranks, "rank");
+    if (r == MGPU_OK) qsort(gpus.k, (size_t)gpus.n, sizeof *gpus.k, cmp_id_key);
+    for (int i = 0; i < t->ngpus && r == MGPU_OK; i++)
+        for (int k = 0; k < t->gpus[i].node->nchildren && r == MGPU_OK; k++)
+            if (strcmp(t->gpus[i].node->children[k]->name, "nvlink") == 0)
+                r = check_nvlink(t, map, &t->gpus[i], t->gpus[i].node->children[k], &gpus);
+    free(bus.k);
+    free(ranks.k);
+    free(gpus.k);
+    return r;
+}
+
 static int cmp_gpu(const void *a, const void *b)
 {
     const mgpu_topo_gpu *x = a, *y = b;
@@ -410,6 +572,7 @@ static mgpu_result derive(mgpu_topo *t, const topo_srcmap *map)
                              where, t->gpus[i].dev, t->gpus[i].host);
         }
     MGPU_CHECK(sort_nics(t));
+    MGPU_CHECK(check_ids(t, map));
 
     int n = t->ngpus;
     t->gpu_nvsw_links = calloc((size_t)n + 1, sizeof *t->gpu_nvsw_links);

@@ -173,7 +173,7 @@ static mgpu_result split_hosts(pctx *c, mgpu_xml_node ***systems, int *n, mgpu_x
     return MGPU_OK;
 }
 
-mgpu_result mgpu_topo_parse_xml(const char *text, size_t len, const char *source_name, mgpu_topo **out)
+static mgpu_result parse_xml(const char *text, size_t len, const char *source_name, int strict_links, mgpu_topo **out)
 {
     const char *src = source_name ? source_name : "<input>";
     if (!out || (!text && len)) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_topo_parse_xml: null argument");
@@ -184,6 +184,7 @@ mgpu_result mgpu_topo_parse_xml(const char *text, size_t len, const char *source
     pctx c = {0};
     c.source = src;
     c.map.source = src;
+    c.map.strict_links = strict_links;
     /* UTF-8 forced: an encoding declaration cannot switch decoders. */
     c.p = XML_ParserCreate("UTF-8");
     if (!c.p) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory creating the XML parser");
@@ -224,6 +225,11 @@ mgpu_result mgpu_topo_parse_xml(const char *text, size_t len, const char *source
     return r;
 }
 
+mgpu_result mgpu_topo_parse_xml(const char *text, size_t len, const char *source_name, mgpu_topo **out)
+{
+    return parse_xml(text, len, source_name, 0, out);
+}
+
 mgpu_result mgpu_topo_load_xml(const char *path, mgpu_topo **out)
 {
     if (!path || !*path || !out) return mgpu_fail(MGPU_ERR_INVALID, "no topology file named");
@@ -233,7 +239,7 @@ mgpu_result mgpu_topo_load_xml(const char *path, mgpu_topo **out)
     char *buf = NULL;
     size_t n = 0;
     mgpu_result r = mgpu_file_read(path, TOPO_MAX_FILE_BYTES, &buf, &n);
-    if (r == MGPU_OK) r = mgpu_topo_parse_xml(buf, n, path, out);
+    if (r == MGPU_OK) r = parse_xml(buf, n, path, 1, out);
     free(buf);
     if (r != MGPU_OK) mgpu_error_breadcrumb(__FILE__, __LINE__, __func__);
     return r;
