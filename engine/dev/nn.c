@@ -9,6 +9,7 @@
 #include "dev/nn_call.h"
 #include "mgpu/mem.h"
 #include "mgpu/nn.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,8 @@ mgpu_result mgpu_nn_gemm(mgpu_stream *s, const mgpu_tensor *a, int ta, const mgp
     nn_call_init(&c, s, "gemm");
     const void *pa = nn_in(&c, a, "a", K_FLOAT), *pb = nn_in(&c, b, "b", K_FLOAT);
     void *pc = nn_out(&c, cm, "c", K_FLOAT);
+    nn_want_apart(&c, cm, "c", a, "a");
+    nn_want_apart(&c, cm, "c", b, "b");
     if (c.r != MGPU_OK) return c.r;
     size_t ba, ra, ca, bb, rb, cb, bc, rc, cc;
     nn_mat_dims(a, &ba, &ra, &ca);
@@ -234,9 +237,10 @@ mgpu_result mgpu_nn_adamw(mgpu_stream *s, mgpu_tensor *p, const mgpu_tensor *g, 
     nn_want_count(&c, v, "exp_avg_sq", p ? p->count : 0);
     if (c.r != MGPU_OK) return c.r;
     a.n[0] = p->count;
-    /* the bias corrections once on the host, in double as PyTorch does */
-    double b1 = 1, b2 = 1;
-    for (int i = 0; i < step; i++) b1 *= beta1, b2 *= beta2;
+    /* the bias corrections once on the host, in double as PyTorch does
+     * (beta1 ** step): pow, not a loop of `step` products - a script may
+     * pass any step up to 2^31 - 1 */
+    double b1 = pow(beta1, step), b2 = pow(beta2, step);
     a.f[5] = (float)(1 - b1);
     a.f[6] = (float)(1 - b2);
     c.bytes += (double)mgpu_tensor_bytes(p) + (double)mgpu_tensor_bytes(m) + (double)mgpu_tensor_bytes(v);

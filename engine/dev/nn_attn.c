@@ -101,8 +101,7 @@ mgpu_result mgpu_nn_swap12(mgpu_stream *s, const mgpu_tensor *x, mgpu_tensor *y)
     if (nn_want_ndim(&c, x, "x", 4, "have 4 dims", d) != MGPU_OK) return c.r;
     size_t want[4] = {d[0], d[2], d[1], d[3]};
     nn_want_dims(&c, y, "y", 4, want);
-    if (c.r == MGPU_OK && x->buf == y->buf && x->offset == y->offset)
-        c.r = mgpu_fail(MGPU_ERR_INVALID, "swap12: y must not be x (the swap is not in place)");
+    nn_want_apart(&c, y, "y", x, "x");
     memcpy(a.n, d, sizeof d);
     return nn_run_kernel(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, 0);
 }

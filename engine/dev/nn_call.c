@@ -112,6 +112,19 @@ void nn_want_same(nn_call *c, const mgpu_tensor *t, const char *name, const mgpu
                      mgpu_tensor_shape_str(t, a, sizeof a), ref_name, mgpu_tensor_shape_str(ref, b, sizeof b));
 }
 
+void nn_want_apart(nn_call *c, const mgpu_tensor *out, const char *name, const mgpu_tensor *in, const char *in_name)
+{
+    if (c->r != MGPU_OK || !out || !in || !out->buf || out->buf != in->buf) return;
+    size_t o0 = out->offset, o1 = o0 + mgpu_tensor_bytes(out), i0 = in->offset, i1 = i0 + mgpu_tensor_bytes(in);
+    if (o1 <= i0 || i1 <= o0) return;
+    if (o0 == i0 && o1 == i1)
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: %s is %s (the same memory); the op does not work in place: write %s to "
+                         "another tensor", c->what, name, in_name, name);
+    else
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: %s overlaps %s's memory; the op does not work in place: write %s to "
+                         "memory apart from its inputs", c->what, name, in_name, name);
+}
+
 void nn_want_count(nn_call *c, const mgpu_tensor *t, const char *name, size_t n)
 {
     if (c->r != MGPU_OK || !t || t->count == n) return;

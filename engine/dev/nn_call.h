@@ -39,6 +39,9 @@ void *nn_opt_out(nn_call *c, mgpu_tensor *t, const char *name, int kind);
 void nn_want_dims(nn_call *c, const mgpu_tensor *t, const char *name, int ndim, const size_t *dims);
 void nn_want_same(nn_call *c, const mgpu_tensor *t, const char *name, const mgpu_tensor *ref, const char *ref_name);
 void nn_want_count(nn_call *c, const mgpu_tensor *t, const char *name, size_t n);
+/* An output that must not share memory with an input (an op that reads its
+ * input while it writes: gemm's tiles, a transpose). */
+void nn_want_apart(nn_call *c, const mgpu_tensor *out, const char *name, const mgpu_tensor *in, const char *in_name);
 /* t's dims into d (MGPU_TENSOR_MAX_DIMS of them); when t has not ndim dims,
  * c->r says "OP: NAME is SHAPE but must WANT" (want: "be [N, C, H, W]").
  * Returns c->r. */

@@ -101,6 +101,8 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     char *py = nn_out(&c, y, "y", K_FLOAT);
     conv_geom g;
     conv_check(&c, x, w, y, "y", stride, pad, &g);
+    nn_want_apart(&c, y, "y", x, "x"); /* GEMMs write y while they read x */
+    nn_want_apart(&c, y, "y", w, "w");
     int ph = nn_phantom_mode(&c);
     if (c.r != MGPU_OK) return c.r;
     if (ph && !nn_models_time(&c)) return MGPU_OK;
@@ -147,6 +149,10 @@ mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const 
     conv_check(&c, x, w, dy, "dy", stride, pad, &g);
     nn_want_same(&c, dx, "dx", x, "x");
     nn_want_same(&c, dw, "dw", w, "w");
+    nn_want_apart(&c, dx, "dx", dy, "dy");
+    nn_want_apart(&c, dx, "dx", w, "w");
+    nn_want_apart(&c, dw, "dw", x, "x");
+    nn_want_apart(&c, dw, "dw", dy, "dy");
     int ph = nn_phantom_mode(&c);
     if (c.r != MGPU_OK) return c.r;
     if (ph && !nn_models_time(&c)) return MGPU_OK;

@@ -65,7 +65,7 @@ static int l_stream_new(lua_State *L)
     if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TTABLE);
     static const char *const known[] = {"device", "legacy_default", "name", NULL};
     lm_check_options(L, 1, "mgpu.stream", known);
-    int dev = (int)opt_int_field(L, 1, "device", c->host.device);
+    int dev = lm_opt_int_field(L, 1, "device", "mgpu.stream", c->host.device, 0, LM_INT_HI);
     int legacy = opt_bool_field(L, 1, "legacy_default", 0);
     char label[48] = "";
     if (lua_istable(L, 1)) {
@@ -175,7 +175,7 @@ static int l_event_new(lua_State *L)
     lm_check_options(L, 1, "mgpu.event", known);
     int timing = opt_bool_field(L, 1, "timing", 1);
     int blocking = opt_bool_field(L, 1, "blocking", 0);
-    int dev = (int)opt_int_field(L, 1, "device", c->host.device);
+    int dev = lm_opt_int_field(L, 1, "device", "mgpu.event", c->host.device, 0, LM_INT_HI);
     lm_event *e = lua_newuserdatauv(L, sizeof *e, 0);
     memset(e, 0, sizeof *e);
     luaL_setmetatable(L, LM_EVENT);
@@ -339,7 +339,7 @@ static int l_copy(lua_State *L)
 static int l_synchronize(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    int dev = (int)luaL_optinteger(L, 1, c->host.device);
+    int dev = lm_opt_int(L, 1, "mgpu.synchronize", "device", c->host.device, 0, LM_INT_HI);
     if (mgpu_device_synchronize(c->host.be, dev) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.synchronize");
     /* A collective the watchdog aborted lets the device drain "successfully":
      * its verdict is on the communicator, so ask before saying all is well. */

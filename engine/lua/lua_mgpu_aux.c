@@ -173,3 +173,39 @@ void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *
         }
     }
 }
+
+/*--- Integers -------------------------------------------------------------------*/
+
+/* A C int taken from a Lua integer (64 bits) is range-checked first: a cast
+ * alone reads 2^32 + 1 as 1 and 2^40 as 0 - a stride, a device or a peer
+ * the script never asked for, with no error. */
+int lm_int_in(lua_State *L, lua_Integer v, const char *fn, const char *what, lua_Integer lo, lua_Integer hi)
+{
+    if (v < lo || v > hi) luaL_error(L, "%s: %s %I is out of range (%I..%I)", fn, what, v, lo, hi);
+    return (int)v;
+}
+
+int lm_check_int(lua_State *L, int idx, const char *fn, const char *what, lua_Integer lo, lua_Integer hi)
+{
+    return lm_int_in(L, luaL_checkinteger(L, idx), fn, what, lo, hi);
+}
+
+int lm_opt_int(lua_State *L, int idx, const char *fn, const char *what, int dflt, lua_Integer lo, lua_Integer hi)
+{
+    return lua_isnoneornil(L, idx) ? dflt : lm_check_int(L, idx, fn, what, lo, hi);
+}
+
+int lm_opt_int_field(lua_State *L, int idx, const char *key, const char *fn, int dflt, lua_Integer lo, lua_Integer hi)
+{
+    if (!lua_istable(L, idx)) return dflt;
+    lua_getfield(L, idx, key);
+    int v = dflt;
+    if (!lua_isnil(L, -1)) {
+        int ok = 0;
+        lua_Integer i = lua_tointegerx(L, -1, &ok);
+        if (!ok) luaL_error(L, "%s: option '%s' must be an integer, got %s", fn, key, luaL_typename(L, -1));
+        v = lm_int_in(L, i, fn, key, lo, hi);
+    }
+    lua_pop(L, 1);
+    return v;
+}

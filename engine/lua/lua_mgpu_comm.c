@@ -107,10 +107,10 @@ static int l_comm_stream(lua_State *L)
 /* comm:split(color, key [, name]) -> comm, or nil for color nil / < 0 */
 static int l_comm_split(lua_State *L)
 {
-    int color = lua_isnoneornil(L, 2) ? MGPU_SPLIT_NOCOLOR : (int)luaL_checkinteger(L, 2);
+    int color = lm_opt_int(L, 2, "comm:split", "color", MGPU_SPLIT_NOCOLOR, LM_INT_LO, LM_INT_HI);
     if (color < 0) color = MGPU_SPLIT_NOCOLOR;
     int has_key = !lua_isnoneornil(L, 3);
-    int key = has_key ? (int)luaL_checkinteger(L, 3) : 0;
+    int key = has_key ? lm_check_int(L, 3, "comm:split", "key", LM_INT_LO, LM_INT_HI) : 0;
     const char *name = luaL_optstring(L, 4, NULL);
     lua_settop(L, 4);
     lm_comm *p = lm_pin_comm(L, lm_frame_open(L), 1);
@@ -196,7 +196,7 @@ static void parse_opts(lua_State *L, int first, int last, const char *fn, coll_o
         } else if (t == LUA_TNUMBER) {
             if (!lua_isinteger(L, i)) luaL_error(L, "%s: a root or peer rank must be an integer", fn);
             o->have_root = 1;
-            o->root = (int)lua_tointeger(L, i);
+            o->root = lm_int_in(L, lua_tointeger(L, i), fn, "rank", 0, LM_INT_HI);
         } else if (lm_is_stream(L, i)) {
             o->stream_idx = i;
         } else {

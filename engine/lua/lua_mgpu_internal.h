@@ -3,6 +3,7 @@
 #ifndef MGPU_LUA_MGPU_INTERNAL_H
 #define MGPU_LUA_MGPU_INTERNAL_H
 #include <lauxlib.h>
+#include <limits.h>
 #include "mgpu/lua_mgpu.h"
 #include "mgpu/spans.h"
 #include "mgpu/tensor.h"
@@ -141,6 +142,19 @@ void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
 void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *known);
 
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
+
+/* Integers narrowed to int (lua_mgpu_aux.c): every binding that passes a
+ * script's integer on as an int takes it through these, so a value outside
+ * [lo, hi] raises "FN: WHAT V is out of range (LO..HI)" instead of wrapping
+ * (2^32 + 1 read as 1). LM_INT_LO/HI: the whole of int, where the engine
+ * checks the meaning (a device or rank it does not have) itself. */
+#define LM_INT_LO ((lua_Integer)INT_MIN)
+#define LM_INT_HI ((lua_Integer)INT_MAX)
+int lm_int_in(lua_State *L, lua_Integer v, const char *fn, const char *what, lua_Integer lo, lua_Integer hi);
+int lm_check_int(lua_State *L, int idx, const char *fn, const char *what, lua_Integer lo, lua_Integer hi);
+int lm_opt_int(lua_State *L, int idx, const char *fn, const char *what, int dflt, lua_Integer lo, lua_Integer hi);
+/* The integer field `key` of the options table at idx (dflt when absent). */
+int lm_opt_int_field(lua_State *L, int idx, const char *key, const char *fn, int dflt, lua_Integer lo, lua_Integer hi);
 
 /* The race detector's site function (mgpu/race.h): the script line of the
  * innermost Lua frame of ctx (the rank's lua_State), "reducer.lua:41". */

@@ -15,7 +15,7 @@
 static int l_peer_access(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    int peer = (int)luaL_checkinteger(L, 1);
+    int peer = lm_check_int(L, 1, "mgpu.peer_access", "peer", 0, LM_INT_HI);
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TBOOLEAN);
         if (mgpu_peer_access_enable(c->host.be, c->host.device, peer, lua_toboolean(L, 2)) != MGPU_OK)
@@ -34,7 +34,9 @@ static int l_can_access_peer(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
     int can = 0;
-    if (mgpu_peer_can_access(c->host.be, (int)luaL_checkinteger(L, 1), (int)luaL_checkinteger(L, 2), &can) != MGPU_OK)
+    int dev = lm_check_int(L, 1, "mgpu.can_access_peer", "device", 0, LM_INT_HI);
+    int peer = lm_check_int(L, 2, "mgpu.can_access_peer", "peer", 0, LM_INT_HI);
+    if (mgpu_peer_can_access(c->host.be, dev, peer, &can) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "mgpu.can_access_peer");
     lua_pushboolean(L, can);
     return 1;

@@ -7,10 +7,10 @@
 #include "mgpu/mem.h"
 #include <string.h>
 
-static int opt_device(lua_State *L, int idx)
+static int opt_device(lua_State *L, int idx, const char *fn)
 {
     lm_ctx *c = lm_ctx_get(L);
-    return (int)luaL_optinteger(L, idx, c->host.device);
+    return lm_opt_int(L, idx, fn, "device", c->host.device, 0, LM_INT_HI);
 }
 
 static void set_int(lua_State *L, const char *key, int64_t v)
@@ -37,7 +37,7 @@ static void torch_keys(lua_State *L, const char *name, const mgpu_mem_stat *s)
 static int l_memory_stats(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    int dev = opt_device(L, 1);
+    int dev = opt_device(L, 1, "mgpu.memory_stats");
     mgpu_memory_stats st;
     if (mgpu_memory_stats_get(c->host.be, dev, &st) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.memory_stats");
     const mgpu_alloc_conf *conf = mgpu_memory_conf(c->host.be);
@@ -80,7 +80,7 @@ static int l_memory_stats(lua_State *L)
 static int l_memory_reset_peak(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    if (mgpu_memory_reset_peak(c->host.be, opt_device(L, 1)) != MGPU_OK)
+    if (mgpu_memory_reset_peak(c->host.be, opt_device(L, 1, "mgpu.memory_reset_peak")) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "mgpu.memory_reset_peak");
     return 0;
 }
@@ -88,7 +88,7 @@ static int l_memory_reset_peak(lua_State *L)
 static int l_empty_cache(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    if (mgpu_memory_empty_cache(c->host.be, opt_device(L, 1)) != MGPU_OK)
+    if (mgpu_memory_empty_cache(c->host.be, opt_device(L, 1, "mgpu.empty_cache")) != MGPU_OK)
         return mgpu_lua_raise_engine(L, "mgpu.empty_cache");
     return 0;
 }
@@ -98,7 +98,7 @@ static int l_empty_cache(lua_State *L)
 static int l_mem_info(lua_State *L)
 {
     lm_ctx *c = lm_ctx_get(L);
-    int dev = (int)luaL_optinteger(L, 1, c->host.device);
+    int dev = opt_device(L, 1, "mgpu.mem_info");
     uint64_t fr = 0, tot = 0;
     if (mgpu_device_mem_info(c->host.be, dev, &fr, &tot) != MGPU_OK) return mgpu_lua_raise_engine(L, "mgpu.mem_info");
     lua_pushinteger(L, (lua_Integer)fr);
@@ -143,7 +143,7 @@ int lm_phantom_tensor(lua_State *L)
     lua_getfield(L, 1, "phantom_on_cuda");
     lua_Integer count = lua_isnoneornil(L, 2) ? luaL_checkinteger(L, -4) : luaL_checkinteger(L, 2);
     const char *dtype = luaL_optstring(L, -3, "f32");
-    int dev = (int)luaL_optinteger(L, -2, c->host.device);
+    int dev = lm_opt_int(L, -2, "mgpu.phantom_tensor", "device", c->host.device, 0, LM_INT_HI);
     int on_cuda = lua_toboolean(L, -1);
     if (count < 1) return luaL_error(L, "mgpu.phantom_tensor: count must be at least 1, got %I", count);
     int dt = mgpu_dtype_parse(dtype);

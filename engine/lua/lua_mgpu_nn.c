@@ -24,14 +24,30 @@ static float opt_num(lua_State *L, int o, const char *k, float dflt)
     return v;
 }
 
-static int opt_int(lua_State *L, int o, const char *k, int dflt)
+/* A flag option: a boolean (or 0/1). */
+static int opt_flag(lua_State *L, int o, const char *fn, const char *k, int dflt)
 {
     if (!lua_istable(L, o)) return dflt;
     lua_getfield(L, o, k);
-    int v = lua_isnil(L, -1) ? dflt : lua_isboolean(L, -1) ? lua_toboolean(L, -1) : (int)luaL_checkinteger(L, -1);
+    int v = lua_isboolean(L, -1) ? lua_toboolean(L, -1) : lua_isnil(L, -1) ? dflt : -1;
     lua_pop(L, 1);
+    if (v < 0) v = lm_opt_int_field(L, o, k, fn, dflt, 0, 1);
     return v;
 }
+
+/* Every op's options table holds only the keys it knows and stream=: a
+ * misspelt key ({tA = true}) would silently mean its default. Checked
+ * before any option is read. */
+#define OPTIONS(o, fn, ...)                                                      \
+    do {                                                                         \
+        static const char *const known_[] = {__VA_ARGS__, "stream", NULL};       \
+        lm_check_options(L, (o), "mgpu.nn." fn, known_);                         \
+    } while (0)
+#define NO_OPTIONS(o, fn)                                                        \
+    do {                                                                         \
+        static const char *const known_[] = {"stream", NULL};                    \
+        lm_check_options(L, (o), "mgpu.nn." fn, known_);                         \
+    } while (0)
 
 /* The call's frame, once its options (at o) are read: the options' stream=
  * (or the default stream) pinned in *s. Every op reads its options before
@@ -61,8 +77,9 @@ static lm_frame *open_call(lua_State *L, int o, mgpu_stream **s)
 /* gemm(a, b, c, {ta=, tb=, alpha=1, beta=0}) */
 static int l_gemm(lua_State *L)
 {
-    int o_ta = opt_int(L, 4, "ta", 0);
-    int o_tb = opt_int(L, 4, "tb", 0);
+    OPTIONS(4, "gemm", "ta", "tb", "alpha", "beta");
+    int o_ta = opt_flag(L, 4, "mgpu.nn.gemm", "ta", 0);
+    int o_tb = opt_flag(L, 4, "mgpu.nn.gemm", "tb", 0);
     float o_alpha = opt_num(L, 4, "alpha", 1);
     float o_beta = opt_num(L, 4, "beta", 0);
     mgpu_stream *s;
@@ -73,6 +90,7 @@ static int l_gemm(lua_State *L)
 
 static int l_bias_add(lua_State *L) /* bias_add(x, bias, y) */
 {
+    NO_OPTIONS(4, "bias_add");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *b = T(L, f, 2, 0), *y = T(L, f, 3, 0);
@@ -81,6 +99,7 @@ static int l_bias_add(lua_State *L) /* bias_add(x, bias, y) */
 
 static int l_bias_grad(lua_State *L) /* bias_grad(dy, db, {beta=0}) */
 {
+    OPTIONS(3, "bias_grad", "beta");
     float o_beta = opt_num(L, 3, "beta", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
@@ -98,6 +117,7 @@ static mgpu_nn_act check_act(lua_State *L, int idx)
 
 static int l_act(lua_State *L) /* act("relu", x, y) */
 {
+    NO_OPTIONS(4, "act");
     mgpu_nn_act act = check_act(L, 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
@@ -107,6 +127,7 @@ static int l_act(lua_State *L) /* act("relu", x, y) */
 
 static int l_act_backward(lua_State *L) /* act_backward("relu", x, dy, dx) */
 {
+    NO_OPTIONS(5, "act_backward");
     mgpu_nn_act act = check_act(L, 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 5, &s);
@@ -117,6 +138,7 @@ static int l_act_backward(lua_State *L) /* act_backward("relu", x, dy, dx) */
 
 static int l_swiglu(lua_State *L) /* swiglu(gate, up, y) */
 {
+    NO_OPTIONS(4, "swiglu");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *g = T(L, f, 1, 0), *u = T(L, f, 2, 0), *y = T(L, f, 3, 0);
@@ -125,6 +147,7 @@ static int l_swiglu(lua_State *L) /* swiglu(gate, up, y) */
 
 static int l_swiglu_backward(lua_State *L) /* swiglu_backward(gate, up, dy, dgate, dup) */
 {
+    NO_OPTIONS(6, "swiglu_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 6, &s);
     mgpu_tensor *g = T(L, f, 1, 0), *u = T(L, f, 2, 0), *dy = T(L, f, 3, 0), *dg = T(L, f, 4, 0), *du = T(L, f, 5, 0);
@@ -133,6 +156,7 @@ static int l_swiglu_backward(lua_State *L) /* swiglu_backward(gate, up, dy, dgat
 
 static int l_add(lua_State *L) /* add(a, b, y, {alpha=1, beta=1}) */
 {
+    OPTIONS(4, "add", "alpha", "beta");
     float o_alpha = opt_num(L, 4, "alpha", 1);
     float o_beta = opt_num(L, 4, "beta", 1);
     mgpu_stream *s;
@@ -143,6 +167,7 @@ static int l_add(lua_State *L) /* add(a, b, y, {alpha=1, beta=1}) */
 
 static int l_cross_entropy(lua_State *L) /* cross_entropy(logits, labels, loss, dlogits|nil) */
 {
+    NO_OPTIONS(5, "cross_entropy");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 5, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *lab = T(L, f, 2, 0), *loss = T(L, f, 3, 0), *dx = T(L, f, 4, 1);
@@ -151,6 +176,7 @@ static int l_cross_entropy(lua_State *L) /* cross_entropy(logits, labels, loss, 
 
 static int l_sgd(lua_State *L) /* sgd(p, g, m, {lr=, momentum=0.9, weight_decay=0}) */
 {
+    OPTIONS(4, "sgd", "lr", "momentum", "weight_decay");
     float o_lr = opt_num(L, 4, "lr", 0.1f);
     float o_momentum = opt_num(L, 4, "momentum", 0.9f);
     float o_weight_decay = opt_num(L, 4, "weight_decay", 0);
@@ -163,7 +189,8 @@ static int l_sgd(lua_State *L) /* sgd(p, g, m, {lr=, momentum=0.9, weight_decay=
 /* adamw(p, g, m, v, {lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.01, step=}) */
 static int l_adamw(lua_State *L)
 {
-    int step = opt_int(L, 5, "step", 0);
+    OPTIONS(5, "adamw", "lr", "beta1", "beta2", "eps", "weight_decay", "step");
+    int step = lm_opt_int_field(L, 5, "step", "mgpu.nn.adamw", 0, 1, LM_INT_HI);
     float o_lr = opt_num(L, 5, "lr", 1e-3f);
     float o_beta1 = opt_num(L, 5, "beta1", 0.9f);
     float o_beta2 = opt_num(L, 5, "beta2", 0.999f);
@@ -177,7 +204,8 @@ static int l_adamw(lua_State *L)
 
 static int l_sumsq(lua_State *L) /* sumsq(x, acc, {accumulate=false}) */
 {
-    int o_accumulate = opt_int(L, 3, "accumulate", 0);
+    OPTIONS(3, "sumsq", "accumulate");
+    int o_accumulate = opt_flag(L, 3, "mgpu.nn.sumsq", "accumulate", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *acc = T(L, f, 2, 0);
@@ -186,6 +214,7 @@ static int l_sumsq(lua_State *L) /* sumsq(x, acc, {accumulate=false}) */
 
 static int l_clip_scale(lua_State *L) /* clip_scale(g, acc, {max_norm=}) */
 {
+    OPTIONS(3, "clip_scale", "max_norm");
     float o_max_norm = opt_num(L, 3, "max_norm", 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
@@ -195,8 +224,9 @@ static int l_clip_scale(lua_State *L) /* clip_scale(g, acc, {max_norm=}) */
 
 static int l_conv2d(lua_State *L) /* conv2d(x, w, y, {stride=1, pad=0}) */
 {
-    int o_stride = opt_int(L, 4, "stride", 1);
-    int o_pad = opt_int(L, 4, "pad", 0);
+    OPTIONS(4, "conv2d", "stride", "pad");
+    int o_stride = lm_opt_int_field(L, 4, "stride", "mgpu.nn.conv2d", 1, 1, LM_INT_HI);
+    int o_pad = lm_opt_int_field(L, 4, "pad", "mgpu.nn.conv2d", 0, 0, LM_INT_HI);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *w = T(L, f, 2, 0), *y = T(L, f, 3, 0);
@@ -205,8 +235,9 @@ static int l_conv2d(lua_State *L) /* conv2d(x, w, y, {stride=1, pad=0}) */
 
 static int l_conv2d_backward(lua_State *L) /* conv2d_backward(x, w, dy, dx|nil, dw, {stride=, pad=}) */
 {
-    int o_stride = opt_int(L, 6, "stride", 1);
-    int o_pad = opt_int(L, 6, "pad", 0);
+    OPTIONS(6, "conv2d_backward", "stride", "pad");
+    int o_stride = lm_opt_int_field(L, 6, "stride", "mgpu.nn.conv2d_backward", 1, 1, LM_INT_HI);
+    int o_pad = lm_opt_int_field(L, 6, "pad", "mgpu.nn.conv2d_backward", 0, 0, LM_INT_HI);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 6, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *w = T(L, f, 2, 0), *dy = T(L, f, 3, 0), *dx = T(L, f, 4, 1), *dw = T(L, f, 5, 0);
@@ -217,7 +248,8 @@ static int l_conv2d_backward(lua_State *L) /* conv2d_backward(x, w, dy, dx|nil, 
  *           {train=true, momentum=0.1, eps=1e-5}) */
 static int l_batchnorm(lua_State *L)
 {
-    int train = opt_int(L, 9, "train", 1);
+    OPTIONS(9, "batchnorm", "train", "momentum", "eps");
+    int train = opt_flag(L, 9, "mgpu.nn.batchnorm", "train", 1);
     float o_momentum = opt_num(L, 9, "momentum", 0.1f);
     float o_eps = opt_num(L, 9, "eps", 1e-5f);
     mgpu_stream *s;
@@ -230,6 +262,7 @@ static int l_batchnorm(lua_State *L)
 /* batchnorm_backward(x, gamma, save_mean, save_invstd, dy, dx, dgamma, dbeta) */
 static int l_batchnorm_backward(lua_State *L)
 {
+    NO_OPTIONS(9, "batchnorm_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 9, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *sm = T(L, f, 3, 0), *si = T(L, f, 4, 0), *dy = T(L, f, 5, 0),
@@ -239,6 +272,7 @@ static int l_batchnorm_backward(lua_State *L)
 
 static int l_avgpool(lua_State *L) /* avgpool(x, y) */
 {
+    NO_OPTIONS(3, "avgpool");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *y = T(L, f, 2, 0);
@@ -247,6 +281,7 @@ static int l_avgpool(lua_State *L) /* avgpool(x, y) */
 
 static int l_avgpool_backward(lua_State *L) /* avgpool_backward(dy, dx) */
 {
+    NO_OPTIONS(3, "avgpool_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *dy = T(L, f, 1, 0), *dx = T(L, f, 2, 0);
@@ -257,6 +292,7 @@ static int l_avgpool_backward(lua_State *L) /* avgpool_backward(dy, dx) */
  * layernorm(x, gamma, beta|nil, y, save_mean, save_rstd, {eps=1e-5}) */
 static int l_rmsnorm(lua_State *L)
 {
+    OPTIONS(5, "rmsnorm", "eps");
     float o_eps = opt_num(L, 5, "eps", 1e-6f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 5, &s);
@@ -266,6 +302,7 @@ static int l_rmsnorm(lua_State *L)
 
 static int l_layernorm(lua_State *L)
 {
+    OPTIONS(7, "layernorm", "eps");
     float o_eps = opt_num(L, 7, "eps", 1e-5f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 7, &s);
@@ -277,6 +314,7 @@ static int l_layernorm(lua_State *L)
  * layernorm_backward(x, gamma, save_mean, save_rstd, dy, dx, dgamma, dbeta|nil) */
 static int l_rmsnorm_backward(lua_State *L)
 {
+    NO_OPTIONS(7, "rmsnorm_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 7, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *rs = T(L, f, 3, 0), *dy = T(L, f, 4, 0), *dx = T(L, f, 5, 0), *dg = T(L, f, 6, 0);
@@ -285,6 +323,7 @@ static int l_rmsnorm_backward(lua_State *L)
 
 static int l_layernorm_backward(lua_State *L)
 {
+    NO_OPTIONS(9, "layernorm_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 9, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *sm = T(L, f, 3, 0), *rs = T(L, f, 4, 0), *dy = T(L, f, 5, 0),
@@ -294,6 +333,7 @@ static int l_layernorm_backward(lua_State *L)
 
 static int l_embedding(lua_State *L) /* embedding(ids, table, out) */
 {
+    NO_OPTIONS(4, "embedding");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *ids = T(L, f, 1, 0), *tab = T(L, f, 2, 0), *o = T(L, f, 3, 0);
@@ -302,6 +342,7 @@ static int l_embedding(lua_State *L) /* embedding(ids, table, out) */
 
 static int l_embedding_backward(lua_State *L) /* embedding_backward(ids, dout, dtable): accumulates */
 {
+    NO_OPTIONS(4, "embedding_backward");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *ids = T(L, f, 1, 0), *d = T(L, f, 2, 0), *dt = T(L, f, 3, 0);
@@ -310,8 +351,9 @@ static int l_embedding_backward(lua_State *L) /* embedding_backward(ids, dout, d
 
 static int l_softmax(lua_State *L) /* softmax(scores, p, {scale=1, causal=false}) */
 {
+    OPTIONS(3, "softmax", "scale", "causal");
     float o_scale = opt_num(L, 3, "scale", 1);
-    int o_causal = opt_int(L, 3, "causal", 0);
+    int o_causal = opt_flag(L, 3, "mgpu.nn.softmax", "causal", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *p = T(L, f, 2, 0);
@@ -320,6 +362,7 @@ static int l_softmax(lua_State *L) /* softmax(scores, p, {scale=1, causal=false}
 
 static int l_softmax_backward(lua_State *L) /* softmax_backward(p, dp, ds, {scale=1}) */
 {
+    OPTIONS(4, "softmax_backward", "scale");
     float o_scale = opt_num(L, 4, "scale", 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
@@ -329,6 +372,7 @@ static int l_softmax_backward(lua_State *L) /* softmax_backward(p, dp, ds, {scal
 
 static int l_swap12(lua_State *L) /* swap12(x, y) */
 {
+    NO_OPTIONS(3, "swap12");
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *y = T(L, f, 2, 0);

@@ -176,13 +176,13 @@ static int l_tensor_new(lua_State *L)
         else count = luaL_checkinteger(L, -5);
         dtype = luaL_optstring(L, -4, dtype);
         kind = luaL_optstring(L, -3, kind);
-        dev = (int)luaL_optinteger(L, -2, dev);
+        dev = lm_opt_int(L, -2, "mgpu.tensor", "device", dev, 0, LM_INT_HI);
         name = luaL_optstring(L, -1, NULL);
     } else {
         count = luaL_checkinteger(L, 1);
         dtype = luaL_optstring(L, 2, dtype);
         kind = luaL_optstring(L, 3, kind);
-        dev = (int)luaL_optinteger(L, 4, dev);
+        dev = lm_opt_int(L, 4, "mgpu.tensor", "device", dev, 0, LM_INT_HI);
     }
     if (count < 1) return luaL_error(L, "mgpu.tensor: count must be at least 1, got %I", count);
     mgpu_dtype dt = parse_dtype(L, dtype);
