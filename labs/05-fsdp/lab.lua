@@ -226,7 +226,8 @@ return {
       hints = { "Read where the out-of-memory error happened: in the forward, the activations every layer keeps for " ..
                 "backward; in the optimizer step, AdamW's states. The planner's table lists what each option saves.",
                 "checkpoint = true keeps one tensor per layer instead of all of them; offload = true moves the fp32 " ..
-                "master copy and AdamW's m and v (12 of the 16 bytes per parameter) to the CPU.",
+                "master copy and AdamW's m and v (12 of the 16 bytes per parameter) to the CPU - ZeRO-Offload's " ..
+                "optimizer offload, not PyTorch FSDP's CPUOffload.",
                 "An out-of-memory verdict lists the planner's bytes for your configuration, largest first: turn on "
                 .. "the option that shrinks the largest part, run again, and read the next verdict - on 8 H100s one "
                 .. "option is not enough, and the sequence stays 4096 tokens." },
@@ -330,7 +331,7 @@ return {
                         "MFU (of " .. (tf and string.format("%.0f", tf) or "?") .. " TFLOP/s bf16)" }
         local t = {}
         for i, nm in ipairs(names) do t[#t + 1] = { nm, ca[i], cb[i] } end
-        lab.table{ title = string.format("Llama-2-70B, FULL_SHARD + checkpointing + offload, %d ranks, micro-batch 1 "
+        lab.table{ title = string.format("Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, %d ranks, micro-batch 1 "
                                          .. "x 4096 (MODELLED on the %s)", n, big_where(lab, off)),
                    columns = { "", "no prefetch", "your prefetch" }, rows = t }
         lab.table{ title = "published figures (real machines, for comparison)",

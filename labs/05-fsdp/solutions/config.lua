@@ -12,6 +12,8 @@ return {
   -- and recompute the layer in the backward
   checkpoint = true,
   -- AdamW's fp32 master copy, m and v in CPU memory instead of the GPU's
+  -- (ZeRO-Offload's optimizer offload, DeepSpeed's offload_optimizer - not
+  -- PyTorch FSDP's CPUOffload, which moves the parameters and gradients)
   offload = true,
   micro_batch = 1,   -- sequences per rank per step
   seq = 4096,        -- tokens per sequence (Llama 2's context)
