@@ -34,15 +34,21 @@ enum { PAIR_STUCK = 1, PAIR_FAILING, PAIR_PASSED, PAIR_BAD };
 /* Is lab `id` in DIR's open-labs.txt? */
 static int lab_open(const char *dir, const char *id)
 {
-    char path[4096], line[256];
+    char path[4096], *text = NULL;
     snprintf(path, sizeof path, "%s/" MGPU_CLASS_OPEN_FILE, dir);
-    FILE *f = fopen(path, "r");
+    /* a regular file only: a FIFO there waited for ever (issue 34) */
+    if (mgpu_file_read(path, (size_t)1 << 20, &text, NULL) != MGPU_OK) {
+        mgpu_error_clear();
+        return 0;
+    }
     int hit = 0;
-    while (f && !hit && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
+    for (char *line = text, *next; line && *line && !hit; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        line[strcspn(line, "\r")] = '\0';
         hit = strcmp(line, id) == 0;
     }
-    if (f) fclose(f);
+    free(text);
     return hit;
 }
 

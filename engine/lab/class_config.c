@@ -1,6 +1,7 @@
 /* class_config.c - the class configuration (classcfg.h): one JSON file,
  * checked member by member, read once per process. */
 #include "mgpu/classcfg.h"
+#include "mgpu/file.h"
 #include "mgpu/lab.h"
 #include <errno.h>
 #include <jansson.h>
@@ -10,9 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define CLASS_CONFIG_MAX ((size_t)1 << 20) /* a roster of 512 is 40 KiB */
+
 static mgpu_result bad(const char *path, const char *what)
 {
     return mgpu_fail(MGPU_ERR_INVALID, "class configuration %s: %s", path, what);
+}
+
+/* Names and settings are printed in reports and the shell: ESC, BEL, CR
+ * and the rest of C0 (and DEL) would act on the terminal (issue 34). */
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return 1;
+    return 0;
 }
 
 static mgpu_result get_str(const char *path, json_t *doc, const char *key, char *dst, size_t len)
@@ -26,6 +38,11 @@ static mgpu_result get_str(const char *path, json_t *doc, const char *key, char 
     }
     if (snprintf(dst, len, "%s", json_string_value(v)) >= (int)len) {
         snprintf(why, sizeof why, "\"%s\" is too long", key);
+        return bad(path, why);
+    }
+    if (has_control(dst)) {
+        snprintf(why, sizeof why, "\"%s\" holds a control character (an escape sequence would reach the terminal)",
+                 key);
         return bad(path, why);
     }
     return MGPU_OK;
@@ -48,8 +65,9 @@ static mgpu_result get_roster(const char *path, json_t *roster, mgpu_class_confi
         if (json_is_object(v)) json_object_foreach(v, k, x) extra |= strcmp(k, "id") && strcmp(k, "name");
         char why[200];
         if (!json_is_string(id) || !*json_string_value(id) || strlen(json_string_value(id)) >= sizeof c->roster[0].id ||
-            (name && (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof c->roster[0].name)) || extra) {
-            snprintf(why, sizeof why, "\"roster\" entry %zu must be an id (a string of at most 63 bytes) or "
+            (name && (!json_is_string(name) || strlen(json_string_value(name)) >= sizeof c->roster[0].name)) || extra ||
+            has_control(json_string_value(id)) || (name && has_control(json_string_value(name)))) {
+            snprintf(why, sizeof why, "\"roster\" entry %zu must be an id (a string of at most 63 bytes, no control characters) or "
                      "{\"id\": ..., \"name\": ...}", i + 1);
             return bad(path, why);
         }
@@ -113,8 +131,17 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
+    /* mgpu_file_read: MGPULAB_CLASS naming a FIFO waited for ever (issue 34) */
+    char *text = NULL;
+    size_t len = 0;
+    if (mgpu_file_read(path, CLASS_CONFIG_MAX, &text, &len) != MGPU_OK) {
+        char why[300];
+        snprintf(why, sizeof why, "%s", mgpu_error_message());
+        return bad(path, why);
+    }
     json_error_t err;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    free(text);
     if (!doc) {
         char why[300];
         snprintf(why, sizeof why, "line %d column %d: %s", err.line, err.column, err.text);

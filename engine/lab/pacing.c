@@ -5,22 +5,30 @@
  * folder's open-labs.txt, which every learner's mgpulab reads). */
 #include "lab/lab_internal.h"
 #include "mgpu/classcfg.h"
+#include "mgpu/file.h"
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Is lab id listed in the share's open-labs.txt? */
 static int opened_by_instructor(const char *share, const char *id)
 {
-    char path[PATH_MAX + 32], line[256];
+    char path[PATH_MAX + 32], *text = NULL;
     snprintf(path, sizeof path, "%s/" MGPU_CLASS_OPEN_FILE, share);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    /* a regular file only: a FIFO in the shared folder would hold every
+     * learner's mgpulab (issue 34) */
+    if (mgpu_file_read(path, (size_t)1 << 20, &text, NULL) != MGPU_OK) {
+        mgpu_error_clear();
+        return 0;
+    }
     int hit = 0;
-    while (!hit && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
+    for (char *line = text, *next; line && *line && !hit; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        line[strcspn(line, "\r")] = '\0';
         hit = strcmp(line, id) == 0;
     }
-    fclose(f);
+    free(text);
     return hit;
 }
 
