@@ -5,6 +5,8 @@
  * cannot be, is a problem that names the file; one broken upload never
  * hides the class. */
 #include "class_model.h"
+#include "report.h"
+#include "mgpu/file.h"
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,11 +110,15 @@ static int on_class_machine(const char *want, const char *ran_on)
     return strncmp(ran_on, want, n) == 0 && ran_on[n] == ' ';
 }
 
+/* The column of a lab's step (step NULL: the lab's first), or -1: looked
+ * up, not searched - an export of 40k steps against a lab of as many took
+ * 54 s searching every column for every step (issue 34). */
 static int col_of(const class_model *m, const char *lab, const char *step)
 {
-    for (int i = 0; i < m->ncols; i++)
-        if (strcmp(m->cols[i].lab, lab) == 0 && (!step || strcmp(m->cols[i].step, step) == 0)) return i;
-    return -1;
+    if (step && !*step) return -1;
+    json_t *steps = json_object_get(m->col_index, lab);
+    json_t *i = step ? json_object_get(steps, step) : json_object_get(steps, "");
+    return json_is_integer(i) ? (int)json_integer_value(i) : -1;
 }
 
 /* The export's state of a step, checked against what the step can be. */
@@ -173,8 +179,11 @@ static void fill_cells(class_model *m, class_learner *l)
             const class_col *col = &m->cols[c];
             cell->step = st;
             json_t *att = json_object_get(st, "attempts"), *hints = json_object_get(st, "hints_taken");
-            cell->attempts = (int)json_integer_value(att);
-            cell->hints = (int)json_integer_value(hints);
+            /* counts past a million are not a learner's (and 2^31 of them
+             * overflowed the step's sum): refused below as not a count */
+            json_int_t na = json_integer_value(att), nh = json_integer_value(hints);
+            cell->attempts = na < 0 || na > CLASS_MAX_COUNT ? -1 : (int)na;
+            cell->hints = nh < 0 || nh > CLASS_MAX_COUNT ? -1 : (int)nh;
             cell->solution_shown = json_is_true(json_object_get(st, "solution_shown"));
             cell->last_run = json_number_value(json_object_get(st, "last_run"));
             cell->opened = json_number_value(json_object_get(st, "opened"));
@@ -196,12 +205,13 @@ static void fill_cells(class_model *m, class_learner *l)
             if ((att && !json_is_integer(att)) || cell->attempts < 0 || (hints && !json_is_integer(hints)) ||
                 cell->hints < 0) {
                 char a[48], h[48];
-                if (json_is_integer(att)) snprintf(a, sizeof a, "%d", cell->attempts);
+                if (json_is_integer(att)) snprintf(a, sizeof a, "%lld", (long long)na);
                 else snprintf(a, sizeof a, "%s", att ? "not a number" : "none");
-                if (json_is_integer(hints)) snprintf(h, sizeof h, "%d", cell->hints);
+                if (json_is_integer(hints)) snprintf(h, sizeof h, "%lld", (long long)nh);
                 else snprintf(h, sizeof h, "%s", hints ? "not a number" : "none");
-                problem(m, l->file, l->id, "%s step %s: attempts %s, hints %s: each must be a count (0 or more)", lid,
-                        col->step, a, h);
+                problem(m, l->file, l->id, "%s step %s: attempts %s, hints %s: each must be a count (0 to %d)", lid,
+                        col->step, a, h, CLASS_MAX_COUNT);
+                cell->attempts = cell->hints = 0; /* not data: never summed */
                 cell->state = CLASS_INVALID;
             }
             if (cell->state == CLASS_INVALID) continue;
@@ -228,6 +238,29 @@ static void fill_cells(class_model *m, class_learner *l)
     if (nelsewhere)
         problem(m, l->file, l->id, "%d step%s ran on a machine other than the class's %s: %s", nelsewhere,
                 nelsewhere == 1 ? "" : "s", want, elsewhere);
+}
+
+/* An export, or NULL with why. Read as a file found in a shared folder:
+ * a regular file only (a symbolic link could point anywhere, and the parse
+ * error would quote what it points at; a FIFO would wait for ever) of at
+ * most CLASS_EXPORT_MAX bytes (a 30 MB upload took 593 MB to hold). */
+static json_t *read_export(const char *path, char *why, size_t len)
+{
+    char *text = NULL;
+    size_t n = 0;
+    if (mgpu_file_read_nofollow(path, CLASS_EXPORT_MAX, &text, &n) != MGPU_OK) {
+        const char *e = mgpu_error_message();
+        size_t pl = strlen(path);
+        if (strncmp(e, path, pl) == 0 && e[pl] == ' ') snprintf(why, len, "not read: it%s", e + pl);
+        else snprintf(why, len, "not read: %s", e);
+        mgpu_error_clear();
+        return NULL;
+    }
+    json_error_t err;
+    json_t *doc = json_loadb(text, n, JSON_REJECT_DUPLICATES, &err);
+    free(text);
+    if (!doc) snprintf(why, len, "damaged: line %d column %d: %s", err.line, err.column, err.text);
+    return doc;
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -293,6 +326,18 @@ static void make_columns(class_model *m, json_t *docs)
             c->questions = lab->steps[s].questions;
         }
     }
+    /* lab id -> {step id -> column, "" -> the lab's first column}; a step
+     * id "" is not a step (catalog ids are never empty) */
+    m->col_index = json_object();
+    for (int i = 0; i < m->ncols; i++) {
+        json_t *steps = json_object_get(m->col_index, m->cols[i].lab);
+        if (!steps) {
+            json_object_set_new_nocheck(m->col_index, m->cols[i].lab, steps = json_object());
+            json_object_set_new_nocheck(steps, "", json_integer(i));
+        }
+        if (m->cols[i].step[0] && !json_object_get(steps, m->cols[i].step))
+            json_object_set_new_nocheck(steps, m->cols[i].step, json_integer(i));
+    }
 }
 
 static class_learner *add_learner(class_model *m)
@@ -337,16 +382,19 @@ int class_model_load(class_model *m, const char *dir, mgpu_lab_catalog *cat)
     /* every readable export, with its file name */
     json_t *docs = json_array(), *files = json_array();
     for (int i = 0; i < n; i++) {
-        char path[4096];
+        char path[4096], msg[300];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        json_error_t err;
-        json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+        json_t *doc = read_export(path, msg, sizeof msg);
         const char *why = doc ? foreign(doc) : NULL;
-        char msg[300];
-        if (!doc) snprintf(msg, sizeof msg, "damaged: line %d column %d: %s", err.line, err.column, err.text);
-        else if (why) snprintf(msg, sizeof msg, "foreign: %s", why);
+        if (why) snprintf(msg, sizeof msg, "foreign: %s", why);
         if (!doc || why) {
-            if (!m->quiet) fprintf(stderr, "mgpulab report: skipped %s: %s\n", path, msg);
+            if (!m->quiet) {
+                fputs("mgpulab report: skipped ", stderr);
+                report_safe_text(stderr, path, 0);
+                fputs(": ", stderr);
+                report_safe_text(stderr, msg, 0);
+                fputc('\n', stderr);
+            }
             json_array_append_new(m->skipped, json_pack("{s:s, s:s}", "file", names[i], "why", msg));
             json_decref(doc);
         } else {
@@ -452,6 +500,7 @@ void class_model_free(class_model *m)
     }
     free(m->learners);
     free(m->cols);
+    json_decref(m->col_index);
     json_decref(m->problems);
     json_decref(m->skipped);
     memset(m, 0, sizeof *m);

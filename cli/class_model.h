@@ -14,6 +14,12 @@
 #include "mgpu/classcfg.h"
 #include "mgpu/lab.h"
 
+/* An export larger than this is skipped with the reason (a learner's is a
+ * few hundred KiB with their exercise files; a 30 MB one took 593 MB). */
+#define CLASS_EXPORT_MAX ((size_t)8 << 20)
+/* Attempts and hints of one step above this are not a count (refused). */
+#define CLASS_MAX_COUNT 1000000
+
 /* What a cell shows. */
 typedef enum class_state {
     CLASS_NOT_STARTED = 0,
@@ -70,6 +76,7 @@ typedef struct class_model {
     mgpu_lab_catalog *cat;        /* the labs the columns come from */
     class_col *cols;
     int ncols;
+    json_t *col_index;            /* lab id -> {step id -> column index} */
     class_learner *learners;
     int nlearners;
     json_t *problems;             /* [{file, learner, what}] */
@@ -93,7 +100,8 @@ void class_cell_text(const class_cell *c, char *buf, size_t len);
 double class_cell_time_on_task(const class_cell *c);
 /* The steps' totals. */
 typedef struct class_step_sum {
-    int done, awaiting, failed, not_started, invalid, attempts, hints, solutions;
+    int done, awaiting, failed, not_started, invalid, solutions;
+    long long attempts, hints; /* summed over learners: counts up to CLASS_MAX_COUNT each */
     double median_time_on_task; /* < 0: nobody passed with a time */
 } class_step_sum;
 void class_step_summary(const class_model *m, int col, class_step_sum *out);

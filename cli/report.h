@@ -19,6 +19,11 @@ void report_html_text(FILE *f, const char *s);
 void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);
 
+/* Text from an export written for a terminal: control characters (ESC,
+ * BEL, C1, ...) shown as \xHH instead of acting; a newline kept or made a
+ * space (report_class.c). */
+void report_safe_text(FILE *f, const char *s, int keep_newlines);
+
 /* `mgpulab report --class DIR` with the class's labs in cat: returns the
  * exit status. verify: re-run every claimed pass with these options first
  * (--verify, report_verify.c); NULL: the exports as they are. */

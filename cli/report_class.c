@@ -14,22 +14,49 @@ enum { FMT_MARKDOWN, FMT_TEXT, FMT_HTML, FMT_CSV, FMT_JSON };
 
 /*--- Cells as text, escaped for where they go ----------------------------------*/
 
-/* Markdown table text: a '|' would end the cell, a newline the row. */
-static void md_text(FILE *f, const char *s)
+/* Text from the exports on its way to a terminal (or a file shown on one):
+ * every other C0 control (ESC, BEL, ...), DEL and the C1 controls (U+0080
+ * to U+009F, the 8-bit CSI among them) written as \xHH or \u00HH, so a
+ * learner's name cannot move the cursor, retitle the window or hide a row
+ * (issue 34). md: PUT_MD escapes '|' and '\\' for a Markdown cell, PUT_CSV
+ * doubles '"'. newline: what a newline or CR becomes ('\n' keeps a newline:
+ * a CSV field may span lines). */
+enum { PUT_PLAIN = 0, PUT_MD, PUT_CSV };
+static void put_text(FILE *f, const char *s, int md, int newline)
 {
-    for (; s && *s; s++) {
-        if (*s == '|' || *s == '\\') fputc('\\', f);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            if (newline == '\n' && *p == '\r') fputs("\\x0d", f);
+            else fputc(newline, f);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(f, "\\x%02x", *p);
+        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            fprintf(f, "\\u%04x", p[1]);
+            p++;
+        } else {
+            if (md == PUT_MD && (*p == '|' || *p == '\\')) fputc('\\', f);
+            if (md == PUT_CSV && *p == '"') fputc('"', f);
+            fputc(*p, f);
+        }
     }
 }
 
+void report_safe_text(FILE *f, const char *s, int keep_newlines)
+{
+    put_text(f, s, PUT_PLAIN, keep_newlines ? '\n' : ' ');
+}
+
+/* Markdown table text: a '|' would end the cell, a newline the row. */
+static void md_text(FILE *f, const char *s) { put_text(f, s, PUT_MD, ' '); }
+
+/* A CSV field, quoted. A field that starts with = + - @ (or a tab or CR)
+ * is a formula to a spreadsheet (=HYPERLINK(...) from a learner's name):
+ * it gets a leading ' as OWASP's CSV injection advice says. */
 static void csv_field(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
+    if (s && (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r')) fputc('\'', f);
+    put_text(f, s, PUT_CSV, '\n');
     fputc('"', f);
 }
 
@@ -108,13 +135,27 @@ typedef struct table {
     int nrows;
 } table;
 
+/* s as plain text puts it (controls shown, newlines made spaces), malloc'd:
+ * the text table measures what it will print. */
+static char *safe_dup(const char *s)
+{
+    char *out = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&out, &n);
+    if (!f) return strdup("");
+    put_text(f, s, PUT_PLAIN, ' ');
+    fclose(f);
+    return out;
+}
+
 static void table_add(table *t, char **cells)
 {
     char ***r = realloc(t->rows, (size_t)(t->nrows + 1) * sizeof *r);
     if (!r) return;
     t->rows = r;
     r[t->nrows] = calloc((size_t)t->ncols, sizeof **r);
-    for (int c = 0; r[t->nrows] && c < t->ncols; c++) r[t->nrows][c] = strdup(cells[c] ? cells[c] : "");
+    for (int c = 0; r[t->nrows] && c < t->ncols; c++)
+        r[t->nrows][c] = t->fmt == FMT_TEXT ? safe_dup(cells[c]) : strdup(cells[c] ? cells[c] : "");
     t->nrows++;
 }
 
@@ -202,7 +243,9 @@ static void heading(FILE *f, int fmt, int level, const char *text)
         md_text(f, text);
         fputs(level > 1 ? "\n\n" : "\n", f);
     } else {
-        fprintf(f, "%s%s\n", level > 1 ? "\n" : "", text);
+        fputs(level > 1 ? "\n" : "", f);
+        report_safe_text(f, text, 0);
+        fputc('\n', f);
         if (level > 1) {
             for (int k = width(text); k > 0; k--) fputc('-', f);
             fputc('\n', f);
@@ -221,10 +264,10 @@ static void list_item(FILE *f, int fmt, const char *a, const char *b)
     } else {
         fputs("- ", f);
         if (fmt == FMT_MARKDOWN) md_text(f, a);
-        else fputs(a, f);
+        else report_safe_text(f, a, 0);
         fputs(": ", f);
         if (fmt == FMT_MARKDOWN) md_text(f, b);
-        else fputs(b, f);
+        else report_safe_text(f, b, 0);
         fputc('\n', f);
     }
 }
@@ -237,10 +280,11 @@ static void print_lab_grid(const class_model *m, int first, int last, FILE *f, i
     table t = {.fmt = fmt, .ncols = nc};
     char **cells = calloc((size_t)nc, sizeof *cells);
     class_state *states = calloc((size_t)(m->nlearners + 1) * (size_t)nc, sizeof *states);
-    char buf[64][200];
-    if (!cells || !states || nc > 64) {
+    char(*buf)[200] = calloc((size_t)nc, sizeof *buf); /* a lab of any length: 64 columns hid longer ones */
+    if (!cells || !states || !buf) {
         free(cells);
         free(states);
+        free(buf);
         return;
     }
     for (int c = 0; c < nc; c++) cells[c] = buf[c];
@@ -265,6 +309,7 @@ static void print_lab_grid(const class_model *m, int first, int last, FILE *f, i
     table_free(&t);
     free(cells);
     free(states);
+    free(buf);
 }
 
 static void print_lab_summary(const class_model *m, int first, int last, FILE *f, int fmt)
@@ -286,8 +331,8 @@ static void print_lab_summary(const class_model *m, int first, int last, FILE *f
         snprintf(buf[2], sizeof buf[2], "%d", s.awaiting);
         snprintf(buf[3], sizeof buf[3], "%d", s.failed);
         snprintf(buf[4], sizeof buf[4], "%d", s.not_started);
-        snprintf(buf[5], sizeof buf[5], "%d", s.attempts);
-        snprintf(buf[6], sizeof buf[6], "%d%s", s.hints, s.solutions ? "" : "");
+        snprintf(buf[5], sizeof buf[5], "%lld", s.attempts);
+        snprintf(buf[6], sizeof buf[6], "%lld", s.hints);
         if (s.solutions)
             snprintf(buf[6] + strlen(buf[6]), sizeof buf[6] - strlen(buf[6]), " (%d solution%s shown)", s.solutions,
                      s.solutions == 1 ? "" : "s");
@@ -503,11 +548,11 @@ static json_t *class_json(const class_model *m)
         class_step_sum s;
         class_step_summary(m, c, &s);
         json_array_append_new(
-            steps, json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o}", "lab",
+            steps, json_pack("{s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, s:o}", "lab",
                              m->cols[c].lab, "step", m->cols[c].step, "title", m->cols[c].title, "reading",
                              m->cols[c].reading, "done", s.done, "awaiting", s.awaiting, "failed", s.failed,
-                             "not_started", s.not_started, "invalid", s.invalid, "attempts", s.attempts, "hints",
-                             s.hints, "solutions_shown", s.solutions, "median_time_on_task",
+                             "not_started", s.not_started, "invalid", s.invalid, "attempts", (json_int_t)s.attempts,
+                             "hints", (json_int_t)s.hints, "solutions_shown", s.solutions, "median_time_on_task",
                              num_or_null(s.median_time_on_task, s.median_time_on_task >= 0), "stuck",
                              class_stuck(m, c)));
     }

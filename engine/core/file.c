@@ -20,12 +20,14 @@ static const char *kind_of(mode_t m)
     return "not a regular file";
 }
 
-mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *len)
+static mgpu_result read_regular(const char *path, size_t cap, int nofollow, char **text, size_t *len)
 {
     *text = NULL;
     if (len) *len = 0;
     /* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (nofollow ? O_NOFOLLOW : 0));
+    if (fd < 0 && nofollow && errno == ELOOP)
+        return mgpu_fail(MGPU_ERR_INVALID, "%s is a symbolic link; only a regular file is read", path);
     if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -67,6 +69,16 @@ mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *le
     *text = buf;
     if (len) *len = n;
     return MGPU_OK;
+}
+
+mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *len)
+{
+    return read_regular(path, cap, 0, text, len);
+}
+
+mgpu_result mgpu_file_read_nofollow(const char *path, size_t cap, char **text, size_t *len)
+{
+    return read_regular(path, cap, 1, text, len);
 }
 
 mgpu_result mgpu_file_check_output(const char *path)

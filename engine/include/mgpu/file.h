@@ -18,6 +18,11 @@ extern "C" {
  * a missing file is MGPU_ERR_IO with errno's words. */
 mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *len);
 
+/* As mgpu_file_read, for a file found in a folder rather than named by the
+ * user (a class's shared folder): a symbolic link is refused too, since it
+ * could point anywhere and a parse error would show what it points at. */
+mgpu_result mgpu_file_read_nofollow(const char *path, size_t cap, char **text, size_t *len);
+
 /* May `path` be written (replaced) as an output file? Yes when it does not
  * exist or is a regular file; a symbolic link, a device, a FIFO, a socket
  * or a directory is refused with a sentence naming what it is. */
