@@ -473,12 +473,17 @@ static mgpu_result ring_over_nodes(const mgpu_topo *t, int n, const int *gpu_of_
     *slowest = 1e30;
     for (int k = 0; k < N.count; k++) {
         const int *ranks = N.ranks + N.first[k];
-        int size = N.size[k], *dst = order + N.first[k], same = k > 0 && size == N.size[k - 1];
-        for (int i = 0; same && i < size; i++)
-            same = gpu_of(t, gpu_of_rank, ranks[i]) == gpu_of(t, gpu_of_rank, N.ranks[N.first[k - 1] + i]);
-        if (same) {
-            /* the previous node's order, shifted to this node's ranks */
-            for (int i = 0; i < size; i++) dst[i] = order[N.first[k - 1] + i] - N.ranks[N.first[k - 1]] + ranks[0];
+        int size = N.size[k], *dst = order + N.first[k], same = -1;
+        /* a recent node on the same GPUs (virtual hosts repeat the model's
+         * hosts in turn) lends its order, shifted to this node's ranks */
+        for (int j = k - 1; j >= 0 && j >= k - 16 && same < 0; j--) {
+            int eq = N.size[j] == size;
+            for (int i = 0; eq && i < size; i++)
+                eq = gpu_of(t, gpu_of_rank, ranks[i]) == gpu_of(t, gpu_of_rank, N.ranks[N.first[j] + i]);
+            if (eq) same = j;
+        }
+        if (same >= 0) {
+            for (int i = 0; i < size; i++) dst[i] = order[N.first[same] + i] - N.ranks[N.first[same]] + ranks[0];
             continue;
         }
         double e = order_node(t, gpu_of_rank, ranks, size, tun, hbm, dst);
@@ -551,7 +556,7 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
     for (int k = 0; k < N.count; k++) {
         const int *o = order + N.first[k];
         int size = N.size[k];
-        if (k > 0 && size == N.size[k - 1] && !gpu_of_rank) break; /* identical virtual hosts */
+        if (!gpu_of_rank && k >= mgpu_topo_host_count(t) && size == N.size[k - 1]) break; /* the hosts repeat */
         if (size < 2) nvls = 0;
         for (int i = 0; i < size && size > 1; i++) {
             int a = gpu_of(t, gpu_of_rank, o[i]), b = gpu_of(t, gpu_of_rank, o[(i + 1) % size]);
@@ -803,6 +808,27 @@ static double collnet_time(const shape *sh, mgpu_coll op, double b, const mgpu_c
     return lat + (intra > net ? intra : net) / 1000.0;
 }
 
+/* What a call holds on each rank's GPU while it runs (compute beside it
+ * shares them: mgpu_stream_model_contend): one CTA per channel, and the
+ * GPU-memory bytes it moves - its input read and output written, plus, on
+ * ring and tree, every byte that crosses a link written into a staging
+ * buffer and read back (NVLS: the switch reduces, nothing lands locally). */
+static void footprint(const shape *sh, mgpu_coll op, double b, int n, int in_place, mgpu_coll_prediction *out)
+{
+    double f = mgpu_coll_busbw_factor(op, n);
+    if (n == 1) {
+        out->ctas = in_place ? 0 : 1;
+        out->hbm_bytes = in_place ? 0 : 2 * b;
+    } else if (out->algo == MGPU_ALGO_NVLS || out->algo == MGPU_ALGO_NVLS_TREE) {
+        out->ctas = NVLS_CHANNELS;
+        out->hbm_bytes = op == MGPU_COLL_ALL_REDUCE ? 2 * b : b + b / n;
+    } else {
+        out->ctas = sh->intra_hw == HW_NVLINK ? NVLINK_CHANNELS : PCI_CHANNELS;
+        out->hbm_bytes = (op == MGPU_COLL_ALL_REDUCE ? 2 * b : b) + 2 * f * b;
+    }
+    if (op == MGPU_COLL_BARRIER) out->hbm_bytes = 0;
+}
+
 /* The price of one call on a machine shape: NCCL's choice of algorithm and
  * protocol, or the forced pair. */
 static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, int nranks,
@@ -872,6 +898,7 @@ static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, i
     out->proto_name = mgpu_coll_proto_name(out->proto);
     out->algbw_gbs = out->time_us > 0 ? (double)bytes / (out->time_us * 1000.0) : 0;
     out->busbw_gbs = out->algbw_gbs * mgpu_coll_busbw_factor(op, nranks);
+    footprint(&sh, op, (double)bytes, nranks, in_place, out);
     return MGPU_OK;
 }
 

@@ -173,7 +173,10 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     sim_log_collective(c, sc, a->op, bytes, &p);
     call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */
     if (!phantom) MGPU_CHECK(sim_algo_run(&x, &call, staged));
-    MGPU_CHECK(mgpu_stream_model_advance(s, start + p.time_us * 1000.0 * sc->straggler));
+    double dur = p.time_us * 1000.0 * sc->straggler;
+    MGPU_CHECK(mgpu_stream_model_advance(s, start + dur));
+    /* its CTAs and memory traffic slow the compute that overlaps it */
+    MGPU_CHECK(mgpu_stream_model_contend(s, start, start + dur, p.ctas, dur > 0 ? p.hbm_bytes / dur : 0));
     sc->last = p;
     sim_publish_collective(c, sc, &p, t0);
     return MGPU_OK;

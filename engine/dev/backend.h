@@ -66,6 +66,8 @@ struct mgpu_dev_ops {
     /* NULL when the backend has no modelled time (dev.c answers UNSUPPORTED). */
     mgpu_result (*stream_model_time)(mgpu_stream *s, double *ns);
     mgpu_result (*stream_model_advance)(mgpu_stream *s, double ns);
+    /* NULL when compute does not share the GPU with collectives in a model. */
+    mgpu_result (*stream_model_contend)(mgpu_stream *s, double t0, double t1, int ctas, double hbm_gbs);
 
     mgpu_result (*event_create)(mgpu_backend *be, mgpu_event *e);
     void (*event_destroy)(mgpu_backend *be, mgpu_event *e);

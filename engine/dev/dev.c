@@ -261,6 +261,13 @@ mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns)
     return MGPU_OK;
 }
 
+mgpu_result mgpu_stream_model_contend(mgpu_stream *s, double t0, double t1, int ctas, double hbm_gbs)
+{
+    if (!s->be->ops->stream_model_contend) return MGPU_OK; /* a real GPU shares itself */
+    MGPU_CHECK(s->be->ops->stream_model_contend(s, t0, t1, ctas, hbm_gbs));
+    return MGPU_OK;
+}
+
 mgpu_result mgpu_event_create(mgpu_backend *be, int dev, unsigned flags, mgpu_event **out)
 {
     *out = NULL;

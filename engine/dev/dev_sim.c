@@ -12,6 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The last collectives on a GPU, each a span of modelled time with the SMs
+ * its CTAs hold and the HBM bandwidth it moves. A kernel is slowed where it
+ * overlaps one; spans older than these are past any kernel still to come
+ * in a training step (DDP has a few buckets in flight). */
+#define SIM_CONTEND_SPANS 16
+/* SMs one NCCL CTA takes from the kernels beside it. 1: a CTA holds its SM
+ * for the whole call. The GPU calibration (tests/gpu/contention: a bf16
+ * GEMM alone and beside a running all_reduce on one GPU) measures it:
+ * (1 - 1/slowdown) x SMs / CTAs. */
+#define SIM_SMS_PER_CTA 1.0
+typedef struct sim_contend_span {
+    double t0, t1;
+    double sm_share;  /* of the GPU's SMs */
+    double hbm_share; /* of its memory bandwidth */
+} sim_contend_span;
+struct sim_contention {
+    sim_contend_span span[SIM_CONTEND_SPANS];
+    int next;
+};
+
 /* Memory when neither the topology nor the GPU table knows the GPU (an
  * imported XML of an unknown model): an 80 GiB part, said in the docs. */
 #define SIM_FALLBACK_MEM_BYTES (80ull << 30)
@@ -51,6 +71,7 @@ static void sim_close(mgpu_backend *be)
     sim_registry_free(st);
     free(st->mem_total);
     free(st->mem_used);
+    free(st->contend);
     free(st->legacy_clock);
     free(st->horizon);
     free(st->peer_on);
@@ -86,7 +107,9 @@ static mgpu_result sim_open(mgpu_backend *be, const mgpu_backend_config *cfg)
     st->horizon = calloc((size_t)n, sizeof *st->horizon);
     st->peer_on = calloc((size_t)n * (size_t)n, 1);
     st->busy = calloc((size_t)st->nres, sizeof *st->busy);
-    if (!st->mem_total || !st->mem_used || !st->legacy_clock || !st->horizon || !st->peer_on || !st->busy)
+    st->contend = calloc((size_t)n + 1, sizeof *st->contend);
+    if (!st->mem_total || !st->mem_used || !st->legacy_clock || !st->horizon || !st->peer_on || !st->busy ||
+        !st->contend)
         return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory opening the sim backend");
     for (int d = 0; d < n; d++) {
         const mgpu_topo_gpu *g = mgpu_topo_gpu_at(be->topo, st->model.gpu[d].topo_index);
@@ -216,6 +239,75 @@ static double run_op(sim_state *st, mgpu_stream *s, const sim_cost *c, double by
 double sim_run_priced(sim_state *st, mgpu_stream *s, const sim_cost *c, double bytes)
 {
     return run_op(st, s, c, bytes);
+}
+
+/*--- Collectives compete with compute ------------------------------------*/
+
+static mgpu_result sim_stream_model_contend(mgpu_stream *s, double t0, double t1, int ctas, double hbm_gbs)
+{
+    sim_state *st = sim_of(s->be);
+    if (t1 <= t0 || ctas < 0) return MGPU_OK;
+    pthread_mutex_lock(&st->lock);
+    const sim_model_gpu *g = &st->model.gpu[s->device];
+    struct sim_contention *c = &st->contend[s->device];
+    sim_contend_span *sp = &c->span[c->next++ % SIM_CONTEND_SPANS];
+    sp->t0 = t0;
+    sp->t1 = t1;
+    /* never the whole GPU: NCCL's CTAs leave SMs to the kernels beside them */
+    sp->sm_share = g->sms > 0 ? ctas * SIM_SMS_PER_CTA / g->sms : 0;
+    if (sp->sm_share > 0.5) sp->sm_share = 0.5;
+    sp->hbm_share = g->hbm_gbs > 0 ? hbm_gbs / g->hbm_gbs : 0;
+    if (sp->hbm_share > 0.5) sp->hbm_share = 0.5;
+    pthread_mutex_unlock(&st->lock);
+    return MGPU_OK;
+}
+
+/* How much longer a kernel runs beside a collective: its FLOP time on the
+ * SMs the collective leaves, its byte time on the bandwidth it leaves. */
+static double contend_factor(const sim_contend_span *sp, double floor_ns, double t_flops, double t_bytes)
+{
+    double alone = floor_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+    double f = t_flops / (1.0 - sp->sm_share), b = t_bytes / (1.0 - sp->hbm_share);
+    return alone > 0 ? (floor_ns + (f > b ? f : b)) / alone : 1.0;
+}
+
+double sim_run_compute(sim_state *st, mgpu_stream *s, const sim_cost *c, double floor_ns, double t_flops,
+                       double t_bytes)
+{
+    double start = ready_of(st, s);
+    for (int i = 0; i < c->nres; i++) start = max2(start, st->busy[c->res[i]]);
+    double work = sim_cost_ns(c, 0) * st->slowdown, now = start; /* work: ns of the kernel alone */
+    const struct sim_contention *ct = &st->contend[s->device];
+    /* Walk the spans in time order from the start: inside a span the kernel
+     * progresses 1/factor as fast. Spans may overlap (two communicators):
+     * the later-starting one wins there, a simplification. */
+    for (;;) {
+        const sim_contend_span *next = NULL;
+        for (int i = 0; i < SIM_CONTEND_SPANS; i++) {
+            const sim_contend_span *sp = &ct->span[i];
+            if (sp->t1 <= now || sp->t1 <= sp->t0) continue;
+            if (!next || sp->t0 < next->t0) next = sp;
+        }
+        if (!next) break;
+        if (next->t0 > now) {
+            if (now + work <= next->t0) break;
+            work -= next->t0 - now;
+            now = next->t0;
+        }
+        double f = contend_factor(next, floor_ns, t_flops, t_bytes), room = (next->t1 - now) / f;
+        if (work <= room) {
+            now += work * f;
+            work = 0;
+            break;
+        }
+        work -= room;
+        now = next->t1;
+    }
+    double end = now + work;
+    *clock_of(st, s) = end;
+    for (int i = 0; i < c->nres; i++) st->busy[c->res[i]] = end;
+    st->horizon[s->device] = max2(st->horizon[s->device], end);
+    return end;
 }
 
 /*--- Streams, events, gates -------------------------------------------*/
@@ -545,6 +637,7 @@ const struct mgpu_dev_ops mgpu_dev_sim_ops = {
     .stream_native = sim_stream_native,
     .stream_model_time = sim_stream_model_time,
     .stream_model_advance = sim_stream_model_advance,
+    .stream_model_contend = sim_stream_model_contend,
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,

@@ -34,6 +34,7 @@ typedef struct sim_state {
     int nres;
     double host_ns;          /* the host thread's virtual time */
     double slowdown;         /* 1, or MGPU_STRAGGLER_FACTOR in the straggler rank's process */
+    struct sim_contention *contend; /* per device: collectives' recent SM and HBM loads */
 
     mgpu_buffer **bufs;      /* registry of live allocations */
     int nbufs, cap_bufs;
@@ -43,6 +44,11 @@ static inline sim_state *sim_of(mgpu_backend *be) { return (sim_state *)be->impl
 
 /* dev_sim.c: run a priced operation on s (lock held); returns its end. */
 double sim_run_priced(sim_state *st, mgpu_stream *s, const sim_cost *c, double bytes);
+/* The same for a compute kernel priced as floor + max(t_flops, t_bytes):
+ * where it overlaps a collective on its GPU, the SMs the collective holds
+ * and the HBM bandwidth it moves slow it down. */
+double sim_run_compute(sim_state *st, mgpu_stream *s, const sim_cost *c, double floor_ns, double t_flops,
+                       double t_bytes);
 
 /* sim_nn.c: the training ops. */
 extern const struct mgpu_nn_ops mgpu_sim_nn_ops;

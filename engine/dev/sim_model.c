@@ -320,7 +320,8 @@ static double gemm_overhead(const sim_model_gpu *g, const mgpu_nn_work *w, int b
 /* The one formula both the sim's streams and mgpu_nn_model_work_ns use.
  * Only a bf16 GEMM runs on the tensor cores; every other op's arithmetic
  * is f32 on the FMA units. */
-static double compute_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
+static double compute_parts(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, double *floor_ns,
+                            double *flops_ns, double *bytes_ns)
 {
     int gemm = w->cls == MGPU_NN_CLASS_GEMM;
     double peak = (gemm && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
@@ -330,12 +331,28 @@ static double compute_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16
     if (w->cls == MGPU_NN_CLASS_REDUCE && g->sms * K.reduce_gbs_per_sm < bw) bw = g->sms * K.reduce_gbs_per_sm;
     double t_bytes = w->bytes / bw;
     int kernels = w->kernels > 1 ? w->kernels : 1;
-    return kernels * K.kernel_floor_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+    *floor_ns = kernels * K.kernel_floor_ns;
+    *flops_ns = t_flops;
+    *bytes_ns = t_bytes;
+    return *floor_ns + (t_flops > t_bytes ? t_flops : t_bytes);
+}
+
+static double compute_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
+{
+    double f, a, b;
+    return compute_parts(g, w, bf16, &f, &a, &b);
 }
 
 void sim_model_compute(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out)
 {
     cost_set(out, compute_ns(&m->gpu[dev], w, bf16), 0, "sm");
+    cost_use(m, out, dev, SIM_RES_SM);
+}
+
+void sim_model_compute_parts(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out,
+                             double *floor_ns, double *flops_ns, double *bytes_ns)
+{
+    cost_set(out, compute_parts(&m->gpu[dev], w, bf16, floor_ns, flops_ns, bytes_ns), 0, "sm");
     cost_use(m, out, dev, SIM_RES_SM);
 }
 

@@ -83,6 +83,10 @@ double sim_model_load_latency_ns(const sim_model *m, int exec_dev, sim_place whe
 /* A training op's kernel(s) on `dev` (mgpu_nn_model_work_ns, mgpu/nn.h);
  * it occupies the GPU's SMs. */
 void sim_model_compute(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out);
+/* The same, with the pieces of its time: the kernels' floor, the FLOP time
+ * and the byte time (a collective beside it slows the last two apart). */
+void sim_model_compute_parts(const sim_model *m, int dev, const mgpu_nn_work *w, int bf16, sim_cost *out,
+                             double *floor_ns, double *flops_ns, double *bytes_ns);
 
 /* Nanoseconds the operation takes for `bytes`. */
 double sim_cost_ns(const sim_cost *c, double bytes);

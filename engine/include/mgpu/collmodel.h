@@ -51,6 +51,8 @@ typedef struct mgpu_coll_prediction {
     double bus_gbs;        /* the pair's bus bandwidth (beta term, before the algbw ratio) */
     int nnodes;            /* hosts the ranks span */
     const char *link;      /* the bottleneck: "NVLink", "PCIe", "network", "HBM" */
+    int ctas;              /* SMs the call's kernel holds: one CTA per channel */
+    double hbm_bytes;      /* bytes each rank's GPU memory moves for it (compute beside it shares them) */
 } mgpu_coll_prediction;
 
 /* Choices a caller can force (NCCL_ALGO / NCCL_PROTO); -1 = choose. The

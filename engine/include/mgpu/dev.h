@@ -189,6 +189,11 @@ void *mgpu_stream_native(mgpu_stream *s);
  * and end after its modelled duration. */
 mgpu_result mgpu_stream_model_time(mgpu_stream *s, double *ns);
 mgpu_result mgpu_stream_model_advance(mgpu_stream *s, double ns);
+/* A collective on s's GPU from t0 to t1 (ns) holds `ctas` SMs (NCCL: one CTA
+ * per channel) and moves hbm_gbs of the GPU's memory bandwidth: compute
+ * kernels that overlap it in modelled time run slower (docs/sim-model.md,
+ * "Collectives compete with compute"). A no-op where the GPU is real. */
+mgpu_result mgpu_stream_model_contend(mgpu_stream *s, double t0, double t1, int ctas, double hbm_gbs);
 
 /* MGPU_EVENT_UNTRACKED: an event the engine records for itself (timeline
  * spans, the watchdog's fences): it orders nothing for the race detector
