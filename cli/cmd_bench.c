@@ -169,7 +169,13 @@ static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll,
 {
     const mgpu_topo *t = sim ? mgpu_backend_topo(sim) : NULL;
     mgpu_coll_prediction p;
-    if (!t || mgpu_coll_predict(t, coll->coll, o->max_bytes, ranks, NULL, &p) != MGPU_OK) {
+    /* NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, ... as the sim's own runs read them */
+    mgpu_coll_tuning tun;
+    if (t && mgpu_coll_tuning_from_env(&tun) != MGPU_OK) {
+        fprintf(stderr, "mgpulab bench: --predict: %s\n", mgpu_error_message());
+        return;
+    }
+    if (!t || mgpu_coll_predict_tuned(t, coll->coll, o->max_bytes, ranks, NULL, &tun, &p) != MGPU_OK) {
         fprintf(stderr, "mgpulab bench: --predict: %s\n",
                 t ? mgpu_error_message() : "the model needs a machine: use --backend sim (and --machine)");
         return;
