@@ -41,7 +41,7 @@ static const char usage[] =
     "is aborted by the watchdog), --json, --trace FILE (record every rank's copies, fills,\n"
     "collectives, waits and mgpu.span regions per stream with device events and write them\n"
     "as a Chrome trace: open it in Perfetto or chrome://tracing; written also when a rank\n"
-    "fails, to show where it stood).\n"
+    "fails, to show where it stood; the first 250000 spans, later ones counted as dropped).\n"
     "\n"
     "Examples:\n"
     "  mgpulab spmd examples/spmd/allreduce.lua --backend sim --ranks 4\n"
@@ -147,10 +147,13 @@ typedef struct spmd_run {
     json_t *doc;        /* --json: everything collected but the logs */
     mgpu_log_keep logs; /* --json: the first and last log lines */
     json_t **lua_err;   /* per rank: the spmd_error body */
-    mgpu_chrome_trace *trace; /* --trace: the spans so far */
+    mgpu_chrome_trace *trace; /* --trace: the file the spans stream to */
     long bad_spans;     /* span messages that were not spans */
     long races;         /* racing accesses, all ranks (their race_summary) */
     long distinct;      /* distinct races reported */
+    int traced;         /* --trace was asked */
+    size_t trace_spans; /* --trace: spans written, and dropped past its cap */
+    long trace_dropped;
 } spmd_run;
 
 static void print_tagged(FILE *f, int rank, const char *text)
@@ -263,12 +266,20 @@ static int write_trace(const mgpu_cli_globals *g, const spmd_args *a, spmd_run *
                               "per rank: microseconds from an event on the rank's default stream when its "
                               "script started (modelled time on sim)");
     if (other && r->bad_spans) json_object_set_new(other, "malformed_spans", json_integer(r->bad_spans));
-    mgpu_result res = mgpu_chrome_trace_write(r->trace, g->trace, other);
+    r->trace_spans = mgpu_chrome_trace_count(r->trace);
+    r->trace_dropped = mgpu_chrome_trace_dropped(r->trace);
+    long max = mgpu_chrome_trace_max_spans(r->trace);
+    mgpu_result res = mgpu_chrome_trace_close(r->trace, other); /* frees it */
+    r->trace = NULL;
     json_decref(other);
     if (res != MGPU_OK) {
         fprintf(stderr, "mgpulab spmd: %s\n", mgpu_error_message());
         return 0;
     }
+    /* said on stderr, also with --json (whose document has the count) */
+    if (r->trace_dropped)
+        fprintf(stderr, "mgpulab spmd: --trace kept the first %ld spans; %ld later ones were dropped (the file's "
+                        "otherData says so too)\n", max, r->trace_dropped);
     if (!rep->ok && !r->json) fprintf(stderr, "mgpulab spmd: trace of the failed run written to %s\n", g->trace);
     return 1;
 }
@@ -353,15 +364,16 @@ static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report 
         json_object_set_new(r->doc, "reason", json_string(rep->reason));
         json_object_set_new(r->doc, "analysis", json_string(rep->analysis));
         json_object_set_new(r->doc, "wall_s", json_real(rep->wall_s));
-        if (r->trace)
-            json_object_set_new(r->doc, "trace", json_pack("{s:s, s:I, s:b}", "file", g->trace, "spans",
-                                                           (json_int_t)mgpu_chrome_trace_count(r->trace), "written",
-                                                           trace_ok));
+        if (r->traced)
+            json_object_set_new(r->doc, "trace", json_pack("{s:s, s:I, s:I, s:b}", "file", g->trace, "spans",
+                                                           (json_int_t)r->trace_spans, "dropped",
+                                                           (json_int_t)r->trace_dropped, "written", trace_ok));
         json_dumpf(r->doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
     } else if (rep->ok) {
-        if (r->trace && trace_ok)
-            printf("# trace: %s (%zu spans; open it in Perfetto)\n", g->trace, mgpu_chrome_trace_count(r->trace));
+        if (r->traced && trace_ok)
+            printf("# trace: %s (%zu spans%s; open it in Perfetto)\n", g->trace, r->trace_spans,
+                   r->trace_dropped ? ", the first of more" : "");
         if (r->races)
             printf("# race detector: %ld racing access%s, %ld distinct race%s (each shown above once)\n", r->races,
                    r->races == 1 ? "" : "es", r->distinct, r->distinct == 1 ? "" : "s");
@@ -394,10 +406,14 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
 
     r.nranks = cfg.ranks > 0 ? cfg.ranks : 4096;
     r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
-    if (g->trace && mgpu_chrome_trace_create(&r.trace) != MGPU_OK) {
+    /* the trace streams to its file as spans arrive (kept in memory whole,
+     * 600k spans took 2.2 GB, issue 34): an unwritable file fails now,
+     * before the run */
+    if (g->trace && mgpu_chrome_trace_open(g->trace, 0, &r.trace) != MGPU_OK) {
         rc = mgpu_cli_error("spmd");
         goto out;
     }
+    r.traced = g->trace != NULL;
     if (r.json) mgpu_log_keep_init(&r.logs);
     if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:{}}", "tool", "mgpulab spmd", "script", a.file,
                                   "logs", "results", "errors", "races", "race_summary");

@@ -108,17 +108,22 @@ static mgpu_result write_all(int fd, const char *p, size_t n, const char *path)
     return MGPU_OK;
 }
 
-mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n)
+mgpu_result mgpu_file_begin_atomic(const char *path, char *tmp, size_t tmplen, int *fd)
 {
+    *fd = -1;
     MGPU_CHECK(mgpu_file_check_output(path));
-    char tmp[PATH_MAX + 48];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    if (snprintf(tmp, tmplen, "%s.tmp-%ld", path, (long)getpid()) >= (int)tmplen)
         return mgpu_fail(MGPU_ERR_INVALID, "path too long: %s", path);
     unlink(tmp); /* a leftover of ours from a killed run; O_EXCL below then holds */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    mgpu_result r = write_all(fd, data, n, tmp);
-    if (r == MGPU_OK && fsync(fd) != 0) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (*fd < 0) return mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_file_commit_atomic(const char *path, const char *tmp, int fd)
+{
+    mgpu_result r = MGPU_OK;
+    if (fsync(fd) != 0) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
     if (close(fd) != 0 && r == MGPU_OK) r = mgpu_fail(MGPU_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
     /* looked at again just before the rename: the target may have changed */
     if (r == MGPU_OK) r = mgpu_file_check_output(path);
@@ -126,4 +131,23 @@ mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n)
         r = mgpu_fail(MGPU_ERR_IO, "cannot move %s into place as %s: %s", tmp, path, strerror(errno));
     if (r != MGPU_OK) unlink(tmp);
     return r;
+}
+
+void mgpu_file_abort_atomic(const char *tmp, int fd)
+{
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+}
+
+mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n)
+{
+    char tmp[PATH_MAX + 48];
+    int fd;
+    MGPU_CHECK(mgpu_file_begin_atomic(path, tmp, sizeof tmp, &fd));
+    mgpu_result r = write_all(fd, data, n, tmp);
+    if (r != MGPU_OK) {
+        mgpu_file_abort_atomic(tmp, fd);
+        return r;
+    }
+    return mgpu_file_commit_atomic(path, tmp, fd);
 }

@@ -7,7 +7,9 @@
 #include "mgpu/spans.h"
 #include "mgpu/tensor.h"
 #include "tap.h"
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAXS 64
 
@@ -250,12 +252,16 @@ static void test_rank_api(void)
     mgpu_lua_close(sb);
 }
 
-/* The Chrome trace of a few spans: X events with pid = rank, tid = the
- * stream id, metadata naming ranks and streams; bad spans refused. */
+/* The Chrome trace of a few spans, streamed to a file: X events with pid =
+ * rank, tid = the stream id, metadata naming ranks and streams; bad spans
+ * refused; spans past the cap dropped and said in otherData. */
 static void test_chrome_trace(void)
 {
+    char path[] = "/tmp/mgpu-test-trace-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
     mgpu_chrome_trace *tr = NULL;
-    CHECK_OK(mgpu_chrome_trace_create(&tr));
+    CHECK_OK(mgpu_chrome_trace_open(path, 2, &tr));
     if (!tr) return;
     json_t *a = json_pack("{s:s, s:i, s:s, s:s, s:f, s:f}", "stream", "comm", "stream_id", 1, "name", "all_reduce 4 MiB",
                           "kind", "collective", "start_us", 10.0, "end_us", 35.5);
@@ -263,7 +269,14 @@ static void test_chrome_trace(void)
     CHECK_OK(mgpu_chrome_trace_add(tr, 3, a));
     CHECK(mgpu_chrome_trace_add(tr, 0, bad) == MGPU_ERR_INVALID);
     CHECK(mgpu_chrome_trace_count(tr) == 1);
-    json_t *doc = mgpu_chrome_trace_json(tr, NULL);
+    CHECK_OK(mgpu_chrome_trace_add(tr, 3, a));
+    CHECK_OK(mgpu_chrome_trace_add(tr, 3, a)); /* past the cap of 2: dropped */
+    CHECK(mgpu_chrome_trace_count(tr) == 2 && mgpu_chrome_trace_dropped(tr) == 1);
+    json_t *other = json_pack("{s:s}", "tool", "test");
+    CHECK_OK(mgpu_chrome_trace_close(tr, other));
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    CHECKF(doc != NULL, "the trace is not JSON: %s", err.text);
     json_t *evs = json_object_get(doc, "traceEvents");
     int x = 0, pname = 0, tname = 0;
     size_t i;
@@ -274,18 +287,25 @@ static void test_chrome_trace(void)
             x++;
             CHECK(json_integer_value(json_object_get(e, "pid")) == 3 && json_integer_value(json_object_get(e, "tid")) == 1);
             CHECK(num(e, "ts") == 10.0 && num(e, "dur") == 25.5 && strcmp(n, "all_reduce 4 MiB") == 0);
+            CHECK(pname == 1 && tname == 1); /* the lane is named before its events */
         } else if (strcmp(n, "process_name") == 0) {
             pname += strcmp(json_string_value(json_object_get(json_object_get(e, "args"), "name")), "rank 3") == 0;
         } else if (strcmp(n, "thread_name") == 0) {
             tname += strcmp(json_string_value(json_object_get(json_object_get(e, "args"), "name")), "comm") == 0;
         }
     }
-    CHECK(x == 1 && pname == 1 && tname == 1);
-    CHECK(mgpu_chrome_trace_write(tr, "/nonexistent-dir/t.json", NULL) == MGPU_ERR_IO);
+    CHECK(x == 2 && pname == 1 && tname == 1);
+    json_t *od = json_object_get(doc, "otherData");
+    CHECK(json_integer_value(json_object_get(od, "dropped_spans")) == 1);
+    CHECK(strcmp(json_string_value(json_object_get(od, "tool")), "test") == 0);
     json_decref(doc);
+    unlink(path);
+    CHECK(mgpu_chrome_trace_open("/nonexistent-dir/t.json", 0, &tr) == MGPU_ERR_IO && tr == NULL);
+    CHECKF(strstr(mgpu_error_message(), "cannot write the trace to /nonexistent-dir/t.json") != NULL, "%s",
+           mgpu_error_message());
+    json_decref(other);
     json_decref(a);
     json_decref(bad);
-    mgpu_chrome_trace_free(tr);
 }
 
 int main(void)

@@ -32,6 +32,15 @@ mgpu_result mgpu_file_check_output(const char *path);
  * temporary file beside it (never following a link), fsync, rename. */
 mgpu_result mgpu_file_write_atomic(const char *path, const void *data, size_t n);
 
+/* The same atomic write for output made piece by piece (a trace streamed
+ * as a run goes): mgpu_file_begin_atomic checks `path` as above and opens a
+ * new temporary file beside it (its name into tmp, tmplen >= strlen(path)
+ * + 32) for writing; mgpu_file_commit_atomic fsyncs and closes it and
+ * renames it into place, mgpu_file_abort_atomic closes and removes it. */
+mgpu_result mgpu_file_begin_atomic(const char *path, char *tmp, size_t tmplen, int *fd);
+mgpu_result mgpu_file_commit_atomic(const char *path, const char *tmp, int fd);
+void mgpu_file_abort_atomic(const char *tmp, int fd);
+
 #ifdef __cplusplus
 }
 #endif
