@@ -118,6 +118,26 @@ local function carrier_of_answer(a)
   return a
 end
 
+-- How many buckets PyTorch's DDP makes of the same gradients
+-- (compute_bucket_assignment_by_size in reducer.cpp): the gradients in the
+-- order given, a bucket closed once its bytes REACH its limit (the gradient
+-- that crosses it stays in), the first limit 1 MiB
+-- (dist._DEFAULT_FIRST_BUCKET_BYTES), every later one the cap. counts: the
+-- run's grad_counts (elements, the model's order; f32); DDP's buckets after
+-- its first-iteration rebuild follow the gradients' arrival, the reverse.
+local TORCH_FIRST_BUCKET = 1024 * 1024
+local function torch_buckets(counts, cap_mb)
+  local t = {}
+  for v in tostring(counts or ""):gmatch("%d+") do t[#t + 1] = tonumber(v) end
+  if #t == 0 then return nil end
+  local n, size, limit = 0, 0, TORCH_FIRST_BUCKET
+  for i = #t, 1, -1 do
+    size = size + 4 * t[i]
+    if size >= limit then n, size, limit = n + 1, 0, cap_mb * 1024 * 1024 end
+  end
+  return size > 0 and n + 1 or n
+end
+
 -- The overlap bar holds where the model's numbers make it hold: NVLink
 -- machines of the sim (all-reduce fast enough to hide behind backward).
 local function nvlink_sim(lab)
@@ -293,8 +313,20 @@ return {
           return { ok = false, msg = "the 25 MiB run reported no bucket count: does your reducer keep self.buckets?",
                    saw = "nothing", wanted = "a list of buckets", where = "your reducer.lua" }
         end
-        return checks.equals{ value = lab.answer("calls25"), expected = s.buckets, answer = true, missing = "press a to answer",
-                              what = "all_reduce calls per step with 25 MiB buckets", where = "results pane (3): the gradient size" }
+        local v = checks.equals{ value = lab.answer("calls25"), expected = s.buckets, answer = true, missing = "press a to answer",
+                                 what = "all_reduce calls per step with 25 MiB buckets", where = "results pane (3): the gradient size" }
+        -- PyTorch's rule packs the same gradients differently (step 3's
+        -- text): said beside a right answer, and named when an answer is
+        -- its count rather than the learner's reducer's
+        local torch = torch_buckets(s.grad_counts, 25)
+        if torch and v.ok then
+          v.msg = v.msg .. string.format(" - PyTorch's DDP would make %d all-reduces of the same %.1f MiB: a first bucket "
+                                         .. "of 1 MiB, and buckets closed once they reach 25 MiB", torch, s.grad_mib or 0)
+        elseif torch and not v.unanswered and tonumber(lab.answer("calls25")) == torch and torch ~= s.buckets then
+          v.msg = v.msg .. " - that is what PyTorch's rule would make (a 1 MiB first bucket, buckets closed once they "
+                  .. "reach the cap); count the buckets of YOUR reducer's rule, which closes a bucket before the cap is passed"
+        end
+        return v
       end,
     },
     {

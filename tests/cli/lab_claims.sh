@@ -56,5 +56,13 @@ if [ "$(grep -c '^  NIC[0-9]* *mlx5' "$tmp/l1")" = 12 ] && ! grep -q 'PIX).*is n
    grep -q 'PIX): "12" is not right' "$tmp/l1w"; then ok
 else bad "lab 1 step 2 on a DGX H100 with storage NICs: $(grep -E '^(PASS|FAIL|AWAITING|ERROR)' "$tmp/l1" "$tmp/l1w")"; fi
 
+# Lab 4 steps 3-4: the lab's reducer closes a bucket before the cap is passed
+# (63.7 MiB of the wide ResNet in 3 buckets of 25 MiB); PyTorch's DDP starts
+# with a 1 MiB bucket and closes one once it reaches the cap: 4 calls.
+cp "$src/labs/04-ddp/solutions/reducer.lua" "$work/04-ddp/reducer.lua"
+"$bin" run 4 --step buckets --backend sim --machine dgx-h100 --answer calls25=3 >"$tmp/l4" 2>&1
+if grep -q '^PASS.*"3" is right - PyTorch.s DDP would make 4 all-reduces of the same 63.7 MiB' "$tmp/l4"; then ok
+else bad "lab 4 step 4: $(grep -E '^(PASS|FAIL|AWAITING|ERROR)' "$tmp/l4")"; fi
+
 echo "# lab_claims: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

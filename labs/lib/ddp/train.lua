@@ -29,12 +29,21 @@
 -- Results (mgpu.result): every rank a row {rank, checksum, params = {name
 -- = checksum}, buffers = checksum, eval_loss} (small model; eval_loss: a
 -- held-out batch in eval mode, which normalises with the running statistics); rank 0 a row {losses, step_ms, exposed_ms,
--- comm_ms, hidden, grad_mib, ...}.
+-- comm_ms, hidden, grad_mib, grad_counts (every gradient's elements in the
+-- model's parameter order, space-separated: what a bucketing rule packs),
+-- ...}.
 local nn = mgpu.import("nn")
 local resnet = mgpu.import("nn.resnet")
 local data = mgpu.import("nn.data")
 
 local train = {}
+
+-- "n1 n2 ...": every parameter's element count, in the model's order.
+local function counts_of(params)
+  local t = {}
+  for i, p in ipairs(params) do t[i] = tostring(p.value:count()) end
+  return table.concat(t, " ")
+end
 
 -- The models the harness trains (args[3]); timing = phantom on the sim.
 local MODELS = {
@@ -190,7 +199,8 @@ function train.run(opts)
     mgpu.result{mode = mode, model = kind, ranks = world, global_batch = global, steps = steps,
                 losses = not nn.phantom and table.concat(losses, " ") or nil,
                 step_ms = nn.median(step_ms), exposed_ms = exposed, comm_ms = comm_ms, hidden = hidden,
-                grad_mib = numel * 4 / 2 ^ 20, params = #params, bucket_mb = mode == "ddp" and bucket_mb or nil,
+                grad_mib = numel * 4 / 2 ^ 20, params = #params, grad_counts = counts_of(params),
+                bucket_mb = mode == "ddp" and bucket_mb or nil,
                 buckets = mode == "ddp" and type(reducer.buckets) == "table" and #reducer.buckets or nil,
                 samples_per_s = global / (nn.median(step_ms) / 1000)}
   end
