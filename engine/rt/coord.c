@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "mgpu/clock.h"
 #include "mgpu/log.h"
+#include "comm/sim_shm.h"
 #include "rt/coord_internal.h"
 
 #define HELLO_MAX 16384           /* largest frame before a good hello (a hello is ~200 bytes) */
@@ -327,6 +328,15 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     MGPU_CHECK(mgpu_rt_sim_layout(&cfg->backend, &hosts, &per_host, &total));
     MGPU_CHECK(mgpu_rt_check_sim_faults(&cfg->backend,
                                         cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total)));
+
+    /* The sim's communicator holds at most SIM_MAX_RANKS ranks: said before
+     * any worker starts (1024 ranks were refused by the communicator after
+     * every one of them had started, 34 s later, issue 34). Every launcher
+     * (spmd, bench, a lab's runs) comes through here. */
+    int nranks = cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total);
+    if (mgpu_backend_config_is_sim(&cfg->backend) && nranks > SIM_MAX_RANKS)
+        return mgpu_fail(MGPU_ERR_INVALID, "--ranks %d: the sim runs at most %d ranks (its communicator's shared "
+                         "memory holds %d); choose %d or fewer", nranks, SIM_MAX_RANKS, SIM_MAX_RANKS, SIM_MAX_RANKS);
 
     coord *c = calloc(1, sizeof *c);
     if (!c) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory starting the coordinator");
