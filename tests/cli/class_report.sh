@@ -115,7 +115,7 @@ check "two people under one name are named" 'grep -qF "2 learners are named '"'"
 check "a learner off the roster is named" 'grep -qF -- "- ken.json: learner '"'"'ken'"'"' (Ken Thompson) is not on the class configuration" <<<"$problems"'
 check "a learner on another machine is named" 'grep -qF -- "- linus.json: 4 steps ran on a machine other than the class'"'"'s sim dgx-h100: 00-welcome shell (sim pcie-4gpu)" <<<"$problems"'
 check "a forged progress file is named, its claims not counted" 'grep -qF -- "- margaret.json: the learner'"'"'s progress file was changed outside mgpulab (its digest did not match): 8 steps it claims are not counted until run again" <<<"$problems"'
-check "negative attempts are named" 'grep -qF -- "- dennis.json: 00-welcome step hello: attempts -1, hints 0: each must be a count (0 or more)" <<<"$problems"'
+check "negative attempts are named" 'grep -qF -- "- dennis.json: 00-welcome step hello: attempts -1, hints 0: each must be a count (0 to 1000000)" <<<"$problems"'
 check "an unknown state is named" 'grep -qF -- "- dennis.json: 00-welcome step progress: state '"'"'done'"'"' unknown" <<<"$problems"'
 check "a lab outside the class is named" 'grep -qF -- "- dennis.json: lab '"'"'03-p2p'"'"' is not one of the class configuration'"'"'s labs" <<<"$problems"'
 check "damaged and foreign files are skipped with why" 'grep -qF -- "- damaged.json: damaged: line" <<<"$out" && grep -qF -- "- foreign.json: foreign: not an mgpulab report" <<<"$out"'
