@@ -44,7 +44,10 @@ static const char usage[] =
     "  mgpulab whatif --dp 4 --tp 8 --pp 8\n"
     "  mgpulab whatif --dp 16 --tp 4 --pp 4 --recompute 1 --json\n"
     "\n"
-    "Exit status: 0 on success, 1 when the layout cannot be simulated, 2 for bad options.\n";
+    "Exit status: 0 on success, 2 for bad options (a malformed or repeated value, both\n"
+    "--micro-batches and --global-batch, or a layout the model cannot split: --tp that\n"
+    "does not divide the heads, --pp the layers, an unknown --machine), 1 when the\n"
+    "simulation itself fails.\n";
 
 typedef struct flag {
     const char *name;
@@ -71,6 +74,7 @@ static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
         {"--vocab", &c->model.vocab},
         {"--seq", &c->model.seq},
     };
+    int seen[sizeof flags / sizeof flags[0]] = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
             *json = 1;
@@ -80,6 +84,8 @@ static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
         for (size_t k = 0; k < sizeof flags / sizeof flags[0] && !f; k++)
             if (!strcmp(argv[i], flags[k].name)) f = &flags[k];
         if (!f) return mgpu_cli_usage_error("whatif", "unknown option '%s' (mgpulab whatif --help lists them)", argv[i]);
+        /* a repeated option would silently take the last value */
+        if (seen[f - flags]++) return mgpu_cli_usage_error("whatif", "%s given twice", f->name);
         if (i + 1 >= argc) return mgpu_cli_usage_error("whatif", "%s needs a value", f->name);
         const char *v = argv[++i];
         char *end;
@@ -91,6 +97,10 @@ static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
                                         zero_ok ? "non-negative" : "positive");
         *f->value = (int)n;
     }
+    /* one of them sets the other (M = B / (dp x S)): both would leave one unused */
+    if (seen[3] && seen[4])
+        return mgpu_cli_usage_error("whatif", "--micro-batches and --global-batch both given: give one (the other "
+                                    "follows from it, B = M x dp x S)");
     return 0;
 }
 
@@ -141,7 +151,16 @@ static void print_text(const mgpu_whatif_config *c, const mgpu_whatif_result *r)
                t->group > 1 ? size_str(t->bytes, a, sizeof a) : "-", t->calls, t->link, t->algo,
                t->group > 1 ? per_call : "-", t->total_ms);
     }
-    printf("\n  links: NVLink inside a node, InfiniBand across nodes; calls per step on the busiest rank.\n");
+    /* the footer names the links the table shows: SHM inside a pcie-4gpu node, not NVLink */
+    const char *inside = NULL, *across = NULL;
+    for (int i = 0; i < MGPU_WHATIF_AXES; i++) {
+        const mgpu_whatif_traffic *t = &r->traffic[i];
+        if (t->group <= 1) continue;
+        if (t->nodes > 1 && !across) across = t->link;
+        if (t->nodes <= 1 && !inside) inside = t->link;
+    }
+    printf("\n  links: %s%s%s%s%s; calls per step on the busiest rank.\n", inside ? inside : "", inside ? " inside a node" : "",
+           inside && across ? ", " : "", across ? across : "", across ? " across nodes" : "");
 }
 
 static json_t *traffic_json(const mgpu_whatif_traffic *t)
@@ -202,7 +221,16 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (rc) return rc;
     if (g->backend.machine) c.machine = g->backend.machine;
     mgpu_whatif_result r;
-    if (mgpu_whatif_run(&c, &r) != MGPU_OK) return mgpu_cli_error("whatif");
+    if (mgpu_whatif_run(&c, &r) != MGPU_OK) {
+        /* a value the model refuses (a layout it cannot split, an unknown
+         * machine) is bad usage like a malformed one */
+        if (mgpu_error_code() == MGPU_ERR_INVALID) {
+            rc = mgpu_cli_usage_error("whatif", "%s", mgpu_error_message());
+            mgpu_error_clear();
+            return rc;
+        }
+        return mgpu_cli_error("whatif");
+    }
     if (json) return print_json(&c, &r);
     print_text(&c, &r);
     return 0;

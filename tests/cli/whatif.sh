@@ -52,12 +52,21 @@ check_err 2 "--tp 'x'" --tp x
 check_err 2 "--dp '0'" --dp 0
 check_err 2 "unknown option '--bogus'" --bogus 1
 check_err 2 "--pp needs a value" --pp
-check_err 1 "--tp 3 does not divide the 64 attention heads" --tp 3
-check_err 1 "--tp 16 does not divide the 8 KV heads" --dp 8 --tp 16 --pp 2
-check_err 1 "--pp 3 does not divide the 80 layers" --pp 3
-check_err 1 "--nodes 5" --nodes 5
-check_err 1 "not a preset" --machine no-such-box
-check_err 1 "--zero 2" --zero 2
+# a value the model refuses is bad usage too: exit 2, as other commands (issue 31)
+check_err 2 "--tp 3 does not divide the 64 attention heads" --tp 3
+check_err 2 "--tp 16 does not divide the 8 KV heads" --dp 8 --tp 16 --pp 2
+check_err 2 "--pp 3 does not divide the 80 layers" --pp 3
+check_err 2 "--nodes 5" --nodes 5
+check_err 2 "not a preset" --machine no-such-box
+check_err 2 "--zero 2" --zero 2
+# a repeated option silently took the last value; both batch options were accepted
+check_err 2 "--tp given twice" --tp 8 --tp 4
+check_err 2 "--micro-batches and --global-batch both given" --global-batch 512 --micro-batches 8
+# the footer names the links the table shows (SHM inside a pcie-4gpu node, not NVLink)
+"$bin" whatif --machine pcie-4gpu --dp 8 --tp 4 --pp 8 >"$tmp/p4" 2>&1; rc=$?
+if [ $rc -eq 0 ] && grep -qE "^  TP +4 .* SHM" "$tmp/p4" && grep -q "links: SHM inside a node, InfiniBand across nodes" "$tmp/p4" &&
+   ! grep -q "NVLink inside" "$tmp/p4"; then ok; else bad "pcie-4gpu footer (rc=$rc)"; cat "$tmp/p4"; fi
+grep -q "links: NVLink inside a node, InfiniBand across nodes" "$tmp/t" && ok || bad "dgx-h100 footer"
 
 # lab 6 step 4's advice (issue 27): the command's default keeps every
 # activation, and the note's 8x8x4 does not fit so; --recompute 1 fits
