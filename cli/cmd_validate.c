@@ -22,49 +22,74 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: mgpulab validate [--expect PRESET|FILE.xml] [--quick] [--format text|markdown|json|junit]\n"
-    "                        [--markdown FILE] [--junit FILE] [--tolerance PERCENT]\n"
+    "usage: mgpulab validate [--expect PRESET|FILE.xml] [--quick] [--sweep] [--sustained DURATION]\n"
+    "                        [--format text|markdown|json|junit] [--markdown FILE] [--junit FILE]\n"
+    "                        [--tolerance PERCENT]\n"
     "\n"
     "Checks that this machine performs as it should and says why where it does not.\n"
     "Topology: GPU count, NVLinks missing or degraded, PCIe links below their maximum\n"
     "generation or width, NUMA and NIC affinity, GPUDirect RDMA, peer access. NVML facts:\n"
-    "per-link NVLink state and speed, PCIe current vs maximum, ECC, clocks and their\n"
-    "slowdown reasons, power (\"not reported\" where NVML gives nothing). Measurements:\n"
+    "per-link NVLink state and speed, PCIe current vs maximum and replay counters, ECC\n"
+    "(volatile and aggregate), retired and remapped pages, clocks and their slowdown\n"
+    "reasons, power, temperature (\"not reported\" where NVML gives nothing). Measurements:\n"
     "copy bandwidth per link class (host<->device, local, GPU<->GPU), all_reduce and\n"
-    "all_gather bus bandwidth and small-message latency, per-rank times (a straggler is\n"
-    "named). Each measurement is compared with what the sim's model predicts for this\n"
-    "exact topology (the discovered NCCL topology replayed on the sim, GPU model\n"
-    "included); more than the tolerance below it is an anomaly, explained with its\n"
-    "likely cause and what to check next. Multi-node: the collective and per-rank steps\n"
-    "run through --launcher mpirun or srun.\n"
+    "all_gather bus bandwidth and small-message latency on every GPU of every node,\n"
+    "inter-node bandwidth per NIC pair, per-rank times (a straggler is named). Each\n"
+    "measurement is compared with what the model predicts for this exact topology (the\n"
+    "discovered NCCL topology replayed, GPU model included), within the model's own\n"
+    "uncertainty for what bounds it (printed after each expectation). Anomalies are\n"
+    "grouped into findings, one likely cause each, the one that explains most first.\n"
+    "\n"
+    "It measures a real machine: under --backend auto (the default) with no usable GPU it\n"
+    "refuses (exit 3) and says why (no driver, no device, a driver too old for this\n"
+    "build). --backend sim --machine PRESET [--fault F] runs it on a SIMULATED machine\n"
+    "for practice, and every output says so.\n"
     "\n"
     "Options:\n"
     "  --expect M        the machine it should be: a preset (dgx-h100, ...) or an NCCL\n"
     "                    topology XML of a healthy node; default: its own topology dump\n"
     "  --quick           smaller buffers and fewer iterations (about a quarter the time)\n"
+    "  --sweep           also every collective from 8 B to 8 GiB (factor 2) with #wrong, as\n"
+    "                    nccl-tests prints them, each size next to the model (on the sim\n"
+    "                    capped at 64 MiB, 4 MiB with --quick, and it says so)\n"
+    "  --sustained D     also D of sustained load (HBM copies, PCIe both ways, all_reduce)\n"
+    "                    in 10 windows: drift and wrong results over time. D: 90s, 10m,\n"
+    "                    1.5h, 0.05m (seconds without a unit); device time (the model's\n"
+    "                    clock on the sim)\n"
     "  --format F        what goes to stdout: text (a table; default), markdown, json\n"
     "                    (also the global --json) or junit (JUnit XML for a CI)\n"
     "  --markdown FILE   also write the Markdown report to FILE\n"
     "  --junit FILE      also write JUnit XML to FILE\n"
-    "  --tolerance P     percent below the prediction that is still fine (default 15)\n"
+    "  --tolerance P     one tolerance, percent below the prediction, for every check\n"
+    "                    (default: each check's own, the model's uncertainty)\n"
+    "\n"
+    "Ranks: every GPU of every node - the sim machine's GPUs, the GPUs the driver lists\n"
+    "(local), SLURM_NTASKS (srun); with mpirun give --ranks.\n"
     "\n"
     "Examples:\n"
     "  mgpulab validate\n"
     "  mgpulab validate --expect dgx-h100 --junit validate.xml\n"
+    "  mgpulab validate --sweep --sustained 10m --format markdown\n"
     "  mgpulab validate --backend sim --machine dgx-h100 --fault nvlink-down:3\n"
-    "  mgpulab validate --launcher srun --ranks 16 --format markdown\n"
+    "  mgpulab validate --launcher srun --format junit\n"
     "\n"
-    "Exit status: 0 when no anomaly was found, 1 on an anomaly or a step that could not\n"
-    "run, 2 for bad options.\n";
+    "Exit status: 0 healthy (no anomaly); 1 an anomaly was found; 2 bad usage (an\n"
+    "option, a --machine or a --fault the run cannot have); 3 could not measure (no\n"
+    "usable GPU under --backend auto or cuda, a step that did not run, a rank that died)\n"
+    "and nothing anomalous found in what was measured.\n";
 
 typedef enum vformat { F_TEXT = 0, F_MARKDOWN, F_JSON, F_JUNIT } vformat;
 
 typedef struct vargs {
     const char *expect, *markdown, *junit;
-    int quick;
+    int quick, sweep;
+    double sustained_s;   /* 0: no sustained load */
     vformat format;
-    double tolerance;
+    double tolerance;     /* 0: each check's own */
 } vargs;
+
+/* Exit statuses (the usage text and docs/validate.md say the same). */
+enum { EXIT_HEALTHY = 0, EXIT_ANOMALY = 1, EXIT_USAGE = 2, EXIT_UNMEASURED = 3 };
 
 /*--- Running jobs, with progress ---------------------------------------*/
 
@@ -75,6 +100,7 @@ typedef struct vrun {
     json_t *results;  /* rank 0's "result" bodies */
     json_t *ranks;    /* every rank's "rank" body */
     json_t *devices;  /* rank 0's "devices" */
+    double last_wall_s;
     char error[512];
 } vrun;
 
@@ -113,7 +139,8 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     }
 }
 
-/* Run one job; on failure add an error check naming the step. */
+/* Run one job; on failure add an error check naming the step. Every check
+ * added since the last job gets its share of this job's wall time. */
 static int run_job(vreport *rep, vrun *v, const char *label, const mgpu_rt_config *cfg, const char *type,
                    json_t *params)
 {
@@ -131,15 +158,30 @@ static int run_job(vreport *rep, vrun *v, const char *label, const mgpu_rt_confi
     memset(&rr, 0, sizeof rr);
     mgpu_result r = mgpu_rt_run(cfg, type, params, on_msg, v, &rr);
     json_decref(params);
+    v->last_wall_s = rr.wall_s;
+    rep->wall_s += rr.wall_s;
     if (r == MGPU_OK && rr.ok) return 0;
     vcheck *c = vreport_add(rep, strcmp(type, "topo") == 0 ? "topology" : strcmp(type, "bench") == 0 ? "collective"
-                                 : strcmp(type, "copy") == 0 ? "copy" : "ranks", V_ERROR, "%s", label);
+                                 : strcmp(type, "copy") == 0 ? "copy" : strcmp(type, "validate_load") == 0 ? "load"
+                                 : "ranks", V_ERROR, "%s", label);
     VSET(c, measured, "did not run");
     VSET(c, expected, "a measurement");
-    VSET(c, cause, "%s%s%s", r != MGPU_OK ? mgpu_error_message() : rr.reason, v->error[0] ? ": " : "", v->error);
-    VSET(c, next, "%s%s", rr.analysis[0] ? rr.analysis : "rerun the step alone with MGPU_LOG=debug", "");
+    /* the rank's own message is usually inside the coordinator's reason: say it once */
+    const char *why = r != MGPU_OK ? mgpu_error_message() : rr.reason;
+    int dup = v->error[0] && strstr(why, v->error) != NULL;
+    VSET(c, cause, "%s%s%s", why, v->error[0] && !dup ? ": " : "", dup ? "" : v->error);
+    VSET(c, next, "%s", rr.analysis[0] ? rr.analysis : "rerun the step alone with MGPU_LOG=debug");
+    c->time_s = rr.wall_s;
     mgpu_error_clear();
     return 1;
+}
+
+/* Give the checks added since `from` their share of the last job's time. */
+static void share_time(vreport *rep, int from, double wall_s)
+{
+    int n = rep->n - from;
+    for (int i = from; i < rep->n && n > 0; i++)
+        if (rep->v[i].time_s == 0) rep->v[i].time_s = wall_s / n;
 }
 
 /*--- The steps -------------------------------------------------------------*/
@@ -202,28 +244,58 @@ static int write_temp_xml(const char *xml, char *path, size_t len)
     return 0;
 }
 
+/* "90s", "10m", "1.5h", "0.05m", "30" (seconds): > 0 and at most a week. */
+static int parse_duration(const char *v, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v) return -1;
+    double unit = 1;
+    if (!strcmp(end, "m") || !strcmp(end, "min")) unit = 60;
+    else if (!strcmp(end, "h")) unit = 3600;
+    else if (*end && strcmp(end, "s") != 0) return -1;
+    x *= unit;
+    if (!(x >= 1e-3 && x <= 7 * 86400.0)) return -1;
+    *out = x;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, vargs *a)
 {
     memset(a, 0, sizeof *a);
-    a->tolerance = 0.15;
     if (g->json) a->format = F_JSON;
+    static const char *const opts[] = {"--quick", "--sweep", "--expect", "--format", "--markdown", "--junit",
+                                       "--tolerance", "--sustained"};
+    int seen[8] = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(s, "--expect") == 0 || strcmp(s, "--format") == 0 || strcmp(s, "--markdown") == 0 ||
-                    strcmp(s, "--junit") == 0 || strcmp(s, "--tolerance") == 0;
+        int k = -1;
+        for (int o = 0; o < 8; o++)
+            if (strcmp(s, opts[o]) == 0) k = o;
+        if (k < 0)
+            return mgpu_cli_usage_error("validate", s[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", s);
+        /* a repeated option would silently take the last value */
+        if (seen[k]++) return mgpu_cli_usage_error("validate", "%s given twice", s);
+        int takes = k >= 2;
         if (takes && !val) return mgpu_cli_usage_error("validate", "%s needs a value", s);
         if (strcmp(s, "--quick") == 0) a->quick = 1;
+        else if (strcmp(s, "--sweep") == 0) a->sweep = 1;
         else if (strcmp(s, "--expect") == 0) a->expect = val;
         else if (strcmp(s, "--markdown") == 0) a->markdown = val;
         else if (strcmp(s, "--junit") == 0) a->junit = val;
         else if (strcmp(s, "--format") == 0) {
             static const char *const names[] = {"text", "markdown", "json", "junit"};
-            int k = -1;
-            for (int f = 0; f < 4; f++)
-                if (strcmp(val, names[f]) == 0) k = f;
-            if (k < 0) return mgpu_cli_usage_error("validate", "--format '%s': use text, markdown, json or junit", val);
-            a->format = (vformat)k;
+            int f = -1;
+            for (int n = 0; n < 4; n++)
+                if (strcmp(val, names[n]) == 0) f = n;
+            if (f < 0) return mgpu_cli_usage_error("validate", "--format '%s': use text, markdown, json or junit", val);
+            a->format = (vformat)f;
+        } else if (strcmp(s, "--sustained") == 0) {
+            if (parse_duration(val, &a->sustained_s) != 0)
+                return mgpu_cli_usage_error("validate", "--sustained '%s': a duration from 1ms to a week, like 90s, "
+                                            "10m, 1.5h or 0.05m", val);
         } else if (strcmp(s, "--tolerance") == 0) {
             char *end = NULL;
             errno = 0;
@@ -231,16 +303,46 @@ static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, vargs *a
             if (errno || end == val || *end || !(p > 0 && p < 100))
                 return mgpu_cli_usage_error("validate", "--tolerance '%s': a percentage between 0 and 100", val);
             a->tolerance = p / 100.0;
-        } else if (s[0] == '-') {
-            return mgpu_cli_usage_error("validate", "unknown option '%s'", s);
-        } else {
-            return mgpu_cli_usage_error("validate", "unexpected argument '%s'", s);
         }
         if (takes) i++;
     }
     if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault))
         return mgpu_cli_usage_error("validate", "--machine and --fault describe a simulated machine; use them with "
                                                 "--backend sim (the cuda backend validates the real one)");
+    return 0;
+}
+
+/* The sim only when asked for: --backend sim, or auto with --machine or
+ * --fault. Never because no GPU answered (mgpu_backend_config_is_sim's
+ * auto fallback): validate measures a real machine or refuses. */
+static int asks_for_sim(const mgpu_backend_config *be)
+{
+    return be->kind == MGPU_BACKEND_SIM || (be->kind == MGPU_BACKEND_AUTO && (be->machine || be->fault));
+}
+
+/* On the sim, the machine and its faults are known before anything runs:
+ * a machine that does not load, or a fault on a GPU or rank the run does
+ * not have, is bad usage. Sets *ranks to every GPU of every node (or
+ * --ranks) and *hosts. */
+static int check_sim_machine(const mgpu_cli_globals *g, int *ranks, int *hosts)
+{
+    *ranks = g->ranks, *hosts = 1;
+    if (!asks_for_sim(&g->backend)) return 0;
+    mgpu_topo *t = NULL;
+    if (mgpu_topo_open_machine(g->backend.machine ? g->backend.machine : "dgx-h100", &t) != MGPU_OK) {
+        int rc = mgpu_cli_usage_error("validate", "--machine: %s", mgpu_error_message());
+        mgpu_error_clear();
+        return rc;
+    }
+    if (*ranks <= 0) *ranks = mgpu_topo_gpu_count(t) > 0 ? mgpu_topo_gpu_count(t) : 1;
+    *hosts = mgpu_topo_host_count(t) > 0 ? mgpu_topo_host_count(t) : 1;
+    mgpu_result r = mgpu_topo_check_faults(t, g->backend.fault, *ranks);
+    mgpu_topo_free(t);
+    if (r != MGPU_OK) {
+        int rc = mgpu_cli_usage_error("validate", "%s", mgpu_error_message());
+        mgpu_error_clear();
+        return rc;
+    }
     return 0;
 }
 
@@ -266,8 +368,45 @@ static int write_file(const char *path, const vreport *rep, vformat f)
     return 0;
 }
 
+/* The hosts the ranks ran on, from their "rank" messages. */
+static void note_hosts(vreport *rep, json_t *ranks)
+{
+    for (size_t i = 0; i < json_array_size(ranks); i++) {
+        const char *h = json_string_value(json_object_get(json_array_get(ranks, i), "host"));
+        if (!h || strstr(rep->hosts, h)) continue;
+        size_t n = strlen(rep->hosts);
+        snprintf(rep->hosts + n, sizeof rep->hosts - n, "%s%s", n ? ", " : "", h);
+    }
+}
+
+static void sweep(const vargs *a, vreport *rep, vrun *v, const mgpu_rt_config *all, const mgpu_topo *mine, int sim)
+{
+    /* the sim moves every byte in host memory: its sizes stop early */
+    uint64_t max = sim ? (a->quick ? 4ull << 20 : 64ull << 20) : (a->quick ? 1ull << 30 : 8ull << 30);
+    for (const mgpu_collbench_coll *const *c = mgpu_collbench_colls(); *c; c++) {
+        mgpu_collbench_options o;
+        mgpu_collbench_options_default(&o);
+        o.min_bytes = 8;
+        o.max_bytes = max;
+        o.step_factor = 2;
+        if (!sim) {
+            o.iters = a->quick ? 5 : 20;
+            o.warmup = a->quick ? 2 : 5;
+            o.set_iters = o.set_warmup = 1;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "sweep %s", (*c)->name);
+        int from = rep->n;
+        if (run_job(rep, v, label, all, "bench", mgpu_collbench_params_json(*c, &o)) == 0) {
+            int n = (int)json_integer_value(json_object_get(v->devices, "ranks"));
+            validate_sweep(rep, (*c)->name, v->results, mine, n > 0 ? n : 1, sim ? (double)max : 0);
+        }
+        share_time(rep, from, v->last_wall_s);
+    }
+}
+
 static void measure(const mgpu_cli_globals *g, const vargs *a, vreport *rep, vrun *v, json_t *doc,
-                    const mgpu_topo *mine)
+                    const mgpu_topo *mine, const mgpu_backend_config *be, int ranks, int hosts)
 {
     int sim = rep->simulated;
     /* The sim's timings are modelled (size changes only how much host memory
@@ -275,11 +414,19 @@ static void measure(const mgpu_cli_globals *g, const vargs *a, vreport *rep, vru
     uint64_t copy_size = sim ? (a->quick ? 2ull << 20 : 8ull << 20) : (a->quick ? 64ull << 20 : 512ull << 20);
     uint64_t coll_size = sim ? (a->quick ? 4ull << 20 : 32ull << 20) : (a->quick ? 128ull << 20 : 1ull << 30);
 
-    /* copies: measured on the machine, predicted on the sim of its topology */
-    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    /* copies: measured on the machine (one process, no rank of the run: the
+     * machine's faults without the ranks'), predicted on the sim of its
+     * topology */
+    char machine_faults[256];
+    mgpu_topo_faults_of_machine(be->fault, machine_faults, sizeof machine_faults);
+    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = *be, .timeout_s = g->timeout_s};
+    one.backend.fault = machine_faults[0] ? machine_faults : NULL;
     json_t *measured = NULL, *predicted = NULL;
+    int from = rep->n;
+    double copy_wall = 0;
     if (run_job(rep, v, "copies", &one, "copy", copy_params(copy_size, a->quick ? 4 : 0, a->quick ? 1 : 0)) == 0)
         measured = by_name(v->results);
+    copy_wall = v->last_wall_s;
     char xml_path[512];
     const char *xml = json_string_value(json_object_get(doc, "xml"));
     if (xml && write_temp_xml(xml, xml_path, sizeof xml_path) == 0) {
@@ -295,27 +442,60 @@ static void measure(const mgpu_cli_globals *g, const vargs *a, vreport *rep, vru
         VSET(c, cause, "could not write the topology for the sim to replay: %s", strerror(errno));
     }
     if (measured && predicted) validate_copies(rep, measured, predicted);
+    share_time(rep, from, copy_wall);
     json_decref(measured);
     json_decref(predicted);
 
-    /* collectives and per-rank times on every rank */
-    mgpu_rt_config all = {.jobs = mgpu_jobs, .ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
+    /* collectives and per-rank times on every rank of every node */
+    mgpu_rt_config all = {.jobs = mgpu_jobs, .ranks = ranks, .backend = *be, .timeout_s = g->timeout_s};
     if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &all.launcher) != MGPU_OK) mgpu_error_clear();
-    if (sim && all.ranks == 0) {
-        int n = 0;
-        for (size_t i = 0; i < json_array_size(json_object_get(doc, "gpus")); i++)
-            n += json_integer_value(json_object_get(json_array_get(json_object_get(doc, "gpus"), i), "host")) == 0;
-        all.ranks = n > 0 ? n : 1;
-    }
     static const char *const colls[] = {"all_reduce", "all_gather"};
     for (int k = 0; k < 2; k++) {
-        if (run_job(rep, v, colls[k], &all, "bench", bench_params(colls[k], coll_size, a->quick, sim))) continue;
-        int n = (int)json_integer_value(json_object_get(v->devices, "ranks"));
-        validate_collective(rep, colls[k], v->results, mine, n > 0 ? n : 1);
+        from = rep->n;
+        if (run_job(rep, v, colls[k], &all, "bench", bench_params(colls[k], coll_size, a->quick, sim)) == 0) {
+            int n = (int)json_integer_value(json_object_get(v->devices, "ranks"));
+            rep->nranks = n > 0 ? n : 1;
+            validate_collective(rep, colls[k], v->results, mine, n > 0 ? n : 1);
+        }
+        share_time(rep, from, v->last_wall_s);
     }
-    json_t *rp = json_pack("{s:I, s:I, s:i}", "work_bytes", (json_int_t)(sim ? 4ull << 20 : 256ull << 20),
-                           "coll_bytes", (json_int_t)(1 << 20), "iters", a->quick ? 4 : 8);
-    if (run_job(rep, v, "per-rank times", &all, "validate_ranks", rp) == 0) validate_ranks(rep, v->ranks);
+    int n = rep->nranks > 0 ? rep->nranks : ranks;
+    int per_host = hosts > 1 && n % hosts == 0 ? n / hosts : 0;
+    json_t *rp = json_pack("{s:I, s:I, s:i, s:i, s:I}", "work_bytes", (json_int_t)(sim ? 4ull << 20 : 256ull << 20),
+                           "coll_bytes", (json_int_t)(1 << 20), "iters", a->quick ? 4 : 8, "per_host", per_host,
+                           "net_bytes", (json_int_t)(sim ? 4ull << 20 : a->quick ? 64ull << 20 : 256ull << 20));
+    from = rep->n;
+    if (run_job(rep, v, "per-rank times", &all, "validate_ranks", rp) == 0) {
+        note_hosts(rep, v->ranks);
+        validate_ranks(rep, v->ranks);
+        if (per_host) validate_network(rep, v->ranks, mine, per_host);
+    }
+    share_time(rep, from, v->last_wall_s);
+    if (a->sweep) sweep(a, rep, v, &all, mine, sim);
+    if (a->sustained_s > 0) {
+        json_t *lp = json_pack("{s:f, s:i, s:I, s:I, s:I}", "duration_s", a->sustained_s, "windows", 10, "copy_bytes",
+                               (json_int_t)(sim ? 4ull << 20 : 256ull << 20), "pcie_bytes",
+                               (json_int_t)(sim ? 2ull << 20 : 64ull << 20), "coll_bytes",
+                               (json_int_t)(sim ? 1ull << 20 : 64ull << 20));
+        from = rep->n;
+        if (run_job(rep, v, "sustained load", &all, "validate_load", lp) == 0) validate_load(rep, v->ranks, a->sustained_s);
+        share_time(rep, from, v->last_wall_s);
+    }
+}
+
+/* Under auto, validate measures the real machine or nothing: the workers
+ * open cuda, and the reason they could not becomes the refusal. */
+static void refuse(vreport *rep, const char *why)
+{
+    rep->refused = 1;
+    vcheck *c = vcheck_about(vreport_add(rep, "backend", V_ERROR, "a GPU to measure"), "backend", -1, -1);
+    VSET(c, measured, "no usable GPU");
+    VSET(c, expected, "the cuda backend with at least one GPU");
+    VSET(c, cause, "%s", why);
+    VSET(c, next, "nvidia-smi; echo $CUDA_VISIBLE_DEVICES; to practise on a model instead: mgpulab validate "
+         "--backend sim --machine dgx-h100");
+    snprintf(rep->backend_line, sizeof rep->backend_line, "cuda: no usable GPU - nothing measured, no fallback to "
+             "the sim (%.180s)", why);
 }
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
@@ -323,19 +503,40 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     vargs a;
     int rc = parse_args(argc, argv, g, &a);
     if (rc) return rc;
+    int ranks, hosts;
+    if ((rc = check_sim_machine(g, &ranks, &hosts)) != 0) return rc;
     mgpu_topo *expected = NULL, *mine = NULL;
     if (a.expect && mgpu_topo_open_machine(a.expect, &expected) != MGPU_OK) {
-        fprintf(stderr, "mgpulab validate: --expect: %s\n", mgpu_error_message());
-        return 2;
+        rc = mgpu_cli_usage_error("validate", "--expect: %s", mgpu_error_message());
+        mgpu_error_clear();
+        return rc;
     }
     vreport rep = {.tolerance = a.tolerance};
-    vrun v = {.tty = isatty(2), .nstages = 6};
+    vrun v = {.tty = isatty(2), .nstages = 5 + (a.sweep ? 7 : 0) + (a.sustained_s > 0)};
+    /* no silent simulation: auto without a sim machine or fault means cuda */
+    mgpu_backend_config be = g->backend;
+    int sim = asks_for_sim(&be);
+    if (!sim) be.kind = MGPU_BACKEND_CUDA;
+    else be.kind = MGPU_BACKEND_SIM;
+    snprintf(rep.backend, sizeof rep.backend, "%s", sim ? "sim" : "cuda");
 
-    /* 1. topology and facts, from one worker */
-    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = g->backend, .timeout_s = g->timeout_s};
+    /* 1. topology and facts, from one worker (the machine's faults, no rank's) */
+    char machine_faults[256];
+    mgpu_topo_faults_of_machine(be.fault, machine_faults, sizeof machine_faults);
+    mgpu_rt_config one = {.jobs = mgpu_jobs, .launcher = MGPU_LAUNCH_LOCAL, .ranks = 1, .backend = be, .timeout_s = g->timeout_s};
+    one.backend.fault = machine_faults[0] ? machine_faults : NULL;
     json_t *doc = NULL;
     if (run_job(&rep, &v, "topology", &one, "topo", json_pack("{s:b}", "facts", 1)) == 0)
         doc = json_incref(json_array_get(v.results, 0));
+    else if (!sim) {
+        /* the worker could not open cuda (or died doing so): refuse, saying why */
+        char why[480];
+        snprintf(why, sizeof why, "%s", rep.v[rep.n - 1].cause);
+        rep.n--;
+        refuse(&rep, why);
+        fprintf(stderr, "mgpulab validate: no usable GPU, so nothing was measured (validate never falls back to the "
+                "sim): %s\n(to practise on a model: mgpulab validate --backend sim --machine dgx-h100)\n", why);
+    }
     if (doc && mgpu_topo_doc_expand(doc) != MGPU_OK) { /* the job's packed rows */
         vcheck *c = vreport_add(&rep, "topology", V_ERROR, "discovered topology");
         VSET(c, cause, "the topology document the worker sent is malformed: %s", mgpu_error_message());
@@ -358,11 +559,20 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         }
     }
     if (doc && mine) {
+        int from = rep.n;
         validate_topology(&rep, doc, expected ? expected : mine, expected != NULL);
         validate_facts(&rep, doc);
-        measure(g, &a, &rep, &v, doc, mine);
+        share_time(&rep, from, v.last_wall_s);
+        if (!sim) hosts = mgpu_topo_host_count(mine) > 0 ? mgpu_topo_host_count(mine) : 1;
+        measure(g, &a, &rep, &v, doc, mine, &be, ranks, hosts);
+    }
+    if (!rep.hosts[0]) {
+        char h[64] = "?";
+        gethostname(h, sizeof h - 1);
+        snprintf(rep.hosts, sizeof rep.hosts, "%s", h);
     }
     if (v.tty) fprintf(stderr, "\r\033[K");
+    vreport_find_causes(&rep);
 
     if (a.format == F_JSON) {
         json_t *j = vreport_json(&rep);
@@ -380,7 +590,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     if (a.markdown) bad |= write_file(a.markdown, &rep, F_MARKDOWN);
     if (a.junit) bad |= write_file(a.junit, &rep, F_JUNIT);
     if (fflush(stdout) != 0) bad = 1;
-    rc = bad || vreport_count(&rep, V_ANOMALY) || vreport_count(&rep, V_ERROR) ? 1 : 0;
+    rc = vreport_count(&rep, V_ANOMALY) ? EXIT_ANOMALY
+         : vreport_count(&rep, V_ERROR) || bad ? EXIT_UNMEASURED : EXIT_HEALTHY;
     json_decref(doc);
     json_decref(v.results);
     json_decref(v.ranks);

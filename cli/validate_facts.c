@@ -42,7 +42,7 @@ static void nvlink_row(vreport *r, int i, json_t *nl)
         if (ndown++ < 18)
             snprintf(down + strlen(down), sizeof down - strlen(down), "%s%d", ndown > 1 ? "," : "", (int)k);
     }
-    vcheck *c = vreport_add(r, "nvml", ndown ? V_ANOMALY : V_OK, "GPU%d NVLinks", i);
+    vcheck *c = vcheck_about(vreport_add(r, "nvml", ndown ? V_ANOMALY : V_OK, "GPU%d NVLinks", i), "nvlinks", i, -1);
     VSET(c, measured, "%d of %d up", (int)up, (int)links);
     VSET(c, expected, "%d of %d up", (int)links, (int)links);
     if (ndown) {
@@ -70,7 +70,7 @@ static void pcie_row(vreport *r, int i, json_t *p, int nvml)
     /* Only NVML's answer is judged here: the model's is the topology's own
      * link, which the topology check judges already. */
     int low = nvml && have_max && ((have_gpu && gmax < ggpu) || wmax < wgpu);
-    vcheck *c = vreport_add(r, "nvml", low ? V_ANOMALY : V_INFO, "GPU%d PCIe (current)", i);
+    vcheck *c = vcheck_about(vreport_add(r, "nvml", low ? V_ANOMALY : V_INFO, "GPU%d PCIe (current)", i), "pcie", i, -1);
     VSET(c, measured, "Gen%d x%d", (int)gen, (int)w);
     if (have_max) VSET(c, expected, "max Gen%d x%d", (int)(have_gpu ? ggpu : gmax), (int)wgpu);
     else VSET(c, expected, "max not reported");
@@ -101,7 +101,7 @@ static void health_row(vreport *r, int i, json_t *f)
         snprintf(dst + strlen(dst), 160 - strlen(dst), "%s%s", *dst ? "," : "", why);
     }
     int anomaly = (have_unc && unc > 0) || slow[0];
-    vcheck *c = vreport_add(r, "nvml", anomaly ? V_ANOMALY : V_INFO, "GPU%d ECC, clocks, power", i);
+    vcheck *c = vcheck_about(vreport_add(r, "nvml", anomaly ? V_ANOMALY : V_INFO, "GPU%d ECC, clocks, power", i), "health", i, -1);
     if (have_unc) VSET(c, measured, "ECC unc %.0f cor %.0f", unc, have_cor ? cor : 0);
     else VSET(c, measured, "ECC not reported");
     VSET(c, expected, "0 uncorrected, no HW slowdown");
@@ -118,6 +118,59 @@ static void health_row(vreport *r, int i, json_t *f)
     } else {
         VSET(c, cause, "%s, %s%s%s; XID errors: not reported by NVML (dmesg | grep -i xid)%s%s", clocks, power,
              other[0] ? ", clock reasons " : "", other, why ? "; " : "", why ? why : "");
+    }
+}
+
+/* Memory health (retired pages or remapped rows), the PCIe link's replays
+ * and the temperature: each with what it should be and what to run next. */
+static void memory_rows(vreport *r, int i, json_t *f)
+{
+    json_t *rp = json_object_get(f, "retired_pages"), *rr = json_object_get(f, "remapped_rows");
+    double sbe, dbe, rc, ru, agg_c = 0, agg_u = 0, replays, temp;
+    json_t *ecc = json_object_get(f, "ecc");
+    num(ecc, "corrected_aggregate", &agg_c);
+    num(ecc, "uncorrected_aggregate", &agg_u);
+    if (json_is_object(rr) && num(rr, "corrected", &rc) && num(rr, "uncorrected", &ru)) {
+        int pending = json_is_true(json_object_get(rr, "pending")), failed = json_is_true(json_object_get(rr, "failed"));
+        vcheck *c = vcheck_about(vreport_add(r, "nvml", pending || failed ? V_ANOMALY : V_OK, "GPU%d remapped rows", i),
+                                 "health", i, -1);
+        VSET(c, measured, "%.0f corrected, %.0f uncorrected%s%s", rc, ru, pending ? ", remap pending" : "",
+             failed ? ", remap FAILED" : "");
+        VSET(c, expected, "no remap pending or failed");
+        if (pending || failed) {
+            VSET(c, cause, "GPU%d %s: %s", i, failed ? "could not remap a bad memory row (the GPU needs replacing)"
+                 : "has a row remap waiting for a GPU reset", "until then the bad row stays in use");
+            VSET(c, next, "nvidia-smi -q -i %d -d ROW_REMAPPER; drain the node, then nvidia-smi -r -i %d", i, i);
+        } else {
+            VSET(c, cause, "lifetime ECC: %.0f corrected, %.0f uncorrected (aggregate)", agg_c, agg_u);
+        }
+    } else if (json_is_object(rp) && num(rp, "multiple_sbe", &sbe) && num(rp, "dbe", &dbe)) {
+        vcheck *c = vcheck_about(vreport_add(r, "nvml", dbe > 0 ? V_ANOMALY : V_OK, "GPU%d retired pages", i),
+                                 "health", i, -1);
+        VSET(c, measured, "%.0f (single-bit) + %.0f (double-bit)", sbe, dbe);
+        VSET(c, expected, "0 double-bit");
+        if (dbe > 0) {
+            VSET(c, cause, "GPU%d retired %.0f pages after double-bit ECC errors", i, dbe);
+            VSET(c, next, "nvidia-smi -q -i %d -d PAGE_RETIREMENT; a reset applies pending retirements", i);
+        }
+    } else {
+        vcheck *c = vcheck_about(vreport_add(r, "nvml", V_INFO, "GPU%d retired pages / remapped rows", i), "health", i, -1);
+        VSET(c, measured, "not reported");
+        VSET(c, expected, "-");
+    }
+    if (num(f, "pcie_replays", &replays)) {
+        vcheck *c = vcheck_about(vreport_add(r, "nvml", V_INFO, "GPU%d PCIe replays", i), "health", i, -1);
+        VSET(c, measured, "%.0f", replays);
+        VSET(c, expected, "0, not growing");
+        if (replays > 0)
+            VSET(c, cause, "the link retransmitted %.0f times since boot: a count that grows under load is a marginal "
+                 "link or riser (nvidia-smi -q -i %d -d PCIE before and after a load)", replays, i);
+    }
+    if (num(f, "temperature_c", &temp)) {
+        vcheck *c = vcheck_about(vreport_add(r, "nvml", V_INFO, "GPU%d temperature", i), "health", i, -1);
+        VSET(c, measured, "%.0f C", temp);
+        VSET(c, expected, "below its slowdown temperature");
+        VSET(c, cause, "thermal slowdown shows in the clock reasons above; under --sustained, in the drift");
     }
 }
 
@@ -144,6 +197,7 @@ void validate_facts(vreport *r, json_t *doc)
         }
         pcie_row(r, i, json_object_get(f, "pcie"), src && strcmp(src, "nvml") == 0);
         health_row(r, i, f);
+        memory_rows(r, i, f);
     }
     if (modelled) {
         vcheck *c = vreport_add(r, "nvml", V_INFO, "ECC, XID, clocks, power");

@@ -66,7 +66,7 @@ static void check_pairs(vreport *r, json_t *doc, const mgpu_topo *exp, int ng)
             bad++;
             char w[16];
             path_text(want, w, sizeof w);
-            vcheck *c = vreport_add(r, "topology", V_ANOMALY, "GPU%d-GPU%d path", a, b);
+            vcheck *c = vcheck_about(vreport_add(r, "topology", V_ANOMALY, "GPU%d-GPU%d path", a, b), "path", a, b);
             VSET(c, measured, "%s", got);
             VSET(c, expected, "%s", w);
             if (want.type == MGPU_PATH_NV) {
@@ -114,7 +114,7 @@ static void check_pcie(vreport *r, json_t *gpus, const mgpu_topo *exp, int ng)
             continue;
         }
         int low = (eg && gen < eg) || (ew && width < ew);
-        c = vreport_add(r, "topology", low ? V_ANOMALY : V_OK, "GPU%d PCIe link", i);
+        c = vcheck_about(vreport_add(r, "topology", low ? V_ANOMALY : V_OK, "GPU%d PCIe link", i), "pcie", i, -1);
         VSET(c, measured, "Gen%d x%d", gen, width);
         if (eg && ew) VSET(c, expected, "Gen%d x%d", eg, ew);
         else VSET(c, expected, "its maximum (unknown GPU)");
@@ -140,7 +140,7 @@ static void check_numa_and_nics(vreport *r, json_t *doc, const mgpu_topo *exp, i
         int numa = int_at(g, "numa", -1), want = mgpu_topo_gpu_at(exp, i)->numa;
         if (numa < 0) unknown++;
         if (expect_given && numa >= 0 && want >= 0 && numa != want) {
-            vcheck *c = vreport_add(r, "topology", V_ANOMALY, "GPU%d NUMA node", i);
+            vcheck *c = vcheck_about(vreport_add(r, "topology", V_ANOMALY, "GPU%d NUMA node", i), "numa", i, -1);
             VSET(c, measured, "node %d", numa);
             VSET(c, expected, "node %d", want);
             VSET(c, cause, "GPU%d hangs off NUMA node %d, the reference machine has it on node %d: ranks pinned by "
@@ -161,7 +161,7 @@ static void check_numa_and_nics(vreport *r, json_t *doc, const mgpu_topo *exp, i
                 if (t < wbest) wbest = t;
             }
         if (nn && wbest < MGPU_PATH_NET && best > wbest) {
-            vcheck *c = vreport_add(r, "topology", V_ANOMALY, "GPU%d nearest NIC", i);
+            vcheck *c = vcheck_about(vreport_add(r, "topology", V_ANOMALY, "GPU%d nearest NIC", i), "nic", i, -1);
             VSET(c, measured, "%s", mgpu_path_type_name((mgpu_path_type)best));
             VSET(c, expected, "%s", mgpu_path_type_name((mgpu_path_type)wbest));
             VSET(c, cause, "GPU%d's nearest NIC is %s away where the expected machine has one at %s: its network "
@@ -204,7 +204,7 @@ static void check_gdr(vreport *r, json_t *doc, const mgpu_topo *exp)
         if (noff++ < 6) snprintf(off + strlen(off), sizeof off - strlen(off), "%s%s", noff > 1 ? ", " : "", name);
     }
     if (!nrdma) return;
-    vcheck *c = vreport_add(r, "topology", noff ? V_ANOMALY : V_OK, "GPUDirect RDMA");
+    vcheck *c = vcheck_about(vreport_add(r, "topology", noff ? V_ANOMALY : V_OK, "GPUDirect RDMA"), "gdr", -1, -1);
     VSET(c, measured, noff ? "off on %d of %d NICs" : "on (%d NICs)", noff ? noff : nrdma, nrdma);
     VSET(c, expected, "on");
     if (noff) {
@@ -219,16 +219,20 @@ static void check_peer(vreport *r, json_t *doc, const mgpu_topo *exp, int ng)
 {
     json_t *peer = json_object_get(doc, "peer_access");
     char list[200] = "";
-    int off = 0, expected_on = 0;
+    int off = 0, expected_on = 0, ca = -2, cb = -2; /* a GPU every disabled pair shares */
     for (int a = 0; a < ng; a++)
         for (int b = 0; b < ng; b++) {
             if (a == b || mgpu_topo_peer_access(exp, a, b) != 1) continue;
             expected_on++;
             if (!json_is_false(json_array_get(json_array_get(peer, (size_t)a), (size_t)b))) continue;
+            if (ca == -2) ca = a, cb = b;
+            ca = ca == a || ca == b ? ca : -1;
+            cb = cb == a || cb == b ? cb : -1;
             if (off++ < 6) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d->%d", off > 1 ? ", " : "", a, b);
         }
     if (!expected_on) return;
-    vcheck *c = vreport_add(r, "topology", off ? V_ANOMALY : V_OK, "peer access");
+    vcheck *c = vcheck_about(vreport_add(r, "topology", off ? V_ANOMALY : V_OK, "peer access"), "peer",
+                             ca >= 0 ? ca : cb >= 0 ? cb : -1, -1);
     VSET(c, measured, off ? "disabled on %d of %d pairs" : "on for %d pairs", off ? off : expected_on, expected_on);
     VSET(c, expected, "on for %d pairs", expected_on);
     if (off) {
@@ -244,7 +248,7 @@ void validate_topology(vreport *r, json_t *doc, const mgpu_topo *exp, int expect
 {
     json_t *gpus = json_object_get(doc, "gpus");
     int ng = (int)json_array_size(gpus), eng = mgpu_topo_gpu_count(exp);
-    vcheck *c = vreport_add(r, "topology", ng == eng ? V_OK : V_ANOMALY, "GPU count");
+    vcheck *c = vcheck_about(vreport_add(r, "topology", ng == eng ? V_OK : V_ANOMALY, "GPU count"), "count", -1, -1);
     VSET(c, measured, "%d", ng);
     VSET(c, expected, "%d (%s)", eng, mgpu_topo_machine_name(exp));
     if (ng != eng) {

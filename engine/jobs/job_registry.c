@@ -10,6 +10,7 @@ extern const mgpu_job_handler mgpu_job_spmd;     /* spmd_job.c: mgpulab spmd */
 extern const mgpu_job_handler mgpu_job_topo;     /* topo_job.c: mgpulab topo, lab 1 */
 extern const mgpu_job_handler mgpu_job_copy;     /* copy_job.c: mgpulab copy, lab 3 */
 extern const mgpu_job_handler mgpu_job_validate_ranks; /* validate_job.c: mgpulab validate */
+extern const mgpu_job_handler mgpu_job_validate_load;  /* validate_load_job.c: mgpulab validate --sustained */
 
 const mgpu_job_handler *const mgpu_jobs[] = {
     &mgpu_job_selftest,
@@ -18,5 +19,6 @@ const mgpu_job_handler *const mgpu_jobs[] = {
     &mgpu_job_topo,
     &mgpu_job_copy,
     &mgpu_job_validate_ranks,
+    &mgpu_job_validate_load,
     NULL,
 };

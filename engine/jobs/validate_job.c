@@ -10,9 +10,15 @@
  * while its peers' collective times grow by what they waited for it. Then
  * `iters` pinned host-to-device copies time the rank's PCIe link.
  *
- * params: {work_bytes, coll_bytes, iters} (all optional)
+ * With per_host > 0 and more ranks than that (several nodes), each rank then
+ * sends net_bytes to the rank with its local index on the next node and
+ * receives from the one on the previous node, all pairs at once (every
+ * NIC busy in both directions, as in a ring's inter-node hop): the
+ * inter-node bandwidth of each NIC pair.
+ *
+ * params: {work_bytes, coll_bytes, iters, per_host, net_bytes} (all optional)
  * Every rank sends one "rank" message:
- *   {rank, dev, host, work_us, coll_us, local_copy_gbs, h2d_gbs}
+ *   {rank, dev, host, work_us, coll_us, local_copy_gbs, h2d_gbs[, net_peer, net_us, net_gbs]}
  * (medians over the iterations; GB/s = 1e9 B/s, a local copy counted once). */
 #include "mgpu/rt.h"
 #include <stdlib.h>
@@ -25,7 +31,7 @@
 #define MAX_ITERS 200
 
 typedef struct rank_bufs {
-    mgpu_buffer *a, *b, *coll, *pinned;
+    mgpu_buffer *a, *b, *coll, *pinned, *net_out, *net_in;
     mgpu_event *ev[3 * MAX_ITERS + 2];
     int nev;
 } rank_bufs;
@@ -61,6 +67,46 @@ static void free_bufs(rank_bufs *b)
     mgpu_mem_free(b->b);
     mgpu_mem_free(b->coll);
     mgpu_mem_free(b->pinned);
+    mgpu_mem_free(b->net_out);
+    mgpu_mem_free(b->net_in);
+}
+
+/* Rank r's data to the same local index on the next node, from the
+ * previous node's, `iters` times; the median time of one exchange. */
+static mgpu_result measure_net(mgpu_worker *w, rank_bufs *b, int per_host, uint64_t bytes, int iters, json_t *out)
+{
+    mgpu_backend *be = mgpu_worker_backend(w);
+    int dev = mgpu_worker_device(w);
+    mgpu_comm *c;
+    MGPU_CHECK(mgpu_worker_world(w, &c));
+    int me = mgpu_comm_rank(c), n = mgpu_comm_size(c);
+    if (per_host <= 0 || n <= per_host) return MGPU_OK;
+    int to = (me + per_host) % n, from = (me - per_host + n) % n;
+    mgpu_stream *s = mgpu_comm_stream(c);
+    size_t count = bytes / 4;
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, dev, count * 4, &b->net_out));
+    MGPU_CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, dev, count * 4, &b->net_in));
+    mgpu_fill_spec one = {MGPU_FILL_CONST, 0, 1.0};
+    MGPU_CHECK(mgpu_fill(s, b->net_out, 0, count, MGPU_F32, &one));
+    double t[MAX_ITERS];
+    for (int i = -1; i < iters; i++) { /* i = -1: connections set up, not timed */
+        MGPU_CHECK(mgpu_event_record(b->ev[0], s));
+        MGPU_CHECK(mgpu_group_start());
+        MGPU_CHECK(mgpu_send(c, b->net_out, 0, count, MGPU_F32, to, s));
+        MGPU_CHECK(mgpu_recv(c, b->net_in, 0, count, MGPU_F32, from, s));
+        MGPU_CHECK(mgpu_group_end());
+        MGPU_CHECK(mgpu_event_record(b->ev[1], s));
+        MGPU_CHECK(mgpu_stream_synchronize(s));
+        double ms;
+        MGPU_CHECK(mgpu_event_elapsed_ms(b->ev[0], b->ev[1], &ms));
+        if (i >= 0) t[i] = ms * 1000.0;
+    }
+    double us = median(t, iters);
+    json_object_set_new(out, "net_peer", json_integer(to));
+    json_object_set_new(out, "net_bytes", json_integer((json_int_t)(count * 4)));
+    json_object_set_new(out, "net_us", json_real(us));
+    json_object_set_new(out, "net_gbs", json_real(us > 0 ? (double)(count * 4) / (us * 1000.0) : 0.0));
+    return MGPU_OK;
 }
 
 static mgpu_result measure(mgpu_worker *w, rank_bufs *b, uint64_t work, uint64_t coll, int iters, json_t **out)
@@ -122,7 +168,9 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
 {
     if (params && !json_is_object(params) && !json_is_null(params))
         return mgpu_fail(MGPU_ERR_INVALID, "validate_ranks job: params must be an object");
-    uint64_t work, coll, iters;
+    uint64_t work, coll, iters, per_host, net;
+    MGPU_CHECK(read_size(params, "per_host", 0, 0, 4096, &per_host));
+    MGPU_CHECK(read_size(params, "net_bytes", DEFAULT_COLL, 4, 1ull << 32, &net));
     MGPU_CHECK(read_size(params, "work_bytes", DEFAULT_WORK, 16, 1ull << 34, &work));
     MGPU_CHECK(read_size(params, "coll_bytes", DEFAULT_COLL, 4, 1ull << 32, &coll));
     MGPU_CHECK(read_size(params, "iters", DEFAULT_ITERS, 1, MAX_ITERS, &iters));
@@ -132,6 +180,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     memset(&b, 0, sizeof b);
     json_t *doc = NULL;
     mgpu_result r = measure(w, &b, work, coll, (int)iters, &doc);
+    if (r == MGPU_OK) r = measure_net(w, &b, (int)per_host, net & ~3ull, (int)iters, doc);
     free_bufs(&b);
     MGPU_CHECK(r);
     r = mgpu_worker_send(w, "rank", doc);

@@ -16,8 +16,11 @@ check() { if eval "$2"; then ok; else bad "$1"; fi; }
   >"$tmp/out.txt" 2>"$tmp/err.txt"; rc=$?
 out=$(cat "$tmp/out.txt")
 check "clean pcie-4gpu exits 0 (rc=$rc; $(grep -m3 ANOMALY "$tmp/out.txt"; head -c 300 "$tmp/err.txt"))" '[ $rc -eq 0 ]'
-check "says SIMULATED" 'grep -q "SIMULATED machine pcie-4gpu" <<<"$out"'
-check "verdict line" 'grep -qE "^[0-9]+ checks: [0-9]+ ok, 0 anomalies, .* - no anomaly$" <<<"$out"'
+check "says SIMULATED" 'grep -q "^# measured: SIMULATED machine pcie-4gpu (backend sim" <<<"$out"'
+check "verdict line" 'grep -qE "^[0-9]+ checks: [0-9]+ ok, 0 anomalies, .* - no anomaly \(SIMULATED machine pcie-4gpu\)$" <<<"$out"'
+check "tolerances said per bound" 'grep -q "tolerance per check: the model.s uncertainty .*HBM 12 %.*network 10 %" <<<"$out"'
+check "a check shows its tolerance" 'grep -qE "^copy +ok +host_to_device_memcpy_ce .* GB/s \+-10 %$" <<<"$out"'
+check "no findings when healthy" '! grep -q "^Findings" <<<"$out"'
 for sec in topology copy collective ranks; do
   check "a $sec check" 'grep -q "^$sec " <<<"$out"'
 done
@@ -34,6 +37,30 @@ r = E.parse(sys.argv[1]).getroot()
 assert r.tag == \"testsuites\" and r.get(\"failures\") == \"0\" and int(r.get(\"tests\")) > 10, r.attrib
 assert len(r.findall(\"testsuite/testcase\")) == int(r.get(\"tests\"))
 " "$tmp/v.xml"'
+# JUnit says SIMULATED (a CI page shows nothing else) and carries time attributes
+check "JUnit: SIMULATED, backend and machine, time attributes" 'python3 -c "
+import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+assert \"SIMULATED machine pcie-4gpu\" in r.get(\"name\"), r.get(\"name\")
+assert float(r.get(\"time\")) > 0, r.attrib
+for s in r.findall(\"testsuite\"):
+    assert s.get(\"name\").startswith(\"SIMULATED \") and s.get(\"time\") is not None, s.attrib
+    p = {x.get(\"name\"): x.get(\"value\") for x in s.iter(\"property\")}
+    assert p[\"backend\"] == \"sim\" and p[\"simulated\"] == \"true\" and p[\"machine\"] == \"pcie-4gpu\", p
+    for c in s.findall(\"testcase\"):
+        assert c.get(\"time\") is not None and c.get(\"classname\").startswith(\"mgpulab.validate.simulated.\")
+assert any(float(c.get(\"time\")) > 0 for c in r.iter(\"testcase\"))
+" "$tmp/v.xml"'
+# the text table never cuts a value: each measured and expected of the JSON in full
+"$bin" validate --backend sim --machine pcie-4gpu --quick --json >"$tmp/p.json" 2>/dev/null
+check "text output never truncates a value" 'python3 - "$tmp/p.json" "$tmp/out.txt" <<PY
+import json, sys
+d = json.load(open(sys.argv[1])); t = open(sys.argv[2]).read()
+for c in d["checks"]:
+    for k in ("check", "measured", "expected"):
+        assert c[k] in t, (k, c[k])
+assert any("cells" in c["measured"] and "GB/s" in c["measured"] for c in d["checks"])
+PY'
 
 # JSON on stdout (the global --json too).
 "$bin" validate --backend sim --machine single-gpu --quick --json >"$tmp/v.json" 2>"$tmp/err.txt"; rc=$?

@@ -24,3 +24,16 @@ sys.exit(0 if hits else 1)
 PY
 }
 run() { "$bin" validate --backend sim --quick --json "$@" >"$tmp/v.json" 2>"$tmp/err.txt"; }
+# finding PATTERN: the report's first finding matches PATTERN and explains
+# every anomaly (the root cause first, nothing left over); prints it.
+finding() { python3 - "$tmp/v.json" "$1" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+assert f, "no finding"
+print(f[0]["cause"], "|", f[0]["explains"], "of", d["anomalies"], "anomalies")
+assert re.search(sys.argv[2], f[0]["cause"]), f[0]
+assert f[0]["explains"] == d["anomalies"] + d["errors"] and len(f) == 1, f
+assert all(c.get("finding") == 1 for c in d["checks"] if c["status"] == "ANOMALY")
+PY
+}
