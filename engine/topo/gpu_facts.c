@@ -43,8 +43,12 @@ static int tree_nvlinks(const mgpu_topo_gpu *g)
 
 static json_t *empty_health(json_t *o)
 {
-    json_object_set_new(o, "ecc", json_pack("{s:n, s:n, s:n}", "corrected_volatile", "uncorrected_volatile",
-                                            "uncorrected_aggregate"));
+    json_object_set_new(o, "ecc", json_pack("{s:n, s:n, s:n, s:n}", "corrected_volatile", "uncorrected_volatile",
+                                            "corrected_aggregate", "uncorrected_aggregate"));
+    json_object_set_new(o, "retired_pages", json_null());
+    json_object_set_new(o, "remapped_rows", json_null());
+    json_object_set_new(o, "temperature_c", json_null());
+    json_object_set_new(o, "pcie_replays", json_null());
     json_object_set_new(o, "xid_errors", json_null());
     json_object_set_new(o, "clocks", json_pack("{s:n, s:n, s:n, s:n}", "sm_mhz", "sm_max_mhz", "mem_mhz",
                                                "mem_max_mhz"));
@@ -184,9 +188,25 @@ static json_t *nvml_facts(const mgpu_topo *t, int i)
                                              nvml_uint(d, NVML_FACT_PCIE_GEN_GPU_MAX, 1), "width",
                                              nvml_uint(d, NVML_FACT_PCIE_WIDTH_CURRENT, 1), "width_max",
                                              nvml_uint(d, NVML_FACT_PCIE_WIDTH_MAX, 1), "width_gpu_max", gw));
-    json_object_set_new(o, "ecc", json_pack("{s:o, s:o, s:o}", "corrected_volatile", nvml_ecc(d, 0, 0),
-                                            "uncorrected_volatile", nvml_ecc(d, 1, 0), "uncorrected_aggregate",
-                                            nvml_ecc(d, 1, 1)));
+    json_object_set_new(o, "ecc", json_pack("{s:o, s:o, s:o, s:o}", "corrected_volatile", nvml_ecc(d, 0, 0),
+                                            "uncorrected_volatile", nvml_ecc(d, 1, 0), "corrected_aggregate",
+                                            nvml_ecc(d, 0, 1), "uncorrected_aggregate", nvml_ecc(d, 1, 1)));
+    unsigned sbe = 0, dbe = 0, rc = 0, ru = 0, rp = 0, rf = 0, temp = 0;
+    /* retired pages before Ampere, remapped rows from Ampere on: whichever the GPU has */
+    if (nvml_dl_retired_pages(d, 0, &sbe) == MGPU_OK && nvml_dl_retired_pages(d, 1, &dbe) == MGPU_OK)
+        json_object_set_new(o, "retired_pages", json_pack("{s:i, s:i}", "multiple_sbe", (int)sbe, "dbe", (int)dbe));
+    else
+        json_object_set_new(o, "retired_pages", json_null());
+    mgpu_error_clear();
+    if (nvml_dl_remapped_rows(d, &rc, &ru, &rp, &rf) == MGPU_OK)
+        json_object_set_new(o, "remapped_rows", json_pack("{s:i, s:i, s:b, s:b}", "corrected", (int)rc, "uncorrected",
+                                                          (int)ru, "pending", (int)rp, "failed", (int)rf));
+    else
+        json_object_set_new(o, "remapped_rows", json_null());
+    mgpu_error_clear();
+    json_object_set_new(o, "temperature_c", nvml_dl_temperature(d, &temp) == MGPU_OK ? json_integer(temp) : json_null());
+    mgpu_error_clear();
+    json_object_set_new(o, "pcie_replays", nvml_uint(d, NVML_FACT_PCIE_REPLAYS, 1));
     /* NVML keeps no count of XID events (they go to the kernel log). */
     json_object_set_new(o, "xid_errors", json_null());
     json_object_set_new(o, "clocks", json_pack("{s:o, s:o, s:o, s:o}", "sm_mhz", nvml_clock(d, NVML_CLOCK_SM, 0),

@@ -55,6 +55,9 @@ static struct nv_fns {
     fn_clock clock, max_clock;
     fn_ecc ecc;
     fn_ull reasons, reasons_old;
+    nvml_return (*temperature)(nvml_device, int, unsigned *);
+    nvml_return (*remapped)(nvml_device, unsigned *, unsigned *, unsigned *, unsigned *);
+    nvml_return (*retired)(nvml_device, int, unsigned *, unsigned long long *);
 } nv;
 
 static const struct sym {
@@ -87,6 +90,10 @@ static const struct sym {
     SYM(facts[NVML_FACT_PCIE_WIDTH_MAX], "nvmlDeviceGetMaxPcieLinkWidth", 0),
     SYM(facts[NVML_FACT_POWER_MW], "nvmlDeviceGetPowerUsage", 0),
     SYM(facts[NVML_FACT_POWER_LIMIT_MW], "nvmlDeviceGetEnforcedPowerLimit", 0),
+    SYM(facts[NVML_FACT_PCIE_REPLAYS], "nvmlDeviceGetPcieReplayCounter", 0),
+    SYM(temperature, "nvmlDeviceGetTemperature", 0),
+    SYM(remapped, "nvmlDeviceGetRemappedRows", 0),
+    SYM(retired, "nvmlDeviceGetRetiredPages", 0),
     SYM(clock, "nvmlDeviceGetClockInfo", 0),
     SYM(max_clock, "nvmlDeviceGetMaxClockInfo", 0),
     SYM(ecc, "nvmlDeviceGetTotalEccErrors", 0),
@@ -343,6 +350,31 @@ mgpu_result nvml_dl_ecc(nvml_device dev, int uncorrected, int aggregate, unsigne
     *count = 0;
     /* nvmlMemoryErrorType_t: 0 corrected, 1 uncorrected; nvmlEccCounterType_t: 0 volatile, 1 aggregate */
     return result(nv.ecc(dev, uncorrected ? 1 : 0, aggregate ? 1 : 0, count), "nvmlDeviceGetTotalEccErrors");
+}
+
+mgpu_result nvml_dl_temperature(nvml_device dev, unsigned *celsius)
+{
+    *celsius = 0;
+    NEED(temperature, "nvmlDeviceGetTemperature");
+    return result(nv.temperature(dev, 0 /* NVML_TEMPERATURE_GPU */, celsius), "nvmlDeviceGetTemperature");
+}
+
+mgpu_result nvml_dl_remapped_rows(nvml_device dev, unsigned *corrected, unsigned *uncorrected, unsigned *pending,
+                                  unsigned *failed)
+{
+    *corrected = *uncorrected = *pending = *failed = 0;
+    NEED(remapped, "nvmlDeviceGetRemappedRows");
+    return result(nv.remapped(dev, corrected, uncorrected, pending, failed), "nvmlDeviceGetRemappedRows");
+}
+
+mgpu_result nvml_dl_retired_pages(nvml_device dev, int dbe, unsigned *count)
+{
+    *count = 0; /* 0 and no buffer: NVML only counts */
+    NEED(retired, "nvmlDeviceGetRetiredPages");
+    /* nvmlPageRetirementCause_t: 0 multiple single-bit ECC errors, 1 a double-bit ECC error */
+    nvml_return rc = nv.retired(dev, dbe ? 1 : 0, count, NULL);
+    return result(rc == 7 /* NVML_ERROR_INSUFFICIENT_SIZE: the count is set */ ? NVML_OK : rc,
+                  "nvmlDeviceGetRetiredPages");
 }
 
 mgpu_result nvml_dl_throttle_reasons(nvml_device dev, unsigned long long *bits)

@@ -21,7 +21,9 @@ extern "C" {
  *  missing), nvlink: {links, up, per_link: [{link, state: "up"|"down",
  *  speed_mbps}]}, pcie: {gen, gen_max, gen_gpu_max, width, width_max,
  *  width_gpu_max}, ecc: {corrected_volatile, uncorrected_volatile,
- *  uncorrected_aggregate}, xid_errors, clocks: {sm_mhz, sm_max_mhz, mem_mhz,
+ *  corrected_aggregate, uncorrected_aggregate}, retired_pages: {multiple_sbe, dbe},
+ *  remapped_rows: {corrected, uncorrected, pending, failed}, temperature_c,
+ *  pcie_replays, xid_errors, clocks: {sm_mhz, sm_max_mhz, mem_mhz,
  *  mem_max_mhz}, throttle: [reason names] | null, power: {draw_w, limit_w}}.
  * simulated: the model's facts (sim backend), else NVML's. A new reference;
  * never NULL (an empty array when the model has no GPU). */

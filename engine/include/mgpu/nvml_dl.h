@@ -138,6 +138,7 @@ typedef enum nvml_uint_fact {
     NVML_FACT_PCIE_WIDTH_MAX,       /* nvmlDeviceGetMaxPcieLinkWidth */
     NVML_FACT_POWER_MW,             /* nvmlDeviceGetPowerUsage, milliwatts */
     NVML_FACT_POWER_LIMIT_MW,       /* nvmlDeviceGetEnforcedPowerLimit, milliwatts */
+    NVML_FACT_PCIE_REPLAYS,         /* nvmlDeviceGetPcieReplayCounter: link-level retransmissions */
     NVML_FACT_COUNT
 } nvml_uint_fact;
 mgpu_result nvml_dl_uint_fact(nvml_device dev, nvml_uint_fact which, unsigned *out);
@@ -152,6 +153,16 @@ mgpu_result nvml_dl_ecc(nvml_device dev, int uncorrected, int aggregate, unsigne
 /* nvmlDeviceGetCurrentClocksEventReasons (or the older ...ThrottleReasons):
  * the nvmlClocksEventReason bits. */
 mgpu_result nvml_dl_throttle_reasons(nvml_device dev, unsigned long long *bits);
+
+/* nvmlDeviceGetTemperature of the GPU die (sensor 0), degrees C. */
+mgpu_result nvml_dl_temperature(nvml_device dev, unsigned *celsius);
+/* nvmlDeviceGetRemappedRows (Ampere and newer): rows remapped for corrected
+ * and uncorrected errors, a remap pending (needs a reset), a remap failed. */
+mgpu_result nvml_dl_remapped_rows(nvml_device dev, unsigned *corrected, unsigned *uncorrected, unsigned *pending,
+                                  unsigned *failed);
+/* nvmlDeviceGetRetiredPages (before Ampere): pages retired for multiple
+ * single-bit errors (dbe = 0) or a double-bit error (dbe = 1). */
+mgpu_result nvml_dl_retired_pages(nvml_device dev, int dbe, unsigned *count);
 
 /* "0000:19:00.0" from NVML's "00000000:19:00.0", lower case. */
 void nvml_dl_normalize_busid(const char *in, char *out, unsigned len);
