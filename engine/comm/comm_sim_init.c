@@ -135,7 +135,7 @@ mgpu_result sim_comm_init(mgpu_comm *c, const mgpu_bootstrap *bs)
     free(all);
     if (r == MGPU_OK) r = meet(c, sc);
     if (r == MGPU_OK) r = nvls_setup(c, sc);
-    if (bs->rank == 0 && created == MGPU_OK) sim_seg_unlink(name);
+    if (bs->rank == 0 && created == MGPU_OK) sim_seg_unlink(&sc->seg, name);
     if (r != MGPU_OK) {
         sim_comm_free(sc);
         MGPU_CHECK(r);
@@ -227,7 +227,7 @@ mgpu_result sim_comm_split(mgpu_comm *parent, int color, int key, mgpu_comm *chi
     }
     memset(blob, 0, sizeof blob);
     MGPU_CHECKGOTO(sim_exchange(&x, blob, all), r, out);
-    if (color >= 0 && me == leader && name[0]) sim_seg_unlink(name);
+    if (color >= 0 && me == leader && name[0]) sim_seg_unlink(&sc->seg, name);
     if (color >= 0 && local == MGPU_OK) local = meet(child, sc);
     if (color >= 0 && local == MGPU_OK) local = nvls_setup(child, sc);
     if (local != MGPU_OK) {

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "mgpu/cleanup.h"
 #include "mgpu/clock.h"
 #include "sim_shm.h"
 
@@ -123,6 +124,7 @@ static mgpu_result map_seg(int fd, int n, size_t slot, sim_seg *s)
     s->coll = (unsigned char *)base + ocoll;
     s->coll_bytes = pick_coll_bytes(n);
     s->barrier_spins = barrier_spins(n);
+    s->cleanup = -1;
     return MGPU_OK;
 }
 
@@ -132,12 +134,20 @@ mgpu_result sim_seg_create(int n, sim_seg *s, char name[SIM_NAME_LEN])
         return mgpu_fail(MGPU_ERR_INVALID, "the sim communicator supports 1-%d ranks, not %d", SIM_MAX_RANKS, n);
     size_t slot = pick_slot_bytes(n), orank, ochan, odata, ocoll;
     size_t bytes = layout(n, slot, &orank, &ochan, &odata, &ocoll);
-    int fd = -1;
+    static atomic_int swept; /* once a process: ranks killed with SIGKILL */
+    if (atomic_exchange(&swept, 1) == 0) mgpu_cleanup_shm_stale("mgpu-sim");
+    int fd = -1, cleanup = -1;
+    char path[SIM_NAME_LEN + 16];
     for (int tries = 0; tries < 8 && fd < 0; tries++) {
         uint64_t rnd = 0;
         if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) rnd = mgpu_now_ns() ^ ((uint64_t)getpid() << 32);
-        snprintf(name, SIM_NAME_LEN, "/mgpu-sim-%d-%016llx", (int)getpid(), (unsigned long long)rnd);
+        int k = mgpu_shm_prefix("mgpu-sim", (int)getpid(), name, SIM_NAME_LEN);
+        snprintf(name + k, SIM_NAME_LEN - (size_t)k, "%016llx", (unsigned long long)rnd);
+        /* registered before it exists: a signal between the two would leave it */
+        snprintf(path, sizeof path, "/dev/shm%s", name);
+        cleanup = mgpu_cleanup_register(path, 0);
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0) mgpu_cleanup_forget(cleanup), cleanup = -1;
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0)
@@ -147,6 +157,7 @@ mgpu_result sim_seg_create(int n, sim_seg *s, char name[SIM_NAME_LEN])
         int e = errno;
         close(fd);
         shm_unlink(name);
+        mgpu_cleanup_forget(cleanup);
         return mgpu_fail(MGPU_ERR_IO, "could not size the sim communicator's shared memory to %zu bytes: %s", bytes,
                          strerror(e));
     }
@@ -154,8 +165,11 @@ mgpu_result sim_seg_create(int n, sim_seg *s, char name[SIM_NAME_LEN])
     close(fd);
     if (r != MGPU_OK) {
         shm_unlink(name);
+        mgpu_cleanup_forget(cleanup);
         return r;
     }
+    s->cleanup = cleanup;
+    snprintf(s->name, sizeof s->name, "%s", name);
     s->hdr->n = n;
     s->hdr->slot_bytes = (uint32_t)slot;
     atomic_store(&s->hdr->aborted, 0);
@@ -187,13 +201,17 @@ mgpu_result sim_seg_open(const char *name, int n, sim_seg *s)
     return MGPU_OK;
 }
 
-void sim_seg_unlink(const char *name)
+void sim_seg_unlink(sim_seg *s, const char *name)
 {
     if (name && *name) shm_unlink(name);
+    mgpu_cleanup_forget(s->cleanup);
+    s->cleanup = -1;
 }
 
 void sim_seg_close(sim_seg *s)
 {
+    /* the creator never got to unlink it (a split whose exchange failed) */
+    if (s->base && s->cleanup >= 0) sim_seg_unlink(s, s->name);
     if (s->base) munmap(s->base, s->bytes);
     s->base = NULL;
 }

@@ -42,12 +42,15 @@ typedef struct sim_seg {
     size_t populated;         /* bytes of each slot this process has pre-faulted */
     uint64_t nbar;            /* barriers this rank has passed */
     int barrier_spins;        /* yields before a barrier sleeps: 0 when ranks outnumber CPUs */
+    int cleanup;              /* the creator's mgpu_cleanup slot for its name until unlinked; -1 */
+    char name[SIM_NAME_LEN];  /* the creator's: unlinked at close if a failure skipped it */
 } sim_seg;
 
 /* Create (rank `me` of n) under a fresh random name, or open one by name. */
 mgpu_result sim_seg_create(int n, sim_seg *s, char name[SIM_NAME_LEN]);
 mgpu_result sim_seg_open(const char *name, int n, sim_seg *s);
-void sim_seg_unlink(const char *name);
+/* The creator removes the name once every rank has opened it. */
+void sim_seg_unlink(sim_seg *s, const char *name);
 void sim_seg_close(sim_seg *s);
 /* Set the segment's aborted flag (by rank `who`) and wake every rank. */
 void sim_seg_abort(sim_seg *s, int who);

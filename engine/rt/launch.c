@@ -2,6 +2,7 @@
  * emulate) or one mpirun / srun that starts them; the workers' environment;
  * killing and reaping process groups. */
 #include "rt/rt_internal.h"
+#include "mgpu/cleanup.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -253,7 +254,9 @@ static mgpu_result spawn(const char *prog, char **argv, char **envp, int capture
     }
     if (pid == 0) {
         setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* SIGTERM, not SIGKILL: the rank's cleanup handler (mgpu/cleanup.h)
+         * removes the sim segment it may be making when its coordinator dies */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(127); /* the coordinator died before prctl */
         sigset_t none;
         sigemptyset(&none);
@@ -333,6 +336,10 @@ int rt_proc_reap(rt_proc *p, int block)
     if (r == p->pid || (r < 0 && errno == ECHILD)) {
         p->exited = 1;
         p->status = r == p->pid ? st : 0;
+        /* A local rank killed (SIGKILL from kill_all, the OOM killer) after
+         * it made a sim communicator's segment and before every rank had
+         * opened it leaves the name in /dev/shm: it is ours to remove. */
+        if (r == p->pid && p->rank >= 0) mgpu_cleanup_shm_of("mgpu-sim", (int)p->pid);
         return 1;
     }
     return 0;

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "mgpu/cleanup.h"
 #include "mgpu/clock.h"
 #include "rt/protocol.h"
 #include "rt/worker_internal.h"
@@ -148,6 +149,14 @@ static void on_abort(mgpu_worker *w, json_t *msg)
     mgpu_comm_abort_all();
 }
 
+/* _exit without tearing down, but with what this rank made in shared places
+ * (a sim segment not yet unlinked) removed: no atexit handler runs. */
+static void gone(int rc)
+{
+    mgpu_cleanup_now();
+    _exit(rc);
+}
+
 static void *io_main(void *arg)
 {
     mgpu_worker *w = arg;
@@ -155,10 +164,10 @@ static void *io_main(void *arg)
     for (;;) {
         uint64_t now = mgpu_now_ns();
         if (now >= next_hb) {
-            if (send_msg(w, json_pack("{s:s}", "type", "heartbeat")) != MGPU_OK) _exit(1); /* coordinator gone */
+            if (send_msg(w, json_pack("{s:s}", "type", "heartbeat")) != MGPU_OK) gone(1); /* coordinator gone */
             next_hb = now + HEARTBEAT_MS * 1000000ull;
         }
-        if (w->aborted && now > w->abort_ns && now - w->abort_ns > ABORT_GRACE_NS) _exit(1); /* the job did not notice */
+        if (w->aborted && now > w->abort_ns && now - w->abort_ns > ABORT_GRACE_NS) gone(1); /* the job did not notice */
         struct pollfd pf[2] = {{.fd = w->fd, .events = POLLIN}, {.fd = w->stop_pipe[0], .events = POLLIN}};
         int wait = (int)((next_hb - now) / 1000000u) + 1;
         int pr = poll(pf, 2, wait);
@@ -171,7 +180,7 @@ static void *io_main(void *arg)
             /* No coordinator: nobody to report to, and no worker may
              * outlive it. Communicators are aborted so peers fail fast. */
             mgpu_comm_abort_all();
-            _exit(1);
+            gone(1);
         }
         const char *type = mgpu_proto_type(msg);
         if (strcmp(type, "allgather") == 0) {
@@ -292,8 +301,10 @@ int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
 {
     (void)argc;
     (void)argv;
-    /* Under mpirun/srun our parent is their daemon: die with it. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Under mpirun/srun our parent is their daemon: die with it - by
+     * SIGTERM, whose cleanup handler removes what this rank made in
+     * /dev/shm (SIGKILL left a sim segment half made). */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
     /* stdout may be a pipe the coordinator reads line by line (captured
      * output): whole lines as they are written (NCCL's INFO lines too, which
@@ -379,7 +390,7 @@ out:
     }
     /* A failed job's communicators may be wedged: exit without tearing
      * them down (the coordinator has what it needs). */
-    if (rc != 0) _exit(rc);
+    if (rc != 0) gone(rc);
     if (w->be) mgpu_backend_close(w->be);
     if (w->fd >= 0) close(w->fd);
     if (w->stop_pipe[0] >= 0) close(w->stop_pipe[0]), close(w->stop_pipe[1]);

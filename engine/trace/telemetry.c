@@ -75,7 +75,8 @@ static mgpu_result open_sim(const mgpu_backend_config *cfg, mgpu_telemetry *t)
     unsigned char rnd[12];
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         return mgpu_fail(MGPU_ERR_IO, "telemetry: getrandom failed");
-    int k = snprintf(t->shm_name, sizeof t->shm_name, "/mgpulab-tel-%d-", (int)getpid());
+    mgpu_cleanup_shm_stale("mgpulab-tel"); /* shells killed with SIGKILL */
+    int k = mgpu_shm_prefix("mgpulab-tel", (int)getpid(), t->shm_name, sizeof t->shm_name);
     for (size_t i = 0; i < sizeof rnd; i++) k += snprintf(t->shm_name + k, sizeof t->shm_name - (size_t)k, "%02x", rnd[i]);
     char shm_path[96]; /* where glibc's shm_open keeps it: the signal handler may only unlink */
     snprintf(shm_path, sizeof shm_path, "/dev/shm%s", t->shm_name);

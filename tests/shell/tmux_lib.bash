@@ -45,7 +45,9 @@ use_test_labs() { export MGPULAB_LABS="$SRC/tests/shell/labs"; }
 start_shell() {
     local w=$1 h=$2
     shift 2
-    local env_args="NO_COLOR=$NO_COLOR XDG_STATE_HOME=$XDG_STATE_HOME MGPULAB_LABS=${MGPULAB_LABS:-} TERM=tmux-256color"
+    # TMPDIR: the coordinator's socket directory of a shell a test kills
+    # with SIGKILL (no handler runs) goes with the test's own folder
+    local env_args="NO_COLOR=$NO_COLOR XDG_STATE_HOME=$XDG_STATE_HOME MGPULAB_LABS=${MGPULAB_LABS:-} TERM=tmux-256color TMPDIR=$TMPD"
     [ -n "${EDITOR:-}" ] && env_args="$env_args EDITOR='$EDITOR'"
     tm kill-session -t main 2>/dev/null
     tm new-session -d -s main -x "$w" -y "$h" "exec env $env_args $(printf '%q ' "$BIN" "$@")" || fail "tmux did not start"
