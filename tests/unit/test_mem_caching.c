@@ -13,7 +13,7 @@
 typedef struct fake_dev {
     size_t capacity, used;
     uintptr_t next_addr;
-    int allocs, frees, maps, unmaps;
+    int allocs, frees, maps, unmaps, reserves, releases;
     size_t last_seg;
 } fake_dev;
 
@@ -53,6 +53,7 @@ static mgpu_result f_reserve(void *ctx, size_t bytes, int phantom, uintptr_t *ba
     fake_dev *d = ctx;
     *base = d->next_addr;
     d->next_addr += bytes + 2 * MiB;
+    d->reserves++;
     *handle = malloc(1);
     return *handle ? MGPU_OK : MGPU_ERR_NOMEM;
 }
@@ -77,7 +78,8 @@ static void f_unmap(void *ctx, void *handle, size_t off, size_t bytes)
 
 static void f_release(void *ctx, void *handle)
 {
-    (void)ctx;
+    fake_dev *d = ctx;
+    d->releases++;
     free(handle);
 }
 
@@ -292,6 +294,23 @@ static void test_fragmentation(void)
     mgpu_caching_destroy(a);
 }
 
+/* An expandable segment's request that the device cannot map (out of
+ * memory) after splitting the hole it wanted: the hole was left in two
+ * pieces, the segment never became one hole again, and its reserved
+ * range outlived the allocator (LeakSanitizer: 128 B a segment, issue 34). */
+static void test_expandable_oom_releases(void)
+{
+    fake_dev d;
+    mgpu_caching *a = make(&d, 100 * MiB, "expandable_segments:True");
+    mgpu_mem_block *first = get(a, 60 * MiB, 1), *second = NULL;
+    CHECK(first != NULL);
+    CHECK(mgpu_caching_malloc(a, 60 * MiB, 1, 0, &second, NULL) == MGPU_ERR_DEVICE_OOM);
+    mgpu_caching_free(a, first);
+    mgpu_caching_destroy(a);
+    CHECK(d.reserves == 1 && d.releases == 1);
+    CHECK(d.used == 0);
+}
+
 static void test_phantom_pool(void)
 {
     fake_dev d;
@@ -343,6 +362,7 @@ int main(void)
     test_per_stream_reuse();
     test_free_and_retry();
     test_fragmentation();
+    test_expandable_oom_releases();
     test_phantom_pool();
     test_conf();
     return tap_done();

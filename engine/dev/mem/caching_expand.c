@@ -95,6 +95,8 @@ static void merge_run(mgpu_caching *a, mgpu_mem_block *first, mgpu_mem_block *la
     }
 }
 
+static void merge_holes(mgpu_caching *a, mgpu_mem_block *h);
+
 mgpu_result mem_expand_grow(mgpu_caching *a, uintptr_t stream, size_t size, int phantom, mgpu_mem_block **out)
 {
     mgpu_mem_segment *s = segment_of_stream(a, stream, phantom);
@@ -127,7 +129,12 @@ mgpu_result mem_expand_grow(mgpu_caching *a, uintptr_t stream, size_t size, int 
                 break;
             }
             r = a->prov.va_map(a->prov.ctx, s->handle, (size_t)(x->ptr - s->base), x->size);
-            if (r != MGPU_OK) break;
+            if (r != MGPU_OK) {
+                /* the device is full: join the split-off hole back, so a
+                 * segment of holes alone is one hole, which is released */
+                merge_holes(a, x);
+                break;
+            }
             x->unmapped = 0;
             a->st.num_device_alloc++;
             mem_stat_add(&a->st.reserved_bytes, (int64_t)x->size);
