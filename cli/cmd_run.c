@@ -117,6 +117,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         free(a.answers);
         return rc ? rc : 1;
     }
+    /* a step stuck where its budget cannot reach ends its own process, not
+     * this one: its verdict is printed and its attempt recorded */
+    if (mgpu_lab_catalog_isolate(cat, NULL) != MGPU_OK) mgpu_error_clear();
     int lab = lab_cli_find("run", cat, a.lab), only = -1;
     const mgpu_lab_info *l = lab >= 0 ? mgpu_lab_get(cat, lab) : NULL;
     if (lab < 0) rc = 2;

@@ -21,8 +21,9 @@ static const char usage[] =
     "  --json   {labs: [...], steps: [{lab, step, id, title, state, message, machine,\n"
     "           passed_on (when it passed elsewhere), ...}], passed, total, ok}\n"
     "\n"
-    "Exit status: 0 only when every check passed, 1 otherwise, 2 for an unknown lab or\n"
-    "bad options.\n";
+    "Exit status: 0 only when every check passed and no step hit an error (a reading\n"
+    "step's run that broke, or did not finish, counts too), 1 otherwise, 2 for an\n"
+    "unknown lab or bad options.\n";
 
 static void row(const char *lab, const char *step, const char *state, const char *msg)
 {
@@ -71,6 +72,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         free(names);
         return 1;
     }
+    if (mgpu_lab_catalog_isolate(cat, NULL) != MGPU_OK) mgpu_error_clear(); /* a stuck step ends its own process */
     int n = nnames ? nnames : mgpu_lab_count(cat), rc = 0;
     int *labs = calloc((size_t)n + 1, sizeof *labs);
     for (int i = 0; labs && i < n; i++) {
@@ -90,7 +92,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     json_t *rows = json_array();
     /* reading steps count apart; steps waiting for answers are not passed,
      * and are said apart from failures */
-    int passed = 0, total = 0, cancelled = 0, read = 0, reading = 0, awaiting = 0;
+    int passed = 0, total = 0, cancelled = 0, read = 0, reading = 0, awaiting = 0, errors = 0;
     for (int i = 0; i < n && !cancelled; i++) {
         const mgpu_lab_info *l = mgpu_lab_get(cat, labs[i]);
         if (l->load_error) {
@@ -116,6 +118,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
                 awaiting += v.state == MGPU_STEP_AWAITING;
             }
             cancelled = v.state == MGPU_STEP_CANCELLED;
+            /* a reading step that broke (its process stopped: a stuck
+             * exercise) is not read, and verify says so in its status */
+            errors += v.state == MGPU_STEP_ERROR;
             if (json) {
                 json_t *o = lab_cli_verdict_json(l, s, &v, NULL);
                 if (v.machine[0]) json_object_set_new(o, "machine", json_string(v.machine));
@@ -130,7 +135,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             mgpu_lab_verdict_clear(&v);
         }
     }
-    rc = passed == total && !cancelled ? 0 : 1;
+    rc = passed == total && !cancelled && !errors ? 0 : 1;
     if (json) {
         json_t *doc = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:b}", "tool", "mgpulab verify", "steps", rows,
                                 "passed", passed, "total", total, "awaiting", awaiting, "read", read, "reading",

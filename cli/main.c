@@ -4,6 +4,7 @@
 #include "shell.h"
 #include "mgpu/file.h"
 #include "mgpu/classcfg.h"
+#include "mgpu/lab.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,12 +192,15 @@ int main(int argc, char **argv)
     int rc = take_globals(&n, args, &g);
     if (rc) return rc;
     int worker = n > 0 && strcmp(args[0], "worker") == 0;
+    /* the child a shell or `run` starts to run lab steps in (engine/lab/runner.c) */
+    int runner = n > 0 && strcmp(args[0], "__lab-runner") == 0;
     int help = n > 0 && (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0 ||
                          strcmp(args[0], "--version") == 0);
-    if (!worker && !help && (rc = apply_class(&g, n == 0))) return rc;
+    if (!worker && !runner && !help && (rc = apply_class(&g, n == 0))) return rc;
     if (!g.launcher) g.launcher = "local";
     /* a killed coordinator or shell takes its socket and /dev/shm table with it */
     mgpu_cleanup_install();
+    if (runner) return mgpu_lab_runner_main();
     if (n == 0) return mgpu_shell_run(&g);
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);

@@ -71,6 +71,9 @@ static void load_catalog(shell_app *a)
         a->cat = NULL;
         return;
     }
+    /* a step stuck where its budget cannot reach ends its own process, not
+     * the shell's */
+    if (mgpu_lab_catalog_isolate(a->cat, NULL) != MGPU_OK) mgpu_error_clear();
     if (mgpu_lab_count(a->cat) == 0) {
         snprintf(a->load_error, sizeof a->load_error,
                  "No labs found in %s (a lab is a directory NN-name/ with a lab.lua).\n"

@@ -267,6 +267,7 @@ fail:
 void mgpu_lab_catalog_close(mgpu_lab_catalog *cat)
 {
     if (!cat) return;
+    lab_runner_close(cat);
     for (int i = 0; i < cat->nlabs; i++) lab_entry_free(&cat->labs[i]);
     free(cat->labs);
     free(cat->checks_text);

@@ -29,8 +29,12 @@ typedef struct lab_entry {
     struct mgpu_lab_catalog *cat;
 } lab_entry;
 
+typedef struct lab_runner lab_runner;
+
 struct mgpu_lab_catalog {
     char labs_dir[PATH_MAX], checks_dir[PATH_MAX], state_dir[PATH_MAX];
+    char runner_exe[PATH_MAX];     /* "": steps run in this process (mgpu_lab_catalog_isolate) */
+    lab_runner *runner;            /* the child running steps, once one started */
     lab_entry *labs;
     int nlabs;
     lab_progress progress;
@@ -100,5 +104,12 @@ mgpu_result lab_run_backend(lab_run *run);
  * "sim dgx-h100 fault nvlink-down", "cuda host NAME"); lab_object.c */
 mgpu_result lab_machine_key(lab_run *run, char *out, size_t len);
 void lab_run_free(lab_run *run);
+
+/* The step runner (runner.c): run the step in the catalog's child process,
+ * starting one when there is none. *died: the child ended without a verdict
+ * (out says why; the caller records the attempt). */
+mgpu_result lab_runner_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env, mgpu_lab_verdict *out,
+                            int *died);
+void lab_runner_close(mgpu_lab_catalog *cat);
 
 #endif

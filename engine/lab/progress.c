@@ -384,6 +384,28 @@ mgpu_result lab_progress_save(lab_progress *p)
     return r;
 }
 
+mgpu_result lab_progress_refresh(lab_progress *p)
+{
+    json_t *disk = NULL;
+    json_error_t jerr;
+    MGPU_CHECK(read_doc(p->path, &disk, &jerr));
+    if (!disk || !shape_ok(disk)) {
+        json_decref(disk);
+        return MGPU_OK; /* nothing better there: a save would start afresh too */
+    }
+    check_digest(disk);
+    merge_disk(p, disk);
+    /* the base is what was read, apart from the document (which now holds
+     * some of disk's members): a later change to a member taken from disk
+     * must differ from the base */
+    json_t *b = json_deep_copy(disk);
+    json_decref(disk);
+    if (!b) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory reading the progress");
+    json_decref(p->base);
+    p->base = b;
+    return MGPU_OK;
+}
+
 static mgpu_result write_doc(const lab_progress *p)
 {
     char digest[96];

@@ -38,6 +38,11 @@ mgpu_result lab_progress_load(lab_progress *p, const char *state_dir);
  * directory, fsync, rename over progress.json, fsync the directory.
  * Objects inside p->doc may be replaced: re-read pointers into it. */
 mgpu_result lab_progress_save(lab_progress *p);
+/* Take in what other processes saved since this one last read or wrote the
+ * file (the step runner's child saves a step's run): every member this
+ * process has not changed takes the disk's version, as in a save, and
+ * nothing is written. */
+mgpu_result lab_progress_refresh(lab_progress *p);
 void lab_progress_free(lab_progress *p);
 /* "edited" when a step's claims came from a file whose keyed digest did
  * not match (progress.c says how it is made) and it has not run since,

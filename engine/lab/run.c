@@ -407,8 +407,27 @@ static void save_progress(mgpu_lab_catalog *cat, lab_entry *e, int step, const m
     if (v->machine[0]) json_object_set_new(p, "ran_on", json_string(v->machine));
 }
 
-mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
-                              mgpu_lab_verdict *out)
+/* Save the step's progress, then the class's shared folder gets the
+ * learner's export (after every step: the instructor's live view reads
+ * it); a share that cannot be written is said in the log, never a failure
+ * of the step. */
+static mgpu_result save_and_export(mgpu_lab_catalog *cat, const mgpu_lab_env *env)
+{
+    mgpu_result r = lab_progress_save(&cat->progress);
+    lab_sync_all_progress(cat); /* the save may have merged other labs' news */
+    if (r == MGPU_OK && (!env || !env->instructor_rerun) && mgpu_lab_export_to_share(cat, NULL, 0) != MGPU_OK) {
+        if (env && env->events.log) {
+            char line[1200];
+            snprintf(line, sizeof line, "the class export was not written: %s", mgpu_error_message());
+            env->events.log(env->events.ctx, -1, line);
+        }
+        mgpu_error_clear();
+    }
+    return r;
+}
+
+static mgpu_result run_step_here(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
+                                 mgpu_lab_verdict *out)
 {
     memset(out, 0, sizeof *out);
     if (!cat || lab < 0 || lab >= cat->nlabs) return mgpu_fail(MGPU_ERR_INVALID, "no lab number %d", lab);
@@ -489,20 +508,61 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
     run.measurements = NULL;
     lab_run_free(&run);
     save_progress(cat, e, step, out, started);
-    mgpu_result r = lab_progress_save(&cat->progress);
-    lab_sync_all_progress(cat); /* the save may have merged other labs' news */
-    /* the class's shared folder gets the learner's export after every
-     * step (the instructor's live view reads it); a share that cannot be
-     * written is said in the log, never a failure of the step */
-    if (r == MGPU_OK && (!env || !env->instructor_rerun) && mgpu_lab_export_to_share(cat, NULL, 0) != MGPU_OK) {
-        if (env && env->events.log) {
+    return save_and_export(cat, env);
+}
+
+/* The step in the catalog's runner child (runner.c). What runs no Lua (a
+ * lab that did not load, a step out of range or locked) is answered here. */
+static mgpu_result run_step_isolated(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
+                                     mgpu_lab_verdict *out)
+{
+    static const mgpu_lab_env no_env;
+    if (!env) env = &no_env;
+    lab_entry *e = &cat->labs[lab];
+    char locked[400];
+    if (e->info.load_error || step < 0 || step >= e->info.nsteps ||
+        (!env->instructor_rerun && mgpu_lab_step_locked(cat, lab, step, locked, sizeof locked)))
+        return run_step_here(cat, lab, step, env, out);
+    memset(out, 0, sizeof *out);
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    double started = (double)wall.tv_sec + wall.tv_nsec / 1e9;
+    uint64_t t0 = mgpu_now_ns();
+    int died = 0;
+    mgpu_result r = lab_runner_step(cat, lab, step, env, out, &died);
+    if (r != MGPU_OK && !died && !cat->runner) {
+        /* no child could start (no program to run, no processes left):
+         * the step runs here rather than not at all */
+        if (env->events.log) {
             char line[1200];
-            snprintf(line, sizeof line, "the class export was not written: %s", mgpu_error_message());
+            snprintf(line, sizeof line, "the step runs in this process: %s", mgpu_error_message());
             env->events.log(env->events.ctx, -1, line);
         }
         mgpu_error_clear();
+        return run_step_here(cat, lab, step, env, out);
     }
+    /* the child saved the step's progress (and exported it): read it
+     * back, keeping the child's error, if any, for the caller */
+    char why[1024] = "";
+    mgpu_result code = r != MGPU_OK ? mgpu_error_code() : MGPU_OK;
+    if (code != MGPU_OK) snprintf(why, sizeof why, "%s", mgpu_error_message());
+    if (lab_progress_refresh(&cat->progress) != MGPU_OK) mgpu_error_clear();
+    lab_sync_all_progress(cat);
+    if (died) {
+        /* it died before saving: the attempt is recorded here */
+        out->seconds = (double)(mgpu_now_ns() - t0) / 1e9;
+        save_progress(cat, e, step, out, started);
+        return save_and_export(cat, env);
+    }
+    if (code != MGPU_OK) return mgpu_fail(code, "%s", why);
     return r;
+}
+
+mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu_lab_env *env,
+                              mgpu_lab_verdict *out)
+{
+    if (cat && cat->runner_exe[0] && lab >= 0 && lab < cat->nlabs) return run_step_isolated(cat, lab, step, env, out);
+    return run_step_here(cat, lab, step, env, out);
 }
 
 void mgpu_lab_verdict_clear(mgpu_lab_verdict *v)

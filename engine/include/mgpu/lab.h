@@ -195,6 +195,19 @@ mgpu_result mgpu_lab_run_step(mgpu_lab_catalog *cat, int lab, int step, const mg
                               mgpu_lab_verdict *out);
 void mgpu_lab_verdict_clear(mgpu_lab_verdict *v);
 
+/* From now on run the catalog's steps in a child process: the program `exe`
+ * (NULL: this one) started as `exe __lab-runner`, whose main calls
+ * mgpu_lab_runner_main. A step stuck where its time budget cannot stop it
+ * (a string pattern backtracking inside C) then takes the child down, not
+ * the caller: the step ends with an error verdict saying what happened, its
+ * attempt is recorded, and the next step starts a new child. A cancel the
+ * child does not answer within a few seconds stops it. The child keeps the
+ * labs' states from step to step (a kept run that an answer judges again). */
+mgpu_result mgpu_lab_catalog_isolate(mgpu_lab_catalog *cat, const char *exe);
+/* The child's side: serves the steps its parent sends on fd 3; returns the
+ * exit status. */
+int mgpu_lab_runner_main(void);
+
 /* Save the learner's answer to a question (checked at the next run). */
 mgpu_result mgpu_lab_answer(mgpu_lab_catalog *cat, int lab, int step, const char *question_id, const char *answer);
 
