@@ -77,7 +77,7 @@ static void sv_free(strvec *s)
 static int owned_var(const char *kv, const rt_launch *L)
 {
     static const char *const ours[] = {"MGPU_RANK=", "MGPU_SIZE=", "MGPU_LOCAL_RANK=", "MGPU_LOCAL_SIZE=",
-                                       "MGPU_COORD=", "MGPU_TOKEN=", "NCCL_NVLS_ENABLE=", NULL};
+                                       "MGPU_COORD=", "MGPU_TOKEN=", "NCCL_NVLS_ENABLE=", "MGPU_SIM_NVLS_ENABLE=", NULL};
     for (int i = 0; ours[i]; i++)
         if (strncmp(kv, ours[i], strlen(ours[i])) == 0) return 1;
     if (L->kind == MGPU_LAUNCH_EMULATE &&
@@ -102,6 +102,14 @@ static mgpu_result build_env(const rt_launch *L, int rank, strvec *env)
         goto oom;
     for (int i = 0; L->extra_env && L->extra_env[i]; i++)
         if (sv_push(env, strdup(L->extra_env[i]))) goto oom;
+    /* NCCL_NVLS_ENABLE is forced to 0 above (NVLink multicast stays off on
+     * real GPUs) and getenv finds that first; the value asked for - the
+     * call's, else ours - goes on for the sim's model of NVLS, which touches
+     * no hardware (comm_sim_init.c). */
+    const char *asked = getenv("NCCL_NVLS_ENABLE");
+    for (int i = 0; L->extra_env && L->extra_env[i]; i++)
+        if (strncmp(L->extra_env[i], "NCCL_NVLS_ENABLE=", 17) == 0) asked = L->extra_env[i] + 17;
+    if (asked && sv_pushf(env, "MGPU_SIM_NVLS_ENABLE=%s", asked)) goto oom;
     if (rank >= 0) {
         int local = rank, lsize = L->size;
         if (L->sim_gpus_per_host > 0 && L->sim_hosts > 1) {
