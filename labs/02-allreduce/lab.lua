@@ -332,9 +332,11 @@ return {
       run = function(lab)
         local n = nranks(lab)
         local topo = lab.topo()
-        lab.progress(0.1, "all_reduce 64 MiB - 256 MiB")
-        local r = lab.bench("all_reduce", { b = "64M", e = "256M", f = 2, ranks = n })
-        bench_table(lab, "all_reduce at the large sizes", r)
+        -- the ring, whose busbw is what each link carries: on NVSwitch
+        -- machines NCCL would pick NVLS (step 4), whose busbw is not
+        lab.progress(0.1, "all_reduce 64 MiB - 256 MiB, NCCL_ALGO=Ring")
+        local r = lab.bench("all_reduce", { b = "64M", e = "256M", f = 2, ranks = n, env = { NCCL_ALGO = "Ring" } })
+        bench_table(lab, "all_reduce at the large sizes, the ring (NCCL_ALGO=Ring)", r)
         local res = { r = r, topo = topo, n = r.ranks or n }
         if lab.backend.emulated or (lab.backend.gpus or 0) < res.n then
           -- The ranks talk over sockets: the link to compare with is the
@@ -376,8 +378,113 @@ return {
       end,
     },
     {
+      id = "nvls", title = "NVLink SHARP: busbw above the link's peak",
+      text = "steps/04-nvls.md",
+      hints = {
+        "Count bytes per GPU, phase by phase, for a buffer of S on n GPUs: what leaves a GPU when the switch reads "
+          .. "its buffer for the sums, and when it stores its own reduced shard; the same comes in the other way.",
+        "link_gbs is those bytes per GPU per direction over the time of one call: a multiple of algbw, and the "
+          .. "multiple depends on n.",
+        "nvls_peak: if a link moved its peak, the time would be the bytes of the first hint over that peak; busbw "
+          .. "is S / time x 2(n-1)/n whatever the algorithm was.",
+      },
+      questions = {
+        { id = "link_gbs", ask = "With NVLS at 256 MiB, how many GB/s does one GPU's NVLink carry in one direction?" },
+        { id = "nvls_peak", ask = "What busbw would NVLS show on these GPUs if every link ran at its peak?" },
+      },
+      run = function(lab)
+        local n = nranks(lab)
+        lab.progress(0, "all_reduce 1 MiB - 256 MiB as NCCL picks")
+        local on = lab.bench("all_reduce", { b = "1M", e = "256M", f = 4, ranks = n, env = { NCCL_DEBUG = "INFO" } })
+        lab.progress(0.5, "all_reduce 1 MiB - 256 MiB, NCCL_NVLS_ENABLE=0")
+        local off = lab.bench("all_reduce", { b = "1M", e = "256M", f = 4, ranks = n,
+                                              env = { NCCL_DEBUG = "INFO", NCCL_NVLS_ENABLE = "0" } })
+        local function algo(r, size)
+          for _, t in ipairs((r.nccl and r.nccl.tuning) or {}) do
+            if t.coll == "AllReduce" and t.bytes == size then return tostring(t.algo) .. "/" .. tostring(t.proto) end
+          end
+          return "?"
+        end
+        local rows, by = {}, {}
+        for _, row in ipairs(rows_of(off)) do by[row.size] = row end
+        local res = { n = on.ranks or n, on = on, off = off }
+        for _, row in ipairs(rows_of(on)) do
+          local o, f = row.out_of_place, by[row.size] and by[row.size].out_of_place
+          local a = algo(on, row.size)
+          rows[#rows + 1] = { size_name(row.size), a, f2(o.alg_bw), f2(o.bus_bw), algo(off, row.size), f2(f and f.bus_bw) }
+          if not res.big or row.size > res.big.size then
+            res.big = { size = row.size, algbw = o.alg_bw, busbw = o.bus_bw, algo = a, ring = f and f.bus_bw }
+          end
+        end
+        lab.table{ title = string.format("all_reduce, %d ranks: as NCCL picks, and NCCL_NVLS_ENABLE=0", res.n),
+                   columns = { "size", "algo/proto", "algbw", "busbw", "NVLS off: algo", "busbw" }, rows = rows }
+        local l = design_link(lab, lab.topo())
+        res.link, res.peak = l, lab.peak(l)
+        if res.big then lab.record("nvls_busbw_256M", res.big.busbw); lab.record("ring_busbw_256M", res.big.ring) end
+        return res
+      end,
+      check = function(lab, res)
+        local big = res.big
+        if not big then
+          return { ok = false, msg = "the sweep measured nothing", saw = "no rows", wanted = "1 MiB - 256 MiB",
+                   where = "results pane (3)" }
+        end
+        if not tostring(big.algo):match("^NVLS") then
+          -- no NVSwitch (or NCCL said no): nothing of NVLS to measure here
+          local g = lab.backend.gpus or 0
+          local why = lab.backend.emulated and "emulated nodes talk over sockets"
+                      or g < res.n and string.format("%d ranks share %d GPU%s", res.n, g, g == 1 and "" or "s")
+                      or not tostring(res.link):match("^NV") and ("GPU0-GPU1 is " .. tostring(res.link) .. ", not NVLink")
+                      or "NCCL chose " .. tostring(big.algo) .. " at " .. size_name(big.size)
+          return { ok = true, msg = "no NVLink SHARP on this machine (" .. why .. "): NCCL never picks NVLS without "
+                     .. "NVSwitches. The questions are for a DGX: mgpulab run 2 --step nvls --backend sim --machine dgx-h100",
+                   saw = "algorithm at " .. size_name(big.size) .. ": " .. tostring(big.algo),
+                   wanted = "NVLS where the machine has it", where = "results pane (3), column algo/proto" }
+        end
+        local n = res.n
+        local v = {
+          checks.bandwidth{ value = big.busbw, peak = big.ring, fraction = 1.1, what = "NVLS busbw at " .. size_name(big.size),
+                            peak_what = "the ring's (NCCL_NVLS_ENABLE=0): NVLS should beat it by 10 %",
+                            where = "results pane (3), last row" },
+        }
+        local link = checks.close{ value = lab.answer("link_gbs"), expected = big.algbw * (n + 1) / n, rtol = 0.05,
+                                   answer = true, unit = "GB/s", what = "GB/s one GPU's NVLink carries each way under NVLS",
+                                   where = "the step text's two phases: bytes per GPU for S on n GPUs; results pane (3), algbw" }
+        -- pointed: the two numbers a half-understanding gives
+        local a = tonumber(lab.answer("link_gbs"))
+        if a and not link.ok and not link.unanswered then
+          if math.abs(a - big.busbw) <= 0.05 * big.busbw then
+            link.msg = link.msg .. " - that is busbw: the ring's bytes per link, which NVLS does not move"
+          elseif math.abs(a - big.algbw) <= 0.05 * big.algbw then
+            link.msg = link.msg .. " - a GPU moves more than its buffer once each way: count the reduced shard too"
+          end
+        end
+        v[#v + 1] = link
+        if res.peak then
+          local peak = checks.close{ value = lab.answer("nvls_peak"), expected = res.peak * 2 * (n - 1) / (n + 1),
+                                     rtol = 0.03, answer = true, unit = "GB/s",
+                                     what = "NVLS busbw with every link at its peak",
+                                     where = "step 3's peak of your link; the bytes per GPU of link_gbs; busbw's factor" }
+          local b = tonumber(lab.answer("nvls_peak"))
+          if b and not peak.ok and not peak.unanswered and math.abs(b - res.peak) <= 0.03 * res.peak then
+            peak.msg = peak.msg .. " - that is the link's own peak; busbw is the ring's formula applied to NVLS's time"
+          end
+          if peak.ok then
+            lab.log(string.format("NVLS reached %.0f %% of its peak busbw (%.0f of %.0f GB/s): the switch's reduction, not "
+                                  .. "the links, sets its pace - the 80 %% rule is the ring's (step 3)", 100 * big.busbw
+                                  / (res.peak * 2 * (n - 1) / (n + 1)), big.busbw, res.peak * 2 * (n - 1) / (n + 1)))
+            peak.msg = peak.msg .. string.format(" - the measured %.0f GB/s is %.0f %% of it: Hopper's NVLS is bound "
+                                                 .. "by the switch's reduction, not by the links", big.busbw,
+                                                 100 * big.busbw / (res.peak * 2 * (n - 1) / (n + 1)))
+          end
+          v[#v + 1] = peak
+        end
+        return v
+      end,
+    },
+    {
       id = "protocols", title = "LL vs Simple: small and large messages",
-      text = "steps/04-protocols.md",
+      text = "steps/05-protocols.md",
       hints = { "Compare the time column at 4 KiB and the busbw column at 64 MiB in the table 'LL vs Simple'.",
                 "Answer with the protocol's name: LL or Simple." },
       questions = {
@@ -390,7 +497,9 @@ return {
         for _, proto in ipairs({ "LL", "Simple" }) do
           for _, sz in ipairs({ "4K", "64M" }) do
             lab.progress(k / 4, "NCCL_PROTO=" .. proto .. " at " .. sz); k = k + 1
-            local o = { b = sz, e = sz, ranks = n, env = { NCCL_PROTO = proto } }
+            -- on the ring: NVLS (step 4) runs Simple only, and the
+            -- comparison is of protocols, one algorithm
+            local o = { b = sz, e = sz, ranks = n, env = { NCCL_PROTO = proto, NCCL_ALGO = "Ring" } }
             -- LL at 64 MiB over sockets takes seconds per call: fewer calls on a real machine
             if not lab.backend.simulated then o.n, o.w = 5, 1 end
             local r = lab.bench("all_reduce", o)

@@ -64,5 +64,27 @@ cp "$src/labs/04-ddp/solutions/reducer.lua" "$work/04-ddp/reducer.lua"
 if grep -q '^PASS.*"3" is right - PyTorch.s DDP would make 4 all-reduces of the same 63.7 MiB' "$tmp/l4"; then ok
 else bad "lab 4 step 4: $(grep -E '^(PASS|FAIL|AWAITING|ERROR)' "$tmp/l4")"; fi
 
+# Lab 2 step 4: on a DGX H100 NCCL all-reduces 256 MiB with NVLS, busbw above
+# NV18's 450 GB/s; with NCCL_NVLS_ENABLE=0 the ring stays under it. One link
+# carries algbw x (n+1)/n each way (301.3 GB/s); NVLS's busbw at the links'
+# peak would be 450 x 2(n-1)/(n+1) = 700. The questions wait without giving
+# those away; a busbw given for the link is named as busbw. No NVSwitch, no
+# NVLS: pcie-4gpu says so and passes.
+sim=(--backend sim --machine dgx-h100)
+"$bin" run 2 --step nvls "${sim[@]}" >"$tmp/l2u" 2>&1
+row=$(grep -E '^  256 MiB ' "$tmp/l2u")
+if echo "$row" | awk '{ exit !($3 ~ /^NVLS/ && $5 > 450 && $7 < 450) }'; then ok
+else bad "lab 2 step 4: the 256 MiB row is not NVLS above 450 and the ring under it: $row"; fi
+grep -E '^(AWAITING|  (saw|wanted|where|also))' "$tmp/l2u" | grep -qE '301|700' && bad "lab 2 step 4 unanswered shows an answer" || ok
+"$bin" run 2 --step nvls "${sim[@]}" --answer link_gbs=468.68 --answer nvls_peak=450 >"$tmp/l2w" 2>&1
+if grep -q 'that is busbw' "$tmp/l2w" && grep -q "that is the link's own peak" "$tmp/l2w" &&
+   ! grep -E '^(FAIL|  (saw|wanted|where|also))' "$tmp/l2w" | grep -qE '301|700'; then ok
+else bad "lab 2 step 4 wrong answers: $(grep -E '^(PASS|FAIL|AWAITING)' "$tmp/l2w")"; fi
+"$bin" run 2 --step nvls "${sim[@]}" --answer link_gbs=301.3 --answer nvls_peak=700 >"$tmp/l2r" 2>&1
+grep -q '^PASS' "$tmp/l2r" && grep -q 'NVLS reached 67 % of its peak busbw' "$tmp/l2r" && ok ||
+  bad "lab 2 step 4 right answers: $(grep -E '^(PASS|FAIL|AWAITING)|NVLS reached' "$tmp/l2r")"
+"$bin" run 2 --step nvls --backend sim --machine pcie-4gpu >"$tmp/l2p" 2>&1
+grep -q '^PASS no NVLink SHARP on this machine' "$tmp/l2p" && ok || bad "lab 2 step 4 on pcie-4gpu: $(grep -E '^(PASS|FAIL|AWAITING|ERROR)' "$tmp/l2p")"
+
 echo "# lab_claims: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
