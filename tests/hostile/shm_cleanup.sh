@@ -10,14 +10,14 @@
 # cannot disturb the counts.
 . "$(dirname "$0")/hostile_lib.bash"
 cd "$tmp"
-MGPU_SHM_TAG=h$$x$RANDOM # not exported: only the runs under test carry it
+tag=h$$x$RANDOM # given only to the runs under test (not the suite's MGPU_SHM_TAG)
 mkdir -p t
 wait_path() { for _ in $(seq 1 1200); do compgen -G "$1" >/dev/null && return 0; sleep 0.05; done; return 1; }
 wait_gone() { for _ in $(seq 1 1200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
-sims() { ls /dev/shm | grep -c "^mgpu-sim-$MGPU_SHM_TAG-"; }
+sims() { ls /dev/shm | grep -c "^mgpu-sim-$tag-"; }
 # until no process of this test's runs is left (its ranks end after their
 # coordinator): those are the ones with our tag in their environment
-tagged() { grep -lsa "MGPU_SHM_TAG=$MGPU_SHM_TAG" /proc/[0-9]*/environ 2>/dev/null | grep -c .; }
+tagged() { grep -lsa "MGPU_SHM_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null | grep -c .; }
 wait_tagged_gone() { for _ in $(seq 1 1200); do [ "$(tagged)" = 0 ] && return 0; sleep 0.05; done; return 1; }
 
 # 1. spmd signalled soon after its socket appears: no sim segment stays
@@ -26,7 +26,7 @@ trials=0
 for sig in INT TERM QUIT HUP; do
   for delay in 0 0.01 0.02 0.03 0.05; do
     rm -rf t/*
-    TMPDIR=$tmp/t MGPU_SHM_TAG=$MGPU_SHM_TAG env --default-signal=INT,QUIT "$bin" spmd spin.lua --backend sim --ranks 4 --time-limit 100 </dev/null >out 2>&1 &
+    TMPDIR=$tmp/t MGPU_SHM_TAG=$tag env --default-signal=INT,QUIT "$bin" spmd spin.lua --backend sim --ranks 4 --time-limit 100 </dev/null >out 2>&1 &
     pid=$!
     wait_path "$tmp/t/mgpulab-*/coord.sock" || { bad "spmd: no socket"; kill -KILL $pid; continue; }
     sleep $delay
@@ -40,13 +40,13 @@ for sig in INT TERM QUIT HUP; do
     [ "$n" = 0 ] && ok || bad "spmd killed by SIG$sig after ${delay}s left $n /dev/shm/mgpu-sim-* segments"
   done
 done
-ls /dev/shm | grep "^mgpu-sim-$MGPU_SHM_TAG-" | while read -r f; do rm -f "/dev/shm/$f"; done
+ls /dev/shm | grep "^mgpu-sim-$tag-" | while read -r f; do rm -f "/dev/shm/$f"; done
 # the counts above are not vacuous: a segment does carry the tag (rank 0
 # makes it while rank 1 is late to the communicator)
 echo 'if mgpu.rank == 1 then local x = 0; for i = 1, 3e8 do x = x + i end end; mgpu.comm():barrier()' >late.lua
-MGPU_SHM_TAG=$MGPU_SHM_TAG "$bin" spmd late.lua --backend sim --ranks 2 </dev/null >out 2>&1 &
+MGPU_SHM_TAG=$tag "$bin" spmd late.lua --backend sim --ranks 2 </dev/null >out 2>&1 &
 pid=$!
-wait_path "/dev/shm/mgpu-sim-$MGPU_SHM_TAG-*" && ok || bad "no sim segment carried the tag MGPU_SHM_TAG"
+wait_path "/dev/shm/mgpu-sim-$tag-*" && ok || bad "no sim segment carried the tag"
 wait $pid || { bad "late.lua: exit $?"; cat out; }
 [ "$(sims)" = 0 ] && ok || bad "a run that ended normally left a sim segment"
 
@@ -55,9 +55,9 @@ wait $pid || { bad "late.lua: exit $?"; cat out; }
 if command -v tmux >/dev/null; then
   start() { # -> shpid
     tmux -L g$$ new-session -d -s main -x 120 -y 40 \
-      "exec env TERM=tmux-256color TMPDIR=$tmp/t MGPU_SHM_TAG=$MGPU_SHM_TAG XDG_STATE_HOME=$XDG_STATE_HOME $bin --backend sim --machine dgx-h100"
+      "exec env TERM=tmux-256color TMPDIR=$tmp/t MGPU_SHM_TAG=$tag XDG_STATE_HOME=$XDG_STATE_HOME $bin --backend sim --machine dgx-h100"
     shpid=$(tmux -L g$$ display-message -p -t main '#{pane_pid}')
-    wait_path "/dev/shm/mgpulab-tel-$MGPU_SHM_TAG-$shpid-*" || bad "the shell made no table"
+    wait_path "/dev/shm/mgpulab-tel-$tag-$shpid-*" || bad "the shell made no table"
   }
   for sig in QUIT USR1 KILL; do
     rm -rf t/*
@@ -68,14 +68,14 @@ if command -v tmux >/dev/null; then
     if [ $sig = KILL ]; then
       dead=$shpid
       start # the next shell
-      compgen -G "/dev/shm/mgpulab-tel-$MGPU_SHM_TAG-$dead-*" >/dev/null && bad "a shell killed with SIGKILL left its table to the next" || ok
+      compgen -G "/dev/shm/mgpulab-tel-$tag-$dead-*" >/dev/null && bad "a shell killed with SIGKILL left its table to the next" || ok
       tmux -L g$$ kill-server 2>/dev/null
       wait_gone "$shpid"
     else
-      compgen -G "/dev/shm/mgpulab-tel-$MGPU_SHM_TAG-$shpid-*" >/dev/null && bad "the shell killed by SIG$sig left its table" || ok
+      compgen -G "/dev/shm/mgpulab-tel-$tag-$shpid-*" >/dev/null && bad "the shell killed by SIG$sig left its table" || ok
       [ -z "$(ls -A t)" ] && ok || bad "the shell killed by SIG$sig left $(ls -A t) in TMPDIR"
     fi
   done
-  ls /dev/shm | grep "^mgpulab-tel-$MGPU_SHM_TAG-" | while read -r f; do rm -f "/dev/shm/$f"; done
+  ls /dev/shm | grep "^mgpulab-tel-$tag-" | while read -r f; do rm -f "/dev/shm/$f"; done
 fi
 finish

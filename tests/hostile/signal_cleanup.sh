@@ -46,10 +46,12 @@ if command -v tmux >/dev/null && [ -d /dev/shm ]; then
     tmux -L $sock new-session -d -s main -x 120 -y 40 \
       "exec env TERM=tmux-256color XDG_STATE_HOME=$XDG_STATE_HOME $bin --backend sim --machine dgx-h100"
     shpid=$(tmux -L $sock display-message -p -t main '#{pane_pid}')
-    if wait_path "/dev/shm/mgpulab-tel-$shpid-*"; then
+    # the name carries the suite's MGPU_SHM_TAG when CTest sets one
+    tel="/dev/shm/mgpulab-tel-${MGPU_SHM_TAG:+$MGPU_SHM_TAG-}$shpid-*"
+    if wait_path "$tel"; then
       kill -$sig "$shpid"
       wait_gone "$shpid" || bad "shell still running after SIG$sig"
-      compgen -G "/dev/shm/mgpulab-tel-$shpid-*" >/dev/null && bad "the shell killed by SIG$sig left its /dev/shm table" || ok
+      compgen -G "$tel" >/dev/null && bad "the shell killed by SIG$sig left its /dev/shm table" || ok
     else
       bad "the shell made no telemetry table in /dev/shm"
     fi

@@ -73,7 +73,8 @@ MGPULAB_CHECKS=$MGPULAB_CHECKS MGPU_RUNAWAY_GRACE_S=1 MGPU_LAB_STEP_BUDGET_S=2 T
   for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
   for k in $kids; do kill -0 "$k" 2>/dev/null && { bad "the shell's step runner $k outlived it"; kill -9 "$k"; }; done
   kill -0 "$pid" 2>/dev/null && { bad "the shell did not quit"; kill -9 "$pid"; }
-  ls /dev/shm 2>/dev/null | grep -q "^mgpulab-tel-$pid-" && bad "the shell left its telemetry table" || ok
+  # (the name carries the suite's MGPU_SHM_TAG when CTest sets one)
+  ls /dev/shm 2>/dev/null | grep -qE "^mgpulab-tel-(${MGPU_SHM_TAG:-none}-)?$pid-" && bad "the shell left its telemetry table" || ok
 
   # the shell's cancel key on a step stuck where the cancel cannot reach
   # (its budget far off): the step's process is stopped, the step ends
