@@ -177,6 +177,11 @@ mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out)
                             &out->algo, &out->algo_mask));
     MGPU_CHECK(parse_choice("NCCL_PROTO", protos, 3, "LL, LL128 or Simple", &out->proto, &out->proto_mask));
     const char *nv = getenv("NCCL_NVLS_ENABLE");
+    /* A launched rank's NCCL_NVLS_ENABLE is the launcher's 0, which keeps
+     * NVLink multicast off on real GPUs (rt/launch.c, nccl_dl.c); the model's
+     * NVLS is no hardware, so it takes the value the user or the call asked
+     * for, passed on as MGPU_SIM_NVLS_ENABLE (unset: NCCL's default). */
+    if (getenv("MGPU_COORD")) nv = getenv("MGPU_SIM_NVLS_ENABLE");
     if (nv && *nv) {
         if (strcmp(nv, "0") && strcmp(nv, "1") && strcmp(nv, "2"))
             return mgpu_fail(MGPU_ERR_INVALID, "NCCL_NVLS_ENABLE='%s' is not known here; use 0 (off), 1 (on) or 2 "

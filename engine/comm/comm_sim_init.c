@@ -46,17 +46,6 @@ static mgpu_result nvls_setup(mgpu_comm *c, sim_comm *sc)
     return MGPU_OK;
 }
 
-/* A launched rank's NCCL_NVLS_ENABLE is the launcher's 0, which keeps NVLink
- * multicast off on real GPUs (rt/launch.c, nccl_dl.c); the model's NVLS is
- * no hardware, so the sim takes the value the user or the lab asked for,
- * which the launcher passes as MGPU_SIM_NVLS_ENABLE (unset: NCCL's default). */
-static void sim_nvls_asked(mgpu_coll_tuning *t)
-{
-    if (!getenv("MGPU_COORD")) return; /* not a launched rank: NCCL_NVLS_ENABLE is the user's own */
-    const char *v = getenv("MGPU_SIM_NVLS_ENABLE");
-    t->nvls = !v || !*v ? 0 : v[0] == '0' ? -1 : v[0] == '1' ? 1 : 0;
-}
-
 static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
 {
     sim_comm *sc = calloc(1, sizeof *sc);
@@ -69,7 +58,6 @@ static mgpu_result new_impl(mgpu_comm *c, sim_comm **out)
         free(sc);
         MGPU_CHECK(r);
     }
-    sim_nvls_asked(&sc->tuning);
     if (!sc->topo) {
         free(sc);
         return mgpu_fail(MGPU_ERR_INVALID, "the sim communicator needs the sim backend's machine model");
