@@ -542,20 +542,30 @@ return {
         local p = plan(lab)
         local out = { p = p, n = (p.across and p.across.ranks) or 16 }
         if p.kind == "sim2" or p.kind == "cluster" then
-          lab.progress(0, "ring across nodes")
-          out.ring = measure(lab, p.across, { env = { NCCL_DEBUG = "INFO" } })
-          lab.progress(0.5, "NCCL_COLLNET_ENABLE=1")
-          out.sharp = measure(lab, p.across, { env = { NCCL_COLLNET_ENABLE = "1", NCCL_DEBUG = "INFO" } })
-          local algo = "?"
-          for _, t in ipairs((out.sharp.r.nccl and out.sharp.r.nccl.tuning) or {}) do
-            if t.bytes == out.sharp.size then algo = t.algo end
+          -- the algorithm NCCL's log names for the measured size
+          local function algo_of(m)
+            for _, t in ipairs((m.r.nccl and m.r.nccl.tuning) or {}) do
+              if t.bytes == m.size and t.coll == "AllReduce" then return tostring(t.algo) end
+            end
+            return "?"
           end
-          out.algo = algo
-          lab.table{ title = "all_reduce across nodes: ring vs in-network reduction" ..
-                             (lab.backend.simulated and " (SIMULATED what-if)" or ""),
-                     columns = { "", "busbw (GB/s)", "network bytes per node" },
-                     rows = { { "ring", f2(out.ring.busbw), string.format("2(n-1)/n x S = %.3f S", 2 * (out.n - 1) / out.n) },
-                              { "SHARP (Algo " .. algo .. ")", f2(out.sharp.busbw), "1 x S" } } }
+          lab.progress(0, "the ring across nodes (NCCL_ALGO=Ring)")
+          out.ring = measure(lab, p.across, { env = { NCCL_ALGO = "Ring", NCCL_DEBUG = "INFO" } })
+          lab.progress(0.33, "as NCCL picks")
+          out.picked = measure(lab, p.across, { env = { NCCL_DEBUG = "INFO" } })
+          lab.progress(0.66, "NCCL_COLLNET_ENABLE=1")
+          out.sharp = measure(lab, p.across, { env = { NCCL_COLLNET_ENABLE = "1", NCCL_DEBUG = "INFO" } })
+          out.algo, out.picked_algo = algo_of(out.sharp), algo_of(out.picked)
+          local ring_bytes = string.format("2(n-1)/n x S = %.3f S", 2 * (out.n - 1) / out.n)
+          local picked_bytes = out.picked_algo:upper():match("^NVLS") and "S (NVLS in the node, a tree across)"
+                               or out.picked_algo:upper():match("^RING") and ring_bytes or "-"
+          lab.table{ title = "all_reduce across nodes: ring, NCCL's choice, in-network reduction" ..
+                             (lab.backend.simulated and " (SIMULATED; row 3 a what-if)" or ""),
+                     columns = { "", "Algo (NCCL's log)", "busbw (GB/s)", "network bytes per node" },
+                     rows = { { "ring (NCCL_ALGO=Ring)", algo_of(out.ring), f2(out.ring.busbw), ring_bytes },
+                              { "as NCCL picks", out.picked_algo, f2(out.picked.busbw), picked_bytes },
+                              { "NCCL_COLLNET_ENABLE=1", out.algo, f2(out.sharp.busbw),
+                                out.algo:upper():match("^RING") and ring_bytes or "S (summed in the IB switch)" } } }
         end
         return out
       end,
