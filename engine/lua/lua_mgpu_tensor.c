@@ -4,6 +4,7 @@
  * that stream ordered before them, as a CUDA program would. */
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/race.h"
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -217,6 +218,33 @@ static int l_tensor_gc(lua_State *L)
     return 0;
 }
 
+/* A finite value the dtype cannot hold would be stored as inf with no word
+ * (1e39 in an f32, 1e10 in an f16, a fill's index values past an f16's
+ * 65504), while an i32 refuses what does not fit: every dtype refuses it
+ * the same way. inf and nan given as such are stored as asked. */
+static void check_fits(lua_State *L, const char *fn, mgpu_dtype dt, double v, const char *what)
+{
+    if (!isfinite(v)) return;
+    int fits;
+    double max;
+    if (dt == MGPU_I32) {
+        fits = v >= INT32_MIN && v <= INT32_MAX;
+        max = INT32_MAX;
+    } else {
+        unsigned char buf[4];
+        max = dt == MGPU_F16 ? 65504.0 : dt == MGPU_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+        fits = fabs(v) <= FLT_MAX; /* first: a double past FLT_MAX must not be cast */
+        if (fits) mgpu_fill_store(buf, dt, 0, (float)v);
+        fits = fits && isfinite(mgpu_elem_f32(buf, dt, 0));
+    }
+    if (!fits) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s%.9g does not fit %s %s (its largest magnitude is %.10g)", what, v,
+                 dt == MGPU_BF16 ? "a" : "an", mgpu_dtype_name(dt), max);
+        luaL_error(L, "%s: %s; it would be stored as %s", fn, msg, dt == MGPU_I32 ? "a saturated integer" : "inf");
+    }
+}
+
 /* t:fill{kind="random"|"const"|"index", seed=0, value=0, stream=} or t:fill(v) */
 static int l_fill(lua_State *L)
 {
@@ -251,6 +279,15 @@ static int l_fill(lua_State *L)
     lm_frame *f = lm_frame_open(L);
     lm_tensor *t = lm_pin_tensor(L, f, 1);
     mgpu_stream *s = lm_pin_stream(L, f, 4);
+    if (spec.kind != MGPU_FILL_RANDOM) { /* an index fill reaches value + min(count - 1, 1023) */
+        size_t top = spec.kind == MGPU_FILL_INDEX ? (t->t.count > 1024 ? 1023 : t->t.count - 1) : 0;
+        check_fits(L, "tensor:fill", t->t.dtype, spec.value, "value ");
+        if (top) {
+            char what[64];
+            snprintf(what, sizeof what, "an index fill's last value, value + %zu = ", top);
+            check_fits(L, "tensor:fill", t->t.dtype, spec.value + (double)top, what);
+        }
+    }
     int token = 0;
     if (lm_ctx_get(L)->spans) {
         char name[40], size[24];
@@ -346,6 +383,7 @@ static int l_set(lua_State *L)
         if (vi < INT32_MIN || vi > INT32_MAX) return luaL_error(L, "tensor:set: %I does not fit an i32", vi);
         ((int32_t *)c->stage->ptr)[0] = (int32_t)vi;
     } else {
+        check_fits(L, "tensor:set", t->t.dtype, v, "");
         mgpu_fill_store(c->stage->ptr, t->t.dtype, 0, (float)v);
     }
     size_t esz = mgpu_dtype_size(t->t.dtype);
