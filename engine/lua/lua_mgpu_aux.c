@@ -3,6 +3,7 @@
  * operation); they call into no file of the API (lua_mgpu.c is the opener). */
 #include "lua/lua_mgpu_internal.h"
 #include "mgpu/clock.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -172,6 +173,28 @@ void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *
             luaL_error(L, "%s: unknown option '%s' (the options: %s)", fn, k, lua_tostring(L, -1));
         }
     }
+}
+
+/* The number option `key` of the options table at idx, dflt when absent. A
+ * string there read "bad argument #-2 to 'fill'" (the stack slot of a
+ * field): the option is named instead. With `finite`, nan and inf are
+ * refused too, as is a number past a float's range (an op's scalars are
+ * floats): an eps of 0/0 makes every value NaN with no word. */
+lua_Number lm_opt_num_field(lua_State *L, int idx, const char *key, const char *fn, lua_Number dflt, int finite)
+{
+    if (!lua_istable(L, idx)) return dflt;
+    lua_getfield(L, idx, key);
+    lua_Number v = dflt;
+    if (!lua_isnil(L, -1)) {
+        int ok = 0;
+        v = lua_tonumberx(L, -1, &ok);
+        if (!ok) luaL_error(L, "%s: option '%s' must be a number, got %s", fn, key, luaL_typename(L, -1));
+        if (finite && !(isfinite(v) && fabs(v) <= 3.4028234663852886e38))
+            luaL_error(L, "%s: option '%s' must be a finite number, got %s", fn, key,
+                       isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "inf" : "-inf") : lua_pushfstring(L, "%f", v));
+    }
+    lua_pop(L, 1);
+    return v;
 }
 
 /*--- Integers -------------------------------------------------------------------*/

@@ -141,6 +141,11 @@ void lm_span_name_stream(lua_State *L, mgpu_stream *s, const char *name);
  * options table at idx that is not in `known` (NULL-terminated). */
 void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *known);
 
+/* The number option `key` of the options table at idx (dflt when absent or
+ * not a table): "FN: option 'KEY' must be a number, got T"; with `finite`,
+ * nan, inf and values past a float's range are refused, naming the option. */
+lua_Number lm_opt_num_field(lua_State *L, int idx, const char *key, const char *fn, lua_Number dflt, int finite);
+
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
 /* Integers narrowed to int (lua_mgpu_aux.c): every binding that passes a

@@ -260,18 +260,28 @@ static int l_fill(lua_State *L)
         static const char *const known[] = {"kind", "seed", "value", "stream", NULL};
         lm_check_options(L, 2, "tensor:fill", known);
         lua_getfield(L, 2, "stream"); /* at 4 */
-        lua_getfield(L, 2, "kind");
-        lua_getfield(L, 2, "seed");
+        /* each option named in its error: luaL_opt* on a field's stack
+         * slot said "bad argument #-2 to 'fill'" */
         lua_getfield(L, 2, "value");
         int has_value = !lua_isnil(L, -1);
-        const char *k = luaL_optstring(L, -3, has_value ? "const" : "random");
+        lua_pop(L, 1);
+        spec.value = lm_opt_num_field(L, 2, "value", "tensor:fill", 0, 0);
+        lua_getfield(L, 2, "kind");
+        if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "tensor:fill: option 'kind' must be a string (random, const or index), got %s",
+                              luaL_typename(L, -1));
+        const char *k = lua_isnil(L, -1) ? (has_value ? "const" : "random") : lua_tostring(L, -1);
         if (strcmp(k, "random") == 0) spec.kind = MGPU_FILL_RANDOM;
         else if (strcmp(k, "const") == 0) spec.kind = MGPU_FILL_CONST;
         else if (strcmp(k, "index") == 0) spec.kind = MGPU_FILL_INDEX;
         else return luaL_error(L, "tensor:fill: kind '%s' is not random, const or index", k);
         if (spec.kind == MGPU_FILL_CONST && !has_value) return luaL_error(L, "tensor:fill{kind='const'} needs value=");
-        spec.seed = (uint64_t)luaL_optinteger(L, -2, 0);
-        spec.value = luaL_optnumber(L, -1, 0);
+        lua_getfield(L, 2, "seed");
+        int is_int = 1;
+        if (!lua_isnil(L, -1)) spec.seed = (uint64_t)lua_tointegerx(L, -1, &is_int);
+        if (!is_int)
+            return luaL_error(L, "tensor:fill: option 'seed' must be an integer, got %s",
+                              lua_type(L, -1) == LUA_TNUMBER ? "a number with a fraction" : luaL_typename(L, -1));
         lua_settop(L, 4);
     } else {
         lua_pushnil(L);

@@ -3,7 +3,9 @@
 # hostile pass): t:set(0, 1e39) on an f32 and fill(1e10) on an f16 stored
 # inf without a word while an i32 refused a value it cannot hold. A finite
 # value a dtype cannot hold is refused the same way for every dtype; inf and
-# nan given as such are still stored.
+# nan given as such are still stored. And t:fill{value = "x"} said "bad
+# argument #-2 to 'fill'" (a stack slot): the option is named now, with
+# what it wanted.
 . "$(dirname "$0")/hostile_lib.bash"
 cd "$tmp"
 cat >fits.lua <<'LUA'
@@ -43,4 +45,20 @@ has out "f16 60000 kept	60000" && ok || { bad "fill(60000) on an f16 was refused
 has out "bf16 1e38 kept	true" && ok || { bad "fill(1e38) on a bf16 was refused"; grep "bf16 1e38" out; }
 has out "i32 min kept	-2147483648" && ok || { bad "fill(INT32_MIN) on an i32 was refused"; grep "i32 min" out; }
 [ $rc -eq 0 ] && ok || { bad "the run failed: exit $rc"; tail -5 out; }
+
+cat >options.lua <<'LUA'
+local function try(what, f) local ok, err = pcall(f); print(what, ok, err) end
+local t = mgpu.tensor(4)
+try("value", function() t:fill{value = "x"} end)
+try("seed", function() t:fill{seed = "x"} end)
+try("kind", function() t:fill{kind = 3} end)
+LUA
+hrun out spmd options.lua --backend sim --ranks 1
+has out "value	false	.*tensor:fill: option 'value' must be a number, got string" && ok ||
+  { bad "fill{value = 'x'} does not name the option"; grep "value	" out; }
+has out "seed	false	.*tensor:fill: option 'seed' must be an integer, got string" && ok ||
+  { bad "fill{seed = 'x'} does not name the option"; grep "seed	" out; }
+has out "kind	false	.*tensor:fill: option 'kind' must be a string \\(random, const or index\\), got number" && ok ||
+  { bad "fill{kind = 3} does not name the option"; grep "kind	" out; }
+! has out "bad argument #-" && ok || { bad "an option's error names a stack slot"; grep "bad argument" out; }
 finish
