@@ -15,14 +15,10 @@ static mgpu_tensor *T(lua_State *L, lm_frame *f, int idx, int optional)
     return &lm_pin_tensor(L, f, idx)->t;
 }
 
-static float opt_num(lua_State *L, int o, const char *k, float dflt)
-{
-    if (!lua_istable(L, o)) return dflt;
-    lua_getfield(L, o, k);
-    float v = lua_isnil(L, -1) ? dflt : (float)luaL_checknumber(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
+/* A scalar option: every one (eps, lr, betas, weight_decay, momentum,
+ * alpha/beta, scale, max_norm) enters the op's arithmetic, where a nan or
+ * inf (eps = 0/0) turns every value NaN with no word: refused, named. */
+#define opt_num(L, o, fn, k, dflt) ((float)lm_opt_num_field((L), (o), (k), "mgpu.nn." fn, (dflt), 1))
 
 /* A flag option: a boolean (or 0/1). */
 static int opt_flag(lua_State *L, int o, const char *fn, const char *k, int dflt)
@@ -80,8 +76,8 @@ static int l_gemm(lua_State *L)
     OPTIONS(4, "gemm", "ta", "tb", "alpha", "beta");
     int o_ta = opt_flag(L, 4, "mgpu.nn.gemm", "ta", 0);
     int o_tb = opt_flag(L, 4, "mgpu.nn.gemm", "tb", 0);
-    float o_alpha = opt_num(L, 4, "alpha", 1);
-    float o_beta = opt_num(L, 4, "beta", 0);
+    float o_alpha = opt_num(L, 4, "gemm", "alpha", 1);
+    float o_beta = opt_num(L, 4, "gemm", "beta", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *a = T(L, f, 1, 0), *b = T(L, f, 2, 0), *c = T(L, f, 3, 0);
@@ -100,7 +96,7 @@ static int l_bias_add(lua_State *L) /* bias_add(x, bias, y) */
 static int l_bias_grad(lua_State *L) /* bias_grad(dy, db, {beta=0}) */
 {
     OPTIONS(3, "bias_grad", "beta");
-    float o_beta = opt_num(L, 3, "beta", 0);
+    float o_beta = opt_num(L, 3, "bias_grad", "beta", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *dy = T(L, f, 1, 0), *db = T(L, f, 2, 0);
@@ -157,8 +153,8 @@ static int l_swiglu_backward(lua_State *L) /* swiglu_backward(gate, up, dy, dgat
 static int l_add(lua_State *L) /* add(a, b, y, {alpha=1, beta=1}) */
 {
     OPTIONS(4, "add", "alpha", "beta");
-    float o_alpha = opt_num(L, 4, "alpha", 1);
-    float o_beta = opt_num(L, 4, "beta", 1);
+    float o_alpha = opt_num(L, 4, "add", "alpha", 1);
+    float o_beta = opt_num(L, 4, "add", "beta", 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *a = T(L, f, 1, 0), *b = T(L, f, 2, 0), *y = T(L, f, 3, 0);
@@ -177,9 +173,9 @@ static int l_cross_entropy(lua_State *L) /* cross_entropy(logits, labels, loss, 
 static int l_sgd(lua_State *L) /* sgd(p, g, m, {lr=, momentum=0.9, weight_decay=0}) */
 {
     OPTIONS(4, "sgd", "lr", "momentum", "weight_decay");
-    float o_lr = opt_num(L, 4, "lr", 0.1f);
-    float o_momentum = opt_num(L, 4, "momentum", 0.9f);
-    float o_weight_decay = opt_num(L, 4, "weight_decay", 0);
+    float o_lr = opt_num(L, 4, "sgd", "lr", 0.1f);
+    float o_momentum = opt_num(L, 4, "sgd", "momentum", 0.9f);
+    float o_weight_decay = opt_num(L, 4, "sgd", "weight_decay", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *p = T(L, f, 1, 0), *g = T(L, f, 2, 0), *m = T(L, f, 3, 0);
@@ -191,11 +187,11 @@ static int l_adamw(lua_State *L)
 {
     OPTIONS(5, "adamw", "lr", "beta1", "beta2", "eps", "weight_decay", "step");
     int step = lm_opt_int_field(L, 5, "step", "mgpu.nn.adamw", 0, 1, LM_INT_HI);
-    float o_lr = opt_num(L, 5, "lr", 1e-3f);
-    float o_beta1 = opt_num(L, 5, "beta1", 0.9f);
-    float o_beta2 = opt_num(L, 5, "beta2", 0.999f);
-    float o_eps = opt_num(L, 5, "eps", 1e-8f);
-    float o_weight_decay = opt_num(L, 5, "weight_decay", 0.01f);
+    float o_lr = opt_num(L, 5, "adamw", "lr", 1e-3f);
+    float o_beta1 = opt_num(L, 5, "adamw", "beta1", 0.9f);
+    float o_beta2 = opt_num(L, 5, "adamw", "beta2", 0.999f);
+    float o_eps = opt_num(L, 5, "adamw", "eps", 1e-8f);
+    float o_weight_decay = opt_num(L, 5, "adamw", "weight_decay", 0.01f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 5, &s);
     mgpu_tensor *p = T(L, f, 1, 0), *g = T(L, f, 2, 0), *m = T(L, f, 3, 0), *v = T(L, f, 4, 0);
@@ -215,7 +211,7 @@ static int l_sumsq(lua_State *L) /* sumsq(x, acc, {accumulate=false}) */
 static int l_clip_scale(lua_State *L) /* clip_scale(g, acc, {max_norm=}) */
 {
     OPTIONS(3, "clip_scale", "max_norm");
-    float o_max_norm = opt_num(L, 3, "max_norm", 1);
+    float o_max_norm = opt_num(L, 3, "clip_scale", "max_norm", 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
     mgpu_tensor *g = T(L, f, 1, 0), *acc = T(L, f, 2, 0);
@@ -250,8 +246,8 @@ static int l_batchnorm(lua_State *L)
 {
     OPTIONS(9, "batchnorm", "train", "momentum", "eps");
     int train = opt_flag(L, 9, "mgpu.nn.batchnorm", "train", 1);
-    float o_momentum = opt_num(L, 9, "momentum", 0.1f);
-    float o_eps = opt_num(L, 9, "eps", 1e-5f);
+    float o_momentum = opt_num(L, 9, "batchnorm", "momentum", 0.1f);
+    float o_eps = opt_num(L, 9, "batchnorm", "eps", 1e-5f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 9, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *b = T(L, f, 3, 0), *rm = T(L, f, 4, 0), *rv = T(L, f, 5, 0),
@@ -293,7 +289,7 @@ static int l_avgpool_backward(lua_State *L) /* avgpool_backward(dy, dx) */
 static int l_rmsnorm(lua_State *L)
 {
     OPTIONS(5, "rmsnorm", "eps");
-    float o_eps = opt_num(L, 5, "eps", 1e-6f);
+    float o_eps = opt_num(L, 5, "rmsnorm", "eps", 1e-6f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 5, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *y = T(L, f, 3, 0), *rs = T(L, f, 4, 0);
@@ -303,7 +299,7 @@ static int l_rmsnorm(lua_State *L)
 static int l_layernorm(lua_State *L)
 {
     OPTIONS(7, "layernorm", "eps");
-    float o_eps = opt_num(L, 7, "eps", 1e-5f);
+    float o_eps = opt_num(L, 7, "layernorm", "eps", 1e-5f);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 7, &s);
     mgpu_tensor *x = T(L, f, 1, 0), *g = T(L, f, 2, 0), *b = T(L, f, 3, 1), *y = T(L, f, 4, 0), *sm = T(L, f, 5, 0), *rs = T(L, f, 6, 0);
@@ -352,7 +348,7 @@ static int l_embedding_backward(lua_State *L) /* embedding_backward(ids, dout, d
 static int l_softmax(lua_State *L) /* softmax(scores, p, {scale=1, causal=false}) */
 {
     OPTIONS(3, "softmax", "scale", "causal");
-    float o_scale = opt_num(L, 3, "scale", 1);
+    float o_scale = opt_num(L, 3, "softmax", "scale", 1);
     int o_causal = opt_flag(L, 3, "mgpu.nn.softmax", "causal", 0);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 3, &s);
@@ -363,7 +359,7 @@ static int l_softmax(lua_State *L) /* softmax(scores, p, {scale=1, causal=false}
 static int l_softmax_backward(lua_State *L) /* softmax_backward(p, dp, ds, {scale=1}) */
 {
     OPTIONS(4, "softmax_backward", "scale");
-    float o_scale = opt_num(L, 4, "scale", 1);
+    float o_scale = opt_num(L, 4, "softmax_backward", "scale", 1);
     mgpu_stream *s;
     lm_frame *f = open_call(L, 4, &s);
     mgpu_tensor *p = T(L, f, 1, 0), *dp = T(L, f, 2, 0), *ds = T(L, f, 3, 0);

@@ -5,7 +5,10 @@
 # and integers were narrowed without a range check (stride or pad of
 # 2^32 + 1 read as 1, adamw{step = 2^40} as 0, device = 2^32 as device 0,
 # a peer of 2^32 + 1 as rank 1). Each must now be refused with a message
-# that names the option or argument.
+# that names the option or argument. The second hostile pass: a float
+# option of nan or inf (eps = 0/0, alpha = 1/0) was taken and made every
+# value NaN; every scalar option enters an op's arithmetic, so non-finite
+# ones are refused, naming the option.
 . "$(dirname "$0")/hostile_lib.bash"
 cd "$tmp"
 
@@ -98,4 +101,32 @@ for w in stride pad step device "device arg" "stream device" synchronize send sp
   [ "$(grep -cE "^\[rank [01]\] $w	false	.*out of range" out)" = 2 ] && ok ||
     { bad "$w = 2^32 or more was not refused as out of range"; grep "\] $w	" out; }
 done
+# float options: nan, inf and a number past a float's range are refused by
+# every op that takes them, naming the op and the option
+cat >finite.lua <<'LUA'
+local at = {gemm = {4, "alpha", "beta"}, bias_grad = {3, "beta"}, add = {4, "alpha", "beta"},
+  sgd = {4, "lr", "momentum", "weight_decay"}, adamw = {5, "lr", "beta1", "beta2", "eps", "weight_decay"},
+  clip_scale = {3, "max_norm"}, batchnorm = {9, "momentum", "eps"}, rmsnorm = {5, "eps"},
+  layernorm = {7, "eps"}, softmax = {3, "scale"}, softmax_backward = {4, "scale"}}
+local refused, total = 0, 0
+for name, spec in pairs(at) do
+  for i = 2, #spec do
+    for _, bad in ipairs{0 / 0, 1 / 0, -1 / 0, 1e39} do
+      total = total + 1
+      local args = {}
+      args[spec[1]] = {[spec[i]] = bad}
+      local ok, err = pcall(mgpu.nn[name], table.unpack(args, 1, spec[1]))
+      local want = "mgpu.nn." .. name .. ": option '" .. spec[i] .. "' must be a finite number"
+      if not ok and tostring(err):find(want, 1, true) then refused = refused + 1
+      else print("not refused: " .. name .. "{" .. spec[i] .. " = " .. tostring(bad) .. "} -> " .. tostring(err)) end
+    end
+  end
+end
+print("non-finite refused", refused, "of", total)
+print(pcall(mgpu.nn.adamw, nil, nil, nil, nil, {eps = "x"}))
+LUA
+hrun out spmd finite.lua --backend sim --ranks 1
+has out "non-finite refused	([0-9]+)	of	\\1$" && ! has out "not refused" && ok || { bad "non-finite nn options were taken"; cat out; }
+has out "false	.*mgpu.nn.adamw: option 'eps' must be a number, got string" && ok ||
+  { bad "adamw{eps = 'x'} does not name the option"; cat out; }
 finish
