@@ -70,7 +70,8 @@ static int l_stream_new(lua_State *L)
     char label[48] = "";
     if (lua_istable(L, 1)) {
         lua_getfield(L, 1, "name");
-        if (!lua_isnil(L, -1)) snprintf(label, sizeof label, "the %.30s stream", luaL_checkstring(L, -1));
+        if (!lua_isnil(L, -1))
+            snprintf(label, sizeof label, "the %.30s stream", lm_check_name(L, lua_gettop(L), "mgpu.stream", "name="));
         lua_pop(L, 1);
     }
     lm_stream *u = lua_newuserdatauv(L, sizeof *u, 1);

@@ -197,6 +197,27 @@ lua_Number lm_opt_num_field(lua_State *L, int idx, const char *key, const char *
     return v;
 }
 
+/* A name a report prints (a tensor's, a stream's, a communicator's): race
+ * reports and errors print it as it is, so an ESC sequence in it reached
+ * the terminal raw. Control characters (C0, DEL, and C1 as UTF-8, U+0080
+ * to U+009F: CSI is one) are refused here, where the name comes in. */
+const char *lm_check_name(lua_State *L, int idx, const char *fn, const char *what)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, idx, &len);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int c1 = c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9F;
+        if (c < 0x20 || c == 0x7F || c1) {
+            char ch[16]; /* luaL_error has no %X */
+            snprintf(ch, sizeof ch, "%s%02X", c1 ? "U+00" : "0x", c1 ? (unsigned char)s[i + 1] : c);
+            luaL_error(L, "%s: %s holds a control character (%s at byte %d); a name is printed in reports, so it "
+                          "must be plain text", fn, what, ch, (int)i + 1);
+        }
+    }
+    return s;
+}
+
 /*--- Integers -------------------------------------------------------------------*/
 
 /* A C int taken from a Lua integer (64 bits) is range-checked first: a cast

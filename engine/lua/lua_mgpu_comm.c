@@ -111,7 +111,7 @@ static int l_comm_split(lua_State *L)
     if (color < 0) color = MGPU_SPLIT_NOCOLOR;
     int has_key = !lua_isnoneornil(L, 3);
     int key = has_key ? lm_check_int(L, 3, "comm:split", "key", LM_INT_LO, LM_INT_HI) : 0;
-    const char *name = luaL_optstring(L, 4, NULL);
+    const char *name = lua_isnoneornil(L, 4) ? NULL : lm_check_name(L, 4, "comm:split", "the name");
     lua_settop(L, 4);
     lm_comm *p = lm_pin_comm(L, lm_frame_open(L), 1);
     if (!has_key) key = mgpu_comm_rank(p->c);

@@ -146,6 +146,11 @@ void lm_check_options(lua_State *L, int idx, const char *fn, const char *const *
  * nan, inf and values past a float's range are refused, naming the option. */
 lua_Number lm_opt_num_field(lua_State *L, int idx, const char *key, const char *fn, lua_Number dflt, int finite);
 
+/* The string at idx as a name reports print (a tensor's, stream's or
+ * communicator's): "FN: WHAT holds a control character ..." for ESC, BEL,
+ * CR, DEL or a C1 control, which would reach the terminal raw. */
+const char *lm_check_name(lua_State *L, int idx, const char *fn, const char *what);
+
 const char *lm_size_label(size_t bytes, char *buf, size_t len);
 
 /* Integers narrowed to int (lua_mgpu_aux.c): every binding that passes a

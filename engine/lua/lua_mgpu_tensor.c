@@ -178,7 +178,7 @@ static int l_tensor_new(lua_State *L)
         dtype = luaL_optstring(L, -4, dtype);
         kind = luaL_optstring(L, -3, kind);
         dev = lm_opt_int(L, -2, "mgpu.tensor", "device", dev, 0, LM_INT_HI);
-        name = luaL_optstring(L, -1, NULL);
+        name = lua_isnil(L, -1) ? NULL : lm_check_name(L, lua_gettop(L), "mgpu.tensor", "name=");
     } else {
         count = luaL_checkinteger(L, 1);
         dtype = luaL_optstring(L, 2, dtype);
@@ -203,7 +203,7 @@ static int l_tensor_new(lua_State *L)
  * names its whole tensor) */
 static int l_name(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 2);
+    const char *name = lm_check_name(L, 2, "tensor:name", "the name");
     lm_tensor *t = lm_check_tensor(L, 1);
     mgpu_race_label_buffer(t->t.buf, name);
     lua_settop(L, 1);
