@@ -247,7 +247,10 @@ int lm_opt_int_field(lua_State *L, int idx, const char *key, const char *fn, int
     if (!lua_isnil(L, -1)) {
         int ok = 0;
         lua_Integer i = lua_tointegerx(L, -1, &ok);
-        if (!ok) luaL_error(L, "%s: option '%s' must be an integer, got %s", fn, key, luaL_typename(L, -1));
+        if (!ok)
+            luaL_error(L, "%s: option '%s' must be an integer, got %s", fn, key,
+                       lua_type(L, -1) == LUA_TNUMBER ? lua_pushfstring(L, "%f", lua_tonumber(L, -1))
+                                                      : luaL_typename(L, -1));
         v = lm_int_in(L, i, fn, key, lo, hi);
     }
     lua_pop(L, 1);

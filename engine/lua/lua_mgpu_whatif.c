@@ -8,17 +8,13 @@
 #include "mgpu/topo.h"
 #include "mgpu/whatif.h"
 
+/* Through lm_opt_int_field, as every other binding's integers: 2^40 said
+ * "must be an integer, got 1099511627776.0" here and "is out of range"
+ * everywhere else. Every field is a count or a level (the engine says
+ * which must be positive). */
 static void opt_int(lua_State *L, const char *key, int *v)
 {
-    lua_getfield(L, 1, key);
-    if (!lua_isnil(L, -1)) {
-        int ok = 0;
-        lua_Integer i = lua_tointegerx(L, -1, &ok);
-        if (!ok || i < -2147483647 || i > 2147483647)
-            luaL_error(L, "mgpu.whatif: %s must be an integer, got %s", key, luaL_tolstring(L, -1, NULL));
-        *v = (int)i;
-    }
-    lua_pop(L, 1);
+    *v = lm_opt_int_field(L, 1, key, "mgpu.whatif", *v, 0, LM_INT_HI);
 }
 
 /* machine: a preset only. A script may not name a file: the topology

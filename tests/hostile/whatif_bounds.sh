@@ -5,7 +5,8 @@
 # sandbox's cap; `mgpu.whatif{machine = PATH}` let a script read host files
 # through the topology parser's errors. Each must be a clear error now:
 # the schedule's size bounded, its memory counted against the cap, and a
-# script limited to the sim presets.
+# script limited to the sim presets. Second pass: the binding's integers go
+# through lm_int_in, so 2^40 is "out of range" as in every other binding.
 . "$(dirname "$0")/hostile_lib.bash"
 cd "$tmp"
 spmd() { hrun out spmd "$1" --backend sim --ranks 1 --mem-limit 64M --time-limit 60; }
@@ -22,6 +23,20 @@ hrun out whatif --micro-batches 100000000
 hrun out whatif --global-batch 1073741824 --dp 8 --micro-batch-size 1
 [ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "global-batch 1073741824 makes 134217728 micro-batches" && ok ||
   { bad "whatif --global-batch 2^30: exit $rc"; cat out; }
+
+# an integer past an int is out of range in the words of every other
+# binding (lm_int_in), not "must be an integer, got 1099511627776.0"
+cat >wide.lua <<'LUA'
+print("wide", pcall(mgpu.whatif, {micro_batches = 2^40}))
+print("negative", pcall(mgpu.whatif, {layers = -1}))
+print("fraction", pcall(mgpu.whatif, {dp = 1.5}))
+LUA
+spmd wide.lua
+has out "wide	false	.*mgpu.whatif: micro_batches 1099511627776 is out of range \\(0\\.\\.2147483647\\)" && ok ||
+  { bad "micro_batches = 2^40 is not out of range"; cat out; }
+has out "negative	false	.*mgpu.whatif: layers -1 is out of range" && ok || { bad "layers = -1 is not out of range"; cat out; }
+has out "fraction	false	.*mgpu.whatif: option 'dp' must be an integer, got 1.5" && ok || { bad "dp = 1.5"; cat out; }
+! has out "got 1099511627776" && ok || { bad "2^40 is still called a non-integer"; cat out; }
 
 # under the bound, a large schedule runs in little memory: its programme
 # is made as it runs, never stored (peak RSS well under the 2 GB of before)
