@@ -76,6 +76,17 @@ static mgpu_result parse_all(const mgpu_topo *t, const char *spec, parsed_fault 
             if (!d->takes_arg)
                 return mgpu_fail(MGPU_ERR_INVALID, "--fault: %s takes no argument (got '%.*s')", d->name,
                                  (int)(e - s), s);
+            /* straggler:0:1e300 read the factor as part of the rank
+             * ("must be a rank number"): a second field is named */
+            const char *second = memchr(colon + 1, ':', nl);
+            if (second && d->bit == TOPO_FAULT_STRAGGLER)
+                return mgpu_fail(MGPU_ERR_INVALID, "--fault: '%.*s': straggler takes only the rank (straggler:RANK); "
+                                 "its slowdown factor is not an argument: it is fixed at %gx (MGPU_STRAGGLER_FACTOR)",
+                                 (int)(e - s > 60 ? 60 : e - s), s, MGPU_STRAGGLER_FACTOR);
+            if (second)
+                return mgpu_fail(MGPU_ERR_INVALID, "--fault: '%.*s': %s takes one argument, the %s (%s)",
+                                 (int)(e - s > 60 ? 60 : e - s), s, d->name, d->takes_arg == 1 ? "GPU" : "rank",
+                                 d->help);
             if (nl == 0 || nl >= sizeof num) goto badnum;
             memcpy(num, colon + 1, nl);
             num[nl] = 0;
@@ -87,8 +98,8 @@ static mgpu_result parse_all(const mgpu_topo *t, const char *spec, parsed_fault 
                                  t->ngpus - 1);
             goto ok;
 badnum:
-            return mgpu_fail(MGPU_ERR_INVALID, "--fault: '%.*s': the argument after ':' must be a %s number >= 0",
-                             (int)(e - s), s, d->takes_arg == 1 ? "GPU" : "rank");
+            return mgpu_fail(MGPU_ERR_INVALID, "--fault: '%.*s': the argument after ':' must be a %s number, 0 to "
+                             "1000000", (int)(e - s > 60 ? 60 : e - s), s, d->takes_arg == 1 ? "GPU" : "rank");
         }
 ok:
         if (d->takes_arg == 1 && arg < 0 && t->ngpus == 0)

@@ -60,6 +60,18 @@ for coll in all_reduce all_gather sendrecv; do
   ratio 0.99 1.01 "$o" "$p" && ratio 0.99 1.01 "$i" "$p" && ok || bad "bench $coll healthy: $o / $i us vs model $p us"
 done
 
+# a second field after the rank (issue 34, second pass): straggler:0:1e300
+# called the factor part of a "rank number"; the factor is named, with the
+# one value it takes, and other faults say what their one argument is
+hrun out spmd s.lua --backend sim --ranks 2 --fault straggler:0:1e300
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "straggler takes only the rank \\(straggler:RANK\\); its slowdown factor is not an argument: it is fixed at 3x" &&
+  ! has out "rank number" && ok || { bad "straggler:0:1e300: exit $rc"; cat out; }
+hrun out spmd s.lua --backend sim --ranks 2 --fault nvlink-down:0:2
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "nvlink-down takes one argument, the GPU" && ok ||
+  { bad "nvlink-down:0:2: exit $rc"; cat out; }
+hrun out spmd s.lua --backend sim --ranks 2 --fault straggler:x
+[ $rc -ne 0 ] && [ $rc -ne 137 ] && has out "must be a rank number, 0 to 1000000" && ok || { bad "straggler:x: exit $rc"; cat out; }
+
 # --help names each fault with what it does
 hrun out --help
 has out "straggler\[:RANK\]" && has out "3x slower" && has out "crash\[:RANK\]" && ok || { bad "--help"; cat out; }
