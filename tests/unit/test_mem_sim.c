@@ -92,6 +92,20 @@ static void test_oom_sentence(void)
     mgpu_backend_close(be);
 }
 
+/* With expandable segments on, the sentence must not tell the learner to
+ * turn them on (issue 34, second hostile pass: it did). */
+static void test_oom_expandable(void)
+{
+    mgpu_backend *be = open_sim("dgx-h100", "backend:native,expandable_segments:True");
+    if (!be) return;
+    mgpu_buffer *x = NULL;
+    CHECK(mgpu_mem_alloc(be, MGPU_MEM_DEVICE, 0, 200 * GiB, &x) == MGPU_ERR_DEVICE_OOM && x == NULL);
+    const char *m = mgpu_error_message();
+    CHECKF(strstr(m, "try setting MGPU_ALLOC_CONF=expandable_segments:True") == NULL, "%s", m);
+    CHECKF(strstr(m, "Expandable segments are already on") != NULL, "%s", m);
+    mgpu_backend_close(be);
+}
+
 static void test_phantom(void)
 {
     mgpu_backend *be = open_sim("dgx-h100", NULL);
@@ -222,6 +236,7 @@ int main(void)
 {
     test_stats_and_stream_reuse();
     test_oom_sentence();
+    test_oom_expandable();
     test_phantom();
     test_fragmentation();
     test_plain();

@@ -304,6 +304,7 @@ mgpu_result mgpu_caching_malloc(mgpu_caching *a, size_t bytes, uintptr_t stream,
                 oom->phantom = (uint64_t)a->st.phantom_bytes.current;
                 oom->largest_free = mem_largest_free(a);
                 oom->phantom_request = phantom;
+                oom->expandable = a->conf.expandable_segments;
             }
         }
         return r;

@@ -69,6 +69,7 @@ typedef struct mgpu_mem_oom {
     uint64_t phantom;       /* of allocated, phantom */
     uint64_t largest_free;  /* biggest cached free block */
     int phantom_request;
+    int expandable;         /* expandable segments were on: the message must not suggest them */
 } mgpu_mem_oom;
 
 size_t mgpu_mem_round_size(size_t bytes);

@@ -49,12 +49,18 @@ mgpu_result mgpu_mem_oom_fail(mgpu_backend *be, int dev, const mgpu_mem_oom *o, 
                          "mgpulab%s; nothing is cached (MGPU_ALLOC_CONF=backend:plain). Free buffers you no "
                          "longer need or allocate less",
                          sim, dev, ask, what, o->requested, dev, cap, fre, alloc, phantom);
+    /* PyTorch's advice, expandable segments, only where they are off: with
+     * them on it sent the learner to set what was already set */
+    const char *advice = o->expandable
+                             ? "Expandable segments are already on (MGPU_ALLOC_CONF=expandable_segments:True): free "
+                               "tensors you no longer need or allocate less"
+                             : "If reserved but unallocated memory is large try setting "
+                               "MGPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:N) to avoid "
+                               "fragmentation";
     return mgpu_fail(MGPU_ERR_DEVICE_OOM,
                      "out of memory on %sGPU %d. Tried to allocate %s%s (%zu bytes)%s. GPU %d has a total "
                      "capacity of %s of which %s is free. Of the allocated memory %s is allocated by "
                      "mgpulab%s, and %s is reserved by mgpulab but unallocated; the largest free block is "
-                     "%s. If reserved but unallocated memory is large try setting "
-                     "MGPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:N) to avoid "
-                     "fragmentation",
-                     sim, dev, ask, what, o->requested, asked, dev, cap, fre, alloc, phantom, unalloc, big);
+                     "%s. %s",
+                     sim, dev, ask, what, o->requested, asked, dev, cap, fre, alloc, phantom, unalloc, big, advice);
 }
