@@ -244,10 +244,17 @@ static int read_lab(lua_State *L, lab_entry *e, shape_err *se)
     e->info.title = lab_keep(e, title);
     e->info.summary = lab_keep(e, field_str(L, t, "summary"));
     e->info.backends = lab_keep(e, field_str(L, t, "backends"));
+    /* checked before it is narrowed: a cast read ranks = 2^32 + 2 as 2 */
     lua_getfield(L, t, "ranks");
-    e->info.ranks = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : lua_isnil(L, -1) ? 1 : -1;
+    lua_Integer ranks = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : lua_isnil(L, -1) ? 1 : -1;
+    if (ranks < 1 || ranks > 4096) {
+        if (lua_isinteger(L, -1))
+            return shape_fail(se, "lab.lua: `ranks` must be an integer 1..4096, got %lld", (long long)ranks);
+        return shape_fail(se, "lab.lua: `ranks` must be an integer 1..4096, got %s",
+                          lua_type(L, -1) == LUA_TNUMBER ? "a number with a fraction" : luaL_typename(L, -1));
+    }
     lua_pop(L, 1);
-    if (e->info.ranks < 1 || e->info.ranks > 4096) return shape_fail(se, "lab.lua: `ranks` must be an integer 1..4096");
+    e->info.ranks = (int)ranks;
     lua_newtable(L); /* t + 1: the ids seen (read_step) */
     lua_getfield(L, t, "steps"); /* t + 2 */
     if (!lua_istable(L, -1) || lua_rawlen(L, -1) < 1)
@@ -321,7 +328,9 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
     int top = lua_gettop(L);
     if (read_lab(L, e, &se) != 0) {
         char msg[600];
-        snprintf(msg, sizeof msg, "labs/%s/lab.lua: %s", e->info.id, se.msg);
+        /* the shape messages begin "lab.lua: "; the path says it already */
+        const char *m = strncmp(se.msg, "lab.lua: ", 9) == 0 ? se.msg + 9 : se.msg;
+        snprintf(msg, sizeof msg, "labs/%s/lab.lua: %s", e->info.id, m);
         set_error(e, msg, NULL);
         return MGPU_OK;
     }

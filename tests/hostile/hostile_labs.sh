@@ -45,6 +45,12 @@ mk 07-dup
   echo 'for i = 1, 50000 do s[i] = { id = "s" .. i, title = "S" } end'
   echo 'return { title = "Many", steps = s }'; } >"$labs/06-many/lab.lua"
 sed 's/return {/s[#s].id = "s1"; return {/' "$labs/06-many/lab.lua" >"$labs/07-dup/lab.lua"
+# 08: ranks = 2^32 + 2, which a bare cast read as 2 ranks (second pass of
+# issue 34); 09: a fraction
+mk 08-ranks
+mk 09-ranks
+printf 'return { title = "Ranks", ranks = (1 << 32) + 2, steps = { { id = "r", title = "R" } } }\n' >"$labs/08-ranks/lab.lua"
+printf 'return { title = "Ranks", ranks = 2.5, steps = { { id = "r", title = "R" } } }\n' >"$labs/09-ranks/lab.lua"
 
 hrun "$tmp/list" list
 [ $rc -eq 0 ] && ok || { bad "list: exit $rc (a FIFO lab.lua or /dev/zero text blocks it?)"; cat "$tmp/list"; }
@@ -54,6 +60,10 @@ has "$tmp/list" "03-zero +BROKEN .*(leads out of the lab|not a regular file)" &&
 has "$tmp/list" "04-fifo +BROKEN .*FIFO" && ok || { bad "a FIFO lab.lua is not named"; cat "$tmp/list"; }
 has "$tmp/list" " Many +0/0 passed, 0/50000 read" && ok || { bad "a lab of 50000 steps does not load"; cat "$tmp/list"; }
 has "$tmp/list" '07-dup +BROKEN .*steps 1 and 50000 share the id "s1"' && ok || { bad "a repeated id among 50000 steps"; cat "$tmp/list"; }
+has "$tmp/list" '08-ranks +BROKEN .*labs/08-ranks/lab.lua: `ranks` must be an integer 1..4096, got 4294967298' && ok ||
+  { bad "ranks = 2^32 + 2 loads"; grep 08-ranks "$tmp/list"; }
+has "$tmp/list" '09-ranks +BROKEN .*`ranks` must be an integer 1..4096, got a number with a fraction' && ok ||
+  { bad "ranks = 2.5 is not named"; grep 09-ranks "$tmp/list"; }
 ! grep -rq "TOP-SECRET" "$tmp/list" "$XDG_STATE_HOME" 2>/dev/null && ok || bad "the secret reached the output or the workspace"
 hrun "$tmp/t" run 1 --text
 ! has "$tmp/t" "TOP-SECRET" && ok || { bad "run --text printed a file outside the lab"; cat "$tmp/t"; }
