@@ -404,6 +404,12 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     int rc = parse(g, argc, argv, &a, &cfg, &sim, &params);
     if (rc) goto out;
 
+    /* refused before the banner: "1024 ranks" was printed just above the
+     * refusal of that many */
+    if (mgpu_rt_check_config(&cfg, "spmd") != MGPU_OK) {
+        rc = mgpu_cli_error("spmd");
+        goto out;
+    }
     r.nranks = cfg.ranks > 0 ? cfg.ranks : 4096;
     r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
     /* the trace streams to its file as spans arrive (kept in memory whole,

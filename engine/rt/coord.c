@@ -312,12 +312,11 @@ static void analyse(coord *c)
     free(dumps);
 }
 
-mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t *params, mgpu_rt_on_msg on_msg,
-                        void *ctx, mgpu_rt_report *report)
+/* Everything about a run that can be refused before anything starts: a
+ * command calls it before its banner, so "1024 ranks" is never printed just
+ * above the refusal of that many (issue 34, second hostile pass). */
+mgpu_result mgpu_rt_check_config(const mgpu_rt_config *cfg, const char *job_type)
 {
-    if (!cfg || !job_type || !report) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: missing config, job or report");
-    memset(report, 0, sizeof *report);
-    report->failed_rank = -1;
     if ((unsigned)cfg->launcher > MGPU_LAUNCH_SRUN) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: bad launcher");
     if (!cfg->jobs) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: no job table (mgpu_jobs)");
     if (!mgpu_job_find(cfg->jobs, job_type)) return mgpu_fail(MGPU_ERR_INVALID, "no job type '%s' in this build", job_type);
@@ -337,6 +336,19 @@ mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t 
     if (mgpu_backend_config_is_sim(&cfg->backend) && nranks > SIM_MAX_RANKS)
         return mgpu_fail(MGPU_ERR_INVALID, "--ranks %d: the sim runs at most %d ranks (its communicator's shared "
                          "memory holds %d); choose %d or fewer", nranks, SIM_MAX_RANKS, SIM_MAX_RANKS, SIM_MAX_RANKS);
+
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_rt_run(const mgpu_rt_config *cfg, const char *job_type, json_t *params, mgpu_rt_on_msg on_msg,
+                        void *ctx, mgpu_rt_report *report)
+{
+    if (!cfg || !job_type || !report) return mgpu_fail(MGPU_ERR_INVALID, "mgpu_rt_run: missing config, job or report");
+    memset(report, 0, sizeof *report);
+    report->failed_rank = -1;
+    MGPU_CHECK(mgpu_rt_check_config(cfg, job_type));
+    int hosts, per_host, total;
+    MGPU_CHECK(mgpu_rt_sim_layout(&cfg->backend, &hosts, &per_host, &total));
 
     coord *c = calloc(1, sizeof *c);
     if (!c) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory starting the coordinator");

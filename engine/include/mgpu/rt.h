@@ -101,6 +101,11 @@ typedef struct mgpu_rt_report {
     double wall_s;
 } mgpu_rt_report;
 
+/* What mgpu_rt_run refuses before it starts anything (the ranks, the
+ * timeout, the sim machine, its faults, the sim's rank limit), for a
+ * command to call before it prints a banner about the run. */
+mgpu_result mgpu_rt_check_config(const mgpu_rt_config *cfg, const char *job_type);
+
 /* Launch, run `job_type` with `params` on every rank, stream messages to
  * on_msg, clean up every process. Returns MGPU_OK when the run happened
  * (look at report->ok for the ranks' verdict); an error when it could not
