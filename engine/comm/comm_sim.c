@@ -240,6 +240,8 @@ static mgpu_result sim_destroy(mgpu_comm *c)
 {
     sim_comm *sc = c->impl;
     if (!sc) return MGPU_OK;
+    /* the world is destroyed by the runtime only once the job succeeded */
+    if (!c->aborted && !sc->aborted) sim_seg_leave(&sc->seg, c->rank, sc->world ? SIM_LEFT_FINISHED : SIM_LEFT_DESTROYED);
     sim_comm_free(sc);
     c->impl = NULL;
     return MGPU_OK;

@@ -43,6 +43,7 @@ struct sim_rank {
     _Atomic int32_t pid;
     _Atomic uint64_t xseq;    /* exchanges posted */
     _Atomic uint64_t arrived; /* barriers reached (names the missing ranks on a timeout) */
+    _Atomic int32_t left;     /* how it left the communicator (sim_left), 0 while a member */
     unsigned char blob[2][SIM_BLOB] __attribute__((aligned(CACHELINE)));
 } __attribute__((aligned(CACHELINE)));
 
@@ -281,6 +282,34 @@ static int rank_dead(sim_seg *s, int r)
     return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+void sim_seg_leave(sim_seg *s, int rank, sim_left how)
+{
+    if (s->base && rank >= 0 && rank < s->n) atomic_store(&s->ranks[rank].left, (int32_t)how);
+}
+
+/* A peer whose process is gone, in the words of how it went: a rank that
+ * finished its script while this one waited in a collective was said to
+ * have "died" (issue 34, second hostile pass); one that left without a
+ * word did die (a crash, a signal, _exit after an error). */
+static mgpu_result peer_gone(sim_ctx *x, int r, double waited_s)
+{
+    sim_seg *s = x->seg;
+    int pid = (int)atomic_load(&s->ranks[r].pid);
+    switch (atomic_load(&s->ranks[r].left)) {
+    case SIM_LEFT_FINISHED:
+        return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) finished its script and exited while this rank waited "
+                         "for it (waited %.1f s); every rank must make the same collective calls in the same order",
+                         x->what, r, pid, waited_s);
+    case SIM_LEFT_DESTROYED:
+        return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) destroyed this communicator (comm:destroy, or the end "
+                         "of its script) and exited while this rank waited for it (waited %.1f s)",
+                         x->what, r, pid, waited_s);
+    default:
+        return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) died while this rank waited for it (waited %.1f s)",
+                         x->what, r, pid, waited_s);
+    }
+}
+
 /* Why a wait must stop now, or MGPU_OK to keep waiting. `peers` (or all
  * ranks when NULL) are the ranks it waits for; `waiting` describes them. */
 static mgpu_result check_wait(sim_ctx *x, const int *peers, int npeers, const char *waiting, uint64_t *next_probe)
@@ -301,8 +330,7 @@ static mgpu_result check_wait(sim_ctx *x, const int *peers, int npeers, const ch
                 /* how long it waited, as an aborted call says it: "within
                  * 120 s" or no figure at all misleads after a short wait */
                 double left_s = x->deadline_ns > now ? (double)(x->deadline_ns - now) / 1e9 : 0;
-                return mgpu_fail(MGPU_ERR_IO, "%s: rank %d (pid %d) died while this rank waited for it (waited %.1f s)",
-                                 x->what, r, (int)atomic_load(&s->ranks[r].pid), x->timeout_s - left_s);
+                return peer_gone(x, r, x->timeout_s - left_s);
             }
         }
     }

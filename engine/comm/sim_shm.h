@@ -58,6 +58,12 @@ void sim_seg_wake_all(sim_seg *s);
 /* The rank that aborted the segment, -1 while healthy. */
 int sim_seg_aborted(const sim_seg *s);
 void sim_seg_set_pid(sim_seg *s, int rank, pid_t pid);
+/* How a rank left the communicator, for a peer that finds its process gone
+ * while it waits: finished its script (the world, destroyed by the runtime
+ * after the job succeeded) or destroyed it (a split one). A rank that
+ * never said so died. */
+typedef enum sim_left { SIM_LEFT_NOT = 0, SIM_LEFT_FINISHED, SIM_LEFT_DESTROYED } sim_left;
+void sim_seg_leave(sim_seg *s, int rank, sim_left how);
 
 /* A barrier over all the segment's ranks: one shared counter, a futex wait
  * on it (woken by the last arrival), bounded by the context's timeout,

@@ -7,6 +7,10 @@
 # of 100 s is never reached.) Then a rank killed while rank 0 waits in a
 # collective: rank 0's collective must say it was aborted and after how
 # long, not that it "did not complete within 120 s" seconds after it began.
+# Last, a rank that simply finishes its script while its peer waits for it
+# in a collective (issue 34, second pass): the peer said it "died". It must
+# say the rank finished its script (the world) or destroyed the split
+# communicator, and a killed rank still died.
 . "$(dirname "$0")/hostile_lib.bash"
 cd "$tmp"
 mkdir -p t
@@ -63,4 +67,29 @@ if [ -n "$pid" ] && [ $rc -eq 1 ] && has out2 'rank 1 sent no flight record \(ki
      has out2 "all_reduce #2 on 'world': rank 1 \(pid $pid\) died while this rank waited for it \(waited [0-9.]+ s\)"; }; then ok
 else bad "a killed rank (pid ${pid:-not found}, exit $rc): rank 0's aborted collective or the flight line is wrong"
   grep -v '^\[rank' out2 | tail -6; fi
+# rank 0 returns early; rank 1 calls all_reduce and waits for it
+cat >early.lua <<'LUA'
+local c = mgpu.comm()
+local t = mgpu.tensor(4):fill(1)
+if mgpu.rank == 0 then return end
+c:all_reduce(t, t)
+LUA
+hrun out3 spmd early.lua --backend sim --ranks 2 --timeout 60
+if [ $rc -eq 1 ] && has out3 "all_reduce #1 on 'world': rank 0 \\(pid [0-9]+\\) finished its script and exited while this rank waited for it" &&
+   ! has out3 "died while"; then ok
+else bad "a rank that finished its script early (exit $rc) is not said to have finished"; grep -v '^\[rank' out3 | tail -6; fi
+# rank 0 destroys a split communicator rank 1 then waits in
+cat >split.lua <<'LUA'
+local c = mgpu.comm()
+local sub = c:split(0, mgpu.rank, "pair")
+local t = mgpu.tensor(4):fill(1)
+sub:all_reduce(t, t)
+mgpu.synchronize()
+if mgpu.rank == 0 then sub:destroy(); return end
+sub:all_reduce(t, t)
+LUA
+hrun out4 spmd split.lua --backend sim --ranks 2 --timeout 60
+if [ $rc -eq 1 ] && has out4 "rank 0 \\(pid [0-9]+\\) destroyed this communicator \\(comm:destroy, or the end of its script\\) and exited" &&
+   ! has out4 "died while"; then ok
+else bad "a rank that destroyed a split communicator (exit $rc) is not said to have"; grep -v '^\[rank' out4 | tail -6; fi
 finish
