@@ -531,12 +531,12 @@ steps[#steps + 1] = {
   hints = { "ratio: per GPU, NVLink carries 450 GB/s each way (lab 1); each GPU of a DGX H100 has its own 400 Gb/s "
             .. "InfiniBand NIC, 50 GB/s each way. " ..
             "How many GPUs of each TP group sit in one node, so how many NICs carry the group's traffic between " ..
-            "the nodes? The slowest hop sets the pace of a ring.",
+            "the nodes? Which algorithm runs inside a node, and which across (the step text)?",
             "tp_ms: the TP all-reduces run on the default stream between the layers' GEMMs, so nothing hides them: " ..
             "their count per step times one all-reduce's time.",
-            "ratio: in the dp-tp order a TP group has two GPUs in each node, and the ring's slowest hop is the one "
-            .. "between the nodes - carried by those two GPUs' NICs, against NVLink's rate inside a node. tp_ms: "
-            .. "the dp-tp row, once it shows, has both factors." },
+            "ratio: in the dp-tp order a TP group has two GPUs in each node. Inside a node the ring moves 2(n-1)/n "
+            .. "of the buffer per GPU at NVLink's rate; across, NVLSTree sends each node's sum over the network "
+            .. "once, through those two GPUs' NICs. tp_ms: the dp-tp row, once it shows, has both factors." },
   run = function(lab)
     local whatif
     local topo = lab.backend.simulated and lab.topo() or nil
