@@ -154,6 +154,8 @@ static void verify_learner(class_model *m, class_learner *l, const mgpu_cli_glob
         mgpu_error_clear();
         cat = NULL;
     }
+    /* a learner's stuck exercise ends its own process, not the instructor's report */
+    if (cat && mgpu_lab_catalog_isolate(cat, NULL) != MGPU_OK) mgpu_error_clear();
     lab_cli_out out = {.json = 1};
     mgpu_lab_env env;
     lab_cli_env(g, &out, &env);
