@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include "mgpu/comm.h"
 
-#define SIM_MAX_RANKS 512
+#define SIM_MAX_RANKS MGPU_SIM_MAX_RANKS
 #define SIM_BLOB 256          /* bytes each rank posts per exchange */
 #define SIM_SLOTS 4           /* chunks in flight per mailbox */
 #define SIM_NAME_LEN 64

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "mgpu/clock.h"
 #include "mgpu/log.h"
-#include "comm/sim_shm.h"
+#include "mgpu/comm.h"
 #include "rt/coord_internal.h"
 
 #define HELLO_MAX 16384           /* largest frame before a good hello (a hello is ~200 bytes) */
@@ -328,14 +328,14 @@ mgpu_result mgpu_rt_check_config(const mgpu_rt_config *cfg, const char *job_type
     MGPU_CHECK(mgpu_rt_check_sim_faults(&cfg->backend,
                                         cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total)));
 
-    /* The sim's communicator holds at most SIM_MAX_RANKS ranks: said before
+    /* The sim's communicator holds at most MGPU_SIM_MAX_RANKS ranks: said before
      * any worker starts (1024 ranks were refused by the communicator after
      * every one of them had started, 34 s later, issue 34). Every launcher
      * (spmd, bench, a lab's runs) comes through here. */
     int nranks = cfg->ranks > 0 ? cfg->ranks : mgpu_rt_default_ranks(cfg->launcher, total);
-    if (mgpu_backend_config_is_sim(&cfg->backend) && nranks > SIM_MAX_RANKS)
+    if (mgpu_backend_config_is_sim(&cfg->backend) && nranks > MGPU_SIM_MAX_RANKS)
         return mgpu_fail(MGPU_ERR_INVALID, "--ranks %d: the sim runs at most %d ranks (its communicator's shared "
-                         "memory holds %d); choose %d or fewer", nranks, SIM_MAX_RANKS, SIM_MAX_RANKS, SIM_MAX_RANKS);
+                         "memory holds %d); choose %d or fewer", nranks, MGPU_SIM_MAX_RANKS, MGPU_SIM_MAX_RANKS, MGPU_SIM_MAX_RANKS);
 
     return MGPU_OK;
 }

@@ -64,6 +64,9 @@ mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgp
 /* ncclCommSplit: ranks with the same color form a new communicator, ordered
  * by key then parent rank. color < 0 (MGPU_SPLIT_NOCOLOR) returns *out = NULL. */
 #define MGPU_SPLIT_NOCOLOR (-1)
+/* The most ranks one sim communicator holds (its shared segment's table):
+ * the coordinator refuses more before any worker starts. */
+#define MGPU_SIM_MAX_RANKS 512
 mgpu_result mgpu_comm_split(mgpu_comm *parent, int color, int key, const char *name, mgpu_comm **out);
 /* Orderly destroy (waits for queued work). */
 mgpu_result mgpu_comm_destroy(mgpu_comm *c);
