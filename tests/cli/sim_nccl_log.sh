@@ -39,8 +39,21 @@ has "$tmp/shm2" '0\[0\] -> 1\[1\] via SHM/direct/direct' && ok || bad "NCCL_P2P_
 # NCCL refuses a duplicate GPU, the sim lets them meet in device memory
 NCCL_DEBUG=INFO bench "$tmp/self" --machine single-gpu --ranks 2
 has "$tmp/self" '1\[0\] -> 0\[0\] via SHM/direct/direct' && ok || bad "single-gpu, 2 ranks: no SHM edge between the ranks"
+# IB SHARP (a what-if: no preset has SHARP switches): with NVLink SHARP on,
+# NCCL runs NVLS with the switches' reduction across nodes; without it CollNet
 NCCL_DEBUG=INFO NCCL_COLLNET_ENABLE=1 bench "$tmp/sharp" --machine 2x-dgx-h100 --ranks 16 -b 64M -e 64M
-has "$tmp/sharp" 'Algo COLLNET_DIRECT' && ok || bad "NCCL_COLLNET_ENABLE=1: no COLLNET algorithm"
+has "$tmp/sharp" 'AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE' && ok || bad "NCCL_COLLNET_ENABLE=1: no NVLS + SHARP"
+NCCL_DEBUG=INFO NCCL_COLLNET_ENABLE=1 NCCL_NVLS_ENABLE=0 bench "$tmp/sharp0" --machine 2x-dgx-h100 --ranks 16 -b 64M -e 64M
+has "$tmp/sharp0" 'Algo COLLNET_DIRECT' && ok || bad "NCCL_COLLNET_ENABLE=1 NCCL_NVLS_ENABLE=0: no COLLNET algorithm"
+# NVLink SHARP by default on one DGX: the multicast line, its buffers, the algorithm
+NCCL_DEBUG=INFO bench "$tmp/nvls" --machine dgx-h100 --ranks 8 -b 64M -e 64M
+has "$tmp/nvls" 'NVLS multicast support is available on dev 0' && ok || bad "dgx-h100: no NVLS multicast line"
+has "$tmp/nvls" 'nvlsTotalSize 268435456' && ok || bad "dgx-h100: NVLS buffers not 256 MiB"
+has "$tmp/nvls" '16 coll channels, 0 collnet channels, 16 nvls channels' && ok || bad "dgx-h100: not 16 nvls channels"
+has "$tmp/nvls" 'AllReduce: 67108864 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}' && ok || bad "dgx-h100 64 MiB: not NVLS"
+# the ring NCCL's search builds around a GPU whose NVLinks are down
+NCCL_DEBUG=INFO bench "$tmp/down" --machine dgx-h100 --ranks 8 --fault nvlink-down:3
+has "$tmp/down" 'Channel 00/02 :   0   1   3   2   4   5   6   7' && ok || { bad "nvlink-down:3: ring not 0 1 3 2 4 5 6 7"; grep "Channel 00/" "$tmp/down"; }
 bench "$tmp/quiet" --machine dgx-h100 --ranks 4
 has "$tmp/quiet" 'NCCL INFO' && bad "NCCL INFO lines without NCCL_DEBUG" || ok
 
