@@ -17,11 +17,13 @@
  * overlaps one; spans older than these are past any kernel still to come
  * in a training step (DDP has a few buckets in flight). */
 #define SIM_CONTEND_SPANS 16
-/* SMs one NCCL CTA takes from the kernels beside it. 1: a CTA holds its SM
- * for the whole call. The GPU calibration (tests/gpu/contention: a bf16
- * GEMM alone and beside a running all_reduce on one GPU) measures it:
- * (1 - 1/slowdown) x SMs / CTAs. */
-#define SIM_SMS_PER_CTA 1.0
+/* SMs one NCCL CTA takes from the kernels beside it: a CTA holds its SM for
+ * the whole call, and a little more (the SM's share of L2 and of the
+ * scheduler). The GPU calibration (tests/gpu/contention: a bf16 GEMM alone
+ * and beside a running all_reduce of 16 CTAs on one GPU) measures it as
+ * (1 - 1/slowdown) x SMs / CTAs: 1.17 on an H100 (3.132 -> 3.650 ms, 1.165x;
+ * docs/gpu-results.md, thirteenth session). */
+#define SIM_SMS_PER_CTA 1.17
 typedef struct sim_contend_span {
     double t0, t1;
     double sm_share;  /* of the GPU's SMs */
