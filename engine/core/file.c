@@ -41,8 +41,11 @@ static mgpu_result read_regular(const char *path, size_t cap, int nofollow, char
     }
     if ((unsigned long long)st.st_size > cap) {
         close(fd);
-        return mgpu_fail(MGPU_ERR_INVALID, "%s is %lld bytes, over the limit of %zu bytes for this file", path,
-                         (long long)st.st_size, cap);
+        char limit[48];
+        if (cap % (1u << 20) == 0) snprintf(limit, sizeof limit, "%zu MiB", cap >> 20);
+        else snprintf(limit, sizeof limit, "%zu bytes", cap);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s is %lld bytes, over the limit of %s for this file", path,
+                         (long long)st.st_size, limit);
     }
     char *buf = malloc(cap < (size_t)st.st_size + 1 ? cap + 1 : (size_t)st.st_size + 1);
     size_t room = buf ? (size_t)st.st_size : 0, n = 0;

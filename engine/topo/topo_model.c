@@ -416,6 +416,7 @@ static mgpu_result id_add(id_list *l, int host, const char *id, long long rank, 
 /* The first repeat of a sorted list, named with its first occurrence. */
 static mgpu_result id_repeats(const topo_srcmap *map, id_list *l, const char *what)
 {
+    if (l->n < 2) return MGPU_OK; /* nothing can repeat (and qsort of NULL is undefined) */
     qsort(l->k, (size_t)l->n, sizeof *l->k, cmp_id_key);
     for (int i = 1; i < l->n; i++) {
         const id_key *a = &l->k[i - 1], *b = &l->k[i];
@@ -493,7 +494,7 @@ static mgpu_result check_ids(const mgpu_topo *t, const topo_srcmap *map)
         if (r == MGPU_OK && t->gpus[i].busid[0]) r = id_add(&gpus, t->gpus[i].host, t->gpus[i].busid, 0, t->gpus[i].node);
     }
     if (r == MGPU_OK) r = id_repeats(map, &ranks, "rank");
-    if (r == MGPU_OK) qsort(gpus.k, (size_t)gpus.n, sizeof *gpus.k, cmp_id_key);
+    if (r == MGPU_OK && gpus.n > 1) qsort(gpus.k, (size_t)gpus.n, sizeof *gpus.k, cmp_id_key);
     for (int i = 0; i < t->ngpus && r == MGPU_OK; i++)
         for (int k = 0; k < t->gpus[i].node->nchildren && r == MGPU_OK; k++)
             if (strcmp(t->gpus[i].node->children[k]->name, "nvlink") == 0)

@@ -67,7 +67,7 @@ rm -f class/link.json class/pipe.json
 # an export over the cap: skipped, named, with the cap; the others read
 make_export class/big.json big 'Big' 'd["padding"] = "x" * (9 << 20)'
 hrun out report --class class --format text
-[ $rc -eq 0 ] && has out "big.json: not read: it is [0-9]+ bytes, over the limit of 8388608 bytes" &&
+[ $rc -eq 0 ] && has out "big.json: not read: it is [0-9]+ bytes, over the limit of 8 MiB" &&
   has out "Ada Lovelace" && ok || { bad "a 9 MB export (exit $rc)"; head -c 2000 out; }
 rm -f class/big.json
 
