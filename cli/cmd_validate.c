@@ -12,6 +12,7 @@
 #include "mgpu/file.h"
 #include "cmd.h"
 #include "validate.h"
+#include "mgpu/facts.h"
 #include "mgpu/collbench.h"
 #include "mgpu/jobs.h"
 #include "mgpu/rt.h"
@@ -520,6 +521,14 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     else be.kind = MGPU_BACKEND_SIM;
     snprintf(rep.backend, sizeof rep.backend, "%s", sim ? "sim" : "cuda");
 
+    /* XIDs from before the first job to after the last (the real machine only) */
+    mgpu_xid_watch *xid = NULL;
+    char xid_why[256] = "";
+    if (!sim && !(xid = mgpu_xid_watch_start())) {
+        snprintf(xid_why, sizeof xid_why, "%s", mgpu_error_message());
+        mgpu_error_clear();
+    }
+
     /* 1. topology and facts, from one worker (the machine's faults, no rank's) */
     char machine_faults[256];
     mgpu_topo_faults_of_machine(be.fault, machine_faults, sizeof machine_faults);
@@ -565,6 +574,13 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         share_time(&rep, from, v.last_wall_s);
         if (!sim) hosts = mgpu_topo_host_count(mine) > 0 ? mgpu_topo_host_count(mine) : 1;
         measure(g, &a, &rep, &v, doc, mine, &be, ranks, hosts);
+    }
+    if (!sim && !rep.refused) {
+        json_t *events = mgpu_xid_watch_end(xid);
+        validate_xid(&rep, doc, events, xid_why);
+        json_decref(events);
+    } else {
+        json_decref(mgpu_xid_watch_end(xid));
     }
     if (!rep.hosts[0]) {
         char h[64] = "?";

@@ -19,7 +19,7 @@ typedef struct vcheck {
     char section[16];     /* "topology", "nvml", "copy", "collective", "ranks", "network", "sweep", "load" */
     char kind[16];        /* what it judges, for grouping into findings: "nvlinks", "path", "pcie",
                            * "peer", "gdr", "h2d", "d2h", "local", "d2d", "coll", "latency", "wrong",
-                           * "rank", "net", "health", "count", "sweep", "load", "backend", "" */
+                           * "rank", "net", "health", "xid", "count", "sweep", "load", "backend", "" */
     char name[96];        /* what was checked: "GPU0-GPU1 path", "all_reduce 1 GiB busbw" */
     char measured[96];    /* as text, with its unit */
     char expected[96];
@@ -92,6 +92,9 @@ void vreport_print_junit(const vreport *r, FILE *f);
  * describes). */
 void validate_topology(vreport *r, json_t *doc, const mgpu_topo *expected, int expect_given);
 void validate_facts(vreport *r, json_t *doc);
+/* The XID events mgpu_xid_watch_end reported (NULL: not watched, why_not
+ * says why): an anomaly per GPU and XID, GPUs named as the facts in doc. */
+void validate_xid(vreport *r, json_t *doc, json_t *xid, const char *why_not);
 
 /* Measurements against predictions. copy_*: the copy job's "result"
  * testcase objects by name (measured on the backend, predicted on the sim of

@@ -4,6 +4,7 @@
  * anomalies; the rest is shown, and "not reported" where NVML is silent. */
 #include "validate.h"
 #include <string.h>
+#include <strings.h>
 
 static int num(json_t *o, const char *k, double *v)
 {
@@ -116,7 +117,7 @@ static void health_row(vreport *r, int i, json_t *f)
         VSET(c, next, "nvidia-smi -q -i %d -d ECC,PERFORMANCE,TEMPERATURE,POWER; nvidia-smi -q -i %d -d "
              "ROW_REMAPPER; dmesg | grep -i xid", i, i);
     } else {
-        VSET(c, cause, "%s, %s%s%s; XID errors: not reported by NVML (dmesg | grep -i xid)%s%s", clocks, power,
+        VSET(c, cause, "%s, %s%s%s; XID events: see \"XID events during the run\"%s%s", clocks, power,
              other[0] ? ", clock reasons " : "", other, why ? "; " : "", why ? why : "");
     }
 }
@@ -205,5 +206,85 @@ void validate_facts(vreport *r, json_t *doc)
         VSET(c, expected, "-");
         VSET(c, cause, "simulated machine: the model has NVLink state and PCIe links (above), not ECC, XID, "
              "clocks or power");
+    }
+}
+
+/* What an XID number means, for the ones a cluster meets most (NVIDIA's
+ * "Xid Errors" catalogue); others are named by number. */
+static const char *xid_meaning(long long xid)
+{
+    switch (xid) {
+    case 13: return "graphics engine exception (often a program's fault: an illegal address)";
+    case 31: return "GPU memory page fault (a program's bad access, or a driver fault)";
+    case 43: return "the GPU stopped processing (a user program's fault, the GPU recovers)";
+    case 45: return "preemptive cleanup after an earlier error";
+    case 48: return "a double-bit ECC error";
+    case 61: case 62: return "internal micro-controller error";
+    case 63: case 64: return "ECC page retirement or row remapping event";
+    case 74: return "an NVLink error";
+    case 79: return "the GPU has fallen off the bus";
+    case 92: return "a high single-bit ECC error rate";
+    case 94: return "a contained ECC error";
+    case 95: return "an uncontained ECC error";
+    case 119: case 120: return "a GSP (GPU System Processor) error";
+    default: return "a GPU error the driver reported";
+    }
+}
+
+static int gpu_of_busid(json_t *doc, const char *busid)
+{
+    json_t *facts = json_object_get(doc, "facts");
+    for (size_t k = 0; k < json_array_size(facts); k++) {
+        json_t *f = json_array_get(facts, k);
+        const char *b = json_string_value(json_object_get(f, "busid"));
+        if (b && strcasecmp(b, busid) == 0) return (int)json_integer_value(json_object_get(f, "gpu"));
+    }
+    return -1;
+}
+
+void validate_xid(vreport *r, json_t *doc, json_t *xid, const char *why_not)
+{
+    json_t *doc_facts = doc;
+    if (!xid) {
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "XID events during the run");
+        VSET(c, measured, "not watched");
+        VSET(c, expected, "none");
+        VSET(c, cause, "NVML could not watch XID events: %s", why_not && *why_not ? why_not : "no reason given");
+        VSET(c, next, "dmesg -T | grep -i xid (XIDs also go to the kernel log)");
+        return;
+    }
+    json_t *events = json_object_get(xid, "events"), *watched = json_object_get(xid, "watched");
+    json_t *unwatched = json_object_get(xid, "unwatched");
+    for (size_t k = 0; k < json_array_size(events); k++) {
+        json_t *e = json_array_get(events, k);
+        const char *busid = json_string_value(json_object_get(e, "busid"));
+        long long x = json_integer_value(json_object_get(e, "xid"));
+        long long n = json_integer_value(json_object_get(e, "count"));
+        int g = busid ? gpu_of_busid(doc_facts, busid) : -1;
+        vcheck *c = vcheck_about(g >= 0 ? vreport_add(r, "nvml", V_ANOMALY, "GPU%d XID %lld", g, x)
+                                        : vreport_add(r, "nvml", V_ANOMALY, "%s XID %lld", busid ? busid : "?", x),
+                                 "xid", g, -1);
+        VSET(c, measured, "%lld event%s", n, n == 1 ? "" : "s");
+        VSET(c, expected, "none during the run");
+        VSET(c, cause, "XID %lld on %s during validate: %s", x, busid ? busid : "?", xid_meaning(x));
+        VSET(c, next, "dmesg -T | grep -i xid; nvidia-smi -q -i %s; look the XID up in NVIDIA's Xid catalogue "
+             "(docs.nvidia.com/deploy/xid-errors); drain the node if it repeats", busid ? busid : "0");
+    }
+    if (json_array_size(events) == 0) {
+        vcheck *c = vreport_add(r, "nvml", json_array_size(watched) ? V_OK : V_INFO, "XID events during the run");
+        VSET(c, measured, "none on %zu GPU%s", json_array_size(watched), json_array_size(watched) == 1 ? "" : "s");
+        VSET(c, expected, "none");
+        const char *err = json_string_value(json_object_get(xid, "error"));
+        if (err) VSET(c, cause, "reading the events failed: %s", err);
+        else VSET(c, cause, "NVML event set on every watched GPU, from before the topology to the last measurement");
+    }
+    for (size_t k = 0; k < json_array_size(unwatched); k++) {
+        json_t *u = json_array_get(unwatched, k);
+        const char *busid = json_string_value(json_object_get(u, "busid"));
+        vcheck *c = vreport_add(r, "nvml", V_INFO, "%s XID events", busid ? busid : "?");
+        VSET(c, measured, "not watched");
+        VSET(c, expected, "none");
+        VSET(c, cause, "%s", json_string_value(json_object_get(u, "why")) ? json_string_value(json_object_get(u, "why")) : "?");
+        VSET(c, next, "dmesg -T | grep -i xid");
     }
 }

@@ -45,6 +45,7 @@ static void key_of(const vcheck *c, const causes *k, char *key, size_t len)
     else if (kind_is(c, "rank")) snprintf(key, len, "straggler:%d", a);
     else if (kind_is(c, "pcie")) snprintf(key, len, "pcie:%d", a);
     else if (kind_is(c, "count")) snprintf(key, len, "count");
+    else if (kind_is(c, "xid")) snprintf(key, len, "xid:%d", a);
     else if (kind_is(c, "path") || kind_is(c, "d2d")) {
         if (a_down) snprintf(key, len, "nvlink:%d", a);
         else if (b_down) snprintf(key, len, "nvlink:%d", b);
@@ -98,6 +99,9 @@ static void title_of(const vreport *r, vfinding *x, const vcheck *first)
                  p->expected);
     else if (p && strcmp(x->key, "count") == 0)
         snprintf(x->title, sizeof x->title, "%s GPUs where %s are expected", p->measured, p->expected);
+    else if (kind_is(first, "xid") && sscanf(x->key, "xid:%d", &g) == 1)
+        snprintf(x->title, sizeof x->title, "%.60s reported XID errors during the run: %.280s",
+                 g >= 0 ? first->name : "a GPU", first->cause);
     else if (kind_is(first, "backend"))
         snprintf(x->title, sizeof x->title, "no usable GPU, nothing measured: %.300s", first->cause);
     else if (first->status == V_ERROR)

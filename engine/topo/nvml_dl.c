@@ -58,6 +58,12 @@ static struct nv_fns {
     nvml_return (*temperature)(nvml_device, int, unsigned *);
     nvml_return (*remapped)(nvml_device, unsigned *, unsigned *, unsigned *, unsigned *);
     nvml_return (*retired)(nvml_device, int, unsigned *, unsigned long long *);
+    /* XID events (optional): an event set the run's devices register with */
+    nvml_return (*set_create)(nvml_event_set *);
+    nvml_return (*set_free)(nvml_event_set);
+    nvml_return (*supported_events)(nvml_device, unsigned long long *);
+    nvml_return (*register_events)(nvml_device, unsigned long long, nvml_event_set);
+    nvml_return (*set_wait)(nvml_event_set, nvml_event_data *, unsigned);
 } nv;
 
 static const struct sym {
@@ -99,6 +105,11 @@ static const struct sym {
     SYM(ecc, "nvmlDeviceGetTotalEccErrors", 0),
     SYM(reasons, "nvmlDeviceGetCurrentClocksEventReasons", 0),
     SYM(reasons_old, "nvmlDeviceGetCurrentClocksThrottleReasons", 0),
+    SYM(set_create, "nvmlEventSetCreate", 0),
+    SYM(set_free, "nvmlEventSetFree", 0),
+    SYM(supported_events, "nvmlDeviceGetSupportedEventTypes", 0),
+    SYM(register_events, "nvmlDeviceRegisterEvents", 0),
+    SYM(set_wait, "nvmlEventSetWait_v2", 0),
 #undef SYM
 };
 
@@ -326,7 +337,7 @@ mgpu_result nvml_dl_uint_fact(nvml_device dev, nvml_uint_fact which, unsigned *o
     static const char *const what[NVML_FACT_COUNT] = {
         "nvmlDeviceGetCurrPcieLinkGeneration", "nvmlDeviceGetMaxPcieLinkGeneration",
         "nvmlDeviceGetGpuMaxPcieLinkGeneration", "nvmlDeviceGetCurrPcieLinkWidth", "nvmlDeviceGetMaxPcieLinkWidth",
-        "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit"};
+        "nvmlDeviceGetPowerUsage", "nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPcieReplayCounter"};
     if ((unsigned)which >= NVML_FACT_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "nvml_dl_uint_fact: unknown fact %d", which);
     NEED(facts[which], what[which]);
     *out = 0;
@@ -383,4 +394,43 @@ mgpu_result nvml_dl_throttle_reasons(nvml_device dev, unsigned long long *bits)
     if (nv.lib && nv.reasons) return result(nv.reasons(dev, bits), "nvmlDeviceGetCurrentClocksEventReasons");
     NEED(reasons_old, "nvmlDeviceGetCurrentClocksThrottleReasons");
     return result(nv.reasons_old(dev, bits), "nvmlDeviceGetCurrentClocksThrottleReasons");
+}
+
+/*--- XID events ------------------------------------------------------------*/
+
+mgpu_result nvml_dl_event_set_create(nvml_event_set *set)
+{
+    *set = NULL;
+    NEED(set_create, "nvmlEventSetCreate");
+    return result(nv.set_create(set), "nvmlEventSetCreate");
+}
+
+void nvml_dl_event_set_free(nvml_event_set set)
+{
+    if (set && nv.lib && nv.set_free) nv.set_free(set);
+}
+
+mgpu_result nvml_dl_register_xid(nvml_device dev, nvml_event_set set)
+{
+    NEED(register_events, "nvmlDeviceRegisterEvents");
+    unsigned long long types = NVML_EVENT_XID;
+    /* A device that cannot report XIDs says so here, not by silence later. */
+    if (nv.supported_events) {
+        MGPU_CHECK(result(nv.supported_events(dev, &types), "nvmlDeviceGetSupportedEventTypes"));
+        if (!(types & NVML_EVENT_XID))
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "this GPU does not report XID events to NVML");
+    }
+    return result(nv.register_events(dev, NVML_EVENT_XID, set), "nvmlDeviceRegisterEvents");
+}
+
+mgpu_result nvml_dl_event_wait(nvml_event_set set, unsigned timeout_ms, nvml_event_data *out, int *got)
+{
+    *got = 0;
+    memset(out, 0, sizeof *out);
+    NEED(set_wait, "nvmlEventSetWait_v2");
+    nvml_return r = nv.set_wait(set, out, timeout_ms);
+    if (r == NVML_RET_TIMEOUT) return MGPU_OK; /* nothing happened */
+    MGPU_CHECK(result(r, "nvmlEventSetWait_v2"));
+    *got = 1;
+    return MGPU_OK;
 }

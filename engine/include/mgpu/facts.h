@@ -29,6 +29,15 @@ extern "C" {
  * never NULL (an empty array when the model has no GPU). */
 json_t *mgpu_gpu_facts_json(int simulated, const mgpu_topo *t);
 
+/* XID events during a run, on the GPUs NVML sees on this host: start the
+ * watch before the work (NULL when NVML cannot: the reason is the error
+ * message), end it after. The end drains the queued events and frees the
+ * watch: {watched: [busid], unwatched: [{busid, why}], events: [{busid, xid,
+ * count}], error (when the drain failed)}. A new reference; NULL for NULL. */
+typedef struct mgpu_xid_watch mgpu_xid_watch;
+mgpu_xid_watch *mgpu_xid_watch_start(void);
+json_t *mgpu_xid_watch_end(mgpu_xid_watch *w);
+
 /* The PCIe generation of an NCCL XML link_speed ("32.0 GT/s PCIe" -> 5,
  * "8.0 GT/s PCIe" -> 3); 0 when it is not one. */
 int mgpu_pcie_gen_of_speed(const char *link_speed);

@@ -21,6 +21,7 @@ enum {
     NVML_OK = 0,
     NVML_RET_NOT_SUPPORTED = 3,
     NVML_RET_NOT_FOUND = 6,
+    NVML_RET_TIMEOUT = 10,
     NVML_RET_FUNCTION_NOT_FOUND = 13,
 };
 
@@ -163,6 +164,28 @@ mgpu_result nvml_dl_remapped_rows(nvml_device dev, unsigned *corrected, unsigned
 /* nvmlDeviceGetRetiredPages (before Ampere): pages retired for multiple
  * single-bit errors (dbe = 0) or a double-bit error (dbe = 1). */
 mgpu_result nvml_dl_retired_pages(nvml_device dev, int dbe, unsigned *count);
+
+/* XID events: nvmlEventSet_t and nvmlEventData_t (layout as in nvml.h). An
+ * XID is the driver's report of a GPU error (dmesg's "NVRM: Xid"): 48 a
+ * double-bit ECC error, 79 a GPU fallen off the bus, 74 an NVLink error... */
+typedef struct nvmlEventSet_st *nvml_event_set;
+typedef struct nvml_event_data {
+    nvml_device device;
+    unsigned long long event_type;
+    unsigned long long event_data;   /* the XID number */
+    unsigned int gpu_instance_id;
+    unsigned int compute_instance_id;
+} nvml_event_data;
+#define NVML_EVENT_XID 0x0000000000000008ULL /* nvmlEventTypeXidCriticalError */
+
+mgpu_result nvml_dl_event_set_create(nvml_event_set *set);
+void nvml_dl_event_set_free(nvml_event_set set);
+/* Register dev's XID events with set; MGPU_ERR_UNSUPPORTED when the GPU or
+ * the driver cannot report them. */
+mgpu_result nvml_dl_register_xid(nvml_device dev, nvml_event_set set);
+/* One event, waiting at most timeout_ms (0: only what is queued): *got = 1
+ * and *out filled, or *got = 0 when nothing came. */
+mgpu_result nvml_dl_event_wait(nvml_event_set set, unsigned timeout_ms, nvml_event_data *out, int *got);
 
 /* "0000:19:00.0" from NVML's "00000000:19:00.0", lower case. */
 void nvml_dl_normalize_busid(const char *in, char *out, unsigned len);
