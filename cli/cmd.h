@@ -16,6 +16,8 @@ typedef struct mgpu_cli_globals {
     double timeout_s;             /* --timeout SECONDS, 0 = default */
     const char *trace;            /* --trace FILE */
     int json;                     /* --json */
+    const char *lang;             /* --lang en|ko, or NULL (mgpu/lang.h chooses) */
+    const char *lang_pin;         /* the class configuration's "lang", or NULL */
 } mgpu_cli_globals;
 
 typedef struct mgpu_cmd {

@@ -5,6 +5,7 @@
 #include "mgpu/file.h"
 #include "mgpu/classcfg.h"
 #include "mgpu/lab.h"
+#include "mgpu/lang.h"
 #include "mgpu/size.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,9 @@ static void print_help(FILE *f)
             "  --timeout SECONDS        per-operation timeout\n"
             "  --trace FILE             write a Chrome trace (opens in Perfetto)\n"
             "  --json                   machine-readable output\n"
+            "  --lang en|ko             the language of labs and messages (default: the class\n"
+            "                           configuration's, else LC_ALL, LC_MESSAGES, LANG:\n"
+            "                           ko_KR.* gives ko)\n"
             "  --version, --help\n"
             "\n"
             "`mgpulab COMMAND --help` describes a command.\n");
@@ -67,7 +71,7 @@ static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
         const char *a = argv[i];
         const char *val = NULL;
         static const char *const with_value[] = {"--backend", "--machine", "--fault", "--launcher",
-                                                 "--ranks", "--timeout", "--trace", NULL};
+                                                 "--ranks", "--timeout", "--trace", "--lang", NULL};
         int takes = -1;
         for (int k = 0; with_value[k]; k++) {
             size_t n = strlen(with_value[k]);
@@ -126,6 +130,15 @@ static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
             }
             break;
         case 6: g->trace = val; break;
+        case 7: {
+            mgpu_lang l;
+            if (mgpu_lang_parse(val, &l) != 0 || (strcmp(val, "en") && strcmp(val, "ko"))) {
+                fprintf(stderr, "mgpulab: --lang: '%s' is not a language; use en (English) or ko (한국어)\n", val);
+                return 2;
+            }
+            g->lang = val;
+            break;
+        }
         }
     }
     *argc = out;
@@ -158,6 +171,7 @@ static int apply_class(mgpu_cli_globals *g, int shell)
     if (c->launcher[0] && !g->launcher) g->launcher = c->launcher;
     if (c->ranks && !g->ranks) g->ranks = c->ranks;
     if (c->timeout_s > 0 && g->timeout_s <= 0) g->timeout_s = c->timeout_s;
+    if (c->lang[0]) g->lang_pin = c->lang;
     if (shell) return 0; /* the shell shows it in its top bar */
     fprintf(stderr, "# class configuration '%s' in force (%s)", c->name[0] ? c->name : "unnamed", c->path);
     if (c->backend[0] || c->machine[0]) fprintf(stderr, ": %s%s%s", c->backend[0] ? c->backend : "", c->machine[0] ? " " : "", c->machine);
@@ -198,6 +212,8 @@ int main(int argc, char **argv)
                          strcmp(args[0], "--version") == 0);
     if (!worker && !runner && !help && (rc = apply_class(&g, n == 0))) return rc;
     if (!g.launcher) g.launcher = "local";
+    /* --lang > the class's pin > the locale (mgpu/lang.h); both were checked */
+    if (!worker && !runner) mgpu_lang_resolve(g.lang, g.lang_pin);
     /* a killed coordinator or shell takes its socket and /dev/shm table with it */
     mgpu_cleanup_install();
     if (runner) return mgpu_lab_runner_main();

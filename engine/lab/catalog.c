@@ -221,6 +221,11 @@ mgpu_result mgpu_lab_catalog_open_selected(const char *labs_dir, const char *che
     MGPU_CHECKGOTO(lab_progress_load(&cat->progress, state_dir), r, fail);
     if (cat->progress.warning[0]) add_warning(cat, cat->progress.warning);
     if (checks_dir && *checks_dir) MGPU_CHECKGOTO(read_checks(cat), r, fail);
+    if (checks_dir && *checks_dir) {
+        char w[1200];
+        MGPU_CHECKGOTO(lab_lang_read_checks_catalog(cat, w, sizeof w), r, fail);
+        if (w[0]) add_warning(cat, w);
+    }
     int n = 0;
     char **names = list_dir(labs_dir, is_lab_dir, &n);
     if (only && nonly > 0) {
@@ -250,6 +255,7 @@ mgpu_result mgpu_lab_catalog_open_selected(const char *labs_dir, const char *che
         e->info.workspace = lab_keep(e, path);
         e->info.title = e->info.id;
         MGPU_CHECKGOTO(lab_load(cat, e), r, fail_names);
+        lab_lang_point(e, mgpu_lang_get());
         for (int s = 0; s < e->info.nsteps; s++)
             if (lab_workspace_prepare(e, s) != MGPU_OK) add_warning(cat, mgpu_error_message());
         lab_sync_progress(cat, e);
@@ -271,6 +277,7 @@ void mgpu_lab_catalog_close(mgpu_lab_catalog *cat)
     for (int i = 0; i < cat->nlabs; i++) lab_entry_free(&cat->labs[i]);
     free(cat->labs);
     free(cat->checks_text);
+    free(cat->checks_ko_text);
     lab_progress_free(&cat->progress);
     free(cat);
 }
@@ -381,7 +388,7 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step)
     lab_entry *e = &cat->labs[lab];
     const mgpu_lab_step_info *s = &e->steps[step];
     if (s->nhints == 0) return NULL;
-    const char *h = s->hints[s->hints_taken % s->nhints];
+    const char *h = s->hints_local[s->hints_taken % s->nhints];
     json_t *p = lab_progress_step(&cat->progress, e->info.id, s->id, 1);
     json_object_set_new(p, "hints_taken", json_integer(s->hints_taken + 1));
     /* a hint that could not be counted is still worth showing; the error

@@ -149,7 +149,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
     }
     mgpu_result r = MGPU_OK;
     static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions",
-                                        "roster", "share", "stuck_minutes", "pacing", NULL};
+                                        "roster", "share", "stuck_minutes", "pacing", "lang", NULL};
     const char *key;
     json_t *v;
     if (!json_is_object(doc)) {
@@ -162,7 +162,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         if (!known[k]) {
             char why[200];
             snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
-                     "options, export_solutions, roster, share, stuck_minutes, pacing)", key);
+                     "options, export_solutions, roster, share, stuck_minutes, pacing, lang)", key);
             r = bad(path, why);
             goto out;
         }
@@ -170,8 +170,14 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
     if ((r = get_str(path, doc, "name", c->name, sizeof c->name)) != MGPU_OK ||
         (r = get_str(path, doc, "backend", c->backend, sizeof c->backend)) != MGPU_OK ||
         (r = get_str(path, doc, "machine", c->machine, sizeof c->machine)) != MGPU_OK ||
-        (r = get_str(path, doc, "fault", c->fault, sizeof c->fault)) != MGPU_OK)
+        (r = get_str(path, doc, "fault", c->fault, sizeof c->fault)) != MGPU_OK ||
+        (r = get_str(path, doc, "lang", c->lang, sizeof c->lang)) != MGPU_OK)
         goto out;
+    /* the instructor pins the language of the class; --lang still wins */
+    if (c->lang[0] && strcmp(c->lang, "en") && strcmp(c->lang, "ko")) {
+        r = bad(path, "\"lang\" must be \"en\" or \"ko\"");
+        goto out;
+    }
     if (c->backend[0] && strcmp(c->backend, "auto") && strcmp(c->backend, "cuda") && strcmp(c->backend, "sim")) {
         r = bad(path, "\"backend\" must be auto, cuda or sim");
         goto out;

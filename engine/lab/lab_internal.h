@@ -17,6 +17,13 @@
 
 typedef struct lab_run lab_run;
 
+/* A step's Korean (lab_lang.c): the catalog's text or the English marked;
+ * text_path NULL when the step has no .ko.md. */
+typedef struct lab_step_ko {
+    const char *title, *text_path;
+    const char **hints, **asks;
+} lab_step_ko;
+
 typedef struct lab_entry {
     mgpu_lab_info info;
     mgpu_lab_step_info *steps;
@@ -27,6 +34,10 @@ typedef struct lab_entry {
     int lab_ref;                   /* registry ref of the lab table */
     lab_run *run;                  /* the step running now, or NULL */
     struct mgpu_lab_catalog *cat;
+    struct {
+        const char *title, *summary, *backends;
+        lab_step_ko *steps;        /* per step; NULL until the lab loaded */
+    } ko;
 } lab_entry;
 
 typedef struct lab_runner lab_runner;
@@ -41,6 +52,8 @@ struct mgpu_lab_catalog {
     char warning[2048];
     char *checks_text;             /* every checks/NAME.lua, read once: pairs of name\0text\0 */
     size_t checks_len;
+    char *checks_ko_text;          /* checks/lang/ko.lua, validated at open; NULL when none or broken */
+    size_t checks_ko_len;
 };
 
 /* A step being run: what the `lab` object (engine/lab/lab_object.c and its satellites) reaches. */
@@ -74,6 +87,19 @@ void lab_sync_all_progress(mgpu_lab_catalog *cat);
 /* Load one lab's sandbox and table into e (e->info.dir/id set); a broken lab
  * sets e->info.load_error and still returns MGPU_OK. */
 mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e);
+
+/* Languages (lab_lang.c). Read and validate checks/lang/ko.lua once (a
+ * broken one: warn set, the labs load without it). */
+mgpu_result lab_lang_read_checks_catalog(mgpu_lab_catalog *cat, char *warn, size_t warnlen);
+/* Into the lab's fresh sandbox, before lab.lua runs: the merged catalog
+ * and the global L. -1 with err set when the lab's catalog is malformed. */
+int lab_lang_install(lab_entry *e, char *err, size_t errlen);
+/* After the lab table was read: the Korean of its static fields and the
+ * steps' .ko.md; then the *_local fields for the current language. */
+int lab_lang_statics(lab_entry *e, char *err, size_t errlen);
+/* Point the *_local fields at a language (a lab that did not load too). */
+void lab_lang_point(lab_entry *e, mgpu_lang lang);
+void lab_lang_free(lab_entry *e);
 
 /* Workspace (workspace.c). */
 mgpu_result lab_workspace_prepare(lab_entry *e, int step);

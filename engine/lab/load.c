@@ -27,6 +27,7 @@ const char *lab_keep(lab_entry *e, const char *s)
 void lab_entry_free(lab_entry *e)
 {
     if (e->sb) mgpu_lua_close(e->sb);
+    lab_lang_free(e);
     for (int i = 0; i < e->info.nsteps; i++) {
         free((void *)e->steps[i].hints);
         free(e->questions ? e->questions[i] : NULL);
@@ -284,6 +285,7 @@ static void set_error(lab_entry *e, const char *msg, const char *tb)
     snprintf(buf, sizeof buf, "%s%s%s", msg, tb && *tb ? "\n" : "", tb ? tb : "");
     e->info.load_error = lab_keep(e, buf);
     /* a broken lab shows no steps, and owns no sandbox */
+    lab_lang_free(e);
     for (int i = 0; i < e->info.nsteps; i++) {
         free((void *)e->steps[i].hints);
         free(e->questions[i]);
@@ -317,6 +319,12 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
         set_error(e, mgpu_error_message(), NULL);
         return MGPU_OK;
     }
+    char lerr[1200];
+    if (lab_lang_install(e, lerr, sizeof lerr) != 0) {
+        free(text);
+        set_error(e, lerr, NULL);
+        return MGPU_OK;
+    }
     lua_State *L = mgpu_lua_state(e->sb);
     if (mgpu_lua_run(e->sb, text, len, chunk, 1) != MGPU_OK) {
         free(text);
@@ -335,6 +343,10 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
         return MGPU_OK;
     }
     lua_settop(L, top);
+    if (lab_lang_statics(e, lerr, sizeof lerr) != 0) {
+        set_error(e, lerr, NULL);
+        return MGPU_OK;
+    }
     e->lab_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     /* MGPU_LAB_STEP_BUDGET_S replaces the budget: a test hook, so the test
      * labs' endless loop (tests/data/labs/04-errors) spins for a second or

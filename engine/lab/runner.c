@@ -281,8 +281,20 @@ static mgpu_result runner_start(mgpu_lab_catalog *cat, lab_runner **out)
     posix_spawnattr_setsigdefault(&at, &all);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     char *argv[] = {cat->runner_exe, "__lab-runner", NULL};
+    /* the child speaks the caller's language from the start (its catalog's
+     * texts); each step then names the language current at that moment */
+    size_t nenv = 0;
+    while (environ[nenv]) nenv++;
+    char **envp = calloc(nenv + 2, sizeof *envp);
+    char lang_var[32];
+    snprintf(lang_var, sizeof lang_var, "MGPU_LANG=%s", mgpu_lang_name(mgpu_lang_get()));
+    size_t ne = 0;
+    for (size_t i = 0; envp && i < nenv; i++)
+        if (strncmp(environ[i], "MGPU_LANG=", 10) != 0) envp[ne++] = environ[i];
+    if (envp) envp[ne] = lang_var;
     pid_t pid = 0;
-    int rc = posix_spawn(&pid, cat->runner_exe, &fa, &at, argv, environ);
+    int rc = envp ? posix_spawn(&pid, cat->runner_exe, &fa, &at, argv, envp) : ENOMEM;
+    free(envp);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(sv[1]);
@@ -323,6 +335,7 @@ static json_t *env_json(int seq, int lab, int step, const mgpu_lab_env *env)
                           "instructor_rerun", env->instructor_rerun, "extra_env", extra);
     if (!o) return NULL;
     json_object_set_new(o, "seq", json_integer(seq));
+    json_object_set_new(o, "lang", jstr(mgpu_lang_name(mgpu_lang_get())));
     if (env->backend.machine) json_object_set_new(o, "machine", jstr(env->backend.machine));
     if (env->backend.fault) json_object_set_new(o, "fault", jstr(env->backend.fault));
     if (env->backend.alloc_conf) json_object_set_new(o, "alloc_conf", jstr(env->backend.alloc_conf));
@@ -582,6 +595,9 @@ static void child_step(int fd, mgpu_lab_catalog *cat, json_t *m)
     if (json_is_true(json_object_get(want, "progress"))) env.events.progress = ev_progress;
     if (json_is_true(json_object_get(want, "result"))) env.events.result = ev_result;
     if (json_is_true(json_object_get(want, "span"))) env.events.span = ev_span;
+    /* the language the caller speaks now (the shell switches at run time) */
+    mgpu_lang lang;
+    if (mgpu_lang_parse(jget(m, "lang"), &lang) == 0) mgpu_lab_catalog_set_lang(cat, lang);
     /* what the caller saved since (answers, hints) counts in this run */
     if (lab_progress_refresh(&cat->progress) != MGPU_OK) mgpu_error_clear();
     lab_sync_all_progress(cat);
@@ -619,6 +635,9 @@ int mgpu_lab_runner_main(void)
     parent = getppid();
     pthread_t watch;
     if (pthread_create(&watch, NULL, watch_parent, &parent) == 0) pthread_detach(watch);
+    /* the parent's language before the catalog opens (its *_local texts) */
+    mgpu_lang lang;
+    if (mgpu_lang_parse(getenv("MGPU_LANG"), &lang) == 0) mgpu_lang_set(lang);
     mgpu_lab_catalog *cat = NULL;
     line_buf in = {0};
     int status = 0;

@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include "mgpu/dev.h"
 #include "mgpu/err.h"
+#include "mgpu/lang.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,7 @@ typedef struct mgpu_lab_question {
     const char *id;       /* "link01" */
     const char *ask;      /* the question, one line */
     const char *answer;   /* the learner's saved answer, or NULL */
+    const char *ask_local; /* `ask` in the current language (see "Languages" below) */
 } mgpu_lab_question;
 
 typedef struct mgpu_lab_step_info {
@@ -82,6 +84,14 @@ typedef struct mgpu_lab_step_info {
      * match) and this step has not run since: state is NEW whatever the
      * file claims */
     int edited;
+    /* In the current language (see "Languages" below); the fields above
+     * stay English (ids, JSON). text_path_local is the step's .ko.md in
+     * Korean, or text_path with text_missing 1 when the lab has none (show
+     * MGPU_LAB_TEXT_MISSING_KO above the English). */
+    const char *title_local;
+    const char *const *hints_local;
+    const char *text_path_local;
+    int text_missing;
 } mgpu_lab_step_info;
 
 typedef struct mgpu_lab_info {
@@ -97,6 +107,8 @@ typedef struct mgpu_lab_info {
     const char *load_error;   /* non-NULL: the lab did not load (message and traceback); steps empty */
     int ranks;                /* ranks the lab wants (its `ranks`, default 1) */
     const char *workspace;    /* the learner's copies: <state>/work/NN-name (absolute) */
+    /* title, summary and backends in the current language (see "Languages") */
+    const char *title_local, *summary_local, *backends_local;
 } mgpu_lab_info;
 
 typedef struct mgpu_lab_catalog mgpu_lab_catalog;
@@ -123,6 +135,25 @@ const mgpu_lab_info *mgpu_lab_get(const mgpu_lab_catalog *cat, int index);
 int mgpu_lab_find(const mgpu_lab_catalog *cat, const char *name);
 /* A warning from loading (damaged progress kept aside, ...), or NULL. */
 const char *mgpu_lab_catalog_warning(const mgpu_lab_catalog *cat);
+
+/*--- Languages (issue 29; docs/lab-authoring.md "Two languages") ----------
+ *
+ * A lab's static texts (title, summary, backends, step titles, hints,
+ * questions' ask) stay English in lab.lua; their Korean comes from the lab's
+ * catalog labs/NN-name/lang/ko.lua (a chunk returning {["English"] =
+ * "Korean"}), a step's text from steps/NN-name.ko.md beside the .md. The
+ * *_local fields point at the current language's text (mgpu/lang.h); a
+ * Korean text the lab lacks is the English prefixed MGPU_LANG_MISSING_MARK.
+ * Text made at run time (verdicts, tables, printed lines) is in the language
+ * current when the step ran (the lab's L() function). */
+
+/* Switch the language (mgpu_lang_set) and point every *_local field of
+ * the catalog at it; the next step runs in it. Pointers read from the
+ * catalog before stay valid (both languages are kept) until it closes. */
+void mgpu_lab_catalog_set_lang(mgpu_lab_catalog *cat, mgpu_lang lang);
+
+/* The line shown above a step's English text when its Korean is missing. */
+#define MGPU_LAB_TEXT_MISSING_KO "[en] 이 단계의 한국어 글이 아직 없어 영어 원문을 보여 줍니다."
 
 /*--- Running a step ------------------------------------------------------*/
 
