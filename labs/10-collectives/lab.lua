@@ -1,0 +1,437 @@
+-- labs/10-collectives/lab.lua - beyond the note: what NCCL does for us. The
+-- learner builds ring reduce-scatter and all-gather from comm:send/comm:recv,
+-- composes them into all-reduce, checks it against comm:all_reduce on 2-8
+-- ranks (odd counts too), times it against NCCL on the modelled clock,
+-- derives busbw for n ranks, meets the send-before-receive deadlock, and
+-- writes an all-to-all with uneven splits (MoE's token exchange).
+-- The bench the learner's functions run in is labs/lib/coll/harness.lua.
+
+local RANK_COUNTS = { 2, 3, 5, 8 }   -- odd counts, and counts that do not divide the buffer
+local COUNT = 1027                   -- elements: divides by none of the rank counts
+local BIG = 64 * 1024 * 1024         -- 256 MiB of f32 (phantom) for the timing runs
+local TIMING_MACHINE = "dgx-h100"    -- the timing bar is judged on this (what-if) machine
+
+local function nranks(res)
+  local n = 0
+  while res and res.ranks and res.ranks[n] do n = n + 1 end
+  return n
+end
+
+local function rows_of(res)
+  local out = {}
+  for r = 0, nranks(res) - 1 do
+    for _, row in ipairs(res.ranks[r].results or {}) do out[#out + 1] = row end
+  end
+  return out
+end
+
+local function ranks_in(mask, n)
+  local list, count = {}, 0
+  for r = 0, n - 1 do
+    if mask & (1 << r) ~= 0 then list[#list + 1] = tostring(r); count = count + 1 end
+  end
+  return count, table.concat(list, ",")
+end
+
+-- What a chunk holds, in words, from its first value (exact data: a bit per rank).
+local function holds(c, n, mode)
+  if mode == "ag" and c.v0 == -1 then return "still -1: nothing was received into it" end
+  if c.mask then
+    local count, list = ranks_in(c.mask, n)
+    if c.mask >> n ~= 0 then return "a value that is no sum of the ranks' data (" .. tostring(c.v0) .. ")" end
+    return string.format("the sum of %d of %d ranks (ranks %s)", count, n, list)
+  end
+  return "a value that is no sum of the ranks' data (" .. tostring(c.v0) .. ")"
+end
+
+local WHERE = "log pane (5) and your ring.lua"
+
+-- A run that did not finish (a hang, a size mismatch, an error in the learner's code).
+local function broken(res, what, where)
+  local why = tostring(res.reason)
+  for r = 0, nranks(res) - 1 do
+    for _, row in ipairs(res.ranks[r].results or {}) do
+      if row.error then why = "rank " .. r .. ": " .. row.error; break end
+    end
+  end
+  return { ok = false, msg = string.format("%s did not finish: %s", what, why),
+           saw = why, wanted = "every rank finishes", where = where or WHERE }
+end
+
+-- Judges one run of the harness: mode rs (chunk r of rank r only), ag or ar
+-- (every chunk of every rank). The first fault found is the verdict.
+local function judge(res, mode, n)
+  local fname = ({ rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce" })[mode]
+  local what = string.format("your %s on %d ranks", fname, n)
+  if not res.ok then return broken(res, what) end
+  local rows = rows_of(res)
+  for _, row in ipairs(rows) do
+    if row.error then return broken({ ok = false, reason = row.error, ranks = {} }, what) end
+  end
+  for _, row in ipairs(rows) do
+    for op in pairs(row.ops or {}) do
+      if op ~= "send" and op ~= "recv" then
+        return { ok = false, msg = string.format("%s called %s: build it from comm:send and comm:recv only", what, op),
+                 saw = op .. " in the flight record of your communicator", wanted = "send and recv only", where = WHERE }
+      end
+    end
+    if not row.ops or not row.ops.send then
+      return { ok = false, msg = string.format("%s sent nothing on rank %d: the ring has not been written yet", what, row.rank),
+               saw = "no send in the flight record", wanted = "a send in every ring step", where = WHERE }
+    end
+  end
+  for _, case in ipairs({ "exact", "random" }) do
+    for _, row in ipairs(rows) do
+      if row.case == case then
+        for _, c in ipairs(row.chunks or {}) do
+          local judged = mode ~= "rs" or c.k == row.rank
+          if judged and c.bad > 0 then
+            if case == "exact" then
+              return { ok = false,
+                       msg = string.format("%s: on rank %d, chunks[%d] (elements %d-%d) is not %s; it holds %s",
+                                           what, row.rank, c.k, c.first, c.first + c.len - 1,
+                                           mode == "ag" and ("rank " .. c.k .. "'s reduced chunk")
+                                                         or ("the sum of all " .. n .. " ranks"),
+                                           holds(c, n, mode)),
+                       saw = string.format("%d of %d elements differ from comm:all_reduce's (exact data: bit for bit)",
+                                           c.bad, c.len),
+                       wanted = "every element equal to comm:all_reduce's, bit for bit", where = WHERE }
+            else
+              return { ok = false,
+                       msg = string.format("%s, random data: on rank %d, chunks[%d] differs from comm:all_reduce by more "
+                                           .. "than another summation order explains", what, row.rank, c.k),
+                       saw = string.format("%d elements off, the largest by %.3g (first at element %d of the chunk)",
+                                           c.bad, c.maxerr, c.at or -1),
+                       wanted = string.format("within rtol 1e-5, atol %.0e", 1e-5 * n), where = WHERE }
+            end
+          end
+        end
+      end
+    end
+  end
+  local bits = 0
+  for _, row in ipairs(rows) do
+    if row.case == "random" then
+      for _, c in ipairs(row.chunks or {}) do if (mode ~= "rs" or c.k == row.rank) then bits = bits + c.exact_bad end end
+    end
+  end
+  return { ok = true, msg = string.format("%s: every rank's chunks right - exact data bit for bit; random data within "
+                                          .. "rounding (%d elements summed in another order than NCCL's)", what, bits),
+           saw = "right on every rank", wanted = "right on every rank", where = WHERE }
+end
+
+-- The learner's ring on each rank count of RANK_COUNTS, in one mode.
+local function run_modes(lab, modes)
+  local out, total, i = {}, #RANK_COUNTS * #modes, 0
+  for _, n in ipairs(RANK_COUNTS) do
+    for _, mode in ipairs(modes) do
+      lab.progress(i / total, string.format("%s on %d ranks", mode, n))
+      i = i + 1
+      out[#out + 1] = { mode = mode, n = n,
+                        res = lab.spmd(lab.exercise, { ranks = n, args = { mode, tostring(COUNT) }, timeout = 10 }) }
+    end
+  end
+  return out
+end
+
+local function judge_all(runs)
+  local v = {}
+  for _, run in ipairs(runs) do v[#v + 1] = judge(run.res, run.mode, run.n) end
+  return checks.all(v)
+end
+
+-- A question's verdict that does not give the answer away when it fails.
+local function answered(a)
+  a.answer = true
+  local v = a.rtol and checks.close(a) or checks.equals(a)
+  if not v.ok and not v.unanswered then
+    v.msg = a.what .. ": " .. tostring(a.value) .. " is not right"
+    v.saw = tostring(a.value)
+    v.wanted = a.hidden
+  end
+  return v
+end
+
+-- One timing run: the learner's all_reduce and NCCL's on 256 MiB of phantom
+-- f32, on the what-if machine; rank 0's row.
+local function time_run(lab, n, env)
+  local res = lab.spmd(lab.exercise, { ranks = n, args = { "time", tostring(BIG) }, timeout = 60,
+                                       machine = TIMING_MACHINE, env = env })
+  local row = (res.ranks and res.ranks[0] and res.ranks[0].results or {})[1]
+  return res, row
+end
+
+local function busbw(bytes, ms, n) return bytes / (ms * 1e6) * 2 * (n - 1) / n end
+
+-- The timing run's all_reduce moved data: an unwritten ring takes no time.
+local function sent_something(row, n)
+  local sends = row and row.ops and row.ops.send or 0
+  local ok = sends > 0
+  return { ok = ok, msg = ok and string.format("your all_reduce on %d ranks made %d sends a rank", n, sends)
+                              or string.format("your all_reduce on %d ranks sent nothing: there is no ring to time yet", n),
+           saw = sends .. " sends", wanted = "the sends of your ring", where = WHERE }
+end
+
+-- The flight records of a run, one column per rank (lab 8's table).
+local function flight_table(lab, res, title)
+  local n = nranks(res)
+  local cols, rows = { "#" }, {}
+  local per = {}
+  for r = 0, n - 1 do
+    cols[#cols + 1] = "rank " .. r
+    per[r] = {}
+    for _, comm in ipairs(res.ranks[r].flight or {}) do
+      for _, e in ipairs(comm.entries or {}) do per[r][#per[r] + 1] = e end
+    end
+  end
+  local depth = 0
+  for r = 0, n - 1 do depth = math.max(depth, #per[r]) end
+  for i = 1, depth do
+    local row = { tostring(i) }
+    for r = 0, n - 1 do
+      local e = per[r][i]
+      row[#row + 1] = e and string.format("%s %s f32 @ %s (%s)", e.op, tostring(e.count),
+                                            tostring(e.where or "?"):gsub("^.*/", ""), tostring(e.state)) or "-"
+    end
+    rows[#rows + 1] = row
+  end
+  lab.table{ title = title, columns = cols, rows = rows }
+  if res.analysis and res.analysis ~= "" then lab.log("flight recorder analysis: " .. res.analysis) end
+end
+
+return {
+  title    = "Collectives from point to point",
+  summary  = "What NCCL does for us: ring reduce-scatter, all-gather and all-reduce from send/recv, timed against NCCL; busbw for n ranks; the send-first deadlock; all-to-all with uneven splits",
+  backends = "cuda (N GPUs, or the ranks as emulated nodes on one GPU) and sim (any preset)",
+  ranks    = 4,
+  steps = {
+    {
+      id = "reduce-scatter", title = "Exercise 1: ring reduce-scatter from send and recv",
+      text = "steps/01-reduce-scatter.md",
+      exercise = "ring.lua",
+      hints = {
+        "Draw 3 ranks and 3 chunks. In each step every rank sends one chunk to the right and adds the one from the left into one of its own chunks.",
+        "After n-1 steps rank r must own the full sum of chunks[r]. Work backwards: which chunk must rank r pass on in the last step, and which in the first?",
+        "The chunk rank r receives in a step is the one it sends in the next step, plus its own share.",
+        "Receive into scratch:flat(0, len) with len the length of the chunk it adds to: the chunks are not all the same length.",
+      },
+      run = function(lab) return run_modes(lab, { "rs" }) end,
+      check = function(lab, runs) return judge_all(runs) end,
+    },
+    {
+      id = "all-reduce", title = "Exercise 2: ring all-gather, and all-reduce from the two",
+      text = "steps/02-all-reduce.md",
+      exercise = "ring.lua",
+      hints = {
+        "All-gather moves the same way as reduce-scatter, but it copies instead of adding.",
+        "Rank r starts with only chunks[r]; in step s it passes on the chunk it received in step s-1.",
+        "All-reduce is the reduce-scatter you wrote, then the all-gather.",
+      },
+      run = function(lab) return run_modes(lab, { "ag", "ar" }) end,
+      check = function(lab, runs) return judge_all(runs) end,
+    },
+    {
+      id = "timing", title = "Your ring against NCCL's: busbw at 256 MiB",
+      text = "steps/03-timing.md",
+      exercise = "ring.lua",
+      hints = {
+        "Where does your ring spend time that NCCL's does not? Count the steps, and look at what happens between two sends.",
+        "NCCL adds inside the same kernel that moves the data; your ring adds after the receive, in a kernel of its own.",
+      },
+      questions = {
+        { id = "ring_vs_nccl", ask = "Before you look: will your ring's busbw be above or below NCCL's own ring (above/below)?" },
+      },
+      run = function(lab)
+        lab.progress(0, "your ring and NCCL's default (NVLS) on 8 ranks, 256 MiB")
+        local res, row = time_run(lab, 8, nil)
+        lab.progress(0.5, "NCCL's ring (NCCL_ALGO=Ring)")
+        local res_r, row_r = time_run(lab, 8, { NCCL_ALGO = "Ring" })
+        local out = { res = res, row = row, res_r = res_r, row_r = row_r }
+        if row and row_r and row.ring_ms then
+          out.mine = busbw(row.bytes, row.ring_ms, 8)
+          out.nccl = busbw(row.bytes, row.nccl_ms, 8)
+          out.nccl_ring = busbw(row_r.bytes, row_r.nccl_ms, 8)
+          lab.table{ title = string.format("all-reduce of 256 MiB f32 on 8 ranks, SIMULATED %s (modelled clock)", TIMING_MACHINE),
+                     columns = { "all-reduce", "time (ms)", "busbw (GB/s)" },
+                     rows = { { "your ring (send/recv)", string.format("%.3f", row.ring_ms), string.format("%.1f", out.mine) },
+                              { "NCCL, NCCL_ALGO=Ring", string.format("%.3f", row_r.nccl_ms), string.format("%.1f", out.nccl_ring) },
+                              { "NCCL, its own choice (NVLS)", string.format("%.3f", row.nccl_ms), string.format("%.1f", out.nccl) } } }
+          lab.record("ring_busbw", out.mine)
+          lab.record("nccl_ring_busbw", out.nccl_ring)
+          lab.record("nccl_busbw", out.nccl)
+        end
+        return out
+      end,
+      check = function(lab, out)
+        if not out.mine then
+          return broken(out.row and out.row.error and { reason = out.row.error, ranks = {} } or out.res,
+                        "the timing run of your all_reduce")
+        end
+        local v = {
+          sent_something(out.row, 8),
+          checks.bandwidth{ value = out.mine, peak = out.nccl_ring, fraction = 0.75,
+                            what = "your ring's busbw against NCCL's ring (NCCL_ALGO=Ring), 256 MiB, 8 ranks",
+                            where = "results pane (3)" },
+          answered{ value = lab.answer("ring_vs_nccl"), expected = out.mine > out.nccl_ring and "above" or "below",
+                    what = "your prediction", hidden = "what the table shows, and why (the step text)",
+                    where = "results pane (3)" },
+        }
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "busbw", title = "busbw for n ranks: what your ring sends",
+      text = "steps/04-busbw.md",
+      exercise = "ring.lua",
+      hints = {
+        "Count the sends of your all_reduce on one rank, and how long each is compared with the whole buffer.",
+        "Reduce-scatter and all-gather each take n-1 steps of one chunk.",
+      },
+      questions = {
+        { id = "factor_3", ask = "Each rank's bytes sent by the ring all-reduce, as a multiple of the buffer size S, for n = 3?" },
+        { id = "factor_5", ask = "The same for n = 5?" },
+      },
+      run = function(lab)
+        local out, rows = { factor = {} }, {}
+        for i, n in ipairs({ 3, 5, 8 }) do
+          lab.progress((i - 1) / 3, string.format("your ring on %d ranks", n))
+          local res, row = time_run(lab, n, { NCCL_ALGO = "Ring" })
+          out[n] = row
+          if row and row.ring_ms then
+            out.factor[n] = row.sent / row.bytes
+            rows[#rows + 1] = { tostring(n), string.format("%.3f", row.ring_ms),
+                                string.format("%.1f", row.bytes / (row.ring_ms * 1e6)),
+                                string.format("%.1f", row.bytes / (row.nccl_ms * 1e6)) }
+          else
+            out.broken = out.broken or res
+          end
+        end
+        lab.table{ title = "all-reduce of 256 MiB f32, SIMULATED " .. TIMING_MACHINE .. ": algbw = S / time",
+                   columns = { "ranks", "your ring (ms)", "your algbw (GB/s)", "NCCL ring algbw (GB/s)" }, rows = rows }
+        return out
+      end,
+      check = function(lab, out)
+        if out.broken then return broken(out.broken, "the timing run of your all_reduce") end
+        local v = {}
+        for _, n in ipairs({ 3, 5 }) do
+          v[#v + 1] = sent_something(out[n], n)
+          v[#v + 1] = answered{ value = lab.answer("factor_" .. n), expected = out.factor[n], rtol = 0.01,
+                                what = string.format("bytes sent per rank / S for n = %d", n),
+                                hidden = "what your ring's sends add up to, over the buffer", where = "your ring.lua" }
+        end
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "deadlock", title = "Exercise 3: every rank sends first - the deadlock, and mgpu.group",
+      text = "steps/05-deadlock.md",
+      exercise = "exchange.lua",
+      hints = {
+        "The flight table: what has every rank entered, and what has none of them reached?",
+        "A large send completes only when the peer receives. Who receives, while everyone sends?",
+        "NCCL's answer is a group: calls inside mgpu.group(function() ... end) start together at its end.",
+      },
+      questions = {
+        { id = "stuck_op", ask = "In the original exchange.lua with a large message, which call is every rank stuck in (send/recv)?" },
+      },
+      run = function(lab)
+        local out = { runs = {} }
+        local timeout = lab.backend.simulated and 3 or 15
+        for i, spec in ipairs({ { n = 4, elems = 16 * 1024 * 1024 }, { n = 5, elems = 16 * 1024 * 1024 }, { n = 4, elems = 256 } }) do
+          lab.progress((i - 1) / 4, string.format("your exchange.lua, %d ranks, %d elements", spec.n, spec.elems))
+          out.runs[i] = { n = spec.n, elems = spec.elems,
+                          res = lab.spmd(lab.exercise, { ranks = spec.n, args = { tostring(spec.elems) }, timeout = timeout }) }
+        end
+        out.evidence = out.runs[1].res
+        out.evidence_is = "your exchange.lua"
+        if out.runs[1].res.ok then
+          lab.progress(0.75, "the original exchange.lua (for the flight records)")
+          out.evidence = lab.spmd("exercises/exchange.lua", { ranks = 4, args = { tostring(16 * 1024 * 1024) }, timeout = timeout })
+          out.evidence_is = "the original exchange.lua"
+        end
+        flight_table(lab, out.evidence, "flight records of " .. out.evidence_is .. ", 64 MiB a rank")
+        return out
+      end,
+      check = function(lab, out)
+        local v = {}
+        for _, run in ipairs(out.runs) do
+          local what = string.format("exchange.lua on %d ranks, %d f32 a message", run.n, run.elems)
+          local res = run.res
+          if not res.ok then
+            v[#v + 1] = broken(res, what, "results pane (3): the flight table, and your exchange.lua")
+          else
+            local bad
+            for r = 0, run.n - 1 do
+              local row = (res.ranks[r].results or {})[1]
+              local want = (r - 1) % run.n
+              if not row or row.got ~= want or row.mismatches ~= 0 then
+                bad = bad or string.format("rank %d received %s, not rank %d's message", r,
+                                           row and ("rank " .. tostring(row.got) .. "'s data" .. (row.mismatches ~= 0 and " (damaged)" or ""))
+                                               or "nothing", want)
+              end
+            end
+            v[#v + 1] = { ok = bad == nil, msg = bad and (what .. ": " .. bad) or (what .. ": every rank got its left neighbour's message"),
+                          saw = bad or "right", wanted = "every rank holds the message of the rank before it",
+                          where = "log pane (5) and your exchange.lua" }
+          end
+        end
+        local stuck
+        for r = 0, nranks(out.evidence) - 1 do
+          for _, comm in ipairs(out.evidence.ranks[r].flight or {}) do
+            local last = comm.entries and comm.entries[#comm.entries]
+            if last and last.state ~= "completed" then stuck = last.op end
+          end
+        end
+        v[#v + 1] = answered{ value = lab.answer("stuck_op"), expected = stuck or "send", what = "the call every rank is stuck in",
+                              hidden = "the last entry of each rank's column", where = "results pane (3): the flight table" }
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "alltoall", title = "Exercise 4: all-to-all with uneven splits (MoE's token exchange)",
+      text = "steps/06-alltoall.md",
+      exercise = "alltoallv.lua",
+      hints = {
+        "A receiver cannot know how many tokens will come from each rank unless someone tells it. What collective tells everyone one number from everyone?",
+        "First exchange the counts: an i32 tensor of n counts through comm:alltoall. Then size the receives from what came back.",
+        "The sends and receives of the exchange go in one mgpu.group, or they wait for each other.",
+      },
+      run = function(lab)
+        local out = {}
+        for i, n in ipairs({ 2, 3, 4, 7 }) do
+          lab.progress((i - 1) / 4, string.format("your all-to-all on %d ranks", n))
+          out[#out + 1] = { n = n, res = lab.spmd(lab.exercise, { ranks = n, timeout = 10 }) }
+        end
+        return out
+      end,
+      check = function(lab, out)
+        local v = {}
+        for _, run in ipairs(out) do
+          local what = string.format("your all-to-all on %d ranks", run.n)
+          local res = run.res
+          if not res.ok then
+            v[#v + 1] = broken(res, what, "log pane (5) and your alltoallv.lua")
+          else
+            local bad
+            for r = 0, run.n - 1 do
+              local row = (res.ranks[r].results or {})[1]
+              if not row then bad = bad or string.format("rank %d reported nothing", r)
+              else
+                for _, p in ipairs(row.pieces or {}) do
+                  if not p.ok then
+                    bad = bad or string.format("rank %d: the tokens from rank %d are wrong (%s)", r, p.from, p.why)
+                  end
+                end
+                if #(row.pieces or {}) ~= run.n then bad = bad or string.format("rank %d checked %d pieces of %d", r, #(row.pieces or {}), run.n) end
+              end
+            end
+            v[#v + 1] = { ok = bad == nil, msg = bad and (what .. ": " .. bad) or (what .. ": every rank got every rank's tokens for it"),
+                          saw = bad or "right", wanted = "rank r holds, from each rank j, exactly the tokens j routed to r",
+                          where = "log pane (5) and your alltoallv.lua" }
+          end
+        end
+        return checks.all(v)
+      end,
+    },
+  },
+}
