@@ -8,6 +8,7 @@
 #define MGPU_CLI_CMD_H
 #include <stdio.h>
 #include "mgpu/dev.h"
+#include "mgpu/lang.h"
 
 typedef struct mgpu_cli_globals {
     mgpu_backend_config backend;  /* --backend, --machine, --fault */
@@ -39,6 +40,15 @@ int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((f
 void mgpu_cli_markup_text(FILE *f, const char *s);
 /* 1 when argv has --help / -h; prints the command's usage to stdout. */
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv);
+
+/*--- The learner's language (cli_strings_ko.c; mgpu/lang.h) --------------*/
+
+/* `en` (a string or format the code prints) in the current language. */
+const char *cli_tr(const char *en) __attribute__((format_arg(1)));
+/* Columns s takes in a terminal (Hangul is two wide), and s printed
+ * padded with spaces to `width` columns (printf's %-28s counts bytes). */
+int cli_text_width(const char *s);
+void cli_print_padded(FILE *f, const char *s, int width);
 
 extern const mgpu_cmd mgpu_cmd_topo;
 extern const mgpu_cmd mgpu_cmd_copy;

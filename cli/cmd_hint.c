@@ -26,8 +26,8 @@ static int show_solution(mgpu_lab_catalog *cat, int lab, int step)
     const mgpu_lab_info *l = mgpu_lab_get(cat, lab);
     const mgpu_lab_step_info *s = &l->steps[step];
     if (!s->exercise_src) {
-        printf("Lab %d step %d/%d (%s) has no exercise, so no solution to show.\n", l->number, step + 1, l->nsteps,
-               s->title);
+        printf(cli_tr("Lab %d step %d/%d (%s) has no exercise, so no solution to show.\n"), l->number, step + 1,
+               l->nsteps, s->title_local);
         return 0;
     }
     char *text = NULL;
@@ -38,8 +38,9 @@ static int show_solution(mgpu_lab_catalog *cat, int lab, int step)
         return 1;
     }
     const char *file = strrchr(s->exercise_src, '/');
-    printf("The reference solution of step %d (%s), %s - %s:\n", step + 1, s->id, file ? file + 1 : s->exercise_src,
-           r == MGPU_OK ? "recorded in your progress as shown" : "shown, but not recorded in your progress");
+    printf(cli_tr("The reference solution of step %d (%s), %s - %s:\n"), step + 1, s->id,
+           file ? file + 1 : s->exercise_src,
+           cli_tr(r == MGPU_OK ? "recorded in your progress as shown" : "shown, but not recorded in your progress"));
     fwrite(text, 1, len, stdout);
     if (len && text[len - 1] != '\n') putchar('\n');
     free(text);
@@ -81,7 +82,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     } else {
         step = mgpu_lab_next_step(cat, lab);
         if (step >= l->nsteps) {
-            printf("every step of lab %s is passed; `mgpulab hint %s --step N` shows a step's hints\n", l->id, name);
+            printf(cli_tr("every step of lab %s is passed; `mgpulab hint %s --step N` shows a step's hints\n"), l->id,
+                   name);
             rc = 0;
             goto out;
         }
@@ -93,9 +95,11 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     const mgpu_lab_step_info *s = &l->steps[step];
     int k = s->hints_taken;
     const char *h = mgpu_lab_hint(cat, lab, step);
-    if (!h) printf("Lab %d step %d/%d (%s) has no hints.\n", l->number, step + 1, l->nsteps, s->title);
-    else printf("Lab %d step %d/%d: %s\nhint %d of %d: %s\n", l->number, step + 1, l->nsteps, s->title,
-                k % s->nhints + 1, s->nhints, h);
+    if (!h) printf(cli_tr("Lab %d step %d/%d (%s) has no hints.\n"), l->number, step + 1, l->nsteps, s->title_local);
+    else {
+        printf("Lab %d step %d/%d: %s\n", l->number, step + 1, l->nsteps, s->title_local);
+        printf(cli_tr("hint %d of %d: %s\n"), k % s->nhints + 1, s->nhints, h);
+    }
     rc = 0;
     if (h && mgpu_error_code() != MGPU_OK) {
         fprintf(stderr, "mgpulab hint: the hint could not be counted in your progress: %s\n", mgpu_error_message());

@@ -124,20 +124,20 @@ static void ev_result(void *ctx, const char *kind, json_t *doc)
     }
     if (strcmp(kind, "table") == 0) print_table(doc);
     else if (strcmp(kind, "bench") == 0)
-        printf("[result] bench %s: %zu rows, average busbw %.2f GB/s\n",
+        printf(cli_tr("[result] bench %s: %zu rows, average busbw %.2f GB/s\n"),
                json_string_value(json_object_get(doc, "collective")), json_array_size(json_object_get(doc, "rows")),
                json_number_value(json_object_get(doc, "avg_bus_bw")));
     else if (strcmp(kind, "copy") == 0)
-        printf("[result] copy: %zu testcase%s\n", json_array_size(json_object_get(doc, "testcases")),
-               json_array_size(json_object_get(doc, "testcases")) == 1 ? "" : "s");
+        printf(cli_tr("[result] copy: %zu testcase%s\n"), json_array_size(json_object_get(doc, "testcases")),
+               json_array_size(json_object_get(doc, "testcases")) == 1 || mgpu_lang_get() == MGPU_LANG_KO ? "" : "s");
     else if (strcmp(kind, "topo") == 0)
-        printf("[result] topology of %s: %zu GPUs\n", json_string_value(json_object_get(doc, "machine")),
+        printf(cli_tr("[result] topology of %s: %zu GPUs\n"), json_string_value(json_object_get(doc, "machine")),
                json_array_size(json_object_get(doc, "gpus")));
     else if (strcmp(kind, "spmd") == 0) {
         const char *whatif = json_string_value(json_object_get(doc, "whatif"));
         printf("[result] spmd %s%s%s%s: %s\n", json_string_value(json_object_get(doc, "script")),
-               whatif ? " (what-if on the SIMULATED " : "", whatif ? whatif : "", whatif ? ")" : "",
-               json_is_true(json_object_get(doc, "ok")) ? "every rank finished" : "failed");
+               whatif ? cli_tr(" (what-if on the SIMULATED ") : "", whatif ? whatif : "", whatif ? ")" : "",
+               cli_tr(json_is_true(json_object_get(doc, "ok")) ? "every rank finished" : "failed"));
     }
     fflush(stdout);
 }
@@ -198,20 +198,20 @@ static void print_how_to_answer(const mgpu_lab_info *lab, int step)
 {
     const mgpu_lab_step_info *s = lab && step >= 0 && step < lab->nsteps ? &lab->steps[step] : NULL;
     if (!s) {
-        printf("  answer: --answer ID=VALUE\n");
+        printf("%s", cli_tr("  answer: --answer ID=VALUE\n"));
         return;
     }
-    printf("  answer: mgpulab run %s --step %d --answer ID=VALUE", lab->id, step + 1);
+    printf(cli_tr("  answer: mgpulab run %s --step %d --answer ID=VALUE"), lab->id, step + 1);
     int open = 0;
     for (int q = 0; q < s->nquestions; q++)
-        if (!s->questions[q].answer) printf("%s%s", open++ ? ", " : " (waiting: ", s->questions[q].id);
+        if (!s->questions[q].answer) printf("%s%s", open++ ? ", " : cli_tr(" (waiting: "), s->questions[q].id);
     printf("%s\n", open ? ")" : "");
 }
 
 void lab_cli_print_verdict(const mgpu_lab_info *lab, int step, const mgpu_lab_verdict *v)
 {
     static const char *const word[] = {"NEW", "PASS", "FAIL", "ERROR", "CANCELLED", "READ", "AWAITING"};
-    printf("%s %s\n", word[v->state <= MGPU_STEP_AWAITING ? v->state : 0], v->message);
+    printf("%s %s\n", cli_tr(word[v->state <= MGPU_STEP_AWAITING ? v->state : 0]), v->message);
     if (v->saw[0]) printf("  saw: %s\n", v->saw);
     if (v->wanted[0]) printf("  wanted: %s\n", v->wanted);
     if (v->where[0]) printf("  where: %s\n", v->where);
@@ -228,7 +228,7 @@ void lab_cli_print_verdict(const mgpu_lab_info *lab, int step, const mgpu_lab_ve
         if (json_is_true(json_object_get(c, "ok"))) continue;
         int waits = json_is_true(json_object_get(c, "unanswered"));
         if (waits ? nwait++ == 0 && !failures : nfail++ == 0) continue;
-        printf("  %s: %s\n", waits ? "also waits for an answer" : "also failed",
+        printf("  %s: %s\n", cli_tr(waits ? "also waits for an answer" : "also failed"),
                json_string_value(json_object_get(c, "msg")));
         static const char *const k[] = {"saw", "wanted", "where"};
         for (int j = 0; j < 3; j++) {
@@ -255,6 +255,8 @@ json_t *lab_cli_verdict_json(const mgpu_lab_info *lab, int step, const mgpu_lab_
                           mgpu_step_state_name(v->state), "message", v->message, "saw", v->saw, "wanted", v->wanted,
                           "where", v->where, "traceback", v->traceback, "seconds", v->seconds);
     if (!o) o = json_pack("{s:s, s:i, s:s}", "lab", lab->id, "step", step + 1, "state", mgpu_step_state_name(v->state));
+    if (s) json_object_set_new(o, "title_local", json_string(s->title_local ? s->title_local : s->title));
+    json_object_set_new(o, "lang", json_string(mgpu_lang_name(mgpu_lang_get())));
     json_object_set_new(o, "measurements", v->measurements ? json_incref(v->measurements) : json_object());
     json_object_set_new(o, "checks", v->checks ? json_incref(v->checks) : json_array());
     if (out && out->keeping) json_object_set_new(o, "logs", mgpu_log_keep_json(&out->logs));

@@ -89,8 +89,9 @@ static int save_answers(mgpu_lab_catalog *cat, int lab, int only_step, const run
     return 0;
 }
 
-static void print_text(const char *path)
+static void print_text(const char *path, int missing)
 {
+    if (missing) printf("%s", cli_tr("(the step's Korean text is missing: the English follows)\n"));
     /* a step text is a regular file of at most 4 MiB (load.c checked it lies
      * inside the lab); anything else is named, not streamed */
     char *text = NULL;
@@ -142,13 +143,14 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         if (mgpu_lab_step_locked(cat, lab, s, why, sizeof why)) { /* the class's pacing: stop here */
             if (a.json) json_array_append_new(steps, json_pack("{s:s, s:i, s:s, s:s, s:s}", "lab", l->id, "step", s + 1,
                                                                "id", si->id, "state", "locked", "message", why));
-            else printf("== Lab %d step %d/%d: %s\nLOCKED %s\n", l->number, s + 1, l->nsteps, si->title, why);
+            else printf("== Lab %d step %d/%d: %s\n%s %s\n", l->number, s + 1, l->nsteps, si->title_local,
+                        cli_tr("LOCKED"), why);
             rc = 1;
             break;
         }
         if (!a.json) {
-            printf("== Lab %d step %d/%d: %s\n", l->number, s + 1, l->nsteps, si->title);
-            if (a.text && si->text_path) print_text(si->text_path);
+            printf("== Lab %d step %d/%d: %s\n", l->number, s + 1, l->nsteps, si->title_local);
+            if (a.text && si->text_path_local) print_text(si->text_path_local, si->text_missing);
             fflush(stdout);
         } else {
             mgpu_log_keep_init(&out.logs);
@@ -172,8 +174,9 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         if (cancelled) break;
     }
     if (a.json) {
-        json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:b}", "tool", "mgpulab run", "lab", l->id, "title", l->title,
-                                "steps", steps, "ok", rc == 0);
+        json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:b}", "tool", "mgpulab run", "lang",
+                                mgpu_lang_name(mgpu_lang_get()), "lab", l->id, "title", l->title, "title_local",
+                                l->title_local ? l->title_local : l->title, "steps", steps, "ok", rc == 0);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
         json_decref(doc);

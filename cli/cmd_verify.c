@@ -28,7 +28,13 @@ static const char usage[] =
 static void row(const char *lab, const char *step, const char *state, const char *msg)
 {
     const char *nl = strchr(msg, '\n');
-    printf("%-22s %-22s %-9s %.*s\n", lab, step, state, nl ? (int)(nl - msg) : (int)strlen(msg), msg);
+    /* padded by columns: the state and a step in Korean are wider than their bytes */
+    cli_print_padded(stdout, lab, 22);
+    printf(" ");
+    cli_print_padded(stdout, step, 22);
+    printf(" ");
+    cli_print_padded(stdout, state, 9);
+    printf(" %.*s\n", nl ? (int)(nl - msg) : (int)strlen(msg), msg);
     fflush(stdout);
 }
 
@@ -51,8 +57,9 @@ static void passed_elsewhere(const mgpu_lab_info *l, const char *passed_on, cons
     char opts[300];
     machine_options(passed_on, opts, sizeof opts);
     const char *host = strncmp(passed_on, "cuda host ", 10) == 0 ? passed_on + 10 : NULL;
-    printf("%-22s passed on %s, not on this machine (%s): its verdict depends on the machine - mgpulab verify %s %s%s%s\n",
-           "", passed_on, v->machine, l->id, opts, host ? " on " : " checks it there", host ? host : "");
+    printf("%-22s ", "");
+    printf(cli_tr("passed on %s, not on this machine (%s): its verdict depends on the machine - mgpulab verify %s %s%s%s\n"),
+           passed_on, v->machine, l->id, opts, cli_tr(host ? " on " : " checks it there"), host ? host : "");
 }
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
@@ -87,7 +94,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     env.events.result = NULL;
     if (!json) {
         lab_cli_banner(g, stdout);
-        printf("%-22s %-22s %-9s %s\n", "LAB", "STEP", "STATE", "MESSAGE");
+        row("LAB", "STEP", cli_tr("STATE"), cli_tr("MESSAGE"));
     }
     json_t *rows = json_array();
     /* reading steps count apart; steps waiting for answers are not passed,
@@ -99,7 +106,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             total++;
             if (json) json_array_append_new(rows, json_pack("{s:s, s:i, s:s, s:s}", "lab", l->id, "step", 0, "state",
                                                             "error", "message", l->load_error));
-            else row(l->id, "(did not load)", "error", l->load_error);
+            else row(l->id, cli_tr("(did not load)"), cli_tr("error"), l->load_error);
             continue;
         }
         for (int s = 0; s < l->nsteps && !cancelled; s++) {
@@ -129,7 +136,7 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
             } else {
                 char step[64];
                 snprintf(step, sizeof step, "%d %s", s + 1, l->steps[s].id);
-                row(l->id, step, mgpu_step_state_name(v.state), v.message);
+                row(l->id, step, cli_tr(mgpu_step_state_name(v.state)), v.message);
                 if (elsewhere) passed_elsewhere(l, before, &v);
             }
             mgpu_lab_verdict_clear(&v);
@@ -137,7 +144,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     }
     rc = passed == total && !cancelled && !errors ? 0 : 1;
     if (json) {
-        json_t *doc = json_pack("{s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:b}", "tool", "mgpulab verify", "steps", rows,
+        json_t *doc = json_pack("{s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:b}", "tool", "mgpulab verify", "lang",
+                                mgpu_lang_name(mgpu_lang_get()), "steps", rows,
                                 "passed", passed, "total", total, "awaiting", awaiting, "read", read, "reading",
                                 reading, "ok", rc == 0);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -146,9 +154,11 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     } else {
         json_decref(rows);
         char waits[64] = "";
-        if (awaiting) snprintf(waits, sizeof waits, " (%d wait%s for answers)", awaiting, awaiting == 1 ? "s" : "");
-        printf("%d of %d checked steps passed%s; %d of %d reading steps read%s\n", passed, total, waits, read, reading,
-               cancelled ? " (cancelled)" : "");
+        if (awaiting)
+            snprintf(waits, sizeof waits, cli_tr(" (%d wait%s for answers)"), awaiting,
+                     mgpu_lang_get() == MGPU_LANG_KO || awaiting != 1 ? "" : "s");
+        printf(cli_tr("%d of %d checked steps passed%s; %d of %d reading steps read%s\n"), passed, total, waits, read,
+               reading, cancelled ? cli_tr(" (cancelled)") : "");
     }
 out:
     free(labs);

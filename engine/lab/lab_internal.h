@@ -100,6 +100,8 @@ int lab_lang_statics(lab_entry *e, char *err, size_t errlen);
 /* Point the *_local fields at a language (a lab that did not load too). */
 void lab_lang_point(lab_entry *e, mgpu_lang lang);
 void lab_lang_free(lab_entry *e);
+/* The framework's own verdict text `en` in the current language. */
+const char *lab_tr(const char *en) __attribute__((format_arg(1)));
 
 /* Workspace (workspace.c). */
 mgpu_result lab_workspace_prepare(lab_entry *e, int step);

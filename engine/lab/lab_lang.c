@@ -320,6 +320,38 @@ void lab_lang_free(lab_entry *e)
     memset(&e->ko, 0, sizeof e->ko);
 }
 
+/* The framework's own verdict texts (run.c): what it says around the
+ * check's messages, which the checks' L() already made in the language. */
+static const mgpu_tr_entry framework_ko[] = {
+    {"check passed", "check 통과"},
+    {"check failed", "check 실패"},
+    {"%d of %d checks failed%s: %.860s", "check %d 개 실패 (전체 %d 개)%s: %.860s"},
+    {" (%d question%s wait%s for your answer%s)", " (답을 기다리는 질문 %d 개%s%s%s)"},
+    {"%d questions not answered yet: %s", "아직 답하지 않은 질문 %d 개: %s"},
+    {"all %d checks passed", "check %d 개 모두 통과"},
+    {"(a check failed without a message)", "(메시지 없이 실패한 check)"},
+    {"ran", "실행함"},
+    {"read", "읽음"},
+    {"cancelled", "취소됨"},
+    {"cancelled during %s", "%s 중에 취소됨"},
+    {"lab error in %s: %s", "%s 에서 lab 오류: %s"},
+    {"lab %s did not load", "lab %s 를 로드하지 못했다"},
+    {"locked: %s", "잠김: %s"},
+    {" (and %zu more)", " (그 밖에 %zu 개 더)"},
+    {"a stream-ordering race%s: %s", "stream 순서 race%s: %s"},
+    {"every access ordered after the ones it conflicts with - on the device (an event recorded after the write, "
+     "waited on by the stream that reads) - so the result does not depend on which stream runs first",
+     "충돌하는 접근 뒤로 모든 접근이 device 에서 순서가 잡혀 있을 것 (write 뒤에 record 한 event 를 읽는 stream 이 "
+     "wait) - 그래야 어느 stream 이 먼저 돌든 결과가 같다"},
+    {"%s, then %s (the log pane lists every race)", "%s, 그다음 %s (log pane 에 race 가 모두 나온다)"},
+    {": not answered yet", ": 아직 답하지 않았다"},
+};
+
+const char *lab_tr(const char *en)
+{
+    return mgpu_tr_in(framework_ko, sizeof framework_ko / sizeof framework_ko[0], en);
+}
+
 void mgpu_lab_catalog_set_lang(mgpu_lab_catalog *cat, mgpu_lang lang)
 {
     mgpu_lang_set(lang);

@@ -122,7 +122,7 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         if (r >= 0) record_check(L, top, r, v);
         v->state = r > 0 ? MGPU_STEP_PASSED : r < 0 ? MGPU_STEP_ERROR
                  : is_unanswered(L, top) ? MGPU_STEP_AWAITING : MGPU_STEP_FAILED;
-        if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, r ? "check passed" : "check failed");
+        if (r >= 0 && !v->message[0]) snprintf(v->message, sizeof v->message, "%s", lab_tr(r ? "check passed" : "check failed"));
         return;
     }
     if (!lua_istable(L, top) || luaL_len(L, top) < 1) {
@@ -159,6 +159,7 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
             if (waiting++ == 0) first_wait = one;
             /* "link GPU0-GPU1: not answered yet" -> "link GPU0-GPU1", as checks.all lists them */
             const char *cut = strstr(one.message, ": not answered yet");
+            if (!cut) cut = strstr(one.message, lab_tr(": not answered yet"));
             int len = cut ? (int)(cut - one.message) : (int)strlen(one.message);
             if (wused < sizeof waits)
                 wused += (size_t)snprintf(waits + wused, sizeof waits - wused, "%s%.*s", wused ? "; " : "", len,
@@ -172,25 +173,27 @@ static void judge(lua_State *L, mgpu_lab_verdict *v)
         }
         if (r == 0 && used < sizeof msg)
             used += (size_t)snprintf(msg + used, sizeof msg - used, "%s%s", used ? "; " : "",
-                                     one.message[0] ? one.message : "(a check failed without a message)");
+                                     one.message[0] ? one.message : lab_tr("(a check failed without a message)"));
     }
     v->state = failed ? MGPU_STEP_FAILED : waiting ? MGPU_STEP_AWAITING : MGPU_STEP_PASSED;
     /* how to answer (the shell's a, headless --answer ID=VALUE) is for the
      * front end to add: the message is shown by both and kept in progress */
     char wait_note[96] = "";
     if (waiting)
-        snprintf(wait_note, sizeof wait_note, " (%d question%s wait%s for your answer%s)", waiting,
-                 waiting == 1 ? "" : "s", waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
+        snprintf(wait_note, sizeof wait_note, lab_tr(" (%d question%s wait%s for your answer%s)"), waiting,
+                 mgpu_lang_get() == MGPU_LANG_KO || waiting == 1 ? "" : "s",
+                 mgpu_lang_get() != MGPU_LANG_KO && waiting == 1 ? "s" : "",
+                 mgpu_lang_get() == MGPU_LANG_KO || waiting == 1 ? "" : "s");
     if (failed) {
-        snprintf(v->message, sizeof v->message, "%d of %d checks failed%s: %.860s", failed, n - waiting, wait_note, msg);
+        snprintf(v->message, sizeof v->message, lab_tr("%d of %d checks failed%s: %.860s"), failed, n - waiting, wait_note, msg);
     } else if (waiting) {
         if (waiting == 1) snprintf(v->message, sizeof v->message, "%s", first_wait.message);
-        else snprintf(v->message, sizeof v->message, "%d questions not answered yet: %s", waiting, waits);
+        else snprintf(v->message, sizeof v->message, lab_tr("%d questions not answered yet: %s"), waiting, waits);
         snprintf(v->saw, sizeof v->saw, "%s", first_wait.saw);
         snprintf(v->wanted, sizeof v->wanted, "%s", first_wait.wanted);
         snprintf(v->where, sizeof v->where, "%s", first_wait.where);
     } else {
-        snprintf(v->message, sizeof v->message, "all %d checks passed", n);
+        snprintf(v->message, sizeof v->message, lab_tr("all %d checks passed"), n);
     }
 }
 
@@ -216,19 +219,19 @@ static void add_race_verdict(lua_State *L, const json_t *races)
     const char *text = json_string_value(json_object_get(first, "text"));
     const json_t *now = json_object_get(first, "now"), *then = json_object_get(first, "then");
     char more[48] = "";
-    if (n > 1) snprintf(more, sizeof more, " (and %zu more)", n - 1);
+    if (n > 1) snprintf(more, sizeof more, lab_tr(" (and %zu more)"), n - 1);
     lua_createtable(L, 0, 6);
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "ok");
-    lua_pushfstring(L, "a stream-ordering race%s: %s", more, text ? text : "?");
+    lua_pushfstring(L, lab_tr("a stream-ordering race%s: %s"), more, text ? text : "?");
     lua_setfield(L, -2, "msg");
     lua_pushfstring(L, "rank %d: %s", (int)json_integer_value(json_object_get(first, "rank")), text ? text : "?");
     lua_setfield(L, -2, "saw");
-    lua_pushstring(L, "every access ordered after the ones it conflicts with - on the device (an event recorded "
-                      "after the write, waited on by the stream that reads) - so the result does not depend on "
-                      "which stream runs first");
+    lua_pushstring(L, lab_tr("every access ordered after the ones it conflicts with - on the device (an event "
+                             "recorded after the write, waited on by the stream that reads) - so the result does not "
+                             "depend on which stream runs first"));
     lua_setfield(L, -2, "wanted");
-    lua_pushfstring(L, "%s, then %s (the log pane lists every race)",
+    lua_pushfstring(L, lab_tr("%s, then %s (the log pane lists every race)"),
                     json_string_value(json_object_get(then, "site")) ? json_string_value(json_object_get(then, "site")) : "?",
                     json_string_value(json_object_get(now, "site")) ? json_string_value(json_object_get(now, "site")) : "?");
     lua_setfield(L, -2, "where");
@@ -241,8 +244,8 @@ static void lab_error(lab_run *run, mgpu_lua *sb, const char *phase, mgpu_lab_ve
 {
     int cancelled = run->cancelled || (run->env && run->env->cancel && *run->env->cancel);
     v->state = cancelled ? MGPU_STEP_CANCELLED : MGPU_STEP_ERROR;
-    if (cancelled) snprintf(v->message, sizeof v->message, "cancelled during %s", phase);
-    else snprintf(v->message, sizeof v->message, "lab error in %s: %s", phase, mgpu_lua_error_message(sb));
+    if (cancelled) snprintf(v->message, sizeof v->message, lab_tr("cancelled during %s"), phase);
+    else snprintf(v->message, sizeof v->message, lab_tr("lab error in %s: %s"), phase, mgpu_lua_error_message(sb));
     snprintf(v->traceback, sizeof v->traceback, "%s", mgpu_lua_error_traceback(sb));
 }
 
@@ -434,7 +437,7 @@ static mgpu_result run_step_here(mgpu_lab_catalog *cat, int lab, int step, const
     lab_entry *e = &cat->labs[lab];
     if (e->info.load_error) {
         out->state = MGPU_STEP_ERROR;
-        snprintf(out->message, sizeof out->message, "lab %s did not load", e->info.id);
+        snprintf(out->message, sizeof out->message, lab_tr("lab %s did not load"), e->info.id);
         snprintf(out->traceback, sizeof out->traceback, "%s", e->info.load_error);
         return MGPU_OK;
     }
@@ -444,7 +447,7 @@ static mgpu_result run_step_here(mgpu_lab_catalog *cat, int lab, int step, const
     char locked[400];
     if ((!env || !env->instructor_rerun) && mgpu_lab_step_locked(cat, lab, step, locked, sizeof locked)) {
         out->state = MGPU_STEP_ERROR; /* nothing ran: no attempt, nothing saved */
-        snprintf(out->message, sizeof out->message, "locked: %s", locked);
+        snprintf(out->message, sizeof out->message, lab_tr("locked: %s"), locked);
         return MGPU_OK;
     }
     lab_run run = {.cat = cat, .lab = e, .step = step, .env = env ? env : &no_env};
@@ -479,7 +482,7 @@ static mgpu_result run_step_here(mgpu_lab_catalog *cat, int lab, int step, const
         }
         if (!s->has_check) { /* nothing was judged: read, not passed */
             out->state = MGPU_STEP_READ;
-            snprintf(out->message, sizeof out->message, s->has_run ? "ran" : "read");
+            snprintf(out->message, sizeof out->message, "%s", lab_tr(s->has_run ? "ran" : "read"));
         } else if (call_step_fn(e, step, "check", 1, &run) != MGPU_OK) {
             lab_error(&run, e->sb, "check", out);
         } else {
@@ -489,7 +492,7 @@ static mgpu_result run_step_here(mgpu_lab_catalog *cat, int lab, int step, const
     }
     if (out->state != MGPU_STEP_CANCELLED && env && env->cancel && *env->cancel) {
         out->state = MGPU_STEP_CANCELLED;
-        snprintf(out->message, sizeof out->message, "cancelled");
+        snprintf(out->message, sizeof out->message, "%s", lab_tr("cancelled"));
     }
     mgpu_lua_set_interrupt(e->sb, NULL, 0);
     lua_settop(L, top);
