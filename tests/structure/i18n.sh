@@ -140,6 +140,7 @@ def l_calls(path):
     and the lines of L calls whose format is not a literal."""
     toks = lex(open(path, encoding='utf-8').read())
     found, computed = [], []
+    global bare
     for k, t in enumerate(toks):
         if t == ('name', 'L', t[2]) and k + 1 < len(toks) and toks[k + 1][1] == '(' and \
                 not (k > 0 and toks[k - 1][1] in ('.', ':', 'function', 'local')):
@@ -148,6 +149,10 @@ def l_calls(path):
                 found.append((lit[0], t[2]))
             else:
                 computed.append(t[2])
+        # a verdict's text written as a bare literal: English in Korean too
+        if t[0] == 'name' and t[1] in ('msg', 'saw', 'wanted', 'where') and k + 2 < len(toks) and \
+                toks[k + 1][1] == '=' and toks[k + 2][0] == 'str' and re.search(r'[A-Za-z]{4,}', toks[k + 2][1]):
+            bare.append((t[1], toks[k + 2][1], t[2]))
     return found, computed
 
 
@@ -213,6 +218,7 @@ if only:
     units = [u for u in units if u in only]
 
 total = 0
+bare = []
 for unit in units:
     problems = []
     if unit == 'checks':
@@ -253,7 +259,7 @@ for unit in units:
     except (ValueError, IndexError) as e:
         problems.append(f'{os.path.relpath(cat_path, os.path.dirname(labs_dir))}: does not parse: {e}')
         cat = {}
-    used = set()
+    used, notes = set(), []
     for what, text in statics:
         used.add(text)
         if text not in cat:
@@ -268,6 +274,10 @@ for unit in units:
             elif placeholders(fmt) != placeholders(cat[fmt]):
                 problems.append(f'{where}: the Korean of "{short(fmt)}" has placeholders {placeholders(cat[fmt])}, '
                                 f'the English {placeholders(fmt)}')
+        for field, text, line in bare:
+            notes.append(f'{os.path.basename(src)}:{line}: {field} = "{short(text)}" is not in L(): '
+                         'it stays English (a number or id may; words should not)')
+        bare.clear()
         for line in computed:
             problems.append(f'{os.path.basename(src)}:{line}: L() with a format that is not a string literal '
                             '(the catalog cannot be checked against it)')
@@ -279,6 +289,8 @@ for unit in units:
     if verbose:
         for p in problems:
             print(f'  {p}')
+        for p in notes:
+            print(f'  note: {p}')
 if total:
     print(f'FAIL: {total} item(s) missing in Korean (docs/lab-authoring.md, "Two languages")')
     sys.exit(1)
