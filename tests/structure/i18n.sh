@@ -5,7 +5,8 @@
 #    skeleton (as many headings, as many code blocks);
 #  - every static field (lab title, summary, backends, step titles, hints,
 #    questions' ask) has an entry in the lab's lang/ko.lua;
-#  - every L("format", ...) literal in lab.lua (checks/*.lua for the check
+#  - every L("format", ...) literal in lab.lua and the Lua files beside it
+#    that it loads (checks/*.lua for the check
 #    library) has an entry with the same placeholders in the same order;
 #  - no entry is stale (its English no longer appears) and every catalog loads.
 # Prints each lab's count of missing items and fails when any is missing.
@@ -228,7 +229,8 @@ for unit in units:
     else:
         d = os.path.join(labs_dir, unit)
         cat_path = os.path.join(d, 'lang', 'ko.lua')
-        sources = [os.path.join(d, 'lab.lua')]
+        # lab.lua and the files it loads beside it (lab.load: lab 6's whatif.lua)
+        sources = [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith('.lua')]
         info = listing.get(unit)
         if info is None or info.get('load_error'):
             why = info['load_error'].split('\n')[0] if info else 'not listed'
