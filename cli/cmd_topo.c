@@ -115,8 +115,15 @@ static void print_matrix(FILE *f, json_t *doc, int host)
     if (nn) {
         fprintf(f, "\nNIC Legend:\n\n");
         for (int i = 0; i < nn; i++) {
-            const char *name = str_at(json_array_get(json_object_get(doc, "nics"), (size_t)(d[ng + i] - ngall)), "name");
-            fprintf(f, "  NIC%d: %s\n", i, name ? name : "?");
+            json_t *nic = json_array_get(json_object_get(doc, "nics"), (size_t)(d[ng + i] - ngall));
+            const char *name = str_at(nic, "name"), *state = str_at(nic, "state");
+            double rate = json_number_value(json_object_get(nic, "speed_gbps"));
+            double max = json_number_value(json_object_get(nic, "speed_max_gbps"));
+            fprintf(f, "  NIC%d: %s", i, name ? name : "?");
+            /* a port that is not as wired says so, as ibstat would */
+            if (state && strcmp(state, "ACTIVE") != 0) fprintf(f, " (port state %s)", state);
+            else if (max > 0 && rate < max) fprintf(f, " (rate %g Gb/s, supports %g)", rate, max);
+            fputc('\n', f);
         }
     }
     free(d);

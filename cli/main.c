@@ -1,5 +1,6 @@
 /* main.c - mgpulab's entry point: global options, then one subcommand. */
 #include "cmd.h"
+#include "mgpu/topo.h"
 #include "mgpu/cleanup.h"
 #include "shell.h"
 #include "mgpu/file.h"
@@ -44,10 +45,9 @@ static void print_help(FILE *f)
             "  --backend auto|cuda|sim  device backend (auto: cuda when a GPU is present)\n"
             "  --machine PRESET|FILE    sim machine: dgx-h100, dgx-h200, pcie-4gpu,\n"
             "                           2x-dgx-h100, single-gpu, or an NCCL topology XML\n"
-            "  --fault LIST             sim faults (comma-separated): nvlink-down[:GPU] (its\n"
-            "                           NVLinks down), p2p-disabled, no-gdr, straggler[:RANK]\n"
-            "                           (that rank 3x slower in device work and collectives),\n"
-            "                           crash[:RANK] (that rank killed entering a collective)\n"
+            "  --fault LIST             sim faults (comma-separated; GPU, NIC, RANK: 0 when\n"
+            "                           left out; a name the machine lacks is refused):\n"
+            "%s"
             "  --launcher NAME          local, emulate, mpirun or srun\n"
             "  --ranks N                number of ranks\n"
             "  --timeout SECONDS        per-operation timeout\n"
@@ -58,7 +58,7 @@ static void print_help(FILE *f)
             "                           ko_KR.* gives ko)\n"
             "  --version, --help\n"
             "\n"
-            "`mgpulab COMMAND --help` describes a command.\n");
+            "`mgpulab COMMAND --help` describes a command.\n", mgpu_topo_fault_help());
 }
 
 /* Take the global options out of argv (they may stand anywhere), leaving

@@ -4,8 +4,9 @@
  * to and from it and the collectives below the model; disabled peer access
  * explains the peer copies and the collectives; GPUDirect RDMA off explains
  * the inter-node bandwidth and the multi-node collectives; a straggler rank
- * explains the collectives its peers wait in. What no such cause accounts
- * for is a finding of its own. */
+ * explains the collectives its peers wait in; a NIC port down or at the
+ * wrong speed, or NCCL on sockets, the inter-node pairs and the multi-node
+ * collectives. What no such cause accounts for is a finding of its own. */
 #include "validate.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 typedef struct causes {
     int nvl_first, p2p, gdr, strag_first, count;
+    int nic_first, socket, pcie_first; /* a NIC port down or slow, NCCL on sockets, a PCIe link below its own */
     const unsigned char *nvl_down, *pcie_low;
 } causes;
 
@@ -29,7 +31,10 @@ static void shared_cause(const causes *k, char *key, size_t len)
     else if (k->nvl_first >= 0) snprintf(key, len, "nvlink:%d", k->nvl_first);
     else if (k->p2p) snprintf(key, len, "p2p");
     else if (k->strag_first >= 0) snprintf(key, len, "straggler:%d", k->strag_first);
+    else if (k->socket) snprintf(key, len, "socket");
+    else if (k->nic_first >= 0) snprintf(key, len, "nic:%d", k->nic_first);
     else if (k->gdr) snprintf(key, len, "gdr");
+    else if (k->pcie_first >= 0) snprintf(key, len, "pcie:%d", k->pcie_first);
     else key[0] = '\0';
 }
 
@@ -46,6 +51,8 @@ static void key_of(const vcheck *c, const causes *k, char *key, size_t len)
     else if (kind_is(c, "pcie")) snprintf(key, len, "pcie:%d", a);
     else if (kind_is(c, "count")) snprintf(key, len, "count");
     else if (kind_is(c, "xid")) snprintf(key, len, "xid:%d", a);
+    else if (kind_is(c, "port")) snprintf(key, len, "nic:%d", a);
+    else if (kind_is(c, "socket")) snprintf(key, len, "socket");
     else if (kind_is(c, "path") || kind_is(c, "d2d")) {
         if (a_down) snprintf(key, len, "nvlink:%d", a);
         else if (b_down) snprintf(key, len, "nvlink:%d", b);
@@ -53,7 +60,10 @@ static void key_of(const vcheck *c, const causes *k, char *key, size_t len)
     } else if (kind_is(c, "h2d") || kind_is(c, "d2h")) {
         if (a >= 0 && a < MAX_GPUS && k->pcie_low[a]) snprintf(key, len, "pcie:%d", a);
     } else if (kind_is(c, "net")) {
-        if (k->gdr) snprintf(key, len, "gdr");
+        if (k->socket) snprintf(key, len, "socket");
+        else if (k->nic_first >= 0) snprintf(key, len, "nic:%d", k->nic_first);
+        else if (a >= 0 && a < MAX_GPUS && k->pcie_low[a]) snprintf(key, len, "pcie:%d", a);
+        else if (k->gdr) snprintf(key, len, "gdr");
         else if (k->strag_first >= 0) snprintf(key, len, "straggler:%d", k->strag_first);
     } else if (kind_is(c, "coll") || kind_is(c, "latency") || kind_is(c, "sweep") || kind_is(c, "load")) {
         shared_cause(k, key, len);
@@ -74,6 +84,8 @@ static const vcheck *primary(const vreport *r, const char *key)
         else if (kind_is(c, "gdr")) snprintf(own, sizeof own, "gdr");
         else if (kind_is(c, "rank")) snprintf(own, sizeof own, "straggler:%d", c->gpu_a);
         else if (kind_is(c, "pcie")) snprintf(own, sizeof own, "pcie:%d", c->gpu_a);
+        else if (kind_is(c, "port")) snprintf(own, sizeof own, "nic:%d", c->gpu_a);
+        else if (kind_is(c, "socket")) snprintf(own, sizeof own, "socket");
         else if (kind_is(c, "count")) snprintf(own, sizeof own, "count");
         if (own[0] && strcmp(own, key) == 0) return c;
     }
@@ -97,6 +109,12 @@ static void title_of(const vreport *r, vfinding *x, const vcheck *first)
     else if (p && sscanf(x->key, "pcie:%d", &g) == 1)
         snprintf(x->title, sizeof x->title, "GPU%d's PCIe link is %s where it should be %s", g, p->measured,
                  p->expected);
+    else if (p && sscanf(x->key, "nic:%d", &g) == 1)
+        snprintf(x->title, sizeof x->title, "%s is %s where it should be %s: NCCL's traffic through it is slower "
+                 "or moved to another NIC", p->name, p->measured, p->expected);
+    else if (p && strcmp(x->key, "socket") == 0)
+        snprintf(x->title, sizeof x->title, "NCCL's network transport is %s where it should be %s: traffic between "
+                 "hosts goes over TCP sockets", p->measured, p->expected);
     else if (p && strcmp(x->key, "count") == 0)
         snprintf(x->title, sizeof x->title, "%s GPUs where %s are expected", p->measured, p->expected);
     else if (kind_is(first, "xid") && sscanf(x->key, "xid:%d", &g) == 1)
@@ -124,7 +142,8 @@ void vreport_find_causes(vreport *r)
     static unsigned char nvl_down[MAX_GPUS], pcie_low[MAX_GPUS];
     memset(nvl_down, 0, sizeof nvl_down);
     memset(pcie_low, 0, sizeof pcie_low);
-    causes k = {.nvl_first = -1, .strag_first = -1, .nvl_down = nvl_down, .pcie_low = pcie_low};
+    causes k = {.nvl_first = -1, .strag_first = -1, .nic_first = -1, .pcie_first = -1, .nvl_down = nvl_down,
+                .pcie_low = pcie_low};
     for (int i = 0; i < r->n; i++) {
         const vcheck *c = &r->v[i];
         if (!is_bad(c)) continue;
@@ -133,7 +152,12 @@ void vreport_find_causes(vreport *r)
             nvl_down[a] = 1;
             if (k.nvl_first < 0) k.nvl_first = a;
         }
-        if (kind_is(c, "pcie") && a >= 0 && a < MAX_GPUS) pcie_low[a] = 1;
+        if (kind_is(c, "pcie") && a >= 0 && a < MAX_GPUS) {
+            pcie_low[a] = 1;
+            if (k.pcie_first < 0) k.pcie_first = a;
+        }
+        if (kind_is(c, "port") && k.nic_first < 0) k.nic_first = a;
+        if (kind_is(c, "socket")) k.socket = 1;
     }
     for (int i = 0; i < r->n; i++) { /* what the links above do not explain */
         const vcheck *c = &r->v[i];

@@ -215,6 +215,65 @@ static void check_gdr(vreport *r, json_t *doc, const mgpu_topo *exp)
     }
 }
 
+/* Each NIC's port as ibstat reports it (state, rate) against the expected
+ * machine's, and the transport NCCL would use between hosts: a port that
+ * is down or trained at a lower rate, or sockets where RDMA NICs exist. */
+static void check_nic_ports(vreport *r, json_t *doc, const mgpu_topo *exp)
+{
+    json_t *nics = json_object_get(doc, "nics");
+    int bad = 0, nn = (int)json_array_size(nics), rdma = 0;
+    for (int k = 0; k < nn; k++) {
+        json_t *n = json_array_get(nics, (size_t)k);
+        const mgpu_topo_nic *want = k < mgpu_topo_nic_count(exp) ? mgpu_topo_nic_at(exp, k) : NULL;
+        const char *state = str_at(n, "state"), *name = str_at(n, "name");
+        double rate = json_number_value(json_object_get(n, "speed_gbps"));
+        rdma += want && want->gdr;
+        if (state && strcmp(state, "ACTIVE") != 0) {
+            bad++;
+            vcheck *c = vcheck_about(vreport_add(r, "topology", V_ANOMALY, "NIC%d %s (host %d) port", k,
+                                                 name ? name : "?", int_at(n, "host", 0)), "port", k, -1);
+            VSET(c, measured, "%s", state);
+            VSET(c, expected, "ACTIVE");
+            VSET(c, cause, "NIC%d (%s) has its port %s: NCCL skips it, and the GPUs nearest to it send through "
+                 "another NIC, shared with that NIC's own GPUs (their inter-node bandwidth halves)", k,
+                 name ? name : "?", state);
+            VSET(c, next, "ibstat %s (State, Physical state); check the cable and the switch port; "
+                 "NCCL_DEBUG=INFO lists the ports NCCL uses (NET/IB : Using ...)", name ? name : "");
+        } else if (want && want->speed_gbps > 0 && rate > 0 && rate < want->speed_gbps * 0.99) {
+            bad++;
+            vcheck *c = vcheck_about(vreport_add(r, "topology", V_ANOMALY, "NIC%d %s (host %d) port", k,
+                                                 name ? name : "?", int_at(n, "host", 0)), "port", k, -1);
+            VSET(c, measured, "%g Gb/s", rate);
+            VSET(c, expected, "%g Gb/s", want->speed_gbps);
+            VSET(c, cause, "NIC%d (%s) trained at %g Gb/s where it should run at %g Gb/s (a cable or transceiver of "
+                 "the wrong kind, a port set to a lower speed, lanes that failed to train): every transfer through "
+                 "it runs at %.0f %% of the rate", k, name ? name : "?", rate, want->speed_gbps,
+                 100.0 * rate / want->speed_gbps);
+            VSET(c, next, "ibstat %s (Rate, Link layer); ibv_devinfo -v (active_width, active_speed); check the cable "
+                 "and the switch port's configured speed", name ? name : "");
+        }
+    }
+    if (nn && !bad) {
+        vcheck *c = vreport_add(r, "topology", V_OK, "NIC ports");
+        VSET(c, measured, "%d of %d active at their rate", nn, nn);
+        VSET(c, expected, "%d ports", nn);
+    }
+    const char *net = str_at(doc, "network");
+    if (!net || !rdma) return;
+    int sock = strcmp(net, "Socket") == 0;
+    vcheck *c = vcheck_about(vreport_add(r, "topology", sock ? V_ANOMALY : V_OK, "NCCL network transport"), "socket",
+                             -1, -1);
+    VSET(c, measured, "%s", net);
+    VSET(c, expected, "IB");
+    if (sock) {
+        VSET(c, cause, "NCCL uses TCP sockets (NET/Socket) between hosts although %d RDMA NICs are there: its IB "
+             "transport did not load (no libibverbs/rdma-core in the container, NCCL_IB_DISABLE=1, a wrong "
+             "NCCL_IB_HCA or NCCL_NET); NCCL says so only at INFO level", rdma);
+        VSET(c, next, "NCCL_DEBUG=INFO ... | grep -E 'NET/|Using network'; env | grep -E 'NCCL_(IB|NET|SOCKET)'; "
+             "ls /usr/lib/x86_64-linux-gnu/libibverbs.so*; ibv_devices");
+    }
+}
+
 static void check_peer(vreport *r, json_t *doc, const mgpu_topo *exp, int ng)
 {
     json_t *peer = json_object_get(doc, "peer_access");
@@ -261,5 +320,6 @@ void validate_topology(vreport *r, json_t *doc, const mgpu_topo *exp, int expect
     check_pcie(r, gpus, exp, ng);
     check_numa_and_nics(r, doc, exp, ng, expect_given);
     check_gdr(r, doc, exp);
+    check_nic_ports(r, doc, exp);
     check_peer(r, doc, exp, ng);
 }

@@ -200,15 +200,10 @@ mgpu_result mgpu_coll_tuning_from_env(mgpu_coll_tuning *out)
  * then the fastest (-1 when the host has none). */
 static int nearest_nic(const mgpu_topo *t, int gpu)
 {
-    const mgpu_topo_gpu *g = mgpu_topo_gpu_at(t, gpu);
-    int best = -1;
-    mgpu_topo_path bp = {0};
-    for (int i = 0; g && i < mgpu_topo_nic_count(t); i++) {
-        if (mgpu_topo_nic_at(t, i)->host != g->host) continue;
-        mgpu_topo_path p = mgpu_topo_gpu_nic_path(t, gpu, i);
-        if (best < 0 || p.type < bp.type || (p.type == bp.type && p.bw_gbs > bp.bw_gbs)) best = i, bp = p;
-    }
-    return best;
+    /* NCCL's IB transport did not load (the net-socket fault): no NIC is
+     * used as one; its NICs that are down are skipped (nic-down) */
+    if (mgpu_topo_has_fault(t, "net-socket")) return -1;
+    return mgpu_topo_gpu_nic(t, gpu);
 }
 
 /* GPUDirect RDMA from `gpu` through `nic`: both capable (the no-gdr fault
@@ -251,7 +246,8 @@ void mgpu_coll_link_between(const mgpu_topo *t, int a, int b, const mgpu_coll_tu
         out->gdr = uses_gdr(t, a, out->nic, tun);
         out->gbs = nic_rate(t, a, out->nic, out->gdr);
         int local = 0; /* NCCL numbers a host's NICs from 0 */
-        for (int i = 0; i < out->nic; i++) local += mgpu_topo_nic_at(t, i)->host == ga->host;
+        for (int i = 0; i < out->nic; i++) /* the active ones: NCCL lists no port that is down */
+            local += mgpu_topo_nic_at(t, i)->host == ga->host && !mgpu_topo_nic_at(t, i)->down;
         snprintf(out->via, sizeof out->via, "NET/IB/%d%s", local, out->gdr ? "/GDRDMA" : "");
         return;
     }
@@ -299,7 +295,9 @@ static double nic_gbs(const mgpu_topo *t, int host, int *count)
     for (int i = 0; i < mgpu_topo_nic_count(t); i++) {
         const mgpu_topo_nic *n = mgpu_topo_nic_at(t, i);
         if (n->host != host) continue;
-        sum += n->speed_gbps / 8.0;
+        /* the wired rate: what the NIC faults take from it is the GPUs'
+         * net factor (make_shape), counted once */
+        sum += (n->speed_wired_gbps > 0 ? n->speed_wired_gbps : n->speed_gbps) / 8.0;
         (*count)++;
     }
     return sum;
@@ -601,18 +599,30 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
     int host = g0 ? g0->host : 0, nnic = 0;
     double node = nic_gbs(t, host, &nnic);
     sh->nvls_heads = nnic < sh->ppn ? nnic : sh->ppn;
-    if (nnic == 0) {
-        node = 12.5; /* no NIC in the model: a 100 Gb/s socket NIC, as NCCL would fall back to */
+    int g0i = gpu_of_rank ? gpu_of_rank[0] : 0, nic0 = nearest_nic(t, g0i);
+    if (nnic == 0 || nic0 < 0) {
+        /* no NIC in the model, or none NCCL can use (the net-socket fault,
+         * every NIC down): a 100 Gb/s socket NIC, as NCCL falls back to */
+        node = 12.5;
         nnic = 1;
+        sh->nvls_heads = 0;
+    }
+    /* NCCL splits the data evenly over its channels and each channel
+     * crosses the nodes on one NIC: the slowest GPU's way out (a NIC down
+     * and shared, slow, at the wrong speed, behind a downgraded PCIe link)
+     * paces every channel */
+    double net_factor = 1.0;
+    for (int r = 0; nic0 >= 0 && sh->nnodes > 1 && r < n && r < 4096; r++) {
+        double f = mgpu_topo_gpu_net_factor(t, gpu_of(t, gpu_of_rank, r));
+        if (f < net_factor) net_factor = f;
     }
     /* Without GPUDirect RDMA every NIC bounces through host memory. The
      * model decides it once per node, for rank 0's GPU and its nearest NIC
      * (the presets are symmetric, the faults global). */
-    int g0i = gpu_of_rank ? gpu_of_rank[0] : 0, nic0 = nearest_nic(t, g0i);
-    double staged = 1.0;
+    double staged = net_factor;
     if (nic0 >= 0 && !uses_gdr(t, g0i, nic0, tun)) {
         const mgpu_topo_nic *nn = mgpu_topo_nic_at(t, nic0);
-        staged = nic_rate(t, g0i, nic0, 0) / (nn->speed_gbps / 8.0 * EFF_NET);
+        staged *= nic_rate(t, g0i, nic0, 0) / (nn->speed_gbps / 8.0 * EFF_NET);
     }
     sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET * staged;
     if (nnic > sh->ppn) node = node / nnic * sh->ppn; /* a ring cannot use more NICs than ranks per node */

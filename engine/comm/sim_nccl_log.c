@@ -144,14 +144,26 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
                     "model's, not NCCL's)");
         if (L.nnodes > 1) {
             char nics[512] = "";
-            int k = 0;
-            for (int i = 0; i < mgpu_topo_nic_count(sc->topo); i++) {
+            int k = 0, socket = mgpu_topo_has_fault(sc->topo, "net-socket");
+            for (int i = 0; i < mgpu_topo_nic_count(sc->topo) && !socket; i++) {
                 const mgpu_topo_nic *x = mgpu_topo_nic_at(sc->topo, i);
                 if (!mine || x->host != mine->host) continue;
+                if (x->down) { /* NCCL lists only ports that are ACTIVE */
+                    line(c, sc, "NET/IB : %s:%d port is not active (state DOWN), skipping", x->name,
+                         x->port > 0 ? x->port : 1);
+                    continue;
+                }
                 size_t at = strlen(nics);
                 snprintf(nics + at, sizeof nics - at, " [%d]%s:%d/IB", k++, x->name, x->port > 0 ? x->port : 1);
             }
             if (k) line(c, sc, "NET/IB : Using%s ; OOB SIMULATED", nics);
+            if (socket) {
+                /* what NCCL prints when its IB plugin finds no usable verbs
+                 * library or device: it falls back without an error */
+                line(c, sc, "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation");
+                line(c, sc, "NET/IB : No device found.");
+                line(c, sc, "NET/Socket : Using [0]eth0:10.0.0.%d<0>", (mine ? mine->host : 0) + 1);
+            }
             line(c, sc, "Using network %s", k ? "IB" : "Socket");
         }
     }

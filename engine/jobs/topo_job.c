@@ -61,8 +61,11 @@ static json_t *gpus_json(const mgpu_topo *t)
         const mgpu_xml_node *pci = g->node && g->node->parent ? g->node->parent : NULL;
         int gen = pci ? mgpu_pcie_gen_of_speed(mgpu_xml_get(pci, "link_speed")) : 0;
         const char *width = pci ? mgpu_xml_get(pci, "link_width") : NULL;
+        int w = width ? atoi(width) : 0;
+        /* a sim link that trained lower (the pcie-downgrade fault) reads as it runs */
+        if (g->pcie_gen_now) gen = g->pcie_gen_now, w = g->pcie_width_now;
         json_object_set_new(j, "pcie_gen", gen ? json_integer(gen) : json_null());
-        json_object_set_new(j, "pcie_width", width && atoi(width) > 0 ? json_integer(atoi(width)) : json_null());
+        json_object_set_new(j, "pcie_width", w > 0 ? json_integer(w) : json_null());
         json_object_set_new(j, "nvlinks", json_integer(g->nvlinks_total));
         json_object_set_new(j, "gdr", json_boolean(g->gdr));
         /* the dense bf16 peak of the GPU model (null when the table does not
@@ -85,6 +88,9 @@ static json_t *nics_json(const mgpu_topo *t)
         json_object_set_new(j, "name", json_string(n->name));
         json_object_set_new(j, "busid", json_string(n->busid));
         json_object_set_new(j, "speed_gbps", json_real(n->speed_gbps));
+        /* as ibstat says it: the rate the port runs at, the rate it supports, its state */
+        json_object_set_new(j, "speed_max_gbps", json_real(n->speed_wired_gbps > 0 ? n->speed_wired_gbps : n->speed_gbps));
+        json_object_set_new(j, "state", json_string(n->down ? "DOWN" : "ACTIVE"));
         json_object_set_new(j, "port", json_integer(n->port));
         json_object_set_new(j, "numa", json_numa(n->numa));
         json_object_set_new(j, "gdr", json_boolean(n->gdr));
@@ -149,6 +155,11 @@ static json_t *topo_json(mgpu_backend *be, const mgpu_topo *t, int tables)
     json_object_set_new(o, "hosts", json_integer(mgpu_topo_host_count(t)));
     json_object_set_new(o, "gpus", gpus_json(t));
     json_object_set_new(o, "nics", nics_json(t));
+    /* the transport NCCL would use between hosts: IB, or TCP sockets when its
+     * IB transport did not load (the net-socket fault) or no NIC is up */
+    if (mgpu_topo_host_count(t) > 1)
+        json_object_set_new(o, "network", json_string(mgpu_topo_has_fault(t, "net-socket") || mgpu_topo_gpu_nic(t, 0) < 0
+                                                          ? "Socket" : "IB"));
     if (tables) json_object_set_new(o, "matrix", matrix_json(t));
     if (tables) json_object_set_new(o, "peer_access", peer_json(t));
     json_t *notes = json_array();

@@ -74,12 +74,15 @@ static json_t *model_facts(const mgpu_topo *t, int i)
                                                "per_link", links));
     int gen, width;
     xml_link(g, &gen, &width);
-    /* The sim's link runs at what its XML says, which is also its maximum;
-     * the GPU's own maximum comes from the model table. */
-    json_object_set_new(o, "pcie", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gen", int_or_null(gen, gen),
+    /* The sim's link runs at what its XML says, which is also its maximum,
+     * unless it trained lower (the pcie-downgrade fault: NVML's current
+     * link then reads below the link's maximum); the GPU's own maximum
+     * comes from the model table. */
+    int now_gen = g->pcie_gen_now ? g->pcie_gen_now : gen, now_width = g->pcie_gen_now ? g->pcie_width_now : width;
+    json_object_set_new(o, "pcie", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gen", int_or_null(now_gen, now_gen),
                                              "gen_max", int_or_null(gen, gen), "gen_gpu_max",
                                              int_or_null(m && m->pcie_gen, m ? m->pcie_gen : 0), "width",
-                                             int_or_null(width, width), "width_max", int_or_null(width, width),
+                                             int_or_null(now_width, now_width), "width_max", int_or_null(width, width),
                                              "width_gpu_max", int_or_null(m && m->pcie_width, m ? m->pcie_width : 0)));
     json_object_set_new(o, "why", json_string("simulated machine: ECC, XID, clocks and power are not modelled"));
     return empty_health(o);

@@ -44,7 +44,13 @@ enum {
     TOPO_FAULT_NO_GDR = 1u << 2,
     TOPO_FAULT_STRAGGLER = 1u << 3,
     TOPO_FAULT_CRASH = 1u << 4,
+    TOPO_FAULT_NIC_DOWN = 1u << 5,
+    TOPO_FAULT_NIC_SLOW = 1u << 6,
+    TOPO_FAULT_IB_SPEED = 1u << 7,
+    TOPO_FAULT_PCIE_DOWNGRADE = 1u << 8,
+    TOPO_FAULT_NET_SOCKET = 1u << 9,
 };
+#define TOPO_NFAULT_BITS 10
 
 /* A device's way up its tree, each hop's PCIe facts read once (topo_paths.c). */
 typedef struct topo_hop topo_hop;
@@ -69,6 +75,7 @@ struct mgpu_topo {
     double *host_intersocket_gbs;  /* per host, from its CPU vendor/model */
     int *gpu_best_nic;             /* per GPU: its closest, then fastest NIC on its host; -1 none */
     double *gpu_net_gbs;           /* per GPU: min(that NIC's line rate, PCIe path to it) */
+    double *gpu_net_wired;         /* the same on the healthy machine (before faults) */
     topo_chain *gpu_chain, *nic_chain; /* per GPU, per NIC: the way to the root from its <pci> (or itself) */
 
     signed char *peer_override;   /* ngpus*ngpus, -2 = derive; NULL until set */
@@ -77,7 +84,7 @@ struct mgpu_topo {
     int nnotes, cap_notes;
 
     unsigned faults;
-    int fault_arg[5];             /* per fault bit index; -1 none */
+    int fault_arg[TOPO_NFAULT_BITS]; /* per fault bit index; -1 none */
 };
 
 /* Build the model from trees; `map` (may be NULL) names source positions in
@@ -89,6 +96,10 @@ mgpu_result topo_build(mgpu_xml_node **systems, int nhosts, mgpu_xml_node *wrapp
 /* Fill gpu_chain / nic_chain and gpu_best_nic / gpu_net_gbs (topo_paths.c);
  * called once the view is built. topo_paths_release frees what it made. */
 mgpu_result topo_paths_prepare(mgpu_topo *t);
+/* Choose each GPU's NIC again after a fault changed a NIC or a PCIe link. */
+void topo_paths_pick_nics(mgpu_topo *t);
+/* Set a GPU's own PCIe link rate (the pcie-downgrade fault). */
+void topo_paths_set_gpu_link(mgpu_topo *t, int gpu, double gbs);
 void topo_paths_release(mgpu_topo *t);
 
 /* "FILE:LINE:COL" of an element, or "host N <gpu>" style when unknown. */

@@ -305,7 +305,8 @@ static mgpu_result add_nic(build_ctx *c, const mgpu_xml_node *net)
     long long v;
     /* NCCL writes speed in Mbit/s (400000 for NDR). */
     MGPU_CHECK(attr_int(c->map, net, "speed", 0, 100000000, 0, 0, &v));
-    n->speed_gbps = (double)v / 1000.0;
+    n->speed_gbps = n->speed_wired_gbps = (double)v / 1000.0;
+    n->slow = 1.0;
     MGPU_CHECK(attr_int(c->map, net, "gdr", 0, 1, 0, 0, &v));
     n->gdr = (int)v;
     MGPU_CHECK(attr_int(c->map, net, "port", 0, 1 << 16, 0, 0, &v));
@@ -628,7 +629,7 @@ mgpu_result topo_build(mgpu_xml_node **systems, int nhosts, mgpu_xml_node *wrapp
     t->nhosts = nhosts;
     t->wrapper = wrapper;
     t->simulated = simulated;
-    for (int i = 0; i < 5; i++) t->fault_arg[i] = -1;
+    for (int i = 0; i < TOPO_NFAULT_BITS; i++) t->fault_arg[i] = -1;
     MGPU_CHECKGOTO(derive(t, map), r, fail);
     *out = t;
     return MGPU_OK;

@@ -160,9 +160,54 @@ static mgpu_topo_path bad_path(void)
 }
 
 
-/* The bandwidth a GPU gets onto the network: its best NIC (closest path,
- * then fastest), limited by the PCIe path to it. Computed once per model
- * so that a path across hosts costs O(1), not a scan of the NICs. */
+/* The bandwidth a GPU gets onto the network: its best NIC that is up
+ * (closest path, then fastest), limited by the PCIe path to it. Computed
+ * once per model so that a path across hosts costs O(1), not a scan of the
+ * NICs. A GPU whose own NIC is down (the nic-down fault) falls back to the
+ * next one and shares it with the GPUs already there; a slow NIC (nic-slow)
+ * gives each of its GPUs its line rate divided by the slowdown. */
+void topo_paths_pick_nics(mgpu_topo *t)
+{
+    int *users = calloc((size_t)t->nnics + 1, sizeof *users), *wired = calloc((size_t)t->nnics + 1, sizeof *wired);
+    int first = 0; /* NICs are sorted by host: scan only this host's run */
+    for (int pass = 0; pass < 2; pass++) { /* pass 0: the healthy choice; pass 1: skipping NICs that are down */
+        first = 0;
+        for (int g = 0; g < t->ngpus; g++) {
+            int host = t->gpus[g].host, best = -1;
+            mgpu_topo_path bp = {0};
+            while (first < t->nnics && t->nics[first].host < host) first++;
+            for (int i = first; i < t->nnics && t->nics[i].host == host; i++) {
+                if (pass && t->nics[i].down) continue;
+                mgpu_topo_path p = mgpu_topo_gpu_nic_path(t, g, i);
+                if (best < 0 || p.type < bp.type ||
+                    (p.type == bp.type && t->nics[i].speed_wired_gbps > t->nics[best].speed_wired_gbps))
+                    best = i, bp = p;
+            }
+            if (!pass) {
+                if (best >= 0 && wired) wired[best]++;
+                continue;
+            }
+            t->gpu_best_nic[g] = best;
+            t->gpu_net_gbs[g] = 0;
+            if (best >= 0 && users) users[best]++;
+        }
+    }
+    for (int g = 0; g < t->ngpus; g++) {
+        int best = t->gpu_best_nic[g];
+        if (best < 0) continue;
+        const mgpu_topo_nic *n = &t->nics[best];
+        /* more GPUs on this NIC than it was wired for: they share it */
+        double share = users && wired && users[best] > wired[best] && wired[best] > 0
+                           ? (double)wired[best] / users[best] : 1.0;
+        double nic = n->speed_gbps / 8.0 * share / (n->slow >= 1.0 ? n->slow : 1.0);
+        double pcie = mgpu_topo_gpu_nic_path(t, g, best).bw_gbs;
+        t->gpu_net_gbs[g] = nic < pcie ? nic : pcie;
+        if (t->gpu_net_wired[g] < 0) t->gpu_net_wired[g] = t->gpu_net_gbs[g];
+    }
+    free(users);
+    free(wired);
+}
+
 mgpu_result topo_paths_prepare(mgpu_topo *t)
 {
     t->gpu_chain = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_chain);
@@ -173,25 +218,35 @@ mgpu_result topo_paths_prepare(mgpu_topo *t)
     for (int i = 0; i < t->nnics; i++) MGPU_CHECK(chain_of(dev_elem(t->nics[i].node->parent), &t->nic_chain[i]));
     t->gpu_best_nic = malloc(((size_t)t->ngpus + 1) * sizeof *t->gpu_best_nic);
     t->gpu_net_gbs = calloc((size_t)t->ngpus + 1, sizeof *t->gpu_net_gbs);
-    if (!t->gpu_best_nic || !t->gpu_net_gbs) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
-    int first = 0; /* NICs are sorted by host: scan only this host's run */
-    for (int g = 0; g < t->ngpus; g++) {
-        int host = t->gpus[g].host, best = -1;
-        mgpu_topo_path bp = {0};
-        while (first < t->nnics && t->nics[first].host < host) first++;
-        for (int i = first; i < t->nnics && t->nics[i].host == host; i++) {
-            mgpu_topo_path p = mgpu_topo_gpu_nic_path(t, g, i);
-            if (best < 0 || p.type < bp.type ||
-                (p.type == bp.type && t->nics[i].speed_gbps > t->nics[best].speed_gbps))
-                best = i, bp = p;
-        }
-        t->gpu_best_nic[g] = best;
-        if (best >= 0) {
-            double nic = t->nics[best].speed_gbps / 8.0;
-            t->gpu_net_gbs[g] = nic < bp.bw_gbs ? nic : bp.bw_gbs;
-        }
-    }
+    t->gpu_net_wired = malloc(((size_t)t->ngpus + 1) * sizeof *t->gpu_net_wired);
+    if (!t->gpu_best_nic || !t->gpu_net_gbs || !t->gpu_net_wired)
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of memory building the topology view");
+    for (int g = 0; g <= t->ngpus; g++) t->gpu_net_wired[g] = -1;
+    topo_paths_pick_nics(t);
     return MGPU_OK;
+}
+
+void topo_paths_set_gpu_link(mgpu_topo *t, int gpu, double gbs)
+{
+    if (gpu < 0 || gpu >= t->ngpus) return;
+    t->gpus[gpu].pcie_gbs = gbs;
+    /* the GPU's own <pci> is the first hop of its way up: every path from
+     * it (to a peer over PCIe, to a NIC) crosses this link */
+    topo_chain *c = &t->gpu_chain[gpu];
+    if (c->n > 0 && c->hop[0].pci) c->hop[0].link_gbs = gbs;
+}
+
+int mgpu_topo_gpu_nic(const mgpu_topo *t, int gpu)
+{
+    if (!t || gpu < 0 || gpu >= t->ngpus) return -1;
+    return t->gpu_best_nic[gpu];
+}
+
+double mgpu_topo_gpu_net_factor(const mgpu_topo *t, int gpu)
+{
+    if (!t || gpu < 0 || gpu >= t->ngpus || !(t->gpu_net_wired[gpu] > 0)) return 1.0;
+    double f = t->gpu_net_gbs[gpu] / t->gpu_net_wired[gpu];
+    return f > 0 && f < 1.0 ? f : 1.0;
 }
 
 void topo_paths_release(mgpu_topo *t)
@@ -202,6 +257,7 @@ void topo_paths_release(mgpu_topo *t)
     free(t->nic_chain);
     free(t->gpu_best_nic);
     free(t->gpu_net_gbs);
+    free(t->gpu_net_wired);
 }
 
 static double gpu_net_gbs(const mgpu_topo *t, int gpu, double *extra_lat)

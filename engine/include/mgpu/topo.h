@@ -79,6 +79,9 @@ typedef struct mgpu_topo_gpu {
     double pcie_gbs;       /* PCIe bandwidth per direction from link speed/width, GB/s */
     int gdr;               /* GPUDirect RDMA capable */
     int nvlinks_total;     /* NVLink links of this GPU */
+    /* The PCIe link as it trained when the pcie-downgrade fault says it
+     * runs below its wiring (0: as the tree records it) */
+    int pcie_gen_now, pcie_width_now;
     const mgpu_xml_node *node; /* its <gpu> element */
 } mgpu_topo_gpu;
 
@@ -86,10 +89,13 @@ typedef struct mgpu_topo_nic {
     int host;
     char name[32];         /* "mlx5_0" */
     char busid[20];
-    double speed_gbps;     /* line rate in Gbit/s (NCCL writes Mbit/s) */
+    double speed_gbps;     /* line rate in Gbit/s (NCCL writes Mbit/s); the ib-speed fault lowers it */
+    double speed_wired_gbps; /* the rate the tree records (the port's supported rate) */
     int gdr;
     int port;
     int numa;
+    int down;              /* the nic-down fault: port state DOWN, NCCL skips it */
+    double slow;           /* the nic-slow fault: its traffic takes this many times as long (1: healthy) */
     const mgpu_xml_node *node; /* its <net> element */
 } mgpu_topo_nic;
 
@@ -156,7 +162,8 @@ const char *const *mgpu_topo_notes(const mgpu_topo *t);
 void mgpu_topo_add_note(mgpu_topo *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Apply sim fault presets ("nvlink-down", "p2p-disabled", "no-gdr",
- * "straggler", "crash"; comma-separated) to a model. Unknown names fail
+ * "straggler", "crash", "nic-down", "nic-slow", "ib-speed",
+ * "pcie-downgrade", "net-socket"; comma-separated) to a model. Unknown names fail
  * with the list of known ones. Faults that concern ranks (straggler,
  * crash) are recorded for the runtime; link faults change the view. */
 mgpu_result mgpu_topo_apply_faults(mgpu_topo *t, const char *faults);
@@ -170,6 +177,15 @@ mgpu_result mgpu_topo_check_faults(const mgpu_topo *t, const char *faults, int n
  * helper job that is no rank of the run should see. Writes "" when none. */
 void mgpu_topo_faults_of_machine(const char *faults, char *out, size_t len);
 int mgpu_topo_has_fault(const mgpu_topo *t, const char *fault);
+/* The --fault list's help: one line per fault, "  NAME[:ARG]  what it does". */
+const char *mgpu_topo_fault_help(void);
+/* The NIC a GPU's network traffic goes through (global index): its nearest
+ * NIC that is up, -1 when its host has none up (NCCL then uses sockets). */
+int mgpu_topo_gpu_nic(const mgpu_topo *t, int gpu);
+/* The share of its healthy network rate a GPU gets under the NIC faults and
+ * its PCIe link (nic-down: the NIC it falls back to is shared; nic-slow,
+ * ib-speed, pcie-downgrade): 1 on a healthy machine. */
+double mgpu_topo_gpu_net_factor(const mgpu_topo *t, int gpu);
 /* The argument a fault was applied with (nvlink-down's GPU, straggler's and
  * crash's rank; 0 when the fault was named without one), -1 when the fault
  * is not applied. With several nvlink-down faults, the first one's GPU. */
