@@ -28,22 +28,22 @@ local function hello_faults(got, n, ref)
     local g = got[r]
     if not g then
       same = false
-      add("missing", string.format("rank %d reported nothing: every rank must call mgpu.result{...}", r))
+      add("missing", L("rank %d reported nothing: every rank must call mgpu.result{...}", r))
     else
       if g.checksum ~= first then same = false end
       if g.rank ~= r then
-        add("rank", string.format("rank %d reports rank %s: mgpu.rank is this rank's number, whatever GPU it runs on",
+        add("rank", L("rank %d reports rank %s: mgpu.rank is this rank's number, whatever GPU it runs on",
                                   r, tostring(g.rank)))
       end
       if g.world ~= n then
-        add("world", string.format("rank %d reports world %s, but %d ranks ran: mgpu.world is the number of ranks "
+        add("world", L("rank %d reports world %s, but %d ranks ran: mgpu.world is the number of ranks "
                                    .. "(not of GPUs, nor the count of one run)", r, tostring(g.world), n))
       end
     end
   end
   -- a wrong rank seeds wrong too: then only zeros say more than the rank
   if same and n > 1 and first ~= nil and first ~= ref.zeros and not kinds.rank then
-    add("same", "every rank reports the same checksum: the seed must differ from rank to rank")
+    add("same", L("every rank reports the same checksum: the seed must differ from rank to rank"))
   end
   for r = 0, n - 1 do
     local g = got[r]
@@ -51,15 +51,15 @@ local function hello_faults(got, n, ref)
       local seed
       for s, c in pairs(ref.sums) do if c == g.checksum then seed = s end end
       if g.checksum == ref.zeros then
-        add("zeros", string.format("rank %d's checksum is the one of a tensor of zeros: x is still filled with a "
+        add("zeros", L("rank %d's checksum is the one of a tensor of zeros: x is still filled with a "
                                    .. "constant (TODO 2)", r))
       elseif kinds.rank then
         -- seeded with the wrong rank: the rank's fault says it already
       elseif seed then
-        add("seed", string.format("rank %d's checksum is the one of a tensor filled with seed %d, not seed %d",
+        add("seed", L("rank %d's checksum is the one of a tensor filled with seed %d, not seed %d",
                                   r, seed, r))
       elseif not kinds.same then
-        add("fill", string.format("rank %d's checksum is not the one of %d floats of kind \"random\" filled with "
+        add("fill", L("rank %d's checksum is not the one of %d floats of kind \"random\" filled with "
                                   .. "seed %d", r, COUNT, r))
       end
     end
@@ -96,29 +96,29 @@ return {
         local b = lab.backend
         local topo = lab.topo()
         lab.table{
-          title = "This run",
-          columns = { "what", "value" },
+          title = L("This run"),
+          columns = { L("what"), L("value") },
           rows = {
             { "backend", b.kind .. (b.simulated and " (SIMULATED)" or "") },
-            { "machine", b.machine or "this host" },
+            { "machine", b.machine or L("this host") },
             -- not the GPU count nor whether ranks are emulated nodes (nor the
             -- backend's reason, which says both): the questions ask the
             -- learner to find and work those out
             { "ranks / launcher", b.ranks .. " / " .. b.launcher },
           },
         }
-        lab.log("backend: " .. (topo.banner or b.kind))
+        lab.log(L("backend: %s", topo.banner or b.kind))
         return { backend = b, gpus = #(topo.gpus or {}) }
       end,
       check = function(lab, res)
         local b = lab.backend
         return {
-          checks.equals{ value = lab.answer("backend"), expected = b.kind, what = "backend",
-                         where = "results pane (3), row 'backend'", answer = true },
-          checks.equals{ value = lab.answer("gpus"), expected = res and res.gpus, what = "GPUs",
-                         where = "topology pane (1): one row per GPU", answer = true },
-          checks.equals{ value = lab.answer("emulated"), expected = b.emulated, what = "emulated nodes (yes/no)",
-                         where = "the step text (when ranks are emulated nodes) and the topology pane (1)", answer = true },
+          checks.equals{ value = lab.answer("backend"), expected = b.kind, what = L("backend"),
+                         where = L("results pane (3), row 'backend'"), answer = true },
+          checks.equals{ value = lab.answer("gpus"), expected = res and res.gpus, what = L("GPUs"),
+                         where = L("topology pane (1): one row per GPU"), answer = true },
+          checks.equals{ value = lab.answer("emulated"), expected = b.emulated, what = L("emulated nodes (yes/no)"),
+                         where = L("the step text (when ranks are emulated nodes) and the topology pane (1)"), answer = true },
         }
       end,
     },
@@ -155,26 +155,26 @@ return {
           local g = got[r] or {}
           rows[#rows + 1] = { r, tostring(g.rank), tostring(g.world), tostring(g.checksum), tostring(sums[r]) }
         end
-        lab.table{ title = "hello.lua, one row per rank",
-                   columns = { "rank", "reported rank", "reported world", "checksum", "expected checksum" }, rows = rows }
+        lab.table{ title = L("hello.lua, one row per rank"),
+                   columns = { L("rank"), L("reported rank"), L("reported world"), L("checksum"), L("expected checksum") }, rows = rows }
         return { run = mine, n = n, got = got, alt = alt, alt_n = alt_n, alt_got = rows_by_rank(alt, alt_n),
                  ref = { sums = sums, zeros = zeros }, ref_ok = ref.ok }
       end,
       check = function(lab, res)
         local runs = {
-          { run = res.run, n = res.n, got = res.got, on = "", where = "results pane (3), table 'hello.lua, one row per rank'" },
+          { run = res.run, n = res.n, got = res.got, on = "", where = L("results pane (3), table 'hello.lua, one row per rank'") },
           { run = res.alt, n = res.alt_n, got = res.alt_got,
-            on = "on " .. res.alt_n .. " ranks sharing one GPU (the SIMULATED single-gpu): ",
-            where = "your hello.lua; try it: mgpulab spmd hello.lua --ranks " .. res.alt_n .. " --backend sim --machine single-gpu" },
+            on = L("on %d ranks sharing one GPU (the SIMULATED single-gpu): ", res.alt_n),
+            where = L("your hello.lua; try it: mgpulab spmd hello.lua --ranks %d --backend sim --machine single-gpu", res.alt_n) },
         }
         local v, seen = {}, {}
         for _, x in ipairs(runs) do
           if not x.run.ok then
             local r = x.run.failed_rank or 0
             local e = x.run.ranks and x.run.ranks[r] and x.run.ranks[r].error
-            return { ok = false, msg = x.on .. "hello.lua did not finish on rank " .. r .. ": " .. tostring(e or x.run.reason),
-                     saw = "rank " .. r .. " stopped with an error", wanted = "every rank finishes its script",
-                     where = "log pane (5): the error and its line number" }
+            return { ok = false, msg = L("%shello.lua did not finish on rank %d: %s", x.on, r, tostring(e or x.run.reason)),
+                     saw = L("rank %d stopped with an error", r), wanted = L("every rank finishes its script"),
+                     where = L("log pane (5): the error and its line number") }
           end
           local texts = {}
           for _, f in ipairs(hello_faults(x.got, x.n, res.ref)) do
@@ -182,15 +182,15 @@ return {
           end
           if #texts > 0 then
             v[#v + 1] = { ok = false, msg = x.on .. table.concat(texts, "; "), saw = texts[1],
-              wanted = "every rank reports mgpu.rank, mgpu.world and the checksum of its 1024 floats of kind "
-                .. "\"random\" with seed = its rank", where = x.where }
+              wanted = L("every rank reports mgpu.rank, mgpu.world and the checksum of its 1024 floats of kind "
+                .. "\"random\" with seed = its rank"), where = x.where }
           end
         end
         if #v == 0 then
-          return { ok = true, msg = string.format("every rank reports its rank, the world and the checksum of its own "
+          return { ok = true, msg = L("every rank reports its rank, the world and the checksum of its own "
               .. "seed - on %d ranks here and on %d ranks sharing one GPU", res.n, res.alt_n),
-            saw = "the right row on every rank", wanted = "the right row on every rank",
-            where = "results pane (3), table 'hello.lua, one row per rank'" }
+            saw = L("the right row on every rank"), wanted = L("the right row on every rank"),
+            where = L("results pane (3), table 'hello.lua, one row per rank'") }
         end
         return v
       end,

@@ -103,15 +103,15 @@ local function choice_pattern(topo, chosen)
       if tostring(p) < tostring(real) then all.alpha = false end
     end
   end
-  return all.index and "it takes NIC g for GPU g: the index says nothing about the PCIe tree - choose the NIC by its "
-      .. "path, not by its index"
-    or all.first and "it keeps NIC0 for every GPU: compare every NIC's path and keep the closest"
-    or all.far and all.alpha and "it keeps the farthest NIC of every GPU, which here is also the alphabetical first "
+  return all.index and L("it takes NIC g for GPU g: the index says nothing about the PCIe tree - choose the NIC by its "
+      .. "path, not by its index")
+    or all.first and L("it keeps NIC0 for every GPU: compare every NIC's path and keep the closest")
+    or all.far and all.alpha and L("it keeps the farthest NIC of every GPU, which here is also the alphabetical first "
       .. "path of its row: closest first is PIX, PXB, PHB, NODE, SYS, then NET - not alphabetical order, and not the "
-      .. "comparison the wrong way round"
-    or all.far and "it keeps the farthest NIC of every GPU: is the comparison the wrong way round?"
-    or all.alpha and "it keeps the alphabetical first path of each row: closest first is PIX, PXB, PHB, NODE, SYS, "
-      .. "not alphabetical order"
+      .. "comparison the wrong way round")
+    or all.far and L("it keeps the farthest NIC of every GPU: is the comparison the wrong way round?")
+    or all.alpha and L("it keeps the alphabetical first path of each row: closest first is PIX, PXB, PHB, NODE, SYS, "
+      .. "not alphabetical order")
     or nil
 end
 
@@ -124,36 +124,36 @@ local function judge_nearest(fn, topo, on)
   local nn = #nics(topo)
   for _, g in ipairs(gpus(topo)) do
     local fine, nic, path = pcall(fn, topo, g.index)
-    if not fine then return "it raised an error for GPU" .. g.index .. on .. ": " .. tostring(nic), "error" end
+    if not fine then return L("it raised an error for GPU%d%s: %s", g.index, on, tostring(nic)), "error" end
     chosen[g.index], paths[g.index] = nic, path
   end
   for _, g in ipairs(gpus(topo)) do
     local gi, path = g.index, paths[g.index]
     local want = best_nic_path(topo, gi)
-    local where = " for GPU" .. gi .. on
+    local where = L(" for GPU%d%s", gi, on)
     local nic = math.tointeger(chosen[gi])
     if want == nil then
-      if chosen[gi] ~= nil then return "it returned NIC " .. tostring(chosen[gi]) .. where .. ", but there is no NIC: return nil, nil", "none" end
+      if chosen[gi] ~= nil then return L("it returned NIC %s%s, but there is no NIC: return nil, nil", tostring(chosen[gi]), where), "none" end
     elseif nic == nil then
-      return "it returned " .. tostring(chosen[gi]) .. " as the NIC" .. where
-        .. ": return the NIC's 0-based index (a whole number) and its path", "type"
+      return L("it returned %s as the NIC%s: return the NIC's 0-based index (a whole number) and its path",
+        tostring(chosen[gi]), where), "type"
     elseif nic < 0 or nic >= nn then
-      return string.format("it returned NIC %d%s, but the NICs are NIC0 .. NIC%d (0-based)", nic, where, nn - 1), "range"
+      return L("it returned NIC %d%s, but the NICs are NIC0 .. NIC%d (0-based)", nic, where, nn - 1), "range"
     else
       local real = gpu_nic(topo, gi, nic)
       if tostring(path) ~= tostring(real) then
         local left = nic >= 1 and gpu_nic(topo, gi, nic - 1)
         if left and tostring(path) == tostring(left) then
-          return string.format("it returned NIC %d with path %s%s, but %s is the path of NIC %d: the index and the "
+          return L("it returned NIC %d with path %s%s, but %s is the path of NIC %d: the index and the "
             .. "column it read are one apart - NIC n (0-based) is row[#topo.gpus + n + 1]", nic, tostring(path), where,
             tostring(path), nic - 1), "apart"
         end
-        return string.format("it returned NIC %d with path %s%s, but that is not the path of NIC %d: its cell in row "
+        return L("it returned NIC %d with path %s%s, but that is not the path of NIC %d: its cell in row "
           .. "GPU%d says %s - return the path of the NIC you chose", nic, tostring(path), where, nic, gi, tostring(real)), "path"
       end
       if path_rank(real) > path_rank(want) then
         local why = choice_pattern(topo, chosen)
-        return string.format("it chose NIC %d%s, whose path is %s, but GPU%d has a closer NIC%s", nic, where,
+        return L("it chose NIC %d%s, whose path is %s, but GPU%d has a closer NIC%s", nic, where,
                              tostring(real), gi, why and (" - " .. why) or ""), "closer " .. (why or "")
       end
     end
@@ -191,7 +191,7 @@ local function matrix_table(lab, topo)
     for j = 1, #labels do r[#r + 1] = tostring(cell(topo, i - 1, j - 1) or "") end
     rows[#rows + 1] = r
   end
-  lab.table{ title = "topo -m: " .. (topo.banner or "this machine"), columns = cols, rows = rows }
+  lab.table{ title = L("topo -m: %s", topo.banner or L("this machine")), columns = cols, rows = rows }
   return #g
 end
 
@@ -223,8 +223,9 @@ return {
         -- the ingredients of the peak, not the answers: the per-link rates
         local nv1, nvsrc = lab.peak("NV1")
         local pcie = lab.peak("PCIe")
-        lab.log("link rates of this machine: NVLink " .. (nv1 and (f2(nv1) .. " GB/s per link per direction") or
-                ("none (" .. tostring(nvsrc) .. ")")) .. "; GPU0's PCIe link " .. (pcie and (f2(pcie) .. " GB/s per direction") or "unknown"))
+        lab.log(L("link rates of this machine: NVLink %s; GPU0's PCIe link %s",
+                  nv1 and L("%s GB/s per link per direction", f2(nv1)) or L("none (%s)", tostring(nvsrc)),
+                  pcie and L("%s GB/s per direction", f2(pcie)) or L("unknown")))
         lab.record("link", l or "none")
         if p then lab.record("peak_gbs", p) end
         lab.record("gpus", #gpus(topo))
@@ -232,13 +233,13 @@ return {
       end,
       check = function(lab, r)
         return {
-          checks.equals{ value = lab.answer("link01"), expected = r.link or "none", what = "link GPU0-GPU1",
-                         where = "topology pane (1): row GPU0, column GPU1", answer = true },
-          checks.equals{ value = lab.answer("nvdomain"), expected = nvdomain(r.topo), what = "GPUs in GPU0's NVLink domain",
-                         where = "topology pane (1): the NV# cells of row GPU0, plus GPU0", answer = true },
+          checks.equals{ value = lab.answer("link01"), expected = r.link or "none", what = L("link GPU0-GPU1"),
+                         where = L("topology pane (1): row GPU0, column GPU1"), answer = true },
+          checks.equals{ value = lab.answer("nvdomain"), expected = nvdomain(r.topo), what = L("GPUs in GPU0's NVLink domain"),
+                         where = L("topology pane (1): the NV# cells of row GPU0, plus GPU0"), answer = true },
           checks.close{ value = lab.answer("peak01"), expected = r.peak, rtol = 0.05, unit = "GB/s",
-                        what = r.link and "peak of the GPU0-GPU1 link" or "peak of GPU0's PCIe link", answer = true,
-                        where = "the matrix cell's link and the per-link rates in the log pane (5)" },
+                        what = r.link and L("peak of the GPU0-GPU1 link") or L("peak of GPU0's PCIe link"), answer = true,
+                        where = L("the matrix cell's link and the per-link rates in the log pane (5)") },
         }
       end,
     },
@@ -262,13 +263,13 @@ return {
         for _, g in ipairs(gpus(topo)) do
           rows[#rows + 1] = { "GPU" .. g.index, g.busid, g.name, g.numa, g.cpulist, f2(g.pcie_gbs), g.nvlinks }
         end
-        lab.table{ title = "GPUs", columns = { "gpu", "PCI bus id", "name", "NUMA", "CPU affinity", "PCIe GB/s", "NVLinks" },
+        lab.table{ title = L("GPUs"), columns = { L("gpu"), L("PCI bus id"), L("name"), L("NUMA"), L("CPU affinity"), L("PCIe GB/s"), L("NVLinks") },
                    rows = rows }
         local nrows = {}
         for _, n in ipairs(nics(topo)) do
           nrows[#nrows + 1] = { "NIC" .. n.index, n.name, n.busid, n.numa, f2(n.speed_gbps) .. " Gbit/s", n.gdr and "yes" or "no" }
         end
-        lab.table{ title = "NICs", columns = { "nic", "name", "PCI bus id", "NUMA", "speed", "GPUDirect RDMA" }, rows = nrows }
+        lab.table{ title = L("NICs"), columns = { L("nic"), L("name"), L("PCI bus id"), L("NUMA"), L("speed"), L("GPUDirect RDMA") }, rows = nrows }
         local ok, fn = pcall(lab.load, lab.exercise)
         -- a machine every learner has, for faults this one may not show: an
         -- 8-GPU DGX whose NICs pair up with the GPUs, and the same with its
@@ -279,36 +280,36 @@ return {
       check = function(lab, r)
         local topo, g0 = r.topo, gpus(r.topo)[1]
         local v = {
-          checks.equals{ value = lab.answer("numa0"), expected = g0 and g0.numa, what = "GPU0's NUMA node",
-                         where = "results pane (3), table GPUs, column NUMA", answer = true },
-          checks.equals{ value = lab.answer("cpus0"), expected = g0 and count_cpus(g0.cpulist), what = "CPUs local to GPU0",
-                         where = "results pane (3), table GPUs, column CPU affinity", answer = true },
+          checks.equals{ value = lab.answer("numa0"), expected = g0 and g0.numa, what = L("GPU0's NUMA node"),
+                         where = L("results pane (3), table GPUs, column NUMA"), answer = true },
+          checks.equals{ value = lab.answer("cpus0"), expected = g0 and count_cpus(g0.cpulist), what = L("CPUs local to GPU0"),
+                         where = L("results pane (3), table GPUs, column CPU affinity"), answer = true },
           checks.equals{ value = lab.answer("nics"), expected = host_gpu_nics(topo, g0 and g0.host or 0),
-                         what = "NICs of this host on a GPU's own PCIe switch (PIX)",
-                         where = "topology pane (1): the NIC columns, a PIX cell in a GPU's row", answer = true },
+                         what = L("NICs of this host on a GPU's own PCIe switch (PIX)"),
+                         where = L("topology pane (1): the NIC columns, a PIX cell in a GPU's row"), answer = true },
         }
         -- the exercise: nearest_nic(topo, g) for every GPU
         if not r.ok or type(r.fn) ~= "function" then
-          v[#v + 1] = { ok = false, msg = "nearest_nic.lua must return a function(topo, gpu): " .. tostring(r.ok and type(r.fn) or r.fn),
-                        saw = "no function", wanted = "return function(topo, g) ... end", where = "your nearest_nic.lua" }
+          v[#v + 1] = { ok = false, msg = L("nearest_nic.lua must return a function(topo, gpu): %s", tostring(r.ok and type(r.fn) or r.fn)),
+                        saw = L("no function"), wanted = "return function(topo, g) ... end", where = L("your nearest_nic.lua") }
           return v
         end
         local rows = {}
         for _, g in ipairs(gpus(topo)) do
           local fine, nic, path = pcall(r.fn, topo, g.index)
           local real = fine and math.tointeger(nic) and gpu_nic(topo, g.index, math.tointeger(nic)) or nil
-          local verdict = not fine and "error" or (real == nil and (best_nic_path(topo, g.index) and "no such NIC" or "-"))
-            or path_rank(real) > path_rank(best_nic_path(topo, g.index)) and "a closer NIC exists"
-            or tostring(path) ~= tostring(real) and "not its path" or "closest"
-          rows[#rows + 1] = { "GPU" .. g.index, tostring(fine and nic or "error"), tostring(fine and path or ""),
+          local verdict = not fine and L("error") or (real == nil and (best_nic_path(topo, g.index) and L("no such NIC") or "-"))
+            or path_rank(real) > path_rank(best_nic_path(topo, g.index)) and L("a closer NIC exists")
+            or tostring(path) ~= tostring(real) and L("not its path") or L("closest")
+          rows[#rows + 1] = { "GPU" .. g.index, tostring(fine and nic or L("error")), tostring(fine and path or ""),
                               tostring(real or "-"), verdict }
         end
-        lab.table{ title = "nearest_nic.lua", columns = { "gpu", "your NIC", "your path", "its real path", "verdict" }, rows = rows }
+        lab.table{ title = "nearest_nic.lua", columns = { L("gpu"), L("your NIC"), L("your path"), L("its real path"), L("verdict") }, rows = rows }
         local machines = {
-          { topo = topo, on = "", where = "topology pane (1): your GPU's row, NIC columns" },
-          { topo = r.dgx, on = " on the SIMULATED dgx-h100", where = "mgpulab topo --machine dgx-h100" },
-          { topo = renumber_nics(r.dgx), on = " on the SIMULATED dgx-h100 with its NICs numbered the other way round "
-              .. "(NIC0 is its NIC7)", where = "mgpulab topo --machine dgx-h100, NIC columns read right to left" },
+          { topo = topo, on = "", where = L("topology pane (1): your GPU's row, NIC columns") },
+          { topo = r.dgx, on = L(" on the SIMULATED dgx-h100"), where = "mgpulab topo --machine dgx-h100" },
+          { topo = renumber_nics(r.dgx), on = L(" on the SIMULATED dgx-h100 with its NICs numbered the other way round "
+              .. "(NIC0 is its NIC7)"), where = L("mgpulab topo --machine dgx-h100, NIC columns read right to left") },
         }
         local faults, seen = {}, {}
         for _, m in ipairs(machines) do
@@ -319,15 +320,15 @@ return {
           end
         end
         if #faults == 0 then
-          v[#v + 1] = { ok = true, msg = "nearest_nic.lua picks the closest NIC of every GPU, here and on a DGX whose NICs "
-            .. "are numbered either way", saw = "the closest NIC for every GPU", wanted = "the closest NIC for every GPU",
-            where = "results pane (3), table nearest_nic.lua" }
+          v[#v + 1] = { ok = true, msg = L("nearest_nic.lua picks the closest NIC of every GPU, here and on a DGX whose NICs "
+            .. "are numbered either way"), saw = L("the closest NIC for every GPU"), wanted = L("the closest NIC for every GPU"),
+            where = L("results pane (3), table nearest_nic.lua") }
         else
           local whys = {}
           for _, f in ipairs(faults) do whys[#whys + 1] = f.why end
-          v[#v + 1] = { ok = false, msg = "nearest_nic.lua: " .. table.concat(whys, "; and "),
-            saw = faults[1].why, wanted = "for every GPU, the 0-based index of a NIC with the closest path in its row, "
-              .. "and that path", where = faults[1].where .. "; results pane (3), table nearest_nic.lua" }
+          v[#v + 1] = { ok = false, msg = L("nearest_nic.lua: %s", table.concat(whys, L("; and "))),
+            saw = faults[1].why, wanted = L("for every GPU, the 0-based index of a NIC with the closest path in its row, "
+              .. "and that path"), where = L("%s; results pane (3), table nearest_nic.lua", faults[1].where) }
         end
         return v
       end,
@@ -355,13 +356,13 @@ return {
           end
           rows[#rows + 1] = r
         end
-        lab.table{ title = "peer access (cudaDeviceCanAccessPeer)", columns = cols, rows = rows }
+        lab.table{ title = L("peer access (cudaDeviceCanAccessPeer)"), columns = cols, rows = rows }
         lab.record("no_peer_pairs", none)
         return { none = none, topo = topo }
       end,
       check = function(lab, r)
-        return checks.equals{ value = lab.answer("nopeer"), expected = r.none, what = "ordered GPU pairs without peer access",
-                              where = "results pane (3), table 'peer access'", answer = true }
+        return checks.equals{ value = lab.answer("nopeer"), expected = r.none, what = L("ordered GPU pairs without peer access"),
+                              where = L("results pane (3), table 'peer access'"), answer = true }
       end,
     },
     {
@@ -371,23 +372,23 @@ return {
         local topo, xml = lab.topo(), lab.topo_xml()
         local found = {}
         for attrs in tostring(xml):gmatch("<gpu%s([^>]*)>") do found[#found + 1] = { op = "gpu", attrs = attrs } end
-        lab.log(string.format("NCCL topology XML: %d bytes, %d <gpu> elements", #tostring(xml), #found))
+        lab.log(L("NCCL topology XML: %d bytes, %d <gpu> elements", #tostring(xml), #found))
         return { topo = topo, xml = tostring(xml), found = found }
       end,
       check = function(lab, r)
         local v = {
           checks.equals{ value = r.xml:match("^%s*<system version=\"1\">") and "yes"
                            or r.xml:match("^%s*<mgpulab%-cluster version=\"1\">") and "yes" or "no",
-                         expected = "yes", what = "the XML starts with NCCL's <system version=\"1\">",
-                         where = "the exported text (mgpulab topo --xml)" },
-          checks.count{ events = r.found, op = "gpu", expected = #gpus(r.topo), what = "<gpu> elements in the XML",
-                        where = "the exported text vs the topology pane (1)" },
+                         expected = "yes", what = L("the XML starts with NCCL's <system version=\"1\">"),
+                         where = L("the exported text (mgpulab topo --xml)") },
+          checks.count{ events = r.found, op = "gpu", expected = #gpus(r.topo), what = L("<gpu> elements in the XML"),
+                        where = L("the exported text vs the topology pane (1)") },
         }
         for _, g in ipairs(gpus(r.topo)) do
           local bus = tostring(g.busid or "?"):lower()
           v[#v + 1] = checks.equals{ value = r.xml:lower():find("busid=\"" .. bus .. "\"", 1, true) and "present" or "missing",
-                                     expected = "present", what = "GPU" .. g.index .. "'s PCI bus id " .. bus .. " in the XML",
-                                     where = "the exported text" }
+                                     expected = "present", what = L("GPU%d's PCI bus id %s in the XML", g.index, bus),
+                                     where = L("the exported text") }
         end
         return checks.all(v)
       end,

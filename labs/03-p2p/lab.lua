@@ -13,8 +13,8 @@ end
 local function broken(res, what)
   local r = res and res.failed_rank or 0
   local e = res and res.ranks and res.ranks[r] and res.ranks[r].error
-  return { ok = false, msg = what .. " did not finish on rank " .. r .. ": " .. tostring(e or (res and res.reason)),
-           saw = "an error", wanted = "the script finishes", where = "log pane (5)" }
+  return { ok = false, msg = L("%s did not finish on rank %d: %s", what, r, tostring(e or (res and res.reason))),
+           saw = L("an error"), wanted = L("the script finishes"), where = L("log pane (5)") }
 end
 
 -- One cell (0-based row, col) of a matrix of a testcase in a lab.copy result.
@@ -87,7 +87,7 @@ end
 local function ordering_fault(o)
   local prod, reader = o.producer or "produce", o.reader or "consume"
   if reader == prod then
-    return string.format("the copy runs on %s, the stream of the fills (line %s), so no event orders anything: "
+    return L("the copy runs on %s, the stream of the fills (line %s), so no event orders anything: "
       .. "GPU1's stream, which reads y next, never waits on an event - copy on GPU1's stream and make it wait for "
       .. "an event of GPU0's", reader, tostring(o.copy))
   end
@@ -95,32 +95,32 @@ local function ordering_fault(o)
   for _, w in ipairs(o.waits) do if w.stream == reader then mine = w end end
   if #o.waits == 0 then
     local rec = o.records[1]
-    return (rec and string.format("%s is recorded on %s (line %d), but %s never waits on an event: the note's "
+    return (rec and L("%s is recorded on %s (line %d), but %s never waits on an event: the note's "
              .. "e0.record() without e0.wait() orders nothing", rec.event, rec.stream, rec.line, reader)
-             or string.format("no event orders the copy: %s never waits on an event recorded on %s after the fills",
+             or L("no event orders the copy: %s never waits on an event recorded on %s after the fills",
                               reader, prod))
   end
   if not mine then
     local w = o.waits[1]
-    return string.format("%s waits for %s (line %d), not %s: a stream that waits for its own marker orders "
+    return L("%s waits for %s (line %d), not %s: a stream that waits for its own marker orders "
       .. "nothing, and %s, the stream that copies, still starts at once", w.stream, w.event, w.line, reader, reader)
   end
   if o.copy and mine.line > o.copy then
-    return string.format("%s waits for %s at line %d, after the copy at line %d: a wait holds back only the work "
+    return L("%s waits for %s at line %d, after the copy at line %d: a wait holds back only the work "
       .. "queued after it", reader, mine.event, mine.line, o.copy)
   end
   local rec
   for _, r in ipairs(o.records) do if r.event == mine.event and r.line <= mine.line then rec = r end end
   if not rec then
-    return string.format("%s waits for %s (line %d), but nothing records %s on %s before that", reader, mine.event,
+    return L("%s waits for %s (line %d), but nothing records %s on %s before that", reader, mine.event,
                          mine.line, mine.event, prod)
   end
   if rec.stream ~= prod then
-    return string.format("%s is recorded on %s (line %d), not on %s: the marker must sit in the stream that does "
+    return L("%s is recorded on %s (line %d), not on %s: the marker must sit in the stream that does "
       .. "the writes, after them", rec.event, rec.stream, rec.line, prod)
   end
   if o.fills and rec.line < o.fills then
-    return string.format("%s is recorded on %s at line %d, before the fills (line %d): the marker stands in front "
+    return L("%s is recorded on %s at line %d, before the fills (line %d): the marker stands in front "
       .. "of layer0's work, so waiting for it waits for nothing", rec.event, rec.stream, rec.line, o.fills)
   end
   return nil
@@ -145,18 +145,18 @@ return {
         local res = lab.spmd("scripts/copies.lua", { ranks = 1, args = { lab.backend.simulated and "67108864" or "268435456" } })
         local r = row(res, 0)
         if r and r.mode == "peer" then
-          lab.table{ title = string.format("GPU%d -> GPU%d, %d MiB (GB/s)", r.from, r.to, (r.bytes or 0) // 1048576),
-                     columns = { "peer access", "copy engine (CE)", "SM copy kernel" },
-                     rows = { { "off", f1(r.off_ce), r.off_sm_refused and "refused" or "ran" },
-                              { "on", r.can_access and f1(r.on_ce) or "impossible", r.can_access and f1(r.on_sm) or "-" } } }
+          lab.table{ title = L("GPU%d -> GPU%d, %d MiB (GB/s)", r.from, r.to, (r.bytes or 0) // 1048576),
+                     columns = { L("peer access"), L("copy engine (CE)"), L("SM copy kernel") },
+                     rows = { { "off", f1(r.off_ce), r.off_sm_refused and L("refused") or L("ran") },
+                              { "on", r.can_access and f1(r.on_ce) or L("impossible"), r.can_access and f1(r.on_sm) or "-" } } }
           if r.on_ce then lab.record("p2p_gbs", r.on_ce) end
           lab.record("staged_gbs", r.off_ce)
         elseif r then
-          lab.table{ title = string.format("one GPU, %d MiB (GB/s)", (r.bytes or 0) // 1048576),
-                     columns = { "copy", "pinned host", "pageable host" },
+          lab.table{ title = L("one GPU, %d MiB (GB/s)", (r.bytes or 0) // 1048576),
+                     columns = { L("copy"), L("pinned host"), L("pageable host") },
                      rows = { { "host -> device", f1(r.h2d_pinned), f1(r.h2d_pageable) },
                               { "device -> host", f1(r.d2h_pinned), f1(r.d2h_pageable) },
-                              { "device -> device (local)", f1(r.d2d), "" } } }
+                              { L("device -> device (local)"), f1(r.d2d), "" } } }
           lab.record("h2d_pinned_gbs", r.h2d_pinned)
           lab.record("h2d_pageable_gbs", r.h2d_pageable)
         end
@@ -167,41 +167,41 @@ return {
         if not res.ok or not r then return broken(res, "copies.lua") end
         if r.mode == "single" then
           local answer = checks.close{ value = lab.answer("speedup"), expected = r.h2d_pinned / r.h2d_pageable, rtol = 0.25,
-            what = "your speedup pinned / pageable", answer = true, where = "results pane (3), row host -> device" }
-          local v = checks.bandwidth{ value = r.h2d_pinned, peak = r.h2d_pageable, fraction = 1.5, what = "H2D from pinned memory",
-            peak_what = "H2D from pageable memory (one GPU: no peer to copy to)",
-            where = "results pane (3), table 'one GPU'" }
+            what = L("your speedup pinned / pageable"), answer = true, where = L("results pane (3), row host -> device") }
+          local v = checks.bandwidth{ value = r.h2d_pinned, peak = r.h2d_pageable, fraction = 1.5, what = L("H2D from pinned memory"),
+            peak_what = L("H2D from pageable memory (one GPU: no peer to copy to)"),
+            where = L("results pane (3), table 'one GPU'") }
           return {
             withhold(v, answer, {
-              msg = v.ok and "H2D from pinned memory is well ahead of pageable memory (how many times: your question speedup)"
-                or "H2D from pinned memory is not even 1.5x H2D from pageable memory",
-              saw = string.format("pinned %s GB/s, pageable %s GB/s", f1(r.h2d_pinned), f1(r.h2d_pageable)),
-              wanted = "pinned >= 1.5x pageable" }),
+              msg = v.ok and L("H2D from pinned memory is well ahead of pageable memory (how many times: your question speedup)")
+                or L("H2D from pinned memory is not even 1.5x H2D from pageable memory"),
+              saw = L("pinned %s GB/s, pageable %s GB/s", f1(r.h2d_pinned), f1(r.h2d_pageable)),
+              wanted = L("pinned >= 1.5x pageable") }),
             answer,
           }
         end
         if not r.can_access then
-          return { ok = false, msg = string.format("GPU%d cannot access GPU%d's memory (cudaDeviceCanAccessPeer = 0): every "
+          return { ok = false, msg = L("GPU%d cannot access GPU%d's memory (cudaDeviceCanAccessPeer = 0): every "
                      .. "copy is staged through host memory at %s GB/s. The topology says why: the path is SYS (across "
                      .. "sockets) or P2P is disabled (ACS/IOMMU, --fault p2p-disabled) - the note's topology mismatch.",
                      r.from, r.to, f1(r.off_ce)),
-                   saw = "peer access impossible, " .. f1(r.off_ce) .. " GB/s staged", wanted = "peer access between GPU0 and GPU1",
-                   where = "lab 1, step 3: the peer-access matrix" }
+                   saw = L("peer access impossible, %s GB/s staged", f1(r.off_ce)), wanted = L("peer access between GPU0 and GPU1"),
+                   where = L("lab 1, step 3: the peer-access matrix") }
         end
         local answer = checks.close{ value = lab.answer("speedup"), expected = r.on_ce / r.off_ce, rtol = 0.25,
-          what = "your speedup on / off", answer = true, where = "results pane (3), column CE" }
-        local v = checks.bandwidth{ value = r.on_ce, peak = r.off_ce, fraction = 2, what = "CE copy with peer access on",
-          peak_what = "the same copy with peer access off (staged through host memory)",
-          where = "results pane (3), column CE" }
+          what = L("your speedup on / off"), answer = true, where = L("results pane (3), column CE") }
+        local v = checks.bandwidth{ value = r.on_ce, peak = r.off_ce, fraction = 2, what = L("CE copy with peer access on"),
+          peak_what = L("the same copy with peer access off (staged through host memory)"),
+          where = L("results pane (3), column CE") }
         return {
           withhold(v, answer, {
-            msg = v.ok and "CE copy with peer access on is well ahead of the copy staged through host memory "
-              .. "(how many times: your question speedup)"
-              or "CE copy with peer access on is not even 2x the same copy staged through host memory",
-            saw = string.format("peer on %s GB/s, peer off %s GB/s", f1(r.on_ce), f1(r.off_ce)),
-            wanted = "peer on >= 2x peer off" }),
-          checks.equals{ value = r.off_sm_refused, expected = true, what = "an SM copy kernel with peer access off is refused",
-            where = "results pane (3), column SM copy kernel" },
+            msg = v.ok and L("CE copy with peer access on is well ahead of the copy staged through host memory "
+              .. "(how many times: your question speedup)")
+              or L("CE copy with peer access on is not even 2x the same copy staged through host memory"),
+            saw = L("peer on %s GB/s, peer off %s GB/s", f1(r.on_ce), f1(r.off_ce)),
+            wanted = L("peer on >= 2x peer off") }),
+          checks.equals{ value = r.off_sm_refused, expected = true, what = L("an SM copy kernel with peer access off is refused"),
+            where = L("results pane (3), column SM copy kernel") },
           answer,
         }
       end,
@@ -221,7 +221,7 @@ return {
           local bi = lab.copy("device_to_device_bidirectional_memcpy_write_ce", opts)
           out.uni = copy_cell(uni, "device_to_device_memcpy_write_ce", nil, 0, 1)
           out.bi = copy_cell(bi, "device_to_device_bidirectional_memcpy_write_ce", "_total", 0, 1)
-          out.what_uni, out.what_bi = "GPU0 -> GPU1 alone", "GPU0 <-> GPU1 both directions (total)"
+          out.what_uni, out.what_bi = L("GPU0 -> GPU1 alone"), L("GPU0 <-> GPU1 both directions (total)")
         else
           lab.progress(0, "host_to_device_memcpy_ce")
           local uni = lab.copy("host_to_device_memcpy_ce", opts)
@@ -229,21 +229,21 @@ return {
           local bi = lab.copy("host_to_device_bidirectional_memcpy_ce", opts)
           out.uni = copy_cell(uni, "host_to_device_memcpy_ce", nil, 0, 0)
           out.bi = copy_cell(bi, "host_to_device_bidirectional_memcpy_ce", nil, 0, 0)
-          out.what_uni, out.what_bi = "H2D alone", "H2D while D2H runs"
+          out.what_uni, out.what_bi = L("H2D alone"), L("H2D while D2H runs")
         end
-        lab.table{ title = "uni- vs bidirectional (nvbandwidth testcases, GB/s)", columns = { "copy", "GB/s" },
+        lab.table{ title = L("uni- vs bidirectional (nvbandwidth testcases, GB/s)"), columns = { L("copy"), "GB/s" },
                    rows = { { out.what_uni, f1(out.uni) }, { out.what_bi, f1(out.bi) } } }
         return out
       end,
       check = function(lab, out)
         if out.two then
-          return checks.bandwidth{ value = out.bi, peak = out.uni, fraction = 1.5, what = "both directions at once (total)",
-            peak_what = "one direction alone: a full-duplex link carries both", where = "results pane (3)" }
+          return checks.bandwidth{ value = out.bi, peak = out.uni, fraction = 1.5, what = L("both directions at once (total)"),
+            peak_what = L("one direction alone: a full-duplex link carries both"), where = L("results pane (3)") }
         end
         -- 0.6, not 0.8: an H200 on PCIe Gen5 kept 79 % (host memory and DMA
         -- engines are shared); a half-duplex path would leave 50 %.
-        return checks.bandwidth{ value = out.bi, peak = out.uni, fraction = 0.6, what = "H2D while D2H runs",
-          peak_what = "H2D alone: PCIe is full duplex, the other direction should not halve it", where = "results pane (3)" }
+        return checks.bandwidth{ value = out.bi, peak = out.uni, fraction = 0.6, what = L("H2D while D2H runs"),
+          peak_what = L("H2D alone: PCIe is full duplex, the other direction should not halve it"), where = L("results pane (3)") }
       end,
     },
     {
@@ -261,10 +261,10 @@ return {
         local res = lab.spmd(lab.exercise, { ranks = 1, timeout = 60 })
         local r = row(res, 0)
         if r then
-          lab.table{ title = "stale.lua", columns = { "", "value" },
-            rows = { { "checksum GPU" .. tostring(r.to) .. " read", tostring(r.seen) },
-                     { "checksum of GPU" .. tostring(r.from) .. "'s result", tostring(r.truth) },
-                     { "copy started after the fills ended by", r.gap_ms and string.format("%.3f ms", r.gap_ms) or "(not measurable)" } } }
+          lab.table{ title = "stale.lua", columns = { "", L("value") },
+            rows = { { L("checksum GPU%s read", tostring(r.to)), tostring(r.seen) },
+                     { L("checksum of GPU%s's result", tostring(r.from)), tostring(r.truth) },
+                     { L("copy started after the fills ended by"), r.gap_ms and string.format("%.3f ms", r.gap_ms) or L("(not measurable)") } } }
         end
         return res
       end,
@@ -276,20 +276,20 @@ return {
           -- engine's advice (an event of GPU1) would order nothing either
           local v = broken(res, "stale.lua")
           local fault = v.msg:find("cannot be recorded on a stream of device", 1, true) and ordering_fault(o)
-          if fault then v.msg = v.msg .. " - but " .. fault end
+          if fault then v.msg = L("%s - but %s", v.msg, fault) end
           return v
         end
         local race = res.ranks[0].race or {}
         local raced = #(res.races or {}) > 0
-        local where_src = "your stale.lua at the TODO; timeline pane (4): the produce and consume streams"
+        local where_src = L("your stale.lua at the TODO; timeline pane (4): the produce and consume streams")
         -- (1) the data: what GPU1 read right after its copy
-        local data = { ok = r.seen == r.truth, saw = "checksum " .. tostring(r.seen) .. " read by GPU" .. tostring(r.to),
-          wanted = "the checksum of GPU" .. tostring(r.from) .. "'s finished x, " .. tostring(r.truth),
-          where = "results pane (3), table stale.lua" }
-        data.msg = data.ok and "GPU" .. tostring(r.to) .. "'s copy holds GPU" .. tostring(r.from) .. "'s finished result"
-          or string.format("what GPU%s read after its copy is not GPU%s's finished result (the checksums differ): it "
-            .. "was read before the data was there%s", tostring(r.to), tostring(r.from), lab.backend.simulated and " - the SIMULATED machine "
-            .. "shows a read that races a write as NaN, as a GPU may show the old data" or "")
+        local data = { ok = r.seen == r.truth, saw = L("checksum %s read by GPU%s", tostring(r.seen), tostring(r.to)),
+          wanted = L("the checksum of GPU%s's finished x, %s", tostring(r.from), tostring(r.truth)),
+          where = L("results pane (3), table stale.lua") }
+        data.msg = data.ok and L("GPU%s's copy holds GPU%s's finished result", tostring(r.to), tostring(r.from))
+          or L("what GPU%s read after its copy is not GPU%s's finished result (the checksums differ): it "
+            .. "was read before the data was there%s", tostring(r.to), tostring(r.from), lab.backend.simulated and L(" - the SIMULATED machine "
+            .. "shows a read that races a write as NaN, as a GPU may show the old data") or "")
         -- (2) the order: on the device, the host never blocking in between
         local blocked
         for _, sy in ipairs(race.syncs or {}) do
@@ -299,36 +299,36 @@ return {
         local order
         if blocked then
           order = { ok = false,
-            msg = string.format("the host blocks: %s at %s (%s) makes the CPU wait until GPU%s has finished before "
+            msg = L("the host blocks: %s at %s (%s) makes the CPU wait until GPU%s has finished before "
               .. "it even queues the copy - the data is right, but the host can queue nothing else meanwhile. The note's "
               .. "e0.wait() orders the streams on the device: record an event on %s after the fills and make %s wait "
               .. "for it", o.code[site_line(blocked.site)] or "?", tostring(blocked.site), tostring(blocked.what),
               tostring(r.from), o.producer or "produce", o.reader or "consume"),
-            saw = string.format("%s at %s between the fills and the copy", tostring(blocked.what), tostring(blocked.site)),
-            wanted = "the copy ordered after the fills on the device (an event recorded, a stream waiting), no host synchronize in between",
-            where = "your stale.lua, line " .. tostring(site_line(blocked.site)) }
+            saw = L("%s at %s between the fills and the copy", tostring(blocked.what), tostring(blocked.site)),
+            wanted = L("the copy ordered after the fills on the device (an event recorded, a stream waiting), no host synchronize in between"),
+            where = L("your stale.lua, line %s", tostring(site_line(blocked.site))) }
         elseif raced then
           local gap = type(r.gap_ms) == "number" and r.gap_ms < 0 and o.reader ~= o.producer
-            and string.format(" (the timeline shows the copy starting %.3f ms before the fills ended)", -r.gap_ms) or ""
+            and L(" (the timeline shows the copy starting %.3f ms before the fills ended)", -r.gap_ms) or ""
           order = { ok = false,
-            msg = (ordering_fault(o) or "the copy is not ordered after the fills: the race below names both lines") .. gap,
-            saw = "the copy on " .. (o.reader or "consume") .. " not ordered after the fills on " .. (o.producer or "produce"),
-            wanted = "an event recorded on " .. (o.producer or "produce") .. " after the fills, waited for by "
-              .. (o.reader or "consume") .. " before the copy",
+            msg = (ordering_fault(o) or L("the copy is not ordered after the fills: the race below names both lines")) .. gap,
+            saw = L("the copy on %s not ordered after the fills on %s", o.reader or "consume", o.producer or "produce"),
+            wanted = L("an event recorded on %s after the fills, waited for by %s before the copy",
+              o.producer or "produce", o.reader or "consume"),
             where = where_src }
         elseif (tonumber(race.waits) or 0) == 0 and not (race.waits == nil and #o.waits > 0) then
           -- (no race summary at all: the script's text says whether it waits)
           order = { ok = false,
-            msg = "the data is right, but GPU1's stream never waits on an event: the exercise is the note's "
-              .. "e0.record() on GPU0's stream and e0.wait() on GPU1's, with the copy on GPU1's stream",
-            saw = "no stream waited on an event",
-            wanted = "GPU1's stream waiting on an event recorded on GPU0's stream after the fills",
+            msg = L("the data is right, but GPU1's stream never waits on an event: the exercise is the note's "
+              .. "e0.record() on GPU0's stream and e0.wait() on GPU1's, with the copy on GPU1's stream"),
+            saw = L("no stream waited on an event"),
+            wanted = L("GPU1's stream waiting on an event recorded on GPU0's stream after the fills"),
             where = where_src }
         else
-          order = { ok = true, msg = string.format("the copy on GPU%s's stream is ordered after GPU%s's fills by an "
+          order = { ok = true, msg = L("the copy on GPU%s's stream is ordered after GPU%s's fills by an "
               .. "event, on the device: the host never waited", tostring(r.to), tostring(r.from)),
-            saw = "a stream wait on an event, no race, no host synchronize in between",
-            wanted = "device-side ordering", where = where_src }
+            saw = L("a stream wait on an event, no race, no host synchronize in between"),
+            wanted = L("device-side ordering"), where = where_src }
         end
         -- a list, not checks.all: an unexpected race adds the framework's
         -- own verdict beside these, and one summary line reads better
@@ -354,7 +354,7 @@ return {
               rows[#rows + 1] = { name, tostring(i.address), tostring(i.kind), tostring(i.device), tostring(i.device_ptr), tostring(i.host_ptr) }
             end
           end
-          lab.table{ title = "cudaPointerGetAttributes", columns = { "buffer", "address", "kind", "device", "device_ptr", "host_ptr" }, rows = rows }
+          lab.table{ title = "cudaPointerGetAttributes", columns = { L("buffer"), L("address"), "kind", "device", "device_ptr", "host_ptr" }, rows = rows }
         end
         return res
       end,
@@ -370,17 +370,17 @@ return {
         end
         local function get(name, f) return type(r[name]) == "table" and r[name][f] or nil end
         local v = {
-          checks.equals{ value = get("device", "kind"), expected = "device", what = "kind of a device buffer", where = "results pane (3)" },
-          checks.equals{ value = get("device", "device"), expected = r.dev, what = "device of a buffer on GPU" .. tostring(r.dev), where = "results pane (3)" },
-          checks.equals{ value = get("pinned", "kind"), expected = "pinned", what = "kind of a pinned host buffer", where = "results pane (3)" },
-          checks.equals{ value = get("pageable", "kind"), expected = "pageable", what = "kind of a pageable host buffer", where = "results pane (3)" },
-          checks.equals{ value = r.offset_bytes, expected = 4000, what = "address of element 1000 minus element 0 (f32)", where = "log pane (5)" },
-          checks.equals{ value = lab.answer("kernel_ptrs"), expected = kernel_ptrs(r), what = "buffers a kernel can dereference",
-            answer = true, where = "results pane (3), column device_ptr" },
+          checks.equals{ value = get("device", "kind"), expected = "device", what = L("kind of a device buffer"), where = L("results pane (3)") },
+          checks.equals{ value = get("device", "device"), expected = r.dev, what = L("device of a buffer on GPU%s", tostring(r.dev)), where = L("results pane (3)") },
+          checks.equals{ value = get("pinned", "kind"), expected = "pinned", what = L("kind of a pinned host buffer"), where = L("results pane (3)") },
+          checks.equals{ value = get("pageable", "kind"), expected = "pageable", what = L("kind of a pageable host buffer"), where = L("results pane (3)") },
+          checks.equals{ value = r.offset_bytes, expected = 4000, what = L("address of element 1000 minus element 0 (f32)"), where = L("log pane (5)") },
+          checks.equals{ value = lab.answer("kernel_ptrs"), expected = kernel_ptrs(r), what = L("buffers a kernel can dereference"),
+            answer = true, where = L("results pane (3), column device_ptr") },
         }
         if r.peer_dev then
-          v[#v + 1] = checks.equals{ value = get("peer", "device"), expected = r.peer_dev, what = "device of a buffer on GPU" .. tostring(r.peer_dev),
-            where = "results pane (3), row peer" }
+          v[#v + 1] = checks.equals{ value = get("peer", "device"), expected = r.peer_dev, what = L("device of a buffer on GPU%s", tostring(r.peer_dev)),
+            where = L("results pane (3), row peer") }
         end
         return checks.all(v)
       end,
@@ -395,19 +395,19 @@ return {
         local bad = lab.spmd("scripts/ipc_stale.lua", { ranks = 2, timeout = 60 })
         local r0, r1 = row(good, 0), row(good, 1)
         if r0 and r1 then
-          lab.table{ title = "ipc.lua (close, barrier, free)", columns = { "", "rank 0 (owner)", "rank 1 (importer)" },
-            rows = { { "checksum of the buffer", tostring(r0.seen), tostring(r1.seen) },
-                     { "after rank 1 wrote 7s into it", tostring(r0.after), "(closed)" },
-                     { "checksum of 7s", tostring(r0.sevens), "" } } }
+          lab.table{ title = L("ipc.lua (close, barrier, free)"), columns = { "", L("rank 0 (owner)"), L("rank 1 (importer)") },
+            rows = { { L("checksum of the buffer"), tostring(r0.seen), tostring(r1.seen) },
+                     { L("after rank 1 wrote 7s into it"), tostring(r0.after), L("(closed)") },
+                     { L("checksum of 7s"), tostring(r0.sevens), "" } } }
         end
         local b1 = row(bad, 1)
         if b1 then
-          local what = not b1.opened and ("ipc_open failed: " .. tostring(b1.error))
-                       or (b1.read_ok == false and ("reading failed: " .. tostring(b1.error)))
-                       or (tostring(b1.seen) == tostring(b1.want) and "opened and read the OLD data after the free - no error at all")
-                       or "opened and read FOREIGN data after the free - no error at all"
-          lab.log("ipc_stale.lua (free before the importer opened): " .. what)
-          lab.table{ title = "ipc_stale.lua (freed too early)", columns = { "what rank 1 got" }, rows = { { what } } }
+          local what = not b1.opened and L("ipc_open failed: %s", tostring(b1.error))
+                       or (b1.read_ok == false and L("reading failed: %s", tostring(b1.error)))
+                       or (tostring(b1.seen) == tostring(b1.want) and L("opened and read the OLD data after the free - no error at all"))
+                       or L("opened and read FOREIGN data after the free - no error at all")
+          lab.log(L("ipc_stale.lua (free before the importer opened): %s", what))
+          lab.table{ title = L("ipc_stale.lua (freed too early)"), columns = { L("what rank 1 got") }, rows = { { what } } }
         end
         return { good = good, bad = bad }
       end,
@@ -417,14 +417,14 @@ return {
         if not good.ok or not r0 or not r1 then return broken(good, "ipc.lua") end
         local v = {
           checks.identical{ values = { [0] = r0.seen, [1] = r1.seen }, ranks = 2,
-            what = "checksum of rank 0's buffer, read by its owner and through the IPC mapping", where = "results pane (3)" },
-          checks.equals{ value = r0.after, expected = r0.sevens, what = "rank 0 sees what rank 1 wrote through the handle",
-            where = "results pane (3), row 'after rank 1 wrote 7s'" },
+            what = L("checksum of rank 0's buffer, read by its owner and through the IPC mapping"), where = L("results pane (3)") },
+          checks.equals{ value = r0.after, expected = r0.sevens, what = L("rank 0 sees what rank 1 wrote through the handle"),
+            where = L("results pane (3), row 'after rank 1 wrote 7s'") },
         }
         if lab.backend.simulated then
           local b1 = row(out.bad, 1)
           v[#v + 1] = checks.equals{ value = b1 and (not b1.opened or b1.read_ok == false) and "refused" or "not caught",
-            expected = "refused", what = "the SIMULATED machine catches the stale handle", where = "log pane (5)" }
+            expected = "refused", what = L("the SIMULATED machine catches the stale handle"), where = L("log pane (5)") }
         end
         return checks.all(v)
       end,

@@ -65,25 +65,25 @@ return {
   ["your hello.lua; try it: mgpulab spmd hello.lua --ranks %d --backend sim --machine single-gpu"] =
     "내 hello.lua; 직접 돌려보기: mgpulab spmd hello.lua --ranks %d --backend sim --machine single-gpu",
   ["%shello.lua did not finish on rank %d: %s"] = "%shello.lua 가 rank %d 에서 끝나지 않았다: %s",
-  ["rank %d stopped with an error"] = "rank %d 가 error 로 멈췄다",
+  ["rank %d stopped with an error"] = "rank %d 에서 error 가 나서 멈췄다",
   ["every rank finishes its script"] = "모든 rank 가 script 를 끝까지 돈다",
   ["log pane (5): the error and its line number"] = "log pane (5): error 와 그 줄 번호",
   ["rank %d reported nothing: every rank must call mgpu.result{...}"] =
-    "rank %d 가 아무것도 보고하지 않았다: 모든 rank 가 mgpu.result{...} 를 불러야 한다",
+    "rank %d 에서 보고가 없다: 모든 rank 가 mgpu.result{...} 를 불러야 한다",
   ["rank %d reports rank %s: mgpu.rank is this rank's number, whatever GPU it runs on"] =
-    "rank %d 가 rank %s 라고 보고한다: mgpu.rank 는 어느 GPU 에서 돌든 이 rank 의 번호다",
+    "rank %d 의 보고는 rank %s: mgpu.rank 는 어느 GPU 에서 돌든 이 rank 의 번호다",
   ["rank %d reports world %s, but %d ranks ran: mgpu.world is the number of ranks "
      .. "(not of GPUs, nor the count of one run)"] =
-    "rank %d 가 world %s 라고 보고하지만 rank %d 개가 돌았다: mgpu.world 는 rank 의 수다 "
+    "rank %d 의 보고는 world %s 인데, 돈 rank 는 %d 개다: mgpu.world 는 rank 의 수다 "
       .. "(GPU 의 수도, 어느 한 실행의 수도 아니다)",
   ["every rank reports the same checksum: the seed must differ from rank to rank"] =
     "모든 rank 가 같은 checksum 을 보고한다: seed 는 rank 마다 달라야 한다",
   ["rank %d's checksum is the one of a tensor of zeros: x is still filled with a constant (TODO 2)"] =
     "rank %d 의 checksum 은 0 으로 채운 tensor 의 것이다: x 가 아직 상수로 채워진다 (TODO 2)",
   ["rank %d's checksum is the one of a tensor filled with seed %d, not seed %d"] =
-    "rank %d 의 checksum 은 seed %d 로 채운 tensor 의 것이다, seed %d 가 아니라",
+    "rank %d 의 checksum 은 seed = %d 인 tensor 의 것이다 — 원하는 것은 seed = %d",
   ["rank %d's checksum is not the one of %d floats of kind \"random\" filled with seed %d"] =
-    "rank %d 의 checksum 은 float %d 개를 kind \"random\", seed %d 로 채운 것이 아니다",
+    "rank %d 의 checksum 이 float %d 개, kind \"random\", seed = %d 인 tensor 의 것이 아니다",
   ["every rank reports mgpu.rank, mgpu.world and the checksum of its 1024 floats of kind "
      .. "\"random\" with seed = its rank"] =
     "모든 rank 가 mgpu.rank, mgpu.world, 그리고 kind \"random\", seed = 자기 rank 로 채운 "

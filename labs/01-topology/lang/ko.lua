@@ -84,7 +84,6 @@ return {
   ["a closer NIC exists"] = "더 가까운 NIC 이 있다",
   ["not its path"] = "그 NIC 의 path 가 아니다",
   ["closest"] = "가장 가깝다",
-  ["nearest_nic.lua"] = "nearest_nic.lua",
   ["your NIC"] = "내 NIC",
   ["your path"] = "내 path",
   ["its real path"] = "실제 path",
@@ -115,7 +114,7 @@ return {
     "돌려준 NIC: %d%s. 그런데 NIC 은 NIC0 .. NIC%d 이다 (0-based)",
   ["it returned NIC %d with path %s%s, but %s is the path of NIC %d: the index and the column it read are one "
      .. "apart - NIC n (0-based) is row[#topo.gpus + n + 1]"] =
-    "돌려준 것: NIC %d, path %s%s. 그런데 %s 는 NIC %d 의 path 다: index 와 읽은 column 이 하나 어긋난다 "
+    "돌려준 것: NIC %d, path %s%s. 그런데 그 path (%s) 는 NIC %d 의 것이다: index 와 읽은 column 이 하나 어긋난다 "
       .. "— NIC n (0-based) 은 row[#topo.gpus + n + 1]",
   ["it returned NIC %d with path %s%s, but that is not the path of NIC %d: its cell in row GPU%d says %s - "
      .. "return the path of the NIC you chose"] =
