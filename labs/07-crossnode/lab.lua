@@ -36,31 +36,33 @@ local function plan(lab)
     p.kind = "sim2"
     p.intra, p.across, p.pair = { ranks = G }, { ranks = 2 * G }, { ranks = 2, per_node = 1 }
     p.node_size = G
-    p.what = string.format("SIMULATED %s: %d nodes of %d GPUs, NDR InfiniBand between them", b.machine, nh, G)
+    p.what = L("SIMULATED %s: %d nodes of %d GPUs, NDR InfiniBand between them", b.machine, nh, G)
   elseif b.simulated then
     p.kind = "sim1"
     p.intra = G >= 2 and { ranks = G } or nil
     p.node_size = math.max(1, G // 2)
-    p.what = string.format("SIMULATED %s: ONE node of %d GPU%s", b.machine, G, G == 1 and "" or "s")
-    p.why = "this machine has one node, so nothing crosses a network here; run the lab on two: " ..
-            "mgpulab run 7 --backend sim --machine 2x-dgx-h100"
+    p.what = G == 1 and L("SIMULATED %s: ONE node of %d GPU", b.machine, G)
+             or L("SIMULATED %s: ONE node of %d GPUs", b.machine, G)
+    p.why = L("this machine has one node, so nothing crosses a network here; run the lab on two: " ..
+              "mgpulab run 7 --backend sim --machine 2x-dgx-h100")
   elseif b.launcher == "mpirun" or b.launcher == "srun" then
     p.kind = "cluster"
     p.intra = { ranks = G, launcher = "local" }
     p.across, p.pair = { ranks = 2 * G }, { ranks = 2 }
     p.node_size = G
-    p.what = string.format("%s across your hosts (%d GPUs per node assumed from this host)", b.launcher, G)
-    p.why = "the pair run needs one rank per node: put '--map-by ppr:1:node' (mpirun) or " ..
-            "'--ntasks-per-node=1' (srun) in MGPU_LAUNCHER_ARGS for it"
+    p.what = L("%s across your hosts (%d GPUs per node assumed from this host)", b.launcher, G)
+    p.why = L("the pair run needs one rank per node: put '--map-by ppr:1:node' (mpirun) or " ..
+              "'--ntasks-per-node=1' (srun) in MGPU_LAUNCHER_ARGS for it")
   else
     p.kind = "emulated"
     p.intra = G >= 2 and { ranks = G, launcher = "local" } or nil
     p.across = { ranks = math.max(2, math.min(G, 8)), launcher = "emulate" }
     p.pair = { ranks = 2, launcher = "emulate" }
     p.node_size = 1
-    p.what = string.format("one host with %d GPU%s: every rank an emulated node", G, G == 1 and "" or "s")
-    p.why = "emulated nodes talk over NCCL's socket transport on the loopback interface, not InfiniBand: " ..
-            "the network numbers are the socket's. With hosts, use --launcher mpirun or srun"
+    p.what = G == 1 and L("one host with %d GPU: every rank an emulated node", G)
+             or L("one host with %d GPUs: every rank an emulated node", G)
+    p.why = L("emulated nodes talk over NCCL's socket transport on the loopback interface, not InfiniBand: " ..
+              "the network numbers are the socket's. With hosts, use --launcher mpirun or srun")
   end
   return p
 end
@@ -92,8 +94,8 @@ local function size_name(b) return b and string.format("%d MiB", b // MiB) or "-
 
 -- A failed verdict saying what this machine cannot show and what to do.
 local function cannot(what, p)
-  return { ok = false, msg = what .. ": " .. (p.why or "not possible on this machine"), saw = p.what,
-           wanted = "two nodes", where = "lab 7 text: 'Where you run it'", unavailable = true }
+  return { ok = false, msg = what .. ": " .. (p.why or L("not possible on this machine")), saw = p.what,
+           wanted = L("two nodes"), where = L("lab 7 text: 'Where you run it'"), unavailable = true }
 end
 
 -- The transport a learner may name: the full one or its first word.
@@ -122,7 +124,7 @@ local function nccl_table(lab, title, nccl)
     if i > 16 then break end
     rows[#rows + 1] = { string.format("%d -> %d", l.from, l.to), l.detail .. string.format(" (%d ch)", l.channels or 0) }
   end
-  lab.table{ title = title, columns = { "transport / link", "links / via" }, rows = rows }
+  lab.table{ title = title, columns = { L("transport / link"), L("links / via") }, rows = rows }
 end
 
 -- Checkpoints sent by train.lua: {step =, values = "v,v,..."}; the last one.
@@ -150,8 +152,8 @@ local function ops_of(text)
 end
 local function ops_text(list)
   local t = {}
-  for i, o in ipairs(list) do t[i] = string.format("%s of %d elements", o.op, o.count) end
-  return #t > 0 and table.concat(t, ", ") or "nothing"
+  for i, o in ipairs(list) do t[i] = L("%s of %d elements", o.op, o.count) end
+  return #t > 0 and table.concat(t, ", ") or L("nothing")
 end
 
 -- The hierarchical all-reduce's steps, from each communicator's flight
@@ -160,13 +162,13 @@ end
 -- the one across nodes one all-reduce of a shard - 1/node_size of the
 -- buffer, the point of the hierarchy.
 local function where_it_ran(res, out)
-  local where = "your hier.lua: which communicator each of the three steps runs on"
+  local where = L("your hier.lua: which communicator each of the three steps runs on")
   local n = out.n
   for r = 0, out.ranks - 1 do
     local row = res.ranks[r] and res.ranks[r].results and res.ranks[r].results[1] or {}
     local world, intra, inter = ops_of(row.ran_world), ops_of(row.ran_intra), ops_of(row.ran_inter)
     local function fail(msg, saw, wanted)
-      return { ok = false, msg = string.format("rank %d: %s", r, msg), saw = saw, wanted = wanted, where = where }
+      return { ok = false, msg = L("rank %d: %s", r, msg), saw = saw, wanted = wanted, where = where }
     end
     -- the members first: a swapped pair of splits runs right on 2 x 2
     local node, lr = r // out.node_size, r % out.node_size
@@ -182,54 +184,54 @@ local function where_it_ran(res, out)
       return table.concat(t, ",")
     end
     if row.intra_members and row.intra_members ~= "" and sorted(row.intra_members) ~= wi then
-      return fail(string.format("intra, your communicator inside a node, holds ranks {%s}%s; the ranks of rank %d's "
-                                .. "node are {%s}", row.intra_members,
-                                sorted(row.intra_members) == we and " - GPU " .. lr .. " of each node, a rail" or "",
-                                r, wi),
+      return fail(L("intra, your communicator inside a node, holds ranks {%s}%s; the ranks of rank %d's "
+                     .. "node are {%s}", row.intra_members,
+                     sorted(row.intra_members) == we and L(" - GPU %d of each node, a rail", lr) or "",
+                     r, wi),
                   "intra {" .. row.intra_members .. "}", "intra {" .. wi .. "}")
     end
     if row.inter_members and row.inter_members ~= "" and sorted(row.inter_members) ~= we then
-      return fail(string.format("inter, your communicator across nodes, holds ranks {%s}%s; GPU %d of each node is "
-                                .. "{%s}", row.inter_members,
-                                sorted(row.inter_members) == wi and " - the ranks inside a node" or "", lr, we),
+      return fail(L("inter, your communicator across nodes, holds ranks {%s}%s; GPU %d of each node is "
+                     .. "{%s}", row.inter_members,
+                     sorted(row.inter_members) == wi and L(" - the ranks inside a node") or "", lr, we),
                   "inter {" .. row.inter_members .. "}", "inter {" .. we .. "}")
     end
     if #world > 1 then
       local extra = {}
       for i = 2, #world do extra[#extra + 1] = world[i] end
-      return fail(string.format("besides the flat all_reduce, %s ran on the world communicator (all %d ranks): the "
-                                .. "hierarchy's steps belong on your two split communicators", ops_text(extra), out.ranks),
-                  "world: " .. ops_text(world), "world: the flat all_reduce only")
+      return fail(L("besides the flat all_reduce, %s ran on the world communicator (all %d ranks): the "
+                     .. "hierarchy's steps belong on your two split communicators", ops_text(extra), out.ranks),
+                  L("world: %s", ops_text(world)), L("world: the flat all_reduce only"))
     end
     for _, o in ipairs(inter) do
       if o.op ~= "all_reduce" then
-        return fail(string.format("%s ran on your communicator across nodes: only the shard's all_reduce crosses the "
-                                  .. "network; the reduce-scatter and the all-gather stay inside a node", o.op),
-                    "across nodes: " .. ops_text(inter), "across nodes: one all_reduce")
+        return fail(L("%s ran on your communicator across nodes: only the shard's all_reduce crosses the "
+                       .. "network; the reduce-scatter and the all-gather stay inside a node", o.op),
+                    L("across nodes: %s", ops_text(inter)), L("across nodes: one all_reduce"))
       end
     end
     for _, o in ipairs(intra) do
       if o.op == "all_reduce" then
-        return fail("an all_reduce ran on your communicator inside a node: the sum over the nodes needs the one "
-                    .. "across them", "inside a node: " .. ops_text(intra),
-                    "inside a node: a reduce_scatter and an all_gather")
+        return fail(L("an all_reduce ran on your communicator inside a node: the sum over the nodes needs the one "
+                      .. "across them"), L("inside a node: %s", ops_text(intra)),
+                    L("inside a node: a reduce_scatter and an all_gather"))
       end
     end
     if #inter == 0 then
-      return fail("your communicator across nodes ran nothing: no shard was summed over the nodes, so each node keeps "
-                  .. "its own sum", "across nodes: nothing", "one all_reduce across nodes")
+      return fail(L("your communicator across nodes ran nothing: no shard was summed over the nodes, so each node keeps "
+                    .. "its own sum"), L("across nodes: nothing"), L("one all_reduce across nodes"))
     end
     for _, o in ipairs(inter) do
       if o.op == "all_reduce" and o.count > n // out.node_size then
-        return fail(string.format("the all-reduce across nodes moved %d elements per GPU: the whole buffer crossed the "
-                                  .. "network; in the hierarchy only 1/%d of it does (the node's own step comes "
-                                  .. "first)", o.count, out.node_size),
-                    "across nodes: " .. ops_text(inter), string.format("an all_reduce of %d elements across nodes",
-                                                                       n // out.node_size))
+        return fail(L("the all-reduce across nodes moved %d elements per GPU: the whole buffer crossed the "
+                       .. "network; in the hierarchy only 1/%d of it does (the node's own step comes "
+                       .. "first)", o.count, out.node_size),
+                    L("across nodes: %s", ops_text(inter)), L("an all_reduce of %d elements across nodes",
+                                                             n // out.node_size))
       end
     end
   end
-  return { ok = true, msg = "each step ran on its communicator, and only a shard crossed the network", saw = "ok",
+  return { ok = true, msg = L("each step ran on its communicator, and only a shard crossed the network"), saw = "ok",
            wanted = "ok", where = where }
 end
 
@@ -245,24 +247,24 @@ local SHARP_NODES, SHARP_GPUS = 4, 8
 local function intra_inter_table(lab, out)
   local p, pred = out.p, tonumber(lab.answer("ratio") or "")
   local rows = {}
-  for _, it in ipairs({ { "intra", "one node" }, { "across", "both nodes" }, { "pair", "2 ranks, one per node" } }) do
+  for _, it in ipairs({ { "intra", L("one node") }, { "across", L("both nodes") }, { "pair", L("2 ranks, one per node") } }) do
     local m = out[it[1]]
-    local bw = m and f2(m.busbw) or ("not here: " .. (p.why and "one node" or "-"))
-    if m and it[1] == "pair" and out.ratio and not pred then bw = "predict 'ratio' first" end
+    local bw = m and f2(m.busbw) or L("not here: %s", p.why and L("one node") or "-")
+    if m and it[1] == "pair" and out.ratio and not pred then bw = L("predict 'ratio' first") end
     rows[#rows + 1] = { it[2], m and tostring(m.ranks) or "-", m and size_name(m.size) or "-", bw }
   end
   if out.ratio and pred then
-    rows[#rows + 1] = { "ratio one node / pair", "", "", string.format("%sx measured, %sx predicted (the note: 18x)",
-                                                                       f2(out.ratio), f2(pred)) }
+    rows[#rows + 1] = { L("ratio one node / pair"), "", "", L("%sx measured, %sx predicted (the note: 18x)",
+                                                                f2(out.ratio), f2(pred)) }
     lab.record("ratio_intra_pair_predicted", pred)
   end
   if out.intra and out.across and out.across.busbw and out.across.busbw > 0 then
-    rows[#rows + 1] = { "ratio one node / both nodes", "", "", f2(out.intra.busbw / out.across.busbw) .. "x" }
+    rows[#rows + 1] = { L("ratio one node / both nodes"), "", "", f2(out.intra.busbw / out.across.busbw) .. "x" }
   end
-  lab.table{ title = "all_reduce busbw: inside vs between nodes (GB/s)", columns = { "run", "ranks", "size", "busbw" },
+  lab.table{ title = L("all_reduce busbw: inside vs between nodes (GB/s)"), columns = { "run", L("ranks"), L("size"), "busbw" },
              rows = rows }
   if out.ratio and not pred then
-    lab.log("the pair's busbw shows once you have predicted 'ratio' (press a)")
+    lab.log(L("the pair's busbw shows once you have predicted 'ratio' (press a)"))
   end
   out.shown = pred ~= nil
 end
@@ -272,18 +274,18 @@ end
 local function gdr_table(lab, out)
   if not (out.on and out.off) then return end
   local pred = tonumber(lab.answer("slowdown") or "")
-  local function g(m) return m and m.r.nccl and (m.r.nccl.gdr == true and "GDRDMA" or "no GDRDMA") or "?" end
+  local function g(m) return m and m.r.nccl and (m.r.nccl.gdr == true and "GDRDMA" or L("no GDRDMA")) or "?" end
   local rows = { { "on", f2(out.on.busbw), g(out.on) } }
   if pred then
     rows[#rows + 1] = { "off", f2(out.off.busbw), g(out.off) }
-    rows[#rows + 1] = { "slowdown", string.format("%s %% measured, %s %% predicted (the note: about 50 %%)",
-                                                  f1(out.slowdown), f1(pred)), "" }
+    rows[#rows + 1] = { "slowdown", L("%s %% measured, %s %% predicted (the note: about 50 %%)",
+                                     f1(out.slowdown), f1(pred)), "" }
     lab.record("gdr_slowdown_predicted_pct", pred)
   else
-    rows[#rows + 1] = { "off", "predict 'slowdown' first", "" }
-    lab.log("the run without GPUDirect RDMA shows once you have predicted 'slowdown' (press a)")
+    rows[#rows + 1] = { "off", L("predict 'slowdown' first"), "" }
+    lab.log(L("the run without GPUDirect RDMA shows once you have predicted 'slowdown' (press a)"))
   end
-  lab.table{ title = "GPUDirect RDMA (all_reduce across nodes)", columns = { "", "busbw (GB/s)", "log says" }, rows = rows }
+  lab.table{ title = L("GPUDirect RDMA (all_reduce across nodes)"), columns = { "", "busbw (GB/s)", L("log says") }, rows = rows }
   out.shown = pred ~= nil
 end
 
@@ -306,7 +308,7 @@ return {
                     { id = "nics", ask = "How many NICs does one node have?" } },
       run = function(lab)
         local p = plan(lab)
-        lab.log("plan: " .. p.what .. (p.why and (" - " .. p.why) or ""))
+        lab.log(L("plan: %s%s", p.what, p.why and (" - " .. p.why) or ""))
         local out = { p = p }
         local k, total = 0, 3
         for _, name in ipairs({ "intra", "across", "pair" }) do
@@ -328,18 +330,18 @@ return {
         -- answering re-judges the kept run: what the prediction unlocks is
         -- drawn here then, once
         if lab.answer("ratio") and not out.shown then intra_inter_table(lab, out) end
-        if not out.ratio then return cannot("no run with one rank per node", p) end
+        if not out.ratio then return cannot(L("no run with one rank per node"), p) end
         local wrong = 0
         for _, name in ipairs({ "intra", "across", "pair" }) do
           if out[name] then wrong = wrong + (tonumber(out[name].wrong) or 0) end
         end
         return {
-          checks.equals{ value = wrong, expected = 0, what = "wrong elements in the three runs", where = "results pane (3)" },
+          checks.equals{ value = wrong, expected = 0, what = L("wrong elements in the three runs"), where = L("results pane (3)") },
           checks.close{ value = lab.answer("ratio"), expected = out.ratio, rtol = 0.3, answer = true,
-                        what = "your prediction of busbw one node / one rank per node",
-                        where = "the step text: what each run's bytes cross, NVLink or a NIC, in one direction" },
-          checks.equals{ value = lab.answer("nics"), expected = p.nics, answer = true, missing = "press a to answer",
-                         what = "NICs of one node", where = "topology pane (1): the mlx5 rows of host 0" },
+                        what = L("your prediction of busbw one node / one rank per node"),
+                        where = L("the step text: what each run's bytes cross, NVLink or a NIC, in one direction") },
+          checks.equals{ value = lab.answer("nics"), expected = p.nics, answer = true, missing = L("press a to answer"),
+                         what = L("NICs of one node"), where = L("topology pane (1): the mlx5 rows of host 0") },
         }
       end,
     },
@@ -359,14 +361,14 @@ return {
         local cfg = p.across or p.intra or { ranks = 2 }
         local r = lab.bench("all_reduce", { b = "1M", e = "1M", ranks = cfg.ranks, per_node = cfg.per_node,
                                             launcher = cfg.launcher, env = { NCCL_DEBUG = "INFO" } })
-        nccl_table(lab, string.format("transports in your log (%d ranks)", r.ranks or 0), r.nccl)
+        nccl_table(lab, L("transports in your log (%d ranks)", r.ranks or 0), r.nccl)
         return { p = p, nccl = r.nccl }
       end,
       check = function(lab, out)
         local nccl = out.nccl
         if type(nccl) ~= "table" or (nccl.nccl_lines or 0) == 0 then
-          return { ok = false, msg = "no NCCL INFO line was captured from the run, so there is nothing to read",
-                   saw = "no NCCL lines", wanted = "NCCL_DEBUG=INFO output", where = "log pane (5)" }
+          return { ok = false, msg = L("no NCCL INFO line was captured from the run, so there is nothing to read"),
+                   saw = L("no NCCL lines"), wanted = L("NCCL_DEBUG=INFO output"), where = L("log pane (5)") }
         end
         local l01 = find_link(nccl, function(l) return l.from == 0 and l.to == 1 and not is_net(l) end)
                     or find_link(nccl, function(l) return not is_net(l) end)
@@ -375,13 +377,13 @@ return {
         if net then lab.record("transport_inter", net.transport) end
         return {
           checks.equals{ value = lab.answer("intra"), expected = transport_answers(l01 and l01.transport),
-                         what = "transport rank 0 -> rank 1",
-                         answer = true, missing = "press a to answer", where = "results pane (3), table 'transports in your log'" },
+                         what = L("transport rank 0 -> rank 1"),
+                         answer = true, missing = L("press a to answer"), where = L("results pane (3), table 'transports in your log'") },
           checks.equals{ value = lab.answer("inter"), expected = transport_answers(net and net.transport),
-                         what = "transport leaving a node", answer = true, missing = "press a to answer",
-                         where = "results pane (3): the links with NET/" },
-          checks.equals{ value = lab.answer("gdr"), expected = gdr, what = "GPUDirect RDMA on the network edge",
-                         answer = true, missing = "press a to answer", where = "the 'via' text: .../GDRDMA or not" },
+                         what = L("transport leaving a node"), answer = true, missing = L("press a to answer"),
+                         where = L("results pane (3): the links with NET/") },
+          checks.equals{ value = lab.answer("gdr"), expected = gdr, what = L("GPUDirect RDMA on the network edge"),
+                         answer = true, missing = L("press a to answer"), where = L("the 'via' text: .../GDRDMA or not") },
         }
       end,
     },
@@ -406,11 +408,11 @@ return {
           local path = m and m[ng + i]
           if nic.host == 0 and path then
             local near = path == "PIX" or path == "PXB"
-            rows[#rows + 1] = { nic.name, path, (near and nic.gdr) and "yes" or "no" .. (near and "" or " (beyond PXB)") }
+            rows[#rows + 1] = { nic.name, path, (near and nic.gdr) and "yes" or "no" .. (near and "" or L(" (beyond PXB)")) }
           end
         end
         if #rows > 0 then
-          lab.table{ title = "GPU 0 and the NICs of its node", columns = { "NIC", "path", "GPUDirect RDMA by default" }, rows = rows }
+          lab.table{ title = L("GPU 0 and the NICs of its node"), columns = { "NIC", "path", L("GPUDirect RDMA by default") }, rows = rows }
         end
         if not p.across or p.kind == "emulated" then return out end
         local off = lab.backend.simulated and { fault = "no-gdr", env = { NCCL_DEBUG = "INFO" } }
@@ -430,18 +432,18 @@ return {
         local p = out.p
         if lab.answer("slowdown") and out.on and not out.shown then gdr_table(lab, out) end
         if p.kind == "emulated" then
-          return { ok = false, msg = "emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
-                   .. "nothing to switch off here. " .. p.why, saw = p.what, wanted = "InfiniBand between hosts",
-                   where = "lab 7 text: 'Where you run it'", unavailable = true }
+          return { ok = false, msg = L("emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
+                   .. "nothing to switch off here. ") .. p.why, saw = p.what, wanted = L("InfiniBand between hosts"),
+                   where = L("lab 7 text: 'Where you run it'"), unavailable = true }
         end
-        if not out.slowdown then return cannot("GPUDirect RDMA only matters between nodes", p) end
+        if not out.slowdown then return cannot(L("GPUDirect RDMA only matters between nodes"), p) end
         return {
           checks.equals{ value = out.off.r.nccl and out.off.r.nccl.gdr, expected = false,
-                         what = "the log of the 'off' run has no GDRDMA link", where = "log pane (5)" },
+                         what = L("the log of the 'off' run has no GDRDMA link"), where = L("log pane (5)") },
           checks.close{ value = lab.answer("slowdown"), expected = out.slowdown, atol = 20, rtol = 0, unit = "%",
-                        answer = true, what = "your prediction of the slowdown without GPUDirect RDMA",
-                        where = "the step text: what the sim assumes of the bounce, and what else bounds the "
-                                .. "all_reduce across both nodes (step 1's table)" },
+                        answer = true, what = L("your prediction of the slowdown without GPUDirect RDMA"),
+                        where = L("the step text: what the sim assumes of the bounce, and what else bounds the "
+                                  .. "all_reduce across both nodes (step 1's table)") },
         }
       end,
     },
@@ -462,7 +464,7 @@ return {
         local node_size = p.kind == "sim2" and p.G or (p.node_size or 1)
         if cfg.ranks % node_size ~= 0 then node_size = 1 end
         local n = lab.backend.simulated and (4 * MiB) or (64 * MiB)
-        lab.progress(0, "hier.lua on " .. cfg.ranks .. " ranks")
+        lab.progress(0, L("hier.lua on %d ranks", cfg.ranks))
         local res = lab.spmd(lab.exercise, { ranks = cfg.ranks, per_node = cfg.per_node, launcher = cfg.launcher, timeout = 120,
                                              args = { tostring(node_size), tostring(n) },
                                              env = { NCCL_DEBUG = "INFO", NCCL_DEBUG_SUBSYS = "INIT,COLL" } })
@@ -478,10 +480,10 @@ return {
         end
         local r0 = res.ranks and res.ranks[0] and res.ranks[0].results and res.ranks[0].results[1]
         if r0 then
-          lab.table{ title = string.format("all_reduce of %d MiB on %d ranks (%d per node), time in us", n * 4 // MiB,
-                                           cfg.ranks, node_size),
-                     columns = { "version", "time (us)" },
-                     rows = { { "flat (NCCL's choice)", f1(r0.t_flat_us) }, { "hierarchical (yours)", f1(r0.t_hier_us) },
+          lab.table{ title = L("all_reduce of %d MiB on %d ranks (%d per node), time in us", n * 4 // MiB,
+                              cfg.ranks, node_size),
+                     columns = { L("version"), L("time (us)") },
+                     rows = { { L("flat (NCCL's choice)"), f1(r0.t_flat_us) }, { L("hierarchical (yours)"), f1(r0.t_hier_us) },
                               { "flat, NCCL_ALGO=ring", f1(out.ring) }, { "flat, NCCL_ALGO=tree", f1(out.tree) } } }
         end
         return out
@@ -494,12 +496,12 @@ return {
           local e = res.ranks and res.ranks[r] and res.ranks[r].error
           local why = tostring(e or res.reason)
           -- a count that fits another communicator size: a step on the wrong one
-          local size_hint = why:find("needs size x", 1, true) and "; the counts fit a communicator of another size - is "
-                            .. "each step on the communicator it needs?" or ""
-          return { ok = false, msg = string.format("hier.lua did not finish on rank %d: %s (the plan: %d ranks inside a "
-                                                   .. "node x %d nodes%s)", r, why, out.node_size, nodes, size_hint),
-                   saw = "an error", wanted = "the script finishes on every rank",
-                   where = "log pane (5); your hier.lua: the two splits, and which communicator each step runs on" }
+          local size_hint = why:find("needs size x", 1, true) and L("; the counts fit a communicator of another size - is "
+                            .. "each step on the communicator it needs?") or ""
+          return { ok = false, msg = L("hier.lua did not finish on rank %d: %s (the plan: %d ranks inside a "
+                                       .. "node x %d nodes%s)", r, why, out.node_size, nodes, size_hint),
+                   saw = L("an error"), wanted = L("the script finishes on every rank"),
+                   where = L("log pane (5); your hier.lua: the two splits, and which communicator each step runs on") }
         end
         local mism, sums, sizes = {}, {}, {}
         for r = 0, out.ranks - 1 do
@@ -512,20 +514,20 @@ return {
         for _, m in ipairs(mism) do worst = math.max(worst, tonumber(m) or math.huge) end
         local v = { where_it_ran(res, out) }
         v[#v + 1] =
-          checks.equals{ value = worst, expected = 0, what = "elements where your hierarchical result differs from the flat "
-                         .. "all_reduce (worst rank)", where = "your hier.lua; results of every rank" }
-        v[#v + 1] = checks.identical{ values = sizes, ranks = out.ranks, what = "communicator sizes (inside x across)",
-                                      where = "your splits" }
+          checks.equals{ value = worst, expected = 0, what = L("elements where your hierarchical result differs from the flat "
+                         .. "all_reduce (worst rank)"), where = L("your hier.lua; results of every rank") }
+        v[#v + 1] = checks.identical{ values = sizes, ranks = out.ranks, what = L("communicator sizes (inside x across)"),
+                                      where = L("your splits") }
         v[#v + 1] = checks.equals{ value = sizes[0], expected = string.format("%d x %d", out.node_size, nodes),
-                                   what = "rank 0's communicators (ranks inside a node x nodes)",
-                                   where = "your two comm:split calls" }
+                                   what = L("rank 0's communicators (ranks inside a node x nodes)"),
+                                   where = L("your two comm:split calls") }
         local nccl = res.nccl
         if type(nccl) == "table" and type(nccl.tuning) == "table" then
           local seen = {}
           for _, t in ipairs(nccl.tuning) do seen[t.coll] = true end
           for name in pairs(nccl.colls or {}) do seen[name] = true end
           v[#v + 1] = checks.equals{ value = (seen.ReduceScatter and seen.AllGather) and "both" or "missing",
-            expected = "both", what = "ReduceScatter and AllGather in the NCCL log of your run", where = "log pane (5)" }
+            expected = "both", what = L("ReduceScatter and AllGather in the NCCL log of your run"), where = L("log pane (5)") }
         end
         return checks.all(v)
       end,
@@ -549,23 +551,23 @@ return {
             end
             return "?"
           end
-          lab.progress(0, "the ring across nodes (NCCL_ALGO=Ring)")
+          lab.progress(0, L("the ring across nodes (NCCL_ALGO=Ring)"))
           out.ring = measure(lab, p.across, { env = { NCCL_ALGO = "Ring", NCCL_DEBUG = "INFO" } })
-          lab.progress(0.33, "as NCCL picks")
+          lab.progress(0.33, L("as NCCL picks"))
           out.picked = measure(lab, p.across, { env = { NCCL_DEBUG = "INFO" } })
           lab.progress(0.66, "NCCL_COLLNET_ENABLE=1")
           out.sharp = measure(lab, p.across, { env = { NCCL_COLLNET_ENABLE = "1", NCCL_DEBUG = "INFO" } })
           out.algo, out.picked_algo = algo_of(out.sharp), algo_of(out.picked)
           local ring_bytes = string.format("2(n-1)/n x S = %.3f S", 2 * (out.n - 1) / out.n)
-          local picked_bytes = out.picked_algo:upper():match("^NVLS") and "S (NVLS in the node, a tree across)"
+          local picked_bytes = out.picked_algo:upper():match("^NVLS") and L("S (NVLS in the node, a tree across)")
                                or out.picked_algo:upper():match("^RING") and ring_bytes or "-"
-          lab.table{ title = "all_reduce across nodes: ring, NCCL's choice, in-network reduction" ..
-                             (lab.backend.simulated and " (SIMULATED; row 3 a what-if)" or ""),
-                     columns = { "", "Algo (NCCL's log)", "busbw (GB/s)", "network bytes per node" },
+          lab.table{ title = L("all_reduce across nodes: ring, NCCL's choice, in-network reduction") ..
+                             (lab.backend.simulated and L(" (SIMULATED; row 3 a what-if)") or ""),
+                     columns = { "", L("Algo (NCCL's log)"), "busbw (GB/s)", L("network bytes per node") },
                      rows = { { "ring (NCCL_ALGO=Ring)", algo_of(out.ring), f2(out.ring.busbw), ring_bytes },
-                              { "as NCCL picks", out.picked_algo, f2(out.picked.busbw), picked_bytes },
+                              { L("as NCCL picks"), out.picked_algo, f2(out.picked.busbw), picked_bytes },
                               { "NCCL_COLLNET_ENABLE=1", out.algo, f2(out.sharp.busbw),
-                                out.algo:upper():match("^RING") and ring_bytes or "S (summed in the IB switch)" } } }
+                                out.algo:upper():match("^RING") and ring_bytes or L("S (summed in the IB switch)") } } }
         end
         return out
       end,
@@ -574,8 +576,8 @@ return {
         -- not read off the screen
         local n = SHARP_NODES * SHARP_GPUS
         return checks.close{ value = lab.answer("traffic"), expected = 2 * (n - 1) / n, rtol = 0.01,
-                             answer = true, what = string.format("ring / SHARP network bytes per node, %d ranks", n),
-                             where = "the step text: who sends what across the network, for n ranks" }
+                             answer = true, what = L("ring / SHARP network bytes per node, %d ranks", n),
+                             where = L("the step text: who sends what across the network, for n ranks") }
       end,
     },
     {
@@ -599,9 +601,9 @@ return {
           return lab.spmd("scripts/train.lua", o)
         end
         local steps = tostring(TRAIN_STEPS)
-        lab.progress(0, "training without a fault (the reference)")
+        lab.progress(0, L("training without a fault (the reference)"))
         local ref = run({ steps, tostring(CKPT_EVERY) })
-        lab.progress(0.33, "training; rank " .. victim .. " dies")
+        lab.progress(0.33, L("training; rank %d dies", victim))
         local crash
         if lab.backend.simulated then
           -- each step is one all_reduce on the world: the fault fires in step CRASH_STEP
@@ -613,33 +615,33 @@ return {
         local ck = last_checkpoint(crash)
         local resumed
         if ck then
-          lab.progress(0.66, "resuming from step " .. ck.checkpoint)
+          lab.progress(0.66, L("resuming from step %d", ck.checkpoint))
           resumed = run({ steps, tostring(CKPT_EVERY), "resume", tostring(ck.checkpoint), ck.values })
         end
         local fr, fz = final_of(ref), final_of(resumed)
         lab.table{ title = "fail-stop", columns = { "", "" },
-                   rows = { { "the crashed run", crash.ok and "finished (no crash?)" or ("failed: " .. tostring(crash.reason)) },
-                            { "last checkpoint saved", ck and ("step " .. ck.checkpoint) or "none" },
-                            { "resumed run", resumed and (resumed.ok and "finished" or ("failed: " .. tostring(resumed.reason))) or "-" },
-                            { "final checksum, no fault", tostring(fr and fr.checksum) },
-                            { "final checksum, crashed + resumed", tostring(fz and fz.checksum) } } }
+                   rows = { { L("the crashed run"), crash.ok and L("finished (no crash?)") or L("failed: %s", tostring(crash.reason)) },
+                            { L("last checkpoint saved"), ck and ("step " .. ck.checkpoint) or L("none") },
+                            { L("resumed run"), resumed and (resumed.ok and L("finished") or L("failed: %s", tostring(resumed.reason))) or "-" },
+                            { L("final checksum, no fault"), tostring(fr and fr.checksum) },
+                            { L("final checksum, crashed + resumed"), tostring(fz and fz.checksum) } } }
         return { crash = crash, ck = ck, ref = fr, resumed = fz, victim = victim }
       end,
       check = function(lab, out)
         local crash = out.crash
         if crash.ok then
-          return { ok = false, msg = "the run with a dying rank finished: the fault did not fire", saw = "ok",
-                   wanted = "the run fails naming the rank", where = "log pane (5)" }
+          return { ok = false, msg = L("the run with a dying rank finished: the fault did not fire"), saw = "ok",
+                   wanted = L("the run fails naming the rank"), where = L("log pane (5)") }
         end
         return {
-          checks.equals{ value = crash.failed_rank, expected = out.victim, what = "the rank the runtime named",
-                         where = "results pane (3), table 'fail-stop'" },
+          checks.equals{ value = crash.failed_rank, expected = out.victim, what = L("the rank the runtime named"),
+                         where = L("results pane (3), table 'fail-stop'") },
           checks.equals{ value = out.resumed and out.resumed.checksum, expected = out.ref and out.ref.checksum,
-                         what = "final parameters after crash + resume vs a run without fault", where = "table 'fail-stop'" },
-          checks.equals{ value = lab.answer("crashed"), expected = crash.failed_rank, answer = true, missing = "press a to answer",
-                         what = "the rank that died", where = "table 'fail-stop', the crashed run" },
-          checks.equals{ value = lab.answer("resumed"), expected = out.ck and out.ck.checkpoint, answer = true, missing = "press a to answer",
-                         what = "the step the job resumed from", where = "table 'fail-stop', last checkpoint" },
+                         what = L("final parameters after crash + resume vs a run without fault"), where = L("table 'fail-stop'") },
+          checks.equals{ value = lab.answer("crashed"), expected = crash.failed_rank, answer = true, missing = L("press a to answer"),
+                         what = L("the rank that died"), where = L("table 'fail-stop', the crashed run") },
+          checks.equals{ value = lab.answer("resumed"), expected = out.ck and out.ck.checkpoint, answer = true, missing = L("press a to answer"),
+                         what = L("the step the job resumed from"), where = L("table 'fail-stop', last checkpoint") },
         }
       end,
     },
