@@ -1,7 +1,8 @@
 -- checks/traces.lua - checks on what a run left behind: events in a trace
 -- or flight record (count), timeline spans (overlap) and a hung run's
 -- report (hang_caught). Verdicts as in checks/values.lua; bad input gives a
--- failed verdict that says what was wrong, never a Lua error.
+-- failed verdict that says what was wrong, never a Lua error. Texts a
+-- learner reads go through L("format", ...) as in checks/values.lua.
 
 local M = {}
 
@@ -32,15 +33,15 @@ local function fmt(x, unit)
 end
 
 local function show(v)
-  if v == nil then return "nothing (nil)" end
+  if v == nil then return L("nothing (nil)") end
   if type(v) == "string" then return string.format("%q", v) end
   return tostring(v)
 end
 
 local function args(a, name)
   if type(a) ~= "table" then
-    return nil, verdict(false, name .. ": the check got " .. show(a) .. " instead of a table of arguments",
-                        show(a), "a table of arguments", "the lab's check function")
+    return nil, verdict(false, L("%s: the check got %s instead of a table of arguments", name, show(a)),
+                        show(a), L("a table of arguments"), L("the lab's check function"))
   end
   return a
 end
@@ -69,20 +70,21 @@ end
 -- accepts N or more.
 function M.count(a)
   local a_, bad = args(a, "checks.count"); if not a_ then return bad end
-  local w = where(a, "timeline pane / flight record")
+  local w = where(a, L("timeline pane / flight record"))
   local op = type(a.op) == "string" and a.op or nil
-  local what = (type(a.what) == "string" and a.what ~= "") and a.what or ("calls of " .. tostring(op))
+  local what = (type(a.what) == "string" and a.what ~= "") and a.what or L("calls of %s", tostring(op))
   local expected = tonum(a.expected)
   if not op or op == "" then
-    return verdict(false, what .. ": which event to count was not given (op = " .. show(a.op) .. ")", "-", "an op name", w)
+    return verdict(false, L("%s: which event to count was not given (op = %s)", what, show(a.op)), "-", L("an op name"), w)
   end
-  local wanted = (a.at_least and "at least " or "") .. (expected and fmt(expected) or "?") .. " x " .. op
+  local wanted = a.at_least and L("at least %s x %s", expected and fmt(expected) or "?", op)
+                 or string.format("%s x %s", expected and fmt(expected) or "?", op)
   if not isnum(expected) or expected < 0 then
-    return verdict(false, what .. ": the expected count is " .. show(a.expected) .. ", not a number >= 0", "-", wanted, w)
+    return verdict(false, L("%s: the expected count is %s, not a number >= 0", what, show(a.expected)), "-", wanted, w)
   end
   if type(a.events) ~= "table" then
-    return verdict(false, what .. ": no events to count (got " .. show(a.events) .. "); did the run record a trace?",
-                   "no trace", wanted, w)
+    return verdict(false, L("%s: no events to count (got %s); did the run record a trace?", what, show(a.events)),
+                   L("no trace"), wanted, w)
   end
   local n, total, others = 0, 0, {}
   local want = op:lower()
@@ -93,13 +95,13 @@ function M.count(a)
     elseif name then others[name] = (others[name] or 0) + 1 end
   end
   local ok = a.at_least and n >= expected or n == expected
-  local saw = string.format("%d x %s (of %d events)", n, op, total)
+  local saw = L("%d x %s (of %d events)", n, op, total)
   local rest = {}
   for k, c in pairs(others) do rest[#rest + 1] = k .. " " .. c end
   table.sort(rest)
-  local tail = #rest > 0 and (" Other events: " .. table.concat(rest, ", ") .. ".") or ""
-  if ok then return verdict(true, string.format("%s: %d, as wanted (%s).", what, n, wanted) .. tail, saw, wanted, w) end
-  return verdict(false, string.format("%s: %d, but %s wanted.", what, n, wanted) .. tail, saw, wanted, w)
+  local tail = #rest > 0 and L(" Other events: %s.", table.concat(rest, ", ")) or ""
+  if ok then return verdict(true, L("%s: %d, as wanted (%s).", what, n, wanted) .. tail, saw, wanted, w) end
+  return verdict(false, L("%s: %d, but %s wanted.", what, n, wanted) .. tail, saw, wanted, w)
 end
 
 -- checks.overlap ---------------------------------------------------------
@@ -158,21 +160,21 @@ end
 -- spans named `b` of the same rank for at least min_fraction of a's time.
 function M.overlap(a)
   local a_, bad = args(a, "checks.overlap"); if not a_ then return bad end
-  local w = where(a, "timeline pane")
+  local w = where(a, L("timeline pane"))
   local na, nb = a.a, a.b
   local minf = a.min_fraction == nil and 0.5 or tonum(a.min_fraction)
   local what = (type(a.what) == "string" and a.what ~= "") and a.what or
-               (tostring(na) .. " overlapping " .. tostring(nb))
+               L("%s overlapping %s", tostring(na), tostring(nb))
   if type(na) ~= "string" or type(nb) ~= "string" then
-    return verdict(false, what .. ": the span names to compare were not given (a = " .. show(na) .. ", b = " .. show(nb) .. ")",
-                   "-", "two span names", w)
+    return verdict(false, L("%s: the span names to compare were not given (a = %s, b = %s)", what, show(na), show(nb)),
+                   "-", L("two span names"), w)
   end
   if not isnum(minf) or minf < 0 or minf > 1 then
-    return verdict(false, what .. ": min_fraction " .. show(a.min_fraction) .. " is not in [0, 1]", "-", "a fraction", w)
+    return verdict(false, L("%s: min_fraction %s is not in [0, 1]", what, show(a.min_fraction)), "-", L("a fraction"), w)
   end
-  local wanted = string.format(">= %s %% of %s's time", fmt(minf * 100), na)
+  local wanted = L(">= %s %% of %s's time", fmt(minf * 100), na)
   if type(a.spans) ~= "table" then
-    return verdict(false, what .. ": no timeline spans (got " .. show(a.spans) .. ")", "no spans", wanted, w)
+    return verdict(false, L("%s: no timeline spans (got %s)", what, show(a.spans)), L("no spans"), wanted, w)
   end
   local A, B = intervals(a.spans, na), intervals(a.spans, nb)
   local ta, tov = 0, 0
@@ -181,15 +183,15 @@ function M.overlap(a)
     if B[r] then tov = tov + intersection(la, B[r]) end
   end
   if ta <= 0 then
-    return verdict(false, what .. ": no " .. na .. " spans with a duration on the timeline", "0 us of " .. na, wanted, w)
+    return verdict(false, L("%s: no %s spans with a duration on the timeline", what, na), L("0 us of %s", na), wanted, w)
   end
   local f = tov / ta
-  local saw = string.format("%s %% (%s of %s us)", fmt(f * 100), fmt(tov), fmt(ta))
+  local saw = L("%s %% (%s of %s us)", fmt(f * 100), fmt(tov), fmt(ta))
   if f >= minf then
-    return verdict(true, string.format("%s: %s %% of %s's time runs while %s runs (wanted %s)", what, fmt(f * 100), na, nb, wanted),
+    return verdict(true, L("%s: %s %% of %s's time runs while %s runs (wanted %s)", what, fmt(f * 100), na, nb, wanted),
                    saw, wanted, w)
   end
-  return verdict(false, string.format("%s: only %s %% of %s's time runs while %s runs (wanted %s)", what, fmt(f * 100), na, nb, wanted),
+  return verdict(false, L("%s: only %s %% of %s's time runs while %s runs (wanted %s)", what, fmt(f * 100), na, nb, wanted),
                  saw, wanted, w)
 end
 
@@ -251,19 +253,19 @@ M.hang_waited = waited_s
 -- mismatch (report.analysis is not empty, and contains `mismatch` when given).
 function M.hang_caught(a)
   local a_, bad = args(a, "checks.hang_caught"); if not a_ then return bad end
-  local w = where(a, "log pane: the watchdog's message and the flight recorder's analysis")
+  local w = where(a, L("log pane: the watchdog's message and the flight recorder's analysis"))
   local within = tonum(a.within)
   local r = a.report
-  local wanted = "ended by the watchdog within " .. (within and fmt(within, "s") or "?") .. ", mismatch named"
+  local wanted = L("ended by the watchdog within %s, mismatch named", within and fmt(within, "s") or "?")
   if not isnum(within) or within <= 0 then
-    return verdict(false, "hang_caught: `within` is " .. show(a.within) .. ", not a number of seconds", "-", wanted, w)
+    return verdict(false, L("hang_caught: `within` is %s, not a number of seconds", show(a.within)), "-", wanted, w)
   end
   if type(r) ~= "table" then
-    return verdict(false, "hang_caught: no run report (got " .. show(r) .. ")", "no report", wanted, w)
+    return verdict(false, L("hang_caught: no run report (got %s)", show(r)), L("no report"), wanted, w)
   end
   if r.ok == true then
-    return verdict(false, "hang_caught: the run finished normally - nothing hung, so there was nothing to catch",
-                   "the run completed", wanted, w)
+    return verdict(false, L("hang_caught: the run finished normally - nothing hung, so there was nothing to catch"),
+                   L("the run completed"), wanted, w)
   end
   local secs = waited_s(r) or tonum(r.wall_s) or tonum(r.seconds) or tonum(r.elapsed_s)
   local text = all_text(r)
@@ -271,25 +273,26 @@ function M.hang_caught(a)
                       text:find("did not complete within", 1, true) or text:find("watchdog", 1, true) or
                       text:find("abort", 1, true)
   local analysis = type(r.analysis) == "string" and r.analysis or ""
-  local saw = string.format("%s, %s", secs and ("ended after " .. fmt(secs, "s")) or "no duration in the report",
-                            analysis ~= "" and ("analysis: " .. analysis) or "no analysis")
+  local saw = string.format("%s, %s", secs and L("ended after %s", fmt(secs, "s")) or L("no duration in the report"),
+                            analysis ~= "" and L("analysis: %s", analysis) or L("no analysis"))
   if not by_watchdog then
-    return verdict(false, "hang_caught: the run failed, but not by a timeout or abort: " .. tostring(r.reason or "?"), saw, wanted, w)
+    return verdict(false, L("hang_caught: the run failed, but not by a timeout or abort: %s", tostring(r.reason or "?")),
+                   saw, wanted, w)
   end
   if not secs then
-    return verdict(false, "hang_caught: the report does not say how long the run took", saw, wanted, w)
+    return verdict(false, L("hang_caught: the report does not say how long the run took"), saw, wanted, w)
   end
   if secs > within then
-    return verdict(false, string.format("hang_caught: the hang was ended after %s, later than %s", fmt(secs, "s"), fmt(within, "s")),
+    return verdict(false, L("hang_caught: the hang was ended after %s, later than %s", fmt(secs, "s"), fmt(within, "s")),
                    saw, wanted, w)
   end
   if analysis == "" then
-    return verdict(false, "hang_caught: the watchdog ended the run but no analysis named the mismatch", saw, wanted, w)
+    return verdict(false, L("hang_caught: the watchdog ended the run but no analysis named the mismatch"), saw, wanted, w)
   end
   if type(a.mismatch) == "string" and a.mismatch ~= "" and not analysis:lower():find(a.mismatch:lower(), 1, true) then
-    return verdict(false, "hang_caught: the analysis does not name " .. a.mismatch .. ": " .. analysis, saw, wanted, w)
+    return verdict(false, L("hang_caught: the analysis does not name %s: %s", a.mismatch, analysis), saw, wanted, w)
   end
-  return verdict(true, string.format("hang_caught: the watchdog ended the hang after %s (limit %s) and named it: %s",
+  return verdict(true, L("hang_caught: the watchdog ended the hang after %s (limit %s) and named it: %s",
                  fmt(secs, "s"), fmt(within, "s"), analysis), saw, wanted, w)
 end
 
@@ -302,20 +305,20 @@ end
 -- say which run raced.
 function M.no_race(a)
   local a_, bad = args(a, "checks.no_race"); if not a_ then return bad end
-  local w = where(a, "log pane (5): the RACE lines")
-  local what = type(a.what) == "string" and a.what or "the run"
+  local w = where(a, L("log pane (5): the RACE lines"))
+  local what = type(a.what) == "string" and a.what or L("the run")
   local r = a.report
   if type(r) ~= "table" then
-    return verdict(false, "no_race: no run report (got " .. show(r) .. ")", "no report", "no race", w)
+    return verdict(false, L("no_race: no run report (got %s)", show(r)), L("no report"), L("no race"), w)
   end
   local races = type(r.races) == "table" and r.races or {}
   if #races == 0 then
-    return verdict(true, what .. ": no stream-ordering race", "no race", "no race", w)
+    return verdict(true, L("%s: no stream-ordering race", what), L("no race"), L("no race"), w)
   end
   local first = type(races[1]) == "table" and races[1] or {}
-  return verdict(false, string.format("%s: %d stream-ordering race%s; the first: %s", what, #races,
-                                      #races == 1 and "" or "s", tostring(first.text or "?")),
-                 string.format("rank %s: %s", tostring(first.rank or "?"), tostring(first.text or "?")), "no race", w)
+  return verdict(false, #races == 1 and L("%s: 1 stream-ordering race; the first: %s", what, tostring(first.text or "?"))
+                        or L("%s: %d stream-ordering races; the first: %s", what, #races, tostring(first.text or "?")),
+                 string.format("rank %s: %s", tostring(first.rank or "?"), tostring(first.text or "?")), L("no race"), w)
 end
 
 return M

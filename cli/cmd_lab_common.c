@@ -77,6 +77,17 @@ static void cell_text(json_t *v, char *buf, size_t len)
     else if (json_is_number(v)) snprintf(buf, len, "%.4g", json_number_value(v));
     else if (json_is_array(v) || json_is_object(v)) mgpu_lab_cell_text(v, buf, len); /* as words, not JSON */
     else snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : "-");
+    /* a cut text ends at a whole UTF-8 character, never inside a Hangul one */
+    size_t n = strlen(buf);
+    if (n + 1 == len) {
+        size_t k = n;
+        while (k > 0 && ((unsigned char)buf[k - 1] & 0xC0) == 0x80) k--;
+        if (k > 0 && (unsigned char)buf[k - 1] >= 0xC0) {
+            unsigned char lead = (unsigned char)buf[k - 1];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            if (n - (k - 1) < need) buf[k - 1] = '\0';
+        }
+    }
 }
 
 /* lab.table{title, columns, rows} as aligned text columns: every column
@@ -100,7 +111,7 @@ static void print_table(json_t *doc)
         for (size_t c = 0; c < nc; c++) {
             json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
             cell_text(v, buf, sizeof buf);
-            if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
+            if (cli_text_width(buf) > width[c]) width[c] = cli_text_width(buf);
         }
     if (title) printf("  %s\n", title);
     for (size_t r = 0; r <= json_array_size(rows); r++) {
@@ -108,7 +119,8 @@ static void print_table(json_t *doc)
         for (size_t c = 0; c < nc; c++) {
             json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
             cell_text(v, buf, sizeof buf);
-            printf(" %-*s", c + 1 < nc ? width[c] : 0, buf);
+            printf(" ");
+            cli_print_padded(stdout, buf, c + 1 < nc ? width[c] : 0); /* by columns: Hangul is two wide */
         }
         printf("\n");
     }

@@ -13,6 +13,7 @@
 #include "snap.h"
 #include "mgpu/lab.h"
 #include "mgpu/telemetry.h"
+#include "mgpu/lang.h"
 
 #define SHELL_MIN_W 80
 #define SHELL_MIN_H 24
@@ -56,6 +57,7 @@ typedef struct shell_work {
     double started;         /* monotonic seconds */
     double ended;           /* when the last run was joined (0 none) */
     double fraction;        /* last progress, < 0 unknown */
+    mgpu_lang lang;         /* the language the step runs in (the current one when it started) */
     char what[256];
     mgpu_lab_env env;
     const char *extra_env[2];
@@ -69,6 +71,7 @@ typedef struct shell_verdict {
     mgpu_step_state state;
     char message[1024], saw[256], wanted[256], where[256], traceback[4096];
     double seconds;
+    mgpu_lang lang;         /* the language it was made in (it is not redone on a switch) */
     json_t *checks;         /* every check, whole (owned; may be NULL) */
 } shell_verdict;
 
@@ -144,6 +147,7 @@ void verdict_show_all(shell_app *a);  /* v: the whole verdict in a scrollable vi
 void verdict_view_refresh(shell_app *a); /* a new verdict arrived: an open `v` view of its step shows it */
 void verdict_clear(shell_verdict *v);
 void draw_pane(shell_app *a);
+const char *pane_title(const pane_class *pc); /* in the current language */
 void ensure_text(shell_app *a);
 /* shell_dialog.c */
 void dialog_draw(shell_app *a);
@@ -170,7 +174,8 @@ void act_answer_next(shell_app *a); /* after a prompt was answered */
 void act_reset(shell_app *a);
 void act_quit(shell_app *a);
 void act_select_step(shell_app *a, int step);
-void act_next(shell_app *a);  /* n: the next step of the open lab */
+void act_next(shell_app *a);
+void act_lang(shell_app *a);  /* L: Korean <-> English; the lists and the step text redraw */  /* n: the next step of the open lab */
 int next_step_of(const shell_app *a, int lab, int step); /* -1 when step is the last */
 void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* shell_work.c */

@@ -169,11 +169,16 @@ void chart_view_put(chart_view *v, int col, attr_t attr, const char *s)
     int r = chart_view_row(v);
     if (r < 0 || !s) return;
     int x = col - v->sx;
-    if (x < 0) {
-        int skip = -x, n = (int)strlen(s);
-        if (skip >= n) return;
-        s += skip;
-        x = 0;
+    if (x < 0) { /* scrolled sideways: skip whole characters by their columns */
+        int skip = -x, n = (int)strlen(s), k = text_fit(s, n, skip), used = text_width(s, k);
+        if (k < n && used < skip) { /* a wide character across the edge: its half is blank */
+            int c = text_char_len(s + k, n - k);
+            used += text_width(s + k, c);
+            k += c;
+        }
+        if (k >= n) return;
+        s += k;
+        x = used - skip;
     }
     chart_text(v->w, r, x, 0, attr, s);
 }

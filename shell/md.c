@@ -140,7 +140,7 @@ static void wrap_text(mdr *r)
         }
         while (w > avail - col && !r->oom) { /* a word wider than the line */
             int k = text_fit(r->buf + pos, (int)(end - pos), avail - col);
-            if (k <= 0) k = 1;
+            if (k <= 0) k = text_char_len(r->buf + pos, (int)(end - pos)); /* whole characters */
             add_range(r, l, pos, pos + (size_t)k);
             pos += (size_t)k;
             l = begin_line(r, &first);
@@ -178,7 +178,7 @@ static void wrap_code(mdr *r)
             else add_spaces(r, l, 2);
             cont = 1;
             int k = text_fit(r->buf + pos, (int)(end - pos), avail);
-            if (k <= 0 && pos < end) k = 1;
+            if (k <= 0 && pos < end) k = text_char_len(r->buf + pos, (int)(end - pos));
             /* break after a space in the row's second half, so that words
              * stay whole; the space stays, on the row it ends */
             if (pos + (size_t)k < end)

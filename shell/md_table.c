@@ -108,9 +108,9 @@ static int wrap_cell(const cell *c, int w, span *out, int max)
             while (we < c->len && c->text[we] != ' ') we++;
             if (ws == we) break;
             if (text_width(c->text + start, (int)(we - start)) > w) {
-                if (end == start) { /* one word wider than the column: split it */
+                if (end == start) { /* one word wider than the column: split it (whole characters) */
                     int k = text_fit(c->text + start, (int)(we - start), w);
-                    end = start + (size_t)(k > 0 ? k : 1);
+                    end = start + (size_t)(k > 0 ? k : text_char_len(c->text + start, (int)(we - start)));
                 }
                 break;
             }
@@ -125,23 +125,41 @@ static int wrap_cell(const cell *c, int w, span *out, int max)
 
 static int cell_width(const cell *c) { return text_width(c->text, (int)c->len); }
 
+/* The widest character of a cell: a column never gets narrower than it, or
+ * a Hangul character (two columns) in a column of one would overflow it and
+ * push every bar after it out of line. */
+static int widest_char(const cell *c)
+{
+    int w = 1;
+    for (size_t i = 0; i < c->len;) {
+        int n = text_char_len(c->text + i, (int)(c->len - i)), cw = text_width(c->text + i, n);
+        if (cw > w) w = cw;
+        i += (size_t)n;
+    }
+    return w;
+}
+
 /* Column widths that fit `avail` columns of text: natural widths when
  * they fit, else the widest column gives up a column at a time. */
 static void column_widths(const md_table *t, int ncols, int avail, int *w)
 {
-    int total = 0;
+    int total = 0, least[ncols];
     for (int c = 0; c < ncols; c++) {
         w[c] = 1;
-        for (int i = 0; i < t->n; i++)
-            if (c < t->rows[i].n && cell_width(&t->rows[i].cells[c]) > w[c]) w[c] = cell_width(&t->rows[i].cells[c]);
+        least[c] = 1;
+        for (int i = 0; i < t->n; i++) {
+            if (c >= t->rows[i].n) continue;
+            if (cell_width(&t->rows[i].cells[c]) > w[c]) w[c] = cell_width(&t->rows[i].cells[c]);
+            if (widest_char(&t->rows[i].cells[c]) > least[c]) least[c] = widest_char(&t->rows[i].cells[c]);
+        }
         total += w[c];
     }
     for (int floor = MIN_COL; floor >= 1 && total > avail; floor--) {
         while (total > avail) {
-            int widest = 0;
-            for (int c = 1; c < ncols; c++)
-                if (w[c] > w[widest]) widest = c;
-            if (w[widest] <= floor) break;
+            int widest = -1;
+            for (int c = 0; c < ncols; c++)
+                if (w[c] > least[c] && (widest < 0 || w[c] > w[widest])) widest = c;
+            if (widest < 0 || w[widest] <= floor) break;
             w[widest]--;
             total--;
         }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "shell_strings.h"
 #include "pane.h"
 
 #define HIST 60          /* samples kept: ~6 s at 10 Hz */
@@ -116,12 +117,12 @@ static void bw_draw(void *self, WINDOW *win, int focused)
     p->dirty = 0;
     if (!strncmp(p->source, "none", 4)) {
         chart_textf(win, 0, 0, 0, A_BOLD, "source: %s", p->source);
-        chart_text(win, 1, 0, 0, 0, "No live link counters here: the numbers need NVML (the NVIDIA driver)");
-        chart_text(win, 2, 0, 0, 0, "or the sim backend's modelled load. Results and timeline still work.");
+        chart_text(win, 1, 0, 0, 0, tr("No live link counters here: the numbers need NVML (the NVIDIA driver)"));
+        chart_text(win, 2, 0, 0, 0, tr("or the sim backend's modelled load. Results and timeline still work."));
         return;
     }
     if (!p->ngpus || !p->nsamples) {
-        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that moves data (a bench or a copy) to see NVLink/PCIe traffic");
+        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that moves data (a bench or a copy) to see NVLink/PCIe traffic"));
         if (p->source[0]) chart_textf(win, 1, 0, 0, A_DIM, "source: %s", p->source);
         return;
     }
@@ -184,7 +185,7 @@ static void bw_draw(void *self, WINDOW *win, int focused)
             int r = chart_view_row(&v);
             int n = p->nsamples;
             if (r >= 0 && has) chart_sparkline(win, r, col, spark, &g->v[tx][HIST - n], n, full, a);
-            else if (r >= 0) chart_text(win, r, col, spark, A_DIM, "(not reported)");
+            else if (r >= 0) chart_text(win, r, col, spark, A_DIM, tr("(not reported)"));
             chart_view_put(&v, col + spark, 0, tv);
             col += spark + val_w + 4;
             chart_view_put(&v, col - 3, 0, "RX");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "shell_strings.h"
 #include "mgpu/nccl_log.h"
 #include "pane.h"
 #include "text.h"
@@ -194,7 +195,7 @@ static void log_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->count) {
-        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that runs ranks (a bench or an SPMD script) to see its log");
+        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that runs ranks (a bench or an SPMD script) to see its log"));
         return;
     }
     int top = 0;
@@ -221,7 +222,7 @@ static void log_draw(void *self, WINDOW *win, int focused)
         int len[WRAP_MAX], n = 0, ind = w > 20 ? 4 : 0;
         for (const char *q = s; *q && n < WRAP_MAX;) {
             int room = n ? w - 1 - ind : w - 1, rest = (int)strlen(q), k = text_fit(q, rest, room);
-            if (k <= 0) k = 1;
+            if (k <= 0) k = text_char_len(q, rest); /* a whole character */
             for (int b = k; k < rest && b > k / 2; b--) /* break at a space in the row's second half */
                 if (q[b] == ' ') {
                     k = b + 1;

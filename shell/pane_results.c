@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "shell_strings.h"
+#include "text.h"
 #include "mgpu/lab.h"
 #include "pane.h"
 
@@ -156,9 +158,11 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
     json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
     int ncols = (int)json_array_size(cols), width[MAX_COLS], left[MAX_COLS];
     if (ncols > MAX_COLS) ncols = MAX_COLS;
-    char buf[128];
+    char buf[400]; /* a cell of 128 Hangul characters, whole */
     for (int c = 0; c < ncols; c++) {
-        width[c] = (int)strlen(str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
+        /* display columns, not bytes: a Korean column name or cell (L() in
+         * a lab's table) takes two columns a character */
+        width[c] = text_width(str_or(json_string_value(json_array_get(cols, (size_t)c)), ""), -1);
         /* numbers align right, words left: a right-aligned word column as
          * wide as its longest cell put "sim" 40 columns off an 80-column
          * screen (lab 0's "This run" table) */
@@ -166,7 +170,7 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
         for (size_t r = 0; r < json_array_size(rows); r++) {
             json_t *cell = row_cell(json_array_get(rows, r), cols, (size_t)c);
             cell_text(cell, buf, sizeof buf);
-            if ((int)strlen(buf) > width[c]) width[c] = (int)strlen(buf);
+            if (text_width(buf, -1) > width[c]) width[c] = text_width(buf, -1);
             /* a word: a string that does not start with a number ("8 B",
              * "365.82 GB/s" are numbers with units; "-" is no value) */
             const char *d = buf + (buf[0] == '-' || buf[0] == '+');
@@ -177,15 +181,18 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
     }
     chart_view_put(v, 0, A_BOLD, str_or(json_string_value(json_object_get(doc, "title")), "(untitled table)"));
     chart_view_nl(v);
-    for (int c = 0, x = 0; c < ncols; x += width[c++] + 2)
-        chart_view_putf(v, x, A_UNDERLINE, left[c] ? "%-*.*s" : "%*.*s", width[c], width[c],
-                        str_or(json_string_value(json_array_get(cols, (size_t)c)), ""));
+    char cellw[512];
+    for (int c = 0, x = 0; c < ncols; x += width[c++] + 2) {
+        text_pad(cellw, sizeof cellw, str_or(json_string_value(json_array_get(cols, (size_t)c)), ""), width[c], !left[c]);
+        chart_view_put(v, x, A_UNDERLINE, cellw);
+    }
     chart_view_nl(v);
     for (size_t r = 0; r < json_array_size(rows); r++, chart_view_nl(v)) {
         if (chart_view_row(v) < 0) continue;
         for (int c = 0, x = 0; c < ncols; x += width[c++] + 2) {
             cell_text(row_cell(json_array_get(rows, r), cols, (size_t)c), buf, sizeof buf);
-            chart_view_putf(v, x, 0, left[c] ? "%-*.*s" : "%*.*s", width[c], width[c], buf);
+            text_pad(cellw, sizeof cellw, buf, width[c], !left[c]);
+            chart_view_put(v, x, 0, cellw);
         }
     }
     json_t *note = json_object_get(doc, "note"), *errors = json_object_get(doc, "errors");
@@ -283,7 +290,7 @@ static void draw_bench_chart(results_pane *p, WINDOW *win, int top, json_t *doc)
         {"algbw", 'o', chart_tone_attr(p->color, CHART_INFO), x, alg, n},
     };
     if (!n) {
-        chart_text(win, top, 0, 0, 0, "(no rows: the run measured nothing)");
+        chart_text(win, top, 0, 0, 0, tr("(no rows: the run measured nothing)"));
         return;
     }
     chart_xy(win, top, 0, getmaxy(win) - top, getmaxx(win), s, p->algbw ? 2 : 1, "GB/s");
@@ -346,7 +353,7 @@ static void results_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->ndocs) {
-        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that measures something (a bench, a copy, a check's table)");
+        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that measures something (a bench, a copy, a check's table)"));
         return;
     }
     result_doc *d = &p->docs[p->cur];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "shell_strings.h"
 #include "pane.h"
 
 #define MAX_SPANS 200000
@@ -220,14 +221,14 @@ static void tl_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->nspans) {
-        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that records a timeline (streams, events, DDP overlap)");
+        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that records a timeline (streams, events, DDP overlap)"));
         return;
     }
     int label_w = w >= 40 ? 14 : 9;
     p->lane_w = w - label_w;
     if (p->lane_w > MAX_LANE) p->lane_w = MAX_LANE;
     if (p->lane_w < 4) {
-        chart_text(win, 0, 0, 0, 0, "(too narrow for a timeline)");
+        chart_text(win, 0, 0, 0, 0, tr("(too narrow for a timeline)"));
         return;
     }
     if (p->fit) { /* from the start, as long as the longest run */

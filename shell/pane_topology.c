@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "chart.h"
+#include "shell_strings.h"
 #include "pane.h"
 #include "topo_graph.h"
 
@@ -171,7 +172,7 @@ static void topo_draw(void *self, WINDOW *win, int focused)
     int h = getmaxy(win), w = getmaxx(win);
     p->dirty = 0;
     if (!p->doc) {
-        chart_text(win, 0, 0, 0, 0, "nothing yet: run a step that reads the topology (lab 1) to see the matrix");
+        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that reads the topology (lab 1) to see the matrix"));
         return;
     }
     /* which machine, in a few words (the top bar has the backend's line,

@@ -3,6 +3,7 @@
  * the catalog goes through mgpu/lab.h, and only while no step runs (the
  * catalog belongs to the work thread then). */
 #include "app.h"
+#include "shell_strings.h"
 #include "watch.h"
 #include <errno.h>
 #include <spawn.h>
@@ -40,11 +41,11 @@ void status_set(shell_app *a, const char *fmt, ...)
 static int catalog_free(shell_app *a, const char *what)
 {
     if (!a->cat) {
-        status_set(a, "no labs are loaded");
+        status_set(a, tr("no labs are loaded"));
         return 0;
     }
     if (app_busy(a)) {
-        status_set(a, "%s: wait for the running step to finish (c cancels it)", what);
+        status_set(a, tr("%s: wait for the running step to finish (c cancels it)"), what);
         return 0;
     }
     return 1;
@@ -92,16 +93,16 @@ static void start_step(shell_app *a, int lab, int step, int check_only)
     const snap_lab *l = app_lab(a, lab);
     if (!l) return;
     if (l->load_error) {
-        dialog_message(a, "This lab did not load", "%s", l->load_error);
+        dialog_message(a, tr("This lab did not load"), "%s", l->load_error);
         return;
     }
     if (!app_step(a, lab, step)) {
-        status_set(a, "this lab has no steps");
+        status_set(a, tr("this lab has no steps"));
         return;
     }
     if (!catalog_free(a, "run")) return;
     if (work_start(a, lab, step, check_only) != MGPU_OK) {
-        dialog_message(a, "The step could not start", "%s", mgpu_error_message());
+        dialog_message(a, tr("The step could not start"), "%s", mgpu_error_message());
         return;
     }
     a->status[0] = 0;
@@ -124,25 +125,25 @@ void act_next(shell_app *a)
 {
     int k = next_step_of(a, a->lab_open, a->step_sel);
     if (k < 0) {
-        status_set(a, a->lab_open < 0 ? "open a lab first (Enter)" : "this is the lab's last step; Esc goes to the lab list");
+        status_set(a, a->lab_open < 0 ? tr("open a lab first (Enter)") : tr("this is the lab's last step; Esc goes to the lab list"));
         return;
     }
     a->lab_sel = a->lab_open;
     act_select_step(a, k);
     a->focus = FOCUS_STEPS;
     const snap_step *st = app_step(a, a->lab_open, k);
-    status_set(a, "step %d: %s - read it, then r runs it", k + 1, st->title ? st->title : st->id);
+    status_set(a, tr("step %d: %s - read it, then r runs it"), k + 1, st->title ? st->title : st->id);
 }
 void act_check(shell_app *a, int lab, int step) { start_step(a, lab, step, 1); }
 
 void act_cancel(shell_app *a)
 {
     if (!app_busy(a)) {
-        status_set(a, "nothing is running");
+        status_set(a, tr("nothing is running"));
         return;
     }
     a->work.cancel = 1;
-    status_set(a, "cancelling...");
+    status_set(a, tr("cancelling..."));
 }
 
 /* $EDITOR (or vi) on the exercise: curses steps aside while it runs. */
@@ -150,18 +151,18 @@ void act_edit(shell_app *a)
 {
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
-        status_set(a, "open a lab and select a step first");
+        status_set(a, tr("open a lab and select a step first"));
         return;
     }
     if (!st->exercise) {
-        status_set(a, "step \"%s\" has no exercise to edit", st->title ? st->title : st->id);
+        status_set(a, tr("step \"%s\" has no exercise to edit"), st->title ? st->title : st->id);
         return;
     }
     struct stat sb;
     if (stat(st->exercise, &sb) != 0) {
-        dialog_message(a, "No exercise file yet",
-                       "%s does not exist yet (%s).\nRun the step once (r): the lab copies its exercises into "
-                       "your workspace on first use.", st->exercise, strerror(errno));
+        dialog_message(a, tr("No exercise file yet"),
+                       tr("%s does not exist yet (%s).\nRun the step once (r): the lab copies its exercises into "
+                       "your workspace on first use."), st->exercise, strerror(errno));
         return;
     }
     const char *ed = getenv("EDITOR");
@@ -188,11 +189,11 @@ void act_edit(shell_app *a)
     clearok(curscr, TRUE);
     refresh();
     if (rc != 0)
-        dialog_message(a, "Editor", "cannot start %s: %s", ed, strerror(rc));
+        dialog_message(a, tr("Editor"), tr("cannot start %s: %s"), ed, strerror(rc));
     else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        status_set(a, "%s exited with status %d", ed, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        status_set(a, tr("%s exited with status %d"), ed, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     else
-        status_set(a, "back from %s; a saved change re-runs the check", ed);
+        status_set(a, tr("back from %s; a saved change re-runs the check"), ed);
     a->dirty = 1;
 }
 
@@ -200,13 +201,13 @@ void act_hint(shell_app *a)
 {
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
-        status_set(a, "open a lab and select a step first");
+        status_set(a, tr("open a lab and select a step first"));
         return;
     }
     if (!catalog_free(a, "hint")) return;
     const char *h = mgpu_lab_hint(a->cat, a->lab_open, a->step_sel);
-    if (!h) dialog_message(a, "Hint", "This step has no hints.");
-    else dialog_message(a, "Hint", "%s", h);
+    if (!h) dialog_message(a, tr("Hint"), tr("This step has no hints."));
+    else dialog_message(a, tr("Hint"), "%s", h);
     work_refresh_snapshot(a);
 }
 
@@ -216,18 +217,18 @@ void act_ask_solution(shell_app *a)
 {
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
-        status_set(a, "open a lab and select a step first");
+        status_set(a, tr("open a lab and select a step first"));
         return;
     }
     if (!st->exercise) {
-        status_set(a, "step %d has no exercise, so no solution to show", a->step_sel + 1);
+        status_set(a, tr("step %d has no exercise, so no solution to show"), a->step_sel + 1);
         return;
     }
     if (!catalog_free(a, "solution")) return;
     const char *file = strrchr(st->exercise, '/');
     dialog_confirm(a, CONFIRM_SOLUTION,
-                   "Show the reference solution of %s? The hints (h) lead to it without the code. Your progress "
-                   "records that you saw it.", file ? file + 1 : st->exercise);
+                   tr("Show the reference solution of %s? The hints (h) lead to it without the code. Your progress "
+                   "records that you saw it."), file ? file + 1 : st->exercise);
     a->modal.lab = a->lab_open;
     a->modal.step = a->step_sel;
 }
@@ -240,13 +241,13 @@ void act_solution(shell_app *a, int lab, int step)
     size_t len = 0;
     mgpu_result r = mgpu_lab_solution(a->cat, lab, step, &text, &len);
     if (!text) {
-        dialog_message(a, "No solution", "%s", mgpu_error_message());
+        dialog_message(a, tr("No solution"), "%s", mgpu_error_message());
         return;
     }
     const char *file = st->exercise ? strrchr(st->exercise, '/') : NULL;
     char title[160];
-    snprintf(title, sizeof title, "Solution: %s (%s)", file ? file + 1 : "the exercise",
-             r == MGPU_OK ? "recorded in your progress" : "NOT recorded: the progress could not be saved");
+    snprintf(title, sizeof title, tr("Solution: %s (%s)"), file ? file + 1 : tr("the exercise"),
+             r == MGPU_OK ? tr("recorded in your progress") : tr("NOT recorded: the progress could not be saved"));
     dialog_text(a, title, text);
     free(text);
     work_refresh_snapshot(a);
@@ -262,7 +263,7 @@ static void prompt_question(shell_app *a, int q)
     m->lab = lab;
     m->step = step;
     m->question = q;
-    snprintf(m->title, sizeof m->title, "Question %d/%d (Enter saves, Esc cancels)", q + 1, st->nquestions);
+    snprintf(m->title, sizeof m->title, tr("Question %d/%d (Enter saves, Esc cancels)"), q + 1, st->nquestions);
     m->text = strdup(st->questions[q].ask ? st->questions[q].ask : st->questions[q].id);
     snprintf(m->input, sizeof m->input, "%s", st->questions[q].answer ? st->questions[q].answer : "");
     m->input_len = (int)strlen(m->input);
@@ -273,11 +274,11 @@ void act_answer(shell_app *a)
 {
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
-        status_set(a, "open a lab and select a step first");
+        status_set(a, tr("open a lab and select a step first"));
         return;
     }
     if (st->nquestions == 0) {
-        status_set(a, "this step asks no questions");
+        status_set(a, tr("this step asks no questions"));
         return;
     }
     if (!catalog_free(a, "answer")) return;
@@ -293,7 +294,7 @@ void act_answer_next(shell_app *a)
         return;
     }
     if (mgpu_lab_answer(a->cat, m->lab, m->step, st->questions[m->question].id, m->input) != MGPU_OK) {
-        dialog_message(a, "The answer was not saved", "%s", mgpu_error_message());
+        dialog_message(a, tr("The answer was not saved"), "%s", mgpu_error_message());
         return;
     }
     int next = m->question + 1, nq = st->nquestions, lab = m->lab, step = m->step;
@@ -304,7 +305,7 @@ void act_answer_next(shell_app *a)
         /* judged at once against the measurement on screen; r measures again */
         dialog_close(a);
         act_check(a, lab, step);
-        status_set(a, "answers saved and checked against the last measurement; r measures again");
+        status_set(a, tr("answers saved and checked against the last measurement; r measures again"));
     }
 }
 
@@ -314,7 +315,7 @@ void act_reset(shell_app *a)
     if (!l || !catalog_free(a, "reset")) return;
     int lab = (int)(l - a->snap.labs);
     if (mgpu_lab_reset(a->cat, lab) != MGPU_OK) {
-        dialog_message(a, "Reset failed", "%s", mgpu_error_message());
+        dialog_message(a, tr("Reset failed"), "%s", mgpu_error_message());
         return;
     }
     char id[256];
@@ -322,11 +323,23 @@ void act_reset(shell_app *a)
     work_refresh_snapshot(a);
     watch_rebase(a->watch); /* the originals coming back are not a learner's save */
     if (a->verdict.lab == lab) a->verdict.valid = 0;
-    status_set(a, "%s reset: exercises back to the originals (old copies kept as .bak), progress forgotten", id);
+    status_set(a, tr("%s reset: exercises back to the originals (old copies kept as .bak), progress forgotten"), id);
 }
 
 void act_quit(shell_app *a)
 {
     if (app_busy(a)) a->work.cancel = 1; /* the loop's exit waits for the step to end */
     a->quit = 1;
+}
+
+/* L: the other language. The lists, the step's text, its hints and
+ * questions come back from the catalog in it (a step that runs now
+ * finishes in the language it started in; its verdict says which). */
+void act_lang(shell_app *a)
+{
+    mgpu_lang to = mgpu_lang_get() == MGPU_LANG_KO ? MGPU_LANG_EN : MGPU_LANG_KO;
+    mgpu_lang_set(to);
+    work_refresh_snapshot(a); /* a running step: when it ends (step_done takes a new one) */
+    a->text_lab = -1;         /* the step's text again, from the other file */
+    status_set(a, "%s", tr("language: English (L: Korean)"));
 }

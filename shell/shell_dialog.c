@@ -2,6 +2,7 @@
  * warnings, errors), y/n confirmations and one-line prompts. The main loop
  * keeps running under them (events still arrive); keys go to the dialog. */
 #include "app.h"
+#include "shell_strings.h"
 #include "text.h"
 #include "theme.h"
 #include <stdarg.h>
@@ -9,49 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char help_text[] =
-    "A letter means the same everywhere; only the arrows follow focus.\n"
-    "Focus (shown as \"> \" in a frame's title)\n"
-    "  Tab / Shift-Tab  move focus: labs, steps, text, pane\n"
-    "  Left/Right       move focus between labs, steps and text;\n"
-    "                   in the pane: scroll it sideways\n"
-    "  Up/Down, j/k     move in the focused list; scroll text or pane\n"
-    "  PgUp/PgDn, Space page the text; Home/End: the first / last\n"
-    "                   lab or step in a list, top / bottom elsewhere\n"
-    "  Esc              back: pane or text -> steps -> labs\n"
-    "  Enter            open the selected lab / run the selected step\n"
-    "Steps\n"
-    "  r                run the selected step (run, then check)\n"    "  n                the next step (after a pass, the next one to do)\n"
-    "  v                the whole verdict: every check with what it\n"
-    "                   saw, wanted and where to look; the traceback\n"
-    "  c                cancel the running step (the shell stays up)\n"
-    "  e                edit the exercise in $EDITOR (default vi);\n"
-    "                   saving it re-runs the check (watch mode)\n"
-    "  h                the next hint\n"
-    "  S                the reference solution of the step's exercise\n"
-    "                   (asks first; your progress records it)\n"
-    "  a                answer the step's questions; your last answer\n"
-    "                   comes up selected: Enter keeps it, typing\n"
-    "                   replaces it, Backspace / Ctrl-U clear it,\n"
-    "                   Right / End edit it at its end\n"
-    "  x                reset the lab's exercises and progress (asks)\n"
-    "Panes (1-5 shows one and focuses it)\n"
-    "  1 topology       g matrix / graph; arrows scroll both ways\n"
-    "  2 bandwidth      live link bandwidth; Up/Down scroll\n"
-    "  3 results        g chart / table, b algbw in the chart,\n"
-    "                   keys [ and ]: previous / next document;\n"
-    "                   arrows scroll\n"
-    "  4 timeline       i / o zoom in / out, Left/Right scroll, f fit\n"
-    "  5 log            s summary on/off; arrows, PgUp/PgDn; End follows\n"
-    "  + / -            make the pane taller / shorter\n"
-    "  z                maximise the pane to the whole screen (again,\n"
-    "                   or Esc: back)\n"
-    "Mouse\n"
-    "  click a lab or step to select it, a pane's title to show it;\n"
-    "  the wheel scrolls what is under the pointer\n"
-    "Other\n"
-    "  ?                this help\n"
-    "  q                quit (asks when a step is running)\n";
 
 static void set_text(modal *m, const char *text)
 {
@@ -71,8 +29,8 @@ void dialog_help(shell_app *a)
 {
     dialog_close(a);
     a->modal.kind = MODAL_HELP;
-    snprintf(a->modal.title, sizeof a->modal.title, "Help: keys (j/k, PgUp/PgDn scroll; other keys close)");
-    set_text(&a->modal, help_text);
+    snprintf(a->modal.title, sizeof a->modal.title, "%s", tr("Help: keys (j/k, PgUp/PgDn scroll; other keys close)"));
+    set_text(&a->modal, tr(shell_help_text));
 }
 
 void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
@@ -106,7 +64,7 @@ void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...)
     dialog_close(a);
     a->modal.kind = MODAL_CONFIRM;
     a->modal.action = act;
-    snprintf(a->modal.title, sizeof a->modal.title, "Confirm (y/n)");
+    snprintf(a->modal.title, sizeof a->modal.title, "%s", tr("Confirm (y/n)"));
     set_text(&a->modal, buf);
 }
 
@@ -141,18 +99,18 @@ void dialog_draw(shell_app *a)
         text_put(win, 1 + i, 2, line, w - 4, theme_attr(TH_DIALOG));
     }
     if (n > rows) text_putf(win, h - 1, w - 16, 14, theme_attr(TH_DIALOG), " %d/%d ", m->scroll + rows, n);
-    if (m->kind == MODAL_CONFIRM) text_put(win, h - 2, 2, "y: yes    n / Esc: no", w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+    if (m->kind == MODAL_CONFIRM) text_put(win, h - 2, 2, tr("y: yes    n / Esc: no"), w - 4, theme_attr(TH_DIALOG) | A_BOLD);
     if (m->kind == MODAL_PROMPT) {
         int room = w - 8;
         const char *shown = m->input;
-        while (text_width(shown, -1) > room) shown++; /* keep the end of a long answer visible */
+        while (text_width(shown, -1) > room) shown += text_char_len(shown, (int)strlen(shown)); /* the end of a long answer, whole characters */
         attr_t at = theme_attr(TH_DIALOG) | A_BOLD;
         int x = 2 + text_put(win, h - 2, 2, "> ", w - 4, at);
         if (m->input_old) {
             /* the saved answer, selected (reverse video, also in NO_COLOR):
              * the row above says what the keys do with it */
             text_put(win, h - 2, x, shown, w - 2 - x, at | A_REVERSE);
-            text_put(win, h - 3, 2, "your last answer: Enter keeps it, typing replaces it, End edits it",
+            text_put(win, h - 3, 2, tr("your last answer: Enter keeps it, typing replaces it, End edits it"),
                      w - 4, theme_attr(TH_DIALOG));
         } else {
             x += text_put(win, h - 2, x, shown, w - 2 - x, at);
@@ -183,7 +141,7 @@ static void prompt_key(shell_app *a, int ch)
     }
     if (ch == 27) {
         dialog_close(a);
-        status_set(a, "answer not saved");
+        status_set(a, tr("answer not saved"));
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         act_answer_next(a);
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {

@@ -3,6 +3,7 @@
  * too-small screen; the text, verdict and pane are in shell_draw_main.c. */
 #include "mgpu/classcfg.h"
 #include "app.h"
+#include "shell_strings.h"
 #include "text.h"
 #include "theme.h"
 #include <stdio.h>
@@ -26,8 +27,13 @@ void draw_box(const rect *r, const char *title, int focused)
     mvaddch(r->y + r->h - 1, r->x + r->w - 1, ACS_LRCORNER);
     attrset(A_NORMAL);
     if (title) {
-        char t[256];
-        snprintf(t, sizeof t, focused ? " > %s " : " %s ", title);
+        /* a title too long for the frame ends with the ellipsis (by display
+         * width: a Hangul title takes two columns a character); the space
+         * after it goes first */
+        char t[320], cut[300];
+        int lead = focused ? 3 : 1;
+        text_cut(cut, sizeof cut, title, r->w - 4 - lead);
+        snprintf(t, sizeof t, focused ? " > %s " : " %s ", cut);
         text_put(stdscr, r->y, r->x + 2, t, r->w - 4, focused ? theme_attr(TH_FRAME_FOCUS) | A_BOLD : fa);
     }
 }
@@ -47,8 +53,8 @@ static void draw_top(shell_app *a)
     } else {
         mgpu_error_clear();
     }
-    static const char keys[] = " Enter run  c cancel  e edit  h hint  ? help  q quit ";
-    int kw = (int)strlen(keys);
+    const char *keys = tr(" Enter run  c cancel  e edit  h hint  ? help  q quit ");
+    int kw = text_width(keys, -1);
     char line[300];
     snprintf(line, sizeof line, " %s ", a->backend_line);
     /* the banner matters more than the hints (the status line has them) */
@@ -101,7 +107,7 @@ static int title_rows(const char *title, int w, int w_rest, int wrap, const char
     const char *p = title;
     while (*p && n < wrap) {
         int seg = (int)strlen(p), k = text_fit(p, seg, n ? w_rest : w);
-        if (k <= 0) k = 1;
+        if (k <= 0) k = text_char_len(p, seg); /* a whole character, never a byte of one */
         if (k < seg) {
             int b = k;
             while (b > 0 && p[b] != ' ' && p[b - 1] != '-') b--;
@@ -175,14 +181,14 @@ int list_step_rows(const shell_app *a, int inner_w, int wrap)
 static void draw_labs(shell_app *a)
 {
     const rect *r = &a->r_labs;
-    draw_box(r, "Labs", a->focus == FOCUS_LABS);
+    draw_box(r, tr("Labs"), a->focus == FOCUS_LABS);
     int rows = r->h - 2, w = r->w - 2;
     if (!a->loaded) {
-        text_put(stdscr, r->y + 1, r->x + 1, "loading labs...", w, theme_attr(TH_DIM));
+        text_put(stdscr, r->y + 1, r->x + 1, tr("loading labs..."), w, theme_attr(TH_DIM));
         return;
     }
     if (a->snap.nlabs == 0) {
-        text_put(stdscr, r->y + 1, r->x + 1, "no labs found", w, theme_attr(TH_ERROR));
+        text_put(stdscr, r->y + 1, r->x + 1, tr("no labs found"), w, theme_attr(TH_ERROR));
         return;
     }
     int n = a->snap.nlabs, height[n];
@@ -213,7 +219,7 @@ static void draw_labs(shell_app *a)
             int x = j ? xw : 0;
             if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
             /* continuation rows run under the progress column too */
-            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - (j ? 0 : pw) - x, at | (li == a->lab_open ? A_BOLD : 0));
+            text_put_cut_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - (j ? 0 : pw) - x, at | (li == a->lab_open ? A_BOLD : 0));
             if (!j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + w - pw, prog, pw, at);
             if (y < (int)(sizeof a->lab_at_row / sizeof a->lab_at_row[0])) a->lab_at_row[y] = li;
         }
@@ -225,16 +231,16 @@ static void draw_steps(shell_app *a)
     const rect *r = &a->r_steps;
     const snap_lab *l = app_lab(a, a->lab_open);
     char title[128];
-    snprintf(title, sizeof title, "Steps%s%s", l ? ": " : "", l ? l->id : "");
+    snprintf(title, sizeof title, "%s%s%s", tr("Steps"), l ? ": " : "", l ? l->id : "");
     draw_box(r, title, a->focus == FOCUS_STEPS);
     int rows = r->h - 2, w = r->w - 2;
     if (!l) {
         if (a->loaded && a->snap.nlabs > 0)
-            text_put(stdscr, r->y + 1, r->x + 1, "Enter opens the selected lab", w, theme_attr(TH_DIM));
+            text_put(stdscr, r->y + 1, r->x + 1, tr("Enter opens the selected lab"), w, theme_attr(TH_DIM));
         return;
     }
     if (l->load_error) {
-        text_put(stdscr, r->y + 1, r->x + 1, "this lab did not load", w, theme_attr(TH_ERROR));
+        text_put(stdscr, r->y + 1, r->x + 1, tr("this lab did not load"), w, theme_attr(TH_ERROR));
         return;
     }
     int n = l->nsteps, height[n > 0 ? n : 1];
@@ -263,7 +269,7 @@ static void draw_steps(shell_app *a)
             snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], ts[j]);
             int x = j ? xw : 0;
             if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
-            text_put_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - x, at);
+            text_put_cut_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - x, at);
             /* the mark in the state's colour, unless the row is highlighted */
             if (!j && si != a->step_sel && !running)
                 text_put(stdscr, r->y + 1 + y, r->x + 1, snap_step_mark(st), 3, state_attr(st->state));
@@ -278,16 +284,22 @@ static void draw_status(shell_app *a)
     move(r->y, 0);
     clrtoeol();
     if (!app_busy(a)) {
-        text_put(stdscr, r->y, 0, a->status[0] ? a->status :
-                 "Enter open/run  r run  v verdict  e edit  h hint  a answer  1-5 pane  Tab focus  ? help",
-                 r->w, A_NORMAL);
+        /* the language key on the right, in the language it switches to,
+         * so a learner who cannot read the current one finds it */
+        char lang[64];
+        snprintf(lang, sizeof lang, " L %s", shell_lang_other_name());
+        int lw = text_width(lang, -1);
+        if (!a->status[0] && r->w > lw + 20) text_put(stdscr, r->y, r->w - lw, lang, lw, A_BOLD);
+        text_put_cut(stdscr, r->y, 0, a->status[0] ? a->status :
+                     tr("Enter open/run  v verdict  e edit  h hint  a answer  Tab focus  ? help"),
+                     a->status[0] ? r->w : r->w - lw, A_NORMAL);
         return;
     }
     const shell_work *w = &a->work;
     const snap_step *st = app_step(a, w->lab, w->step);
-    char head[160];
-    snprintf(head, sizeof head, " %s %s ", w->cancel ? "cancelling" : "running", st && st->title ? st->title : "step");
-    int x = text_put(stdscr, r->y, 0, head, r->w / 3, A_BOLD);
+    char head[400];
+    snprintf(head, sizeof head, " %s %s ", w->cancel ? tr("cancelling") : tr("running"), st && st->title ? st->title : tr("step"));
+    int x = text_put_cut(stdscr, r->y, 0, head, r->w / 3, A_BOLD);
     int bar = 20;
     if (w->fraction >= 0) {
         int filled = (int)(w->fraction * bar + 0.5);
@@ -299,8 +311,8 @@ static void draw_status(shell_app *a)
         x += text_putf(stdscr, r->y, x, r->w - x, A_NORMAL, "] %3.0f%% ", w->fraction * 100);
     }
     char tail[64];
-    snprintf(tail, sizeof tail, "  %.1f s   c cancel ", shell_now() - w->started);
-    int tw = (int)strlen(tail);
+    snprintf(tail, sizeof tail, tr("  %.1f s   c cancel "), shell_now() - w->started);
+    int tw = text_width(tail, -1);
     text_put(stdscr, r->y, x, w->what, r->w - x - tw, A_NORMAL);
     if (r->w - tw > x) text_put(stdscr, r->y, r->w - tw, tail, tw, A_BOLD);
 }
@@ -309,8 +321,8 @@ static void draw_status(shell_app *a)
  * even a terminal a few columns wide. */
 static void draw_too_small(void)
 {
-    char msg[128];
-    snprintf(msg, sizeof msg, "mgpulab needs at least %dx%d; this terminal is %dx%d", SHELL_MIN_W, SHELL_MIN_H,
+    char msg[256];
+    snprintf(msg, sizeof msg, tr("mgpulab needs at least %dx%d; this terminal is %dx%d"), SHELL_MIN_W, SHELL_MIN_H,
              COLS, LINES);
     const char *words[16];
     int nw = 0;
@@ -319,16 +331,15 @@ static void draw_too_small(void)
     int nl = 0;
     lines[0][0] = 0;
     for (int i = 0; i < nw; i++) {
-        int cur = (int)strlen(lines[nl]);
-        if (cur > 0 && cur + 1 + (int)strlen(words[i]) > COLS && nl < 15) lines[++nl][0] = 0, cur = 0;
+        int cur = (int)strlen(lines[nl]), cw = text_width(lines[nl], -1); /* bytes, columns */
+        if (cur > 0 && cw + 1 + text_width(words[i], -1) > COLS && nl < 15) lines[++nl][0] = 0, cur = 0;
         snprintf(lines[nl] + cur, sizeof lines[nl] - (size_t)cur, "%s%s", cur ? " " : "", words[i]);
     }
     nl++;
     int y0 = (LINES - nl) / 2;
     if (y0 < 0) y0 = 0;
     for (int i = 0; i < nl && y0 + i < LINES; i++) {
-        int len = (int)strlen(lines[i]);
-        int x = (COLS - len) / 2;
+        int x = (COLS - text_width(lines[i], -1)) / 2;
         if (x < 0) x = 0;
         text_put(stdscr, y0 + i, x, lines[i], COLS - x, A_BOLD);
     }

@@ -2,6 +2,7 @@
  * scrollable) and the active pane in its own window (the verdict box is
  * shell_verdict.c). */
 #include "app.h"
+#include "shell_strings.h"
 #include "text.h"
 #include "theme.h"
 #include "mgpu/file.h"
@@ -49,50 +50,52 @@ static char *compose(const shell_app *a, int lab, int step, size_t *len)
     char *md = NULL;
     *len = 0;
     if (!a->loaded) {
-        mdf(&md, len, "Loading the labs...\n");
+        mdf(&md, len, "%s\n", tr("Loading the labs..."));
         return md;
     }
     if (a->load_error[0]) {
-        mdf(&md, len, "# No labs\n\n```\n%s\n```\n", a->load_error);
+        mdf(&md, len, "# %s\n\n```\n%s\n```\n", tr("No labs"), a->load_error);
         return md;
     }
     const snap_lab *l = app_lab(a, lab);
     if (!l) return md;
     if (l->load_error) {
-        mdf(&md, len, "# %s did not load\n\n```\n%s\n```\n", l->id, l->load_error);
+        mdf(&md, len, tr("# %s did not load\n\n```\n%s\n```\n"), l->id, l->load_error);
         return md;
     }
     const snap_step *st = app_step(a, lab, step);
     if (!st) {
-        mdf(&md, len, "# %d. %s\n\n%s\n\n*Runs on:* %s\n\n", l->number, l->title ? l->title : l->id,
-            l->summary ? l->summary : "", l->backends ? l->backends : "every backend");
+        mdf(&md, len, tr("# %d. %s\n\n%s\n\n*Runs on:* %s\n\n"), l->number, l->title ? l->title : l->id,
+            l->summary ? l->summary : "", l->backends ? l->backends : tr("every backend"));
         for (int k = 0; k < l->nsteps; k++)
             mdf(&md, len, "%d. %s %s\n", k + 1, l->steps[k].title ? l->steps[k].title : l->steps[k].id,
-                l->steps[k].state == MGPU_STEP_PASSED ? "(passed)" : l->steps[k].state == MGPU_STEP_READ ? "(read)" : "");
-        mdf(&md, len, "\nPress **Enter** to open the lab.\n");
+                l->steps[k].state == MGPU_STEP_PASSED ? tr("(passed)") : l->steps[k].state == MGPU_STEP_READ ? tr("(read)") : "");
+        mdf(&md, len, "%s", tr("\nPress **Enter** to open the lab.\n"));
         return md;
     }
     size_t n = 0;
+    /* no Korean text in this lab: the English, and a line that says so */
+    if (st->text_missing) mdf(&md, len, "*%s*\n\n", MGPU_LAB_TEXT_MISSING_KO);
     char *body = st->text_path ? read_file(st->text_path, &n) : NULL;
     if (body) {
-        char *b = realloc(md, n + 1);
+        char *b = realloc(md, *len + n + 1);
         if (b) {
-            memcpy(b, body, n);
-            b[n] = 0;
+            memcpy(b + *len, body, n);
+            b[*len + n] = 0;
             md = b;
-            *len = n;
+            *len += n;
         }
         free(body);
     } else {
         mdf(&md, len, "# %s\n\n", st->title ? st->title : st->id);
-        if (st->text_path) mdf(&md, len, "*(cannot read %s)*\n", st->text_path);
+        if (st->text_path) mdf(&md, len, tr("*(cannot read %s)*\n"), st->text_path);
     }
-    if (st->exercise) mdf(&md, len, "\n\n---\n\n**Exercise:** `%s` (press **e** to edit; saving re-runs the check)\n", st->exercise);
+    if (st->exercise) mdf(&md, len, tr("\n\n---\n\n**Exercise:** `%s` (press **e** to edit; saving re-runs the check)\n"), st->exercise);
     if (st->nquestions > 0) {
-        mdf(&md, len, "\n\n## Questions (press a to answer)\n\n");
+        mdf(&md, len, "%s", tr("\n\n## Questions (press a to answer)\n\n"));
         for (int q = 0; q < st->nquestions; q++)
-            mdf(&md, len, "- %s  \n  answer: %s\n", st->questions[q].ask ? st->questions[q].ask : st->questions[q].id,
-                st->questions[q].answer ? st->questions[q].answer : "*(none yet)*");
+            mdf(&md, len, tr("- %s  \n  answer: %s\n"), st->questions[q].ask ? st->questions[q].ask : st->questions[q].id,
+                st->questions[q].answer ? st->questions[q].answer : tr("*(none yet)*"));
     }
     return md;
 }
@@ -142,18 +145,22 @@ void draw_text(shell_app *a)
     if (r->h < 3) return;
     ensure_text(a);
     const snap_step *st = app_step(a, a->text_lab, a->text_step);
-    char title[256];
-    snprintf(title, sizeof title, "%s", st ? (st->title ? st->title : st->id) : "About");
+    char title[320];
+    snprintf(title, sizeof title, "%s", st ? (st->title ? st->title : st->id) : tr("About"));
     int rows = r->h - 2;
     int maxs = a->text.n - rows;
     if (a->text_scroll > maxs) a->text_scroll = maxs;
     if (a->text_scroll < 0) a->text_scroll = 0;
     if (a->text.n > rows) {
-        char more[64];
+        /* the position stays in sight: a long title gives way, cut with
+         * the ellipsis by display width (a Hangul title takes two columns
+         * a character) */
+        char more[64], cut[240];
         snprintf(more, sizeof more, " %d-%d/%d ", a->text_scroll + 1,
                  a->text_scroll + rows < a->text.n ? a->text_scroll + rows : a->text.n, a->text.n);
-        size_t tl = strlen(title);
-        snprintf(title + tl, sizeof title - tl, " %s", more);
+        int room = r->w - 4 - 3 - 1 - text_width(more, -1); /* the frame, " > " and " " around the title */
+        text_cut(cut, sizeof cut, title, room);
+        snprintf(title, sizeof title, "%s %s", cut, more);
     }
     draw_box(r, title, a->focus == FOCUS_TEXT);
     for (int i = 0; i < rows && a->text_scroll + i < a->text.n; i++) {
@@ -169,6 +176,8 @@ void draw_text(shell_app *a)
 
 /*--- the pane ---------------------------------------------------------------*/
 
+const char *pane_title(const pane_class *pc) { return tr(pc->title); }
+
 void draw_pane(shell_app *a)
 {
     const rect *r = &a->r_pane;
@@ -177,14 +186,14 @@ void draw_pane(shell_app *a)
     /* the titles of every pane on the top edge; the active one stands out.
      * Where they do not all fit, the others shrink to their hotkey. */
     int x = r->x + 2, full = 0;
-    for (int i = 0; i < a->npanes; i++) full += (int)strlen(shell_panes[i]->title) + 5;
+    for (int i = 0; i < a->npanes; i++) full += text_width(pane_title(shell_panes[i]), -1) + 5;
     int compact = full > r->w - 4;
     for (int i = 0; i < a->npanes; i++) {
         char t[64];
         if (compact && i != a->pane_cur) snprintf(t, sizeof t, " %c ", shell_panes[i]->hotkey);
         else snprintf(t, sizeof t, i == a->pane_cur && a->focus == FOCUS_PANE ? " > %c %s " : " %c %s ",
-                      shell_panes[i]->hotkey, shell_panes[i]->title);
-        int tw = (int)strlen(t);
+                      shell_panes[i]->hotkey, pane_title(shell_panes[i]));
+        int tw = text_width(t, -1);
         a->tab_x[i] = x;
         a->tab_w[i] = 0;
         if (x + tw > r->x + r->w - 2) continue;
@@ -196,7 +205,7 @@ void draw_pane(shell_app *a)
     }
     wnoutrefresh(stdscr);
     if (a->npanes == 0) {
-        text_put(stdscr, r->y + 1, r->x + 2, "no panes are built into this shell", r->w - 4, theme_attr(TH_DIM));
+        text_put(stdscr, r->y + 1, r->x + 2, tr("no panes are built into this shell"), r->w - 4, theme_attr(TH_DIM));
         return;
     }
     int h = r->h - 2, w = r->w - 2;

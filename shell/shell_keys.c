@@ -1,5 +1,6 @@
 /* shell_keys.c - keys and mouse to actions: lists, focus, panes, steps. */
 #include "app.h"
+#include "shell_strings.h"
 
 static int in_rect(const rect *r, int y, int x)
 {
@@ -83,7 +84,7 @@ void keys_handle(shell_app *a, int ch)
     int text_page = a->r_text.h > 4 ? a->r_text.h - 3 : 1;
     switch (ch) {
     case 'q':
-        if (app_busy(a)) dialog_confirm(a, CONFIRM_QUIT, "A step is running. Cancel it and quit?");
+        if (app_busy(a)) dialog_confirm(a, CONFIRM_QUIT, tr("A step is running. Cancel it and quit?"));
         else act_quit(a);
         return;
     case '?': dialog_help(a); return;
@@ -109,17 +110,18 @@ void keys_handle(shell_app *a, int ch)
     case 'a': act_answer(a); return;
     case 'v': verdict_show_all(a); return;
     case 'n': act_next(a); return;
+    case 'L': act_lang(a); return;
     case 'x': {
         const snap_lab *l = app_lab(a, a->lab_open >= 0 ? a->lab_open : a->lab_sel);
         if (!l) return;
         if (app_busy(a)) { /* the running step would write its record back over the reset */
-            dialog_message(a, "Reset", "A step is running: its record would be written over the reset. "
-                                       "c cancels it, then x resets.");
+            dialog_message(a, tr("Reset"), tr("A step is running: its record would be written over the reset. "
+                                       "c cancels it, then x resets."));
             return;
         }
         dialog_confirm(a, CONFIRM_RESET,
-                       "Reset lab %s? Its exercise files go back to the originals (your copies are kept as "
-                       "FILE.bak) and its progress is forgotten.", l->id);
+                       tr("Reset lab %s? Its exercise files go back to the originals (your copies are kept as "
+                       "FILE.bak) and its progress is forgotten."), l->id);
         return;
     }
     case KEY_LEFT: case KEY_RIGHT:

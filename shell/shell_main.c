@@ -3,9 +3,11 @@
  * event pipe and the watch, and an orderly exit. */
 #include "shell.h"
 #include "app.h"
+#include "shell_strings.h"
 #include "theme.h"
 #include "watch.h"
 #include "chart.h"
+#include "text.h"
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -81,7 +83,7 @@ static void load_catalog(shell_app *a)
         return;
     }
     const char *warn = mgpu_lab_catalog_warning(a->cat);
-    if (warn) dialog_message(a, "Your progress", "%s", warn);
+    if (warn) dialog_message(a, tr("Your progress"), "%s", warn);
     if (snap_take(a->cat, &a->snap) != MGPU_OK)
         snprintf(a->load_error, sizeof a->load_error, "%s", mgpu_error_message());
 }
@@ -89,7 +91,7 @@ static void load_catalog(shell_app *a)
 static void start_services(shell_app *a)
 {
     if (mgpu_telemetry_open(&a->g->backend, &a->tel) != MGPU_OK) {
-        status_set(a, "live link counters are off: %s", mgpu_error_message());
+        status_set(a, tr("live link counters are off: %s"), mgpu_error_message());
         a->tel = NULL;
     }
     a->watch = watch_open();
@@ -112,10 +114,10 @@ static void on_saved(shell_app *a, const int *changed, int n)
         a->rerun_pending = 1;
         a->rerun_lab = a->lab_open;
         a->rerun_step = step;
-        status_set(a, "saved: the check runs again when this step ends");
+        status_set(a, tr("saved: the check runs again when this step ends"));
         return;
     }
-    status_set(a, "saved: running the check");
+    status_set(a, tr("saved: running the check"));
     act_run(a, a->lab_open, step);
 }
 
@@ -130,7 +132,7 @@ static void poll_once(shell_app *a)
     int nf = fds[2].fd >= 0 ? 3 : 2;
     struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
     if (ppoll(fds, (nfds_t)nf, timeout < 0 ? NULL : &ts, &a->poll_mask) < 0 && errno != EINTR) {
-        status_set(a, "poll: %s", strerror(errno));
+        status_set(a, tr("poll: %s"), strerror(errno));
         return;
     }
     if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
@@ -166,7 +168,7 @@ static void finish_work(shell_app *a)
 {
     if (app_busy(a)) {
         a->work.cancel = 1;
-        status_set(a, "cancelling the running step before quitting...");
+        status_set(a, tr("cancelling the running step before quitting..."));
         a->dirty = 1;
         if (!a->too_small) draw_frame(a);
         work_join(a);
@@ -188,6 +190,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
     /* block characters draw the sparklines where the terminal is UTF-8 */
     chart_use_blocks(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     md_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
+    text_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     shell_app *a = calloc(1, sizeof *a);
     if (!a) {
         fprintf(stderr, "mgpulab: out of memory\n");

@@ -1,6 +1,7 @@
 /* shell_panes.c - the panes' lifetimes, dirtiness and the telemetry feed
  * (10 Hz while a step runs, nothing while idle). */
 #include "app.h"
+#include "shell_strings.h"
 
 void panes_create(shell_app *a)
 {
@@ -36,7 +37,7 @@ void panes_telemetry(shell_app *a)
     mgpu_link_sample s[64];
     int n = 0;
     if (mgpu_telemetry_sample(a->tel, s, 64, &n) != MGPU_OK) {
-        status_set(a, "telemetry: %s", mgpu_error_message());
+        status_set(a, tr("telemetry: %s"), mgpu_error_message());
         return;
     }
     if (!a->work.active) {

@@ -3,6 +3,7 @@
  * process (the coordinator must not open a CUDA context itself) on a thread
  * of its own, and the document reaches the panes as a "topo" result. */
 #include "app.h"
+#include "shell_strings.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -170,7 +171,7 @@ void topo_probe_start(shell_app *a)
 {
     if (a->topo_active) return;
     if (pthread_create(&a->topo_thread, NULL, topo_main, a) == 0) a->topo_active = 1;
-    else status_set(a, "topology: cannot start a thread for the query");
+    else status_set(a, tr("topology: cannot start a thread for the query"));
 }
 
 void topo_probe_join(shell_app *a)

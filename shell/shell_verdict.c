@@ -5,6 +5,7 @@
  * the part a learner needs (the "why", the line number), so the box says
  * when it is cut and the view never cuts. */
 #include "app.h"
+#include "shell_strings.h"
 #include "text.h"
 #include "theme.h"
 #include <stdarg.h>
@@ -15,14 +16,24 @@
 static const char *state_label(mgpu_step_state s)
 {
     switch (s) {
-    case MGPU_STEP_PASSED: return "PASS";
-    case MGPU_STEP_FAILED: return "FAIL";
-    case MGPU_STEP_ERROR: return "ERROR";
-    case MGPU_STEP_CANCELLED: return "CANCELLED";
-    case MGPU_STEP_READ: return "READ";
-    case MGPU_STEP_AWAITING: return "AWAITING";
-    default: return "NOT RUN";
+    case MGPU_STEP_PASSED: return tr("PASS");
+    case MGPU_STEP_FAILED: return tr("FAIL");
+    case MGPU_STEP_ERROR: return tr("ERROR");
+    case MGPU_STEP_CANCELLED: return tr("CANCELLED");
+    case MGPU_STEP_READ: return tr("READ");
+    case MGPU_STEP_AWAITING: return tr("AWAITING");
+    default: return tr("NOT RUN");
     }
+}
+
+/* The column the labels "saw:", "wanted:", "where:" take, one space after
+ * the widest of them in the current language. */
+static int label_width(void)
+{
+    int w = text_width(tr("saw:"), -1);
+    if (text_width(tr("wanted:"), -1) > w) w = text_width(tr("wanted:"), -1);
+    if (text_width(tr("where:"), -1) > w) w = text_width(tr("where:"), -1);
+    return w + 1 < 8 ? 8 : w + 1;
 }
 
 static theme_role state_role(mgpu_step_state s)
@@ -74,7 +85,7 @@ typedef struct box_rows {
 static void add_wrapped(box_rows *b, const char *label, const char *s, int w)
 {
     if (!s || !*s) return;
-    int lw = label ? (int)strlen(label) : 0;
+    int lw = label ? text_width(label, -1) : 0;
     const char *st[BOX_ROWS];
     int ln[BOX_ROWS];
     int n = text_wrap(s, w - lw, st, ln, BOX_ROWS - b->n);
@@ -92,28 +103,40 @@ void draw_verdict(shell_app *a)
     int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel;
     const shell_verdict *v = selected_verdict(a);
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    draw_box(r, running ? "Verdict (running...)" : (v || (st && st->last_message)) ? "Verdict  v: all of it" : "Verdict",
-             0);
+    /* a verdict made in the other language stays as it was made (the run's
+     * language): the frame says which, so a switch does not look broken */
+    char title[160];
+    snprintf(title, sizeof title, "%s%s%s",
+             running ? tr("Verdict (running...)") : (v || (st && st->last_message)) ? tr("Verdict  v: all of it") : tr("Verdict"),
+             v && v->lang != mgpu_lang_get() ? "  " : "",
+             v && v->lang != mgpu_lang_get() ? (v->lang == MGPU_LANG_KO ? tr("(in Korean)") : tr("(in English)")) : "");
+    draw_box(r, title, 0);
     int y = r->y + 1, maxy = r->y + r->h - 1, x = r->x + 2, w = r->w - 4;
     mgpu_step_state state = v ? v->state : st ? st->state : MGPU_STEP_NEW;
     if (!v && !st) return;
     int lx = x + text_put(stdscr, y, x, state_label(state), 12, theme_attr(state_role(state)) | A_BOLD);
-    if (v) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (%.1f s)", v->seconds);
-    else if (st->last_run > 0) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "  (last run, %.1f s)", st->seconds);
+    if (v) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, tr("  (%.1f s)"), v->seconds);
+    else if (st->last_run > 0) lx += text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, tr("  (last run, %.1f s)"), st->seconds);
     if (v ? verdict_waits(v) : st->state == MGPU_STEP_AWAITING)
-        lx += text_put(stdscr, y, lx, "   press a to answer", w - (lx - x), A_BOLD);
+        lx += text_put(stdscr, y, lx, tr("   press a to answer"), w - (lx - x), A_BOLD);
     /* the best result stays: say so beside the latest attempt */
     if (st && st->state == MGPU_STEP_PASSED && state != MGPU_STEP_PASSED)
-        text_put(stdscr, y, lx, "   the step stays passed (its best result)", w - (lx - x), theme_attr(TH_PASS));
+        text_put(stdscr, y, lx, tr("   the step stays passed (its best result)"), w - (lx - x), theme_attr(TH_PASS));
     else if (!v && st && st->state == MGPU_STEP_PASSED && st->last_attempt != MGPU_STEP_NEW)
-        text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, "   latest attempt: %s", mgpu_step_state_name(st->last_attempt));
+        text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, tr("   latest attempt: %s"), tr(mgpu_step_state_name(st->last_attempt)));
     y++;
     box_rows b = {.n = 0};
     if (v) {
+        /* the labels in one column, as wide as the widest in this language */
+        char saw[64], wanted[64], where[64];
+        int lw = label_width();
+        text_pad(saw, sizeof saw, tr("saw:"), lw, 0);
+        text_pad(wanted, sizeof wanted, tr("wanted:"), lw, 0);
+        text_pad(where, sizeof where, tr("where:"), lw, 0);
         add_wrapped(&b, NULL, v->message, w);
-        add_wrapped(&b, "saw:    ", v->saw, w);
-        add_wrapped(&b, "wanted: ", v->wanted, w);
-        add_wrapped(&b, "where:  ", v->where, w);
+        add_wrapped(&b, saw, v->saw, w);
+        add_wrapped(&b, wanted, v->wanted, w);
+        add_wrapped(&b, where, v->where, w);
         if (v->state == MGPU_STEP_ERROR) add_wrapped(&b, NULL, v->traceback, w);
     } else if (st->last_message) {
         add_wrapped(&b, NULL, st->last_message, w);
@@ -122,10 +145,11 @@ void draw_verdict(shell_app *a)
     for (int i = 0; i < b.n && i < rows; i++) {
         int cx = x;
         if (cut && i == rows - 1) {
-            text_put(stdscr, y + i, x, "... more: press v for the whole verdict", w, theme_attr(TH_DIM) | A_BOLD);
+            text_put_cut(stdscr, y + i, x, tr("... more: press v for the whole verdict"), w, theme_attr(TH_DIM) | A_BOLD);
             break;
         }
-        if (b.label[i]) cx += text_put(stdscr, y + i, x, b.label[i][0] ? b.label[i] : "        ", w, A_BOLD);
+        if (b.label[i]) /* a continuation row: blank under the label (every label is label_width() wide) */
+            cx += b.label[i][0] ? text_put(stdscr, y + i, x, b.label[i], w, A_BOLD) : (label_width() < w ? label_width() : w);
         char line[1024];
         snprintf(line, sizeof line, "%.*s", b.len[i], b.start[i]);
         text_put(stdscr, y + i, cx, line, w - (cx - x), A_NORMAL);
@@ -162,7 +186,9 @@ static void sb_add(sbuf *b, const char *fmt, ...)
 
 static void add_field(sbuf *b, const char *label, const char *s)
 {
-    if (s && *s) sb_add(b, "    %-8s%s\n", label, s);
+    char l[64];
+    text_pad(l, sizeof l, tr(label), label_width(), 0); /* by display width: "%-8s" counts bytes */
+    if (s && *s) sb_add(b, "    %s%s\n", l, s);
 }
 
 static const char *jstr(json_t *o, const char *k)
@@ -189,10 +215,10 @@ static void add_checks(sbuf *b, json_t *checks)
         add_field(b, "where:", jstr(c, "where"));
         return;
     }
-    if (failed) sb_add(b, "\nChecks: %zu of %zu failed", failed, n - waiting);
-    else sb_add(b, "\nChecks: %zu passed", n - waiting);
-    if (waiting) sb_add(b, "; %zu question%s wait%s for your answer%s (a)", waiting, waiting == 1 ? "" : "s",
-                        waiting == 1 ? "s" : "", waiting == 1 ? "" : "s");
+    if (failed) sb_add(b, tr("\nChecks: %zu of %zu failed"), failed, n - waiting);
+    else sb_add(b, tr("\nChecks: %zu passed"), n - waiting);
+    if (waiting == 1) sb_add(b, "%s", tr("; 1 question waits for your answer (a)"));
+    else if (waiting) sb_add(b, tr("; %zu questions wait for your answers (a)"), waiting);
     sb_add(b, "\n");
     for (int group = 0; group < 3; group++) /* failed, waiting, passed */
         for (size_t i = 0; i < n; i++) {
@@ -201,7 +227,7 @@ static void add_checks(sbuf *b, json_t *checks)
             int g = ok ? 2 : json_is_true(json_object_get(c, "unanswered")) ? 1 : 0;
             if (g != group) continue;
             static const char *const tag[] = {"[FAIL]", "[?]   ", "[ok]  "};
-            sb_add(b, "\n%s %zu. %s\n", tag[g], i + 1, *jstr(c, "msg") ? jstr(c, "msg") : "(no message)");
+            sb_add(b, "\n%s %zu. %s\n", tag[g], i + 1, *jstr(c, "msg") ? jstr(c, "msg") : tr("(no message)"));
             add_field(b, "saw:", jstr(c, "saw"));
             add_field(b, "wanted:", jstr(c, "wanted"));
             add_field(b, "where:", jstr(c, "where"));
@@ -213,18 +239,21 @@ void verdict_show_all(shell_app *a)
     const shell_verdict *v = selected_verdict(a);
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
-        status_set(a, "open a lab and select a step first");
+        status_set(a, tr("open a lab and select a step first"));
         return;
     }
     if (!v && !st->last_message) {
-        status_set(a, "no verdict yet: r runs the step");
+        status_set(a, tr("no verdict yet: r runs the step"));
         return;
     }
     sbuf b = {0};
     /* a save re-runs the check while the learner reads: say which verdict this is */
     if (app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel)
-        sb_add(&b, "(a new run of this step is under way: this is the last verdict; the view\n"
-                   " shows the new one when the run ends)\n\n");
+        sb_add(&b, "%s", tr("(a new run of this step is under way: this is the last verdict; the view\n"
+                            " shows the new one when the run ends)\n\n"));
+    if (v && v->lang != mgpu_lang_get())
+        sb_add(&b, "%s", v->lang == MGPU_LANG_KO ? tr("(this verdict was made in Korean; r runs the step again)\n\n")
+                                                 : tr("(this verdict was made in English; r runs the step again)\n\n"));
     if (v) {
         sb_add(&b, "%s (%.1f s)\n", state_label(v->state), v->seconds);
         /* a list's message is a summary of the checks below: not twice */
@@ -236,13 +265,13 @@ void verdict_show_all(shell_app *a)
             add_field(&b, "wanted:", v->wanted);
             add_field(&b, "where:", v->where);
         }
-        if (v->traceback[0]) sb_add(&b, "\nTraceback:\n%s\n", v->traceback);
+        if (v->traceback[0]) sb_add(&b, tr("\nTraceback:\n%s\n"), v->traceback);
     } else {
-        sb_add(&b, "%s (last run, %.1f s)\n\n%s\n\nRun the step again (r) for every check's details.\n",
+        sb_add(&b, tr("%s (last run, %.1f s)\n\n%s\n\nRun the step again (r) for every check's details.\n"),
                state_label(st->state), st->seconds, st->last_message);
     }
     char title[128];
-    snprintf(title, sizeof title, "Verdict: %s (j/k, PgUp/PgDn scroll; other keys close)", st->title ? st->title : st->id);
+    snprintf(title, sizeof title, tr("Verdict: %s (j/k, PgUp/PgDn scroll; other keys close)"), st->title ? st->title : st->id);
     dialog_text(a, title, b.s ? b.s : "");
     a->modal.live_verdict = 1;
     free(b.s);

@@ -2,6 +2,7 @@
  * callbacks copy what they get into the event queue, and the UI thread
  * hands the events to the panes. */
 #include "app.h"
+#include "shell_strings.h"
 #include "results_store.h"
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,7 @@ mgpu_result work_start(shell_app *a, int lab, int step, int check_only)
     w->env.ranks = a->g->ranks;
     w->env.timeout_s = a->g->timeout_s;
     w->env.check_only = check_only;
+    w->lang = mgpu_lang_get(); /* the run's language: its verdict says it when the learner switches */
     w->cancel = 0;
     w->env.cancel = &w->cancel;
     w->extra_env[0] = a->tel ? mgpu_telemetry_env(a->tel) : NULL;
@@ -156,6 +158,9 @@ void work_join(shell_app *a)
 void work_refresh_snapshot(shell_app *a)
 {
     if (!a->cat || a->work.active) return;
+    /* the catalog's texts in the language the learner chose (L may have
+     * switched it while a step ran and the catalog was the work thread's) */
+    mgpu_lab_catalog_set_lang(a->cat, mgpu_lang_get());
     if (snap_take(a->cat, &a->snap) != MGPU_OK)
         status_set(a, "%s", mgpu_error_message());
     a->text_lab = -1; /* answers and states may change the text shown */
@@ -234,9 +239,10 @@ static void step_done(shell_app *a, shell_event *ev)
     sv->valid = 1;
     sv->lab = ev->lab;
     sv->step = ev->step;
+    sv->lang = a->work.lang;
     if (ev->rc != MGPU_OK) {
         sv->state = MGPU_STEP_ERROR;
-        snprintf(sv->message, sizeof sv->message, "the step could not run: %s", ev->text ? ev->text : "?");
+        snprintf(sv->message, sizeof sv->message, tr("the step could not run: %s"), ev->text ? ev->text : "?");
     } else {
         const mgpu_lab_verdict *v = ev->verdict;
         sv->state = v->state;
@@ -251,15 +257,15 @@ static void step_done(shell_app *a, shell_event *ev)
     log_verdict(a, sv);
     work_refresh_snapshot(a);
     verdict_view_refresh(a);
-    status_set(a, "%s: %s (%.1f s)", ev->verdict ? "step ended" : "step failed to run",
-               mgpu_step_state_name(sv->state), sv->seconds);
+    status_set(a, tr("%s: %s (%.1f s)"), ev->verdict ? tr("step ended") : tr("step failed to run"),
+               tr(mgpu_step_state_name(sv->state)), sv->seconds);
     int next = next_step_of(a, ev->lab, ev->step);
     if ((sv->state == MGPU_STEP_PASSED || sv->state == MGPU_STEP_READ) && next >= 0 && ev->lab == a->lab_open) {
         const snap_step *ns = app_step(a, ev->lab, next);
-        status_set(a, "step ended: %s (%.1f s) - n: next step, %d %s", mgpu_step_state_name(sv->state), sv->seconds, next + 1,
+        status_set(a, tr("step ended: %s (%.1f s) - n: next step, %d %s"), tr(mgpu_step_state_name(sv->state)), sv->seconds, next + 1,
                    ns->title ? ns->title : ns->id);
     } else if (sv->state == MGPU_STEP_AWAITING) {
-        status_set(a, "step ended: measured; its questions wait for your answers (press a)");
+        status_set(a, tr("step ended: measured; its questions wait for your answers (press a)"));
     }
     if (a->rerun_pending) { /* a save arrived while it ran */
         a->rerun_pending = 0;
@@ -302,7 +308,7 @@ void work_dispatch(shell_app *a, shell_event *ev)
     case EV_STEP_DONE: step_done(a, ev); break;
     case EV_TOPO_DONE:
         topo_probe_join(a);
-        if (ev->rc != MGPU_OK) status_set(a, "topology: %s", ev->text ? ev->text : "?");
+        if (ev->rc != MGPU_OK) status_set(a, tr("topology: %s"), ev->text ? ev->text : "?");
         else if (ev->text) {
             snprintf(a->backend_line, sizeof a->backend_line, "%s", ev->text);
             a->simulated = ev->simulated;

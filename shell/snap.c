@@ -44,11 +44,16 @@ void snap_free(shell_snap *s)
     s->nlabs = 0;
 }
 
+/* The text in the current language where the catalog has one (the shell
+ * shows, never stores, these: ids stay English). */
+static const char *local(const char *loc, const char *en) { return loc ? loc : en; }
+
 static void copy_step(const mgpu_lab_step_info *in, snap_step *st, int *oom)
 {
     st->id = dup_or_null(in->id, oom);
-    st->title = dup_or_null(in->title, oom);
-    st->text_path = dup_or_null(in->text_path, oom);
+    st->title = dup_or_null(local(in->title_local, in->title), oom);
+    st->text_path = dup_or_null(local(in->text_path_local, in->text_path), oom);
+    st->text_missing = in->text_missing;
     st->exercise = dup_or_null(in->exercise, oom);
     st->last_message = dup_or_null(in->last_message, oom);
     st->nhints = in->nhints;
@@ -66,7 +71,7 @@ static void copy_step(const mgpu_lab_step_info *in, snap_step *st, int *oom)
         st->nquestions = in->nquestions;
         for (int q = 0; q < in->nquestions; q++) {
             st->questions[q].id = dup_or_null(in->questions[q].id, oom);
-            st->questions[q].ask = dup_or_null(in->questions[q].ask, oom);
+            st->questions[q].ask = dup_or_null(local(in->questions[q].ask_local, in->questions[q].ask), oom);
             st->questions[q].answer = dup_or_null(in->questions[q].answer, oom);
         }
     }
@@ -85,10 +90,10 @@ mgpu_result snap_take(const mgpu_lab_catalog *cat, shell_snap *out)
         const mgpu_lab_info *in = mgpu_lab_get(cat, i);
         snap_lab *l = &s.labs[i];
         l->id = dup_or_null(in->id, &oom);
-        l->title = dup_or_null(in->title, &oom);
-        l->summary = dup_or_null(in->summary, &oom);
+        l->title = dup_or_null(local(in->title_local, in->title), &oom);
+        l->summary = dup_or_null(local(in->summary_local, in->summary), &oom);
         l->dir = dup_or_null(in->dir, &oom);
-        l->backends = dup_or_null(in->backends, &oom);
+        l->backends = dup_or_null(local(in->backends_local, in->backends), &oom);
         l->load_error = dup_or_null(in->load_error, &oom);
         l->number = in->number;
         l->passed = in->passed;

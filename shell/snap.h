@@ -9,6 +9,8 @@ typedef struct snap_question {
     char *id, *ask, *answer;
 } snap_question;
 
+/* Texts (titles, asks, the step's text file) in the current language, as
+ * the catalog had them when the snapshot was taken; ids in English. */
 typedef struct snap_step {
     char *id, *title, *text_path, *exercise, *last_message;
     int nhints, nquestions;
@@ -16,6 +18,7 @@ typedef struct snap_step {
     mgpu_step_state state;
     mgpu_step_state last_attempt; /* a later run of a passed step that did not pass, else NEW */
     int reading;                  /* no check: read / unread, never passed */
+    int text_missing;             /* the text is English: the lab has none in the current language */
     double last_run, seconds;
 } snap_step;
 

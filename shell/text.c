@@ -47,6 +47,41 @@ int text_fit(const char *s, int len, int cols)
     return i;
 }
 
+int text_char_len(const char *s, int len)
+{
+    if (len <= 0) return 0;
+    int c;
+    return next_char(s, len, &c);
+}
+
+static int ellipsis_utf8;
+void text_use_unicode(int on) { ellipsis_utf8 = on; }
+const char *text_ellipsis(void) { return ellipsis_utf8 ? "\xe2\x80\xa6" : "~"; }
+
+int text_cut(char *dst, size_t n, const char *s, int cols)
+{
+    if (n == 0) return 0;
+    dst[0] = 0;
+    if (!s || cols <= 0) return 0;
+    int len = (int)strlen(s), k = len;
+    if (text_width(s, len) > cols) k = text_fit(s, len, cols - 1); /* the ellipsis takes one column */
+    if ((size_t)k + 4 > n) /* the buffer is the limit: room for the ellipsis and the NUL */
+        k = n > 4 ? text_fit(s, (int)(n - 4), cols - 1) : 0;
+    memcpy(dst, s, (size_t)k);
+    dst[k] = 0;
+    if (k < len && strlen(dst) + 4 <= n) strcat(dst, text_ellipsis());
+    return text_width(dst, -1);
+}
+
+void text_pad(char *dst, size_t n, const char *s, int cols, int right)
+{
+    char cut[1024];
+    int w = text_cut(cut, sizeof cut, s ? s : "", cols);
+    int pad = cols - w;
+    if (pad < 0) pad = 0;
+    snprintf(dst, n, "%*s%s%*s", right ? pad : 0, "", cut, right ? 0 : pad, "");
+}
+
 int text_put(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
 {
     if (!s || cols <= 0) return 0;
@@ -65,6 +100,30 @@ int text_put(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
     }
     wattr_set(w, A_NORMAL, 0, NULL);
     return used;
+}
+
+int text_put_cut(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
+{
+    if (!s || cols <= 0) return 0;
+    if (text_width(s, -1) <= cols) return text_put(w, y, x, s, cols, attr);
+    int k = text_fit(s, (int)strlen(s), cols - 1);
+    int used = 0;
+    if (k > 0) {
+        char buf[4096];
+        if (k >= (int)sizeof buf) k = text_fit(s, (int)sizeof buf - 1, cols - 1);
+        memcpy(buf, s, (size_t)k);
+        buf[k] = 0;
+        used = text_put(w, y, x, buf, cols - 1, attr);
+    }
+    return used + text_put(w, y, x + used, text_ellipsis(), 1, attr);
+}
+
+void text_put_cut_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
+{
+    int used = text_put_cut(w, y, x, s ? s : "", cols, attr);
+    wattr_set(w, attr, PAIR_NUMBER(attr), NULL);
+    for (; used < cols; used++) mvwaddch(w, y, x + used, ' ');
+    wattr_set(w, A_NORMAL, 0, NULL);
 }
 
 void text_put_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
@@ -94,7 +153,7 @@ int text_wrap(const char *s, int w, const char **starts, int *lens, int max)
         int seg = nl ? (int)(nl - p) : (int)strlen(p);
         do {
             int k = text_fit(p, seg, w);
-            if (k <= 0 && seg > 0) k = 1;
+            if (k <= 0 && seg > 0) k = text_char_len(p, seg); /* a whole character, never a byte of one */
             /* break at the last space when the line goes on */
             if (k < seg) {
                 int b = k;

@@ -19,6 +19,27 @@ void text_put_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr)
 int text_putf(WINDOW *w, int y, int x, int cols, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Bytes of the first character of `s` (at least 1 when len > 0): where a
+ * row must take something, it takes a whole character, never a byte of one. */
+int text_char_len(const char *s, int len);
+/* Draw the ellipsis "…" (a UTF-8 terminal) or "~" where a text is cut:
+ * text_use_unicode(1) once the locale is known (shell_main.c). */
+void text_use_unicode(int on);
+const char *text_ellipsis(void);
+/* Like text_put, but a text wider than `cols` ends with the ellipsis in
+ * its last column (cut by display width: a wide character is never split). */
+int text_put_cut(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr);
+/* text_put_cut, then pads with spaces up to `cols`. */
+void text_put_cut_pad(WINDOW *w, int y, int x, const char *s, int cols, attr_t attr);
+/* `s` into `dst` (size n) shortened to at most `cols` display columns,
+ * ending with the ellipsis when cut. Returns its display width. */
+int text_cut(char *dst, size_t n, const char *s, int cols);
+/* `s` into `dst` (size n) as exactly `cols` display columns: cut (with the
+ * ellipsis) or padded with spaces, on the right (`right` 0: the text left
+ * aligned) or on the left (`right` 1). printf's "%-*s" counts bytes, so a
+ * Hangul cell (3 bytes, 2 columns a character) would come out misaligned. */
+void text_pad(char *dst, size_t n, const char *s, int cols, int right);
+
 /* Split `s` into rows of at most w columns, breaking at the last space
  * where a line goes on and at every newline: starts[i] / lens[i] (bytes)
  * for at most `max` rows; returns the number of rows. */

@@ -338,7 +338,7 @@ static const mgpu_tr_entry framework_ko[] = {
     {"lab %s did not load", "lab %s 를 로드하지 못했다"},
     {"locked: %s", "잠김: %s"},
     {" (and %zu more)", " (그 밖에 %zu 개 더)"},
-    {"a stream-ordering race%s: %s", "stream 순서 race%s: %s"},
+    {"a stream-ordering race%s: %s", "stream-ordering race%s: %s"},
     {"every access ordered after the ones it conflicts with - on the device (an event recorded after the write, "
      "waited on by the stream that reads) - so the result does not depend on which stream runs first",
      "충돌하는 접근 뒤로 모든 접근이 device 에서 순서가 잡혀 있을 것 (write 뒤에 record 한 event 를 읽는 stream 이 "

@@ -238,6 +238,10 @@ int main(void)
     lua_setglobal(L, "checks");
     lua_pushcfunction(L, l_expect);
     lua_setglobal(L, "expect");
+    /* the lab framework's L() in English: the format itself, formatted
+     * (engine/lab/lab_lang.c); the checks' texts go through it */
+    static const char english_L[] = "L = function(fmt, ...) return string.format(fmt, ...) end";
+    CHECK_OK(mgpu_lua_run(sb, english_L, sizeof english_L - 1, "=english_L", 0));
 
     const char *dir = MGPU_SOURCE_DIR "/checks";
     DIR *d = opendir(dir);
