@@ -101,17 +101,17 @@ local function flight_table(lab, res, title)
     rows[#rows + 1] = row
   end
   lab.table{ title = title, columns = cols, rows = rows }
-  if res.analysis and res.analysis ~= "" then lab.log("flight recorder analysis: " .. res.analysis) end
+  if res.analysis and res.analysis ~= "" then lab.log(L("flight recorder analysis: %s", res.analysis)) end
 end
 
 -- A check that the run of a mismatch ended (did not hang past its
 -- timeout) and, when the watchdog ended it, that the analyser named it.
 local function ended(res, limit, what)
   if res.ok then
-    return { ok = false, msg = what .. " completed: the mismatched collective did not hang here",
-             saw = "the run finished", wanted = "a hang ended by the watchdog", where = "log pane (5)" }
+    return { ok = false, msg = L("%s completed: the mismatched collective did not hang here", what),
+             saw = L("the run finished"), wanted = L("a hang ended by the watchdog"), where = L("log pane (5)") }
   end
-  return checks.hang_caught{ report = res, within = limit, where = "log pane (5): the watchdog's message and the analysis" }
+  return checks.hang_caught{ report = res, within = limit, where = L("log pane (5): the watchdog's message and the analysis") }
 end
 
 -- A question's verdict that does not give the answer away when it fails
@@ -121,7 +121,7 @@ local function answered(a)
   a.answer = true
   local v = checks.equals(a)
   if not v.ok and not v.unanswered then
-    v.msg = a.what .. ": \"" .. tostring(a.value) .. "\" is not right"
+    v.msg = L("%s: \"%s\" is not right", a.what, tostring(a.value))
     v.wanted = a.hidden
   end
   return v
@@ -130,16 +130,16 @@ end
 -- Answers to "which rank, which #" against the records of the run shown.
 local function answer_checks(lab, div, rank_id, seq_id, where)
   if not div then
-    return { { ok = false, msg = "the flight records show no divergence to ask about (the run did not hang?)",
-               saw = "no divergence", wanted = "a hang with flight records", where = where } }
+    return { { ok = false, msg = L("the flight records show no divergence to ask about (the run did not hang?)"),
+               saw = L("no divergence"), wanted = L("a hang with flight records"), where = where } }
   end
   local odd = {}
   for _, r in ipairs(div.odd) do odd[#odd + 1] = tostring(r) end
   return {
-    answered{ value = lab.answer(rank_id), expected = { any = odd }, what = "the rank that called differently",
-              hidden = "the rank whose column differs first", where = where },
-    answered{ value = lab.answer(seq_id), expected = div.seq, what = "the sequence number (#) where the records part",
-              hidden = "the # of the first row where a column differs", where = where },
+    answered{ value = lab.answer(rank_id), expected = { any = odd }, what = L("the rank that called differently"),
+              hidden = L("the rank whose column differs first"), where = where },
+    answered{ value = lab.answer(seq_id), expected = div.seq, what = L("the sequence number (#) where the records part"),
+              hidden = L("the # of the first row where a column differs"), where = where },
   }
 end
 
@@ -150,21 +150,21 @@ local function run_exercise(lab, original)
   local t = hang_timeout(lab)
   local out = { runs = {} }
   for i, ranks in ipairs({ lab.backend.ranks, 7 }) do
-    lab.progress((i - 1) / 3, string.format("%s on %d ranks", original, ranks))
+    lab.progress((i - 1) / 3, L("%s on %d ranks", original, ranks))
     out.runs[i] = lab.spmd(lab.exercise, { ranks = ranks, timeout = t })
     out.runs[i].nranks = nranks(out.runs[i])
     if not out.runs[i].ok then break end   -- a script that hangs on 4 ranks need not hang again on 7
   end
   out.evidence = out.runs[1]
   if out.runs[1].ok then
-    lab.progress(2 / 3, "the original " .. original .. " (for the flight records)")
+    lab.progress(2 / 3, L("the original %s (for the flight records)", original))
     out.evidence = lab.spmd("exercises/" .. original, { timeout = t })
-    out.evidence_is = "the original " .. original
+    out.evidence_is = L("the original %s", original)
   else
-    out.evidence_is = "your " .. original
+    out.evidence_is = L("your %s", original)
   end
   out.div = first_divergence(out.evidence)
-  flight_table(lab, out.evidence, "flight records of " .. out.evidence_is .. " (its last collectives per rank)")
+  flight_table(lab, out.evidence, L("flight records of %s (its last collectives per rank)", out.evidence_is))
   return out
 end
 
@@ -174,12 +174,13 @@ local function completed(out, name)
   for _, res in ipairs(out.runs) do
     local n = res.nranks
     if not res.ok then
-      v[#v + 1] = { ok = false, msg = string.format("%s on %d ranks did not finish: %s%s", name, n, tostring(res.reason),
-                                                   res.analysis ~= "" and ("; flight recorder: " .. res.analysis) or ""),
-                    saw = "a hang or an error", wanted = "every rank finishes", where = "results pane (3): the flight records" }
+      v[#v + 1] = { ok = false, msg = L("%s on %d ranks did not finish: %s%s", name, n, tostring(res.reason),
+                                       res.analysis ~= "" and L("; flight recorder: %s", res.analysis) or ""),
+                    saw = L("a hang or an error"), wanted = L("every rank finishes"),
+                    where = L("results pane (3): the flight records") }
     else
-      v[#v + 1] = { ok = true, msg = string.format("%s finished on %d ranks in %.1f s", name, n, res.wall_s),
-                    saw = "finished", wanted = "finished", where = "log pane (5)" }
+      v[#v + 1] = { ok = true, msg = L("%s finished on %d ranks in %.1f s", name, n, res.wall_s),
+                    saw = L("finished"), wanted = L("finished"), where = L("log pane (5)") }
     end
   end
   return v
@@ -199,7 +200,7 @@ local function exercise_step(d)
         if res.ok then d.judge(lab, res, v) end
       end
       for _, x in ipairs(answer_checks(lab, out.div, d.rank_q, d.seq_q,
-                                       "results pane (3): flight records of " .. out.evidence_is)) do v[#v + 1] = x end
+                                       L("results pane (3): flight records of %s", out.evidence_is))) do v[#v + 1] = x end
       return checks.all(v)
     end,
   }
@@ -232,11 +233,11 @@ return {
           local w = checks.hang_waited(res)
           return w and string.format("%.1f s", w) or "-"
         end
-        lab.table{ title = "the same mismatch, two watchdog timeouts",
-                   columns = { "--timeout", "the hung all_reduce waited", "run ended after", "reason" },
+        lab.table{ title = L("the same mismatch, two watchdog timeouts"),
+                   columns = { "--timeout", L("the hung all_reduce waited"), L("run ended after"), L("reason") },
                    rows = { { t .. " s", waited(short), string.format("%.1f s", short.wall_s), (tostring(short.reason):gsub("^rank %d+: ", "")) },
                             { 2 * t .. " s", waited(long), string.format("%.1f s", long.wall_s), (tostring(long.reason):gsub("^rank %d+: ", "")) } } }
-        flight_table(lab, long, "flight records (comm world), one column per rank")
+        flight_table(lab, long, L("flight records (comm world), one column per rank"))
         return { short = short, long = long, t = t }
       end,
       check = function(lab, out)
@@ -249,14 +250,14 @@ return {
         local ws, wl = checks.hang_waited(out.short), checks.hang_waited(out.long)
         if not out.short.ok and not out.long.ok and ws and wl then
           local ok = wl > ws
-          v[#v + 1] = { ok = ok, msg = ok and string.format("a longer --timeout waits longer: %.1f s vs %.1f s - the watchdog, "
-                                                             .. "not NCCL, decides when a hang ends", wl, ws)
-                                          or "the run with the longer timeout did not wait longer: was it ended by the watchdog?",
-                        saw = string.format("%.1f s and %.1f s", ws, wl),
-                        wanted = "the longer timeout's hang waits longer", where = "results pane (3): the first table" }
+          v[#v + 1] = { ok = ok, msg = ok and L("a longer --timeout waits longer: %.1f s vs %.1f s - the watchdog, "
+                                                 .. "not NCCL, decides when a hang ends", wl, ws)
+                                          or L("the run with the longer timeout did not wait longer: was it ended by the watchdog?"),
+                        saw = L("%.1f s and %.1f s", ws, wl),
+                        wanted = L("the longer timeout's hang waits longer"), where = L("results pane (3): the first table") }
         end
         for _, x in ipairs(answer_checks(lab, first_divergence(out.long), "odd_rank", "hung_seq",
-                                         "results pane (3): the flight records")) do v[#v + 1] = x end
+                                         L("results pane (3): the flight records"))) do v[#v + 1] = x end
         return checks.all(v)
       end,
     },
@@ -278,15 +279,15 @@ return {
             local x = rows_of(out[mode], r)[1]
             if x then
               rows[#rows + 1] = { mode, tostring(r), x.call_returned_s and string.format("%.3f s", x.call_returned_s)
-                                                       or "never: the call itself raised",
+                                                       or L("never: the call itself raised"),
                                   tostring(x.polls or "-"), string.format("%.1f s", x.seconds or 0),
-                                  x.completed and ("completed, y[0] = " .. tostring(x.value))
+                                  x.completed and L("completed, y[0] = %s", tostring(x.value))
                                     or (tostring(x.error):gsub("^.-comm:[%w_]+: ", "")) }
             end
           end
         end
-        lab.table{ title = "what each rank's script saw", columns = { "mode", "rank", "the call returned after", "polls",
-                   "error after", "what the script got" }, rows = rows }
+        lab.table{ title = L("what each rank's script saw"), columns = { L("mode"), "rank", L("the call returned after"), L("polls"),
+                   L("error after"), L("what the script got") }, rows = rows }
         return out
       end,
       check = function(lab, out)
@@ -301,15 +302,15 @@ return {
             if x and (x.polls or 0) > 0 then polls = polls + 1 end
           end
           v[#v + 1] = { ok = n > 0 and saw == n,
-                        msg = string.format("%s: %d of %d ranks' scripts got the error within the timeout + 5 s and went on",
-                                            mode, saw, n),
-                        saw = saw .. " of " .. n .. " ranks", wanted = "every rank", where = "results pane (3)" }
+                        msg = L("%s: %d of %d ranks' scripts got the error within the timeout + 5 s and went on",
+                                mode, saw, n),
+                        saw = L("%d of %d ranks", saw, n), wanted = L("every rank"), where = L("results pane (3)") }
           if mode == "async" and not lab.backend.simulated then
             v[#v + 1] = { ok = returned == n and polls == n,
-                          msg = string.format("async: the call returned at once on %d of %d ranks and the host polled while "
-                                              .. "the collective hung on %d", returned, n, polls),
-                          saw = string.format("%d returned, %d polled", returned, polls), wanted = "every rank",
-                          where = "results pane (3): columns 'the call returned after' and 'polls'" }
+                          msg = L("async: the call returned at once on %d of %d ranks and the host polled while "
+                                  .. "the collective hung on %d", returned, n, polls),
+                          saw = L("%d returned, %d polled", returned, polls), wanted = L("every rank"),
+                          where = L("results pane (3): columns 'the call returned after' and 'polls'") }
           end
         end
         return checks.all(v)
@@ -328,8 +329,8 @@ return {
       judge = function(lab, res, v)
         local sums, r0 = {}, rows_of(res, 0)[1]
         for r = 0, res.nranks - 1 do sums[r] = (rows_of(res, r)[1] or {}).checksum end
-        v[#v + 1] = checks.identical{ values = sums, ranks = res.nranks, what = "gradient checksum after the last step, "
-                                      .. res.nranks .. " ranks", where = "log pane (5)" }
+        v[#v + 1] = checks.identical{ values = sums, ranks = res.nranks, what = L("gradient checksum after the last step, %d ranks", res.nranks),
+                                      where = L("log pane (5)") }
         -- the log must be the mean over every rank, at every logging step
         local want, got, labels = {}, {}, {}
         for _, l in ipairs((r0 and r0.logged) or {}) do
@@ -338,11 +339,11 @@ return {
           want[#want + 1], got[#got + 1], labels[#labels + 1] = s / res.nranks, l.loss, "step " .. l.step
         end
         if #got == 0 then
-          v[#v + 1] = { ok = false, msg = "rank 0 logged no loss: the log must stay (every log_every steps)",
-                        saw = "0 logged steps", wanted = "the mean loss every log_every steps", where = "log pane (5)" }
+          v[#v + 1] = { ok = false, msg = L("rank 0 logged no loss: the log must stay (every log_every steps)"),
+                        saw = L("0 logged steps"), wanted = L("the mean loss every log_every steps"), where = L("log pane (5)") }
         else
           v[#v + 1] = checks.close{ value = got, expected = want, rtol = 1e-5, labels = labels,
-                                    what = "rank 0's logged loss vs the mean over " .. res.nranks .. " ranks", where = "log pane (5)" }
+                                    what = L("rank 0's logged loss vs the mean over %d ranks", res.nranks), where = L("log pane (5)") }
         end
       end,
     },
@@ -363,10 +364,10 @@ return {
         for r = 0, n - 1 do
           local rows = (rows_of(res, r)[1] or {}).rows or {}
           steps = steps or #rows
-          if #rows ~= steps or #rows == 0 then bad = bad or string.format("rank %d made %d gradient all-reduces, rank 0 %d", r, #rows, steps) end
+          if #rows ~= steps or #rows == 0 then bad = bad or L("rank %d made %d gradient all-reduces, rank 0 %d", r, #rows, steps) end
           for _, row in ipairs(rows) do
             if type(row.avg) ~= "number" or type(row.total) ~= "number" or row.total <= 0 then
-              bad = bad or string.format("rank %d: a result row without avg and total (keep the script's mgpu.result)", r)
+              bad = bad or L("rank %d: a result row without avg and total (keep the script's mgpu.result)", r)
             end
           end
         end
@@ -381,16 +382,16 @@ return {
             for r = 0, n - 1 do
               local row = rows_of(res, r)[1].rows[i]
               if math.abs(row.avg - sum / total) > 1e-6 * math.abs(sum / total) then
-                bad = bad or string.format("step %d, rank %d: average gradient %s, the samples of all ranks give %s",
+                bad = bad or L("step %d, rank %d: average gradient %s, the samples of all ranks give %s",
                                            row.step, r, f1(row.avg), f1(sum / total))
               end
             end
           end
         end
-        v[#v + 1] = { ok = bad == nil, msg = bad or string.format("%d ranks: every rank averaged every step's gradient "
-                                                                  .. "over the samples of all ranks", n),
-                      saw = bad or "right on every rank", wanted = "every rank, every step: sum of gradients / samples of all ranks",
-                      where = "log pane (5): [rank K] result rows" }
+        v[#v + 1] = { ok = bad == nil, msg = bad or L("%d ranks: every rank averaged every step's gradient "
+                                                      .. "over the samples of all ranks", n),
+                      saw = bad or L("right on every rank"), wanted = L("every rank, every step: sum of gradients / samples of all ranks"),
+                      where = L("log pane (5): [rank K] result rows") }
       end,
     },
     {
@@ -405,14 +406,14 @@ return {
       run = function(lab)
         local out = { timeout = lab.backend.simulated and 30 or 60 }
         for i, name in ipairs({ "train_log.lua", "empty_batch.lua" }) do
-          lab.progress((i - 1) / 4, name .. " with MGPU_FINGERPRINT=1")
+          lab.progress((i - 1) / 4, L("%s with MGPU_FINGERPRINT=1", name))
           out[name] = lab.spmd("exercises/" .. name, { timeout = out.timeout, fingerprint = true })
-          lab.log(name .. " with the fingerprint check: " .. tostring(out[name].reason))
+          lab.log(L("%s with the fingerprint check: %s", name, tostring(out[name].reason)))
         end
         local n = lab.backend.simulated and "200" or "1000"
-        lab.progress(0.5, "cost: fingerprint off")
+        lab.progress(0.5, L("cost: fingerprint off"))
         out.off = lab.spmd("scripts/fp_cost.lua", { args = { n } })
-        lab.progress(0.75, "cost: fingerprint on")
+        lab.progress(0.75, L("cost: fingerprint on"))
         out.on = lab.spmd("scripts/fp_cost.lua", { args = { n }, fingerprint = true })
         local off, on = rows_of(out.off, 0)[1], rows_of(out.on, 0)[1]
         local rows = {}
@@ -421,13 +422,13 @@ return {
           local why = tostring(res.reason)
           rows[#rows + 1] = { name, string.format("%.1f s", res.wall_s), why:match("collective fingerprint mismatch.*") or why }
         end
-        lab.table{ title = "the original scripts with MGPU_FINGERPRINT=1 (--timeout " .. out.timeout .. " s)",
-                   columns = { "script", "ended after", "why" }, rows = rows }
+        lab.table{ title = L("the original scripts with MGPU_FINGERPRINT=1 (--timeout %d s)", out.timeout),
+                   columns = { "script", L("ended after"), L("why") }, rows = rows }
         if off and on then
-          lab.table{ title = string.format("all_reduce of 1 f32, %s times, rank 0 (host time per collective)", n),
-                     columns = { "fingerprint", "us per collective" },
+          lab.table{ title = L("all_reduce of 1 f32, %s times, rank 0 (host time per collective)", n),
+                     columns = { "fingerprint", L("us per collective") },
                      rows = { { "off", f1(off.us_per_collective) }, { "on", f1(on.us_per_collective) },
-                              { "cost of the check", f1(on.us_per_collective - off.us_per_collective) } } }
+                              { L("cost of the check"), f1(on.us_per_collective - off.us_per_collective) } } }
           lab.record("fp_off_us", off.us_per_collective)
           lab.record("fp_on_us", on.us_per_collective)
         end
@@ -439,24 +440,24 @@ return {
           local res = out[name]
           local caught = not res.ok and tostring(res.reason):find("fingerprint mismatch", 1, true) ~= nil
           v[#v + 1] = { ok = caught and res.wall_s < out.timeout / 2,
-                        msg = caught and string.format("%s: refused by the fingerprint check after %.1f s, before any collective hung "
-                                                       .. "(the watchdog would have waited %d s)", name, res.wall_s, out.timeout)
-                                      or string.format("%s: not refused by the fingerprint check (%s)", name, tostring(res.reason)),
+                        msg = caught and L("%s: refused by the fingerprint check after %.1f s, before any collective hung "
+                                           .. "(the watchdog would have waited %d s)", name, res.wall_s, out.timeout)
+                                      or L("%s: not refused by the fingerprint check (%s)", name, tostring(res.reason)),
                         saw = string.format("%.1f s: %s", res.wall_s, tostring(res.reason):sub(1, 80)),
-                        wanted = "'collective fingerprint mismatch' well before the timeout", where = "log pane (5)" }
+                        wanted = L("'collective fingerprint mismatch' well before the timeout"), where = L("log pane (5)") }
         end
         local off, on = rows_of(out.off, 0)[1], rows_of(out.on, 0)[1]
         v[#v + 1] = { ok = out.off.ok and out.on.ok and off ~= nil and on ~= nil,
-                      msg = (off and on) and string.format("measured: %s us per collective without the check, %s with it",
-                                                           f1(off.us_per_collective), f1(on.us_per_collective))
-                                         or "fp_cost.lua did not finish: " .. tostring(out.on.reason or out.off.reason),
-                      saw = (off and on) and "both measured" or "no measurement", wanted = "both measured",
-                      where = "results pane (3): the second table" }
+                      msg = (off and on) and L("measured: %s us per collective without the check, %s with it",
+                                               f1(off.us_per_collective), f1(on.us_per_collective))
+                                         or L("fp_cost.lua did not finish: %s", tostring(out.on.reason or out.off.reason)),
+                      saw = (off and on) and L("both measured") or L("no measurement"), wanted = L("both measured"),
+                      where = L("results pane (3): the second table") }
         local div = tostring(out["train_log.lua"].reason):match("mismatch at #(%d+)")
-        v[#v + 1] = answered{ value = lab.answer("fp_seq"), expected = tonumber(div), what = "the # the check stopped train_log.lua at",
-                              hidden = "the # in the check's sentence", where = "results pane (3): the first table" }
-        v[#v + 1] = answered{ value = lab.answer("fp_extra"), expected = 1, what = "extra collectives per collective",
-                              hidden = "what the check launches before each collective", where = "step text: how the check works" }
+        v[#v + 1] = answered{ value = lab.answer("fp_seq"), expected = tonumber(div), what = L("the # the check stopped train_log.lua at"),
+                              hidden = L("the # in the check's sentence"), where = L("results pane (3): the first table") }
+        v[#v + 1] = answered{ value = lab.answer("fp_extra"), expected = 1, what = L("extra collectives per collective"),
+                              hidden = L("what the check launches before each collective"), where = L("step text: how the check works") }
         return checks.all(v)
       end,
     },

@@ -157,20 +157,20 @@ return {
     "내 hier.lua: 세 단계가 각각 어느 communicator 위에서 도는지",
   ["rank %d: %s"] = "rank %d: %s",
   ["intra, your communicator inside a node, holds ranks {%s}%s; the ranks of rank %d's node are {%s}"] =
-    "노드 안 communicator 인 intra 에 rank {%s} 가 들어 있다%s; rank %d 의 노드에 있는 rank 는 {%s}",
+    "노드 안 communicator 인 intra 의 rank: {%s}%s; rank %d 의 노드에 있는 rank: {%s}",
   [" - GPU %d of each node, a rail"] = " - 각 노드의 GPU %d, 즉 rail",
   ["inter, your communicator across nodes, holds ranks {%s}%s; GPU %d of each node is {%s}"] =
-    "노드 사이 communicator 인 inter 에 rank {%s} 가 들어 있다%s; 각 노드의 GPU %d 은 {%s}",
+    "노드 사이 communicator 인 inter 의 rank: {%s}%s; 각 노드의 GPU %d: {%s}",
   [" - the ranks inside a node"] = " - 한 노드 안의 rank 들",
   ["besides the flat all_reduce, %s ran on the world communicator (all %d ranks): the hierarchy's steps " ..
    "belong on your two split communicators"] =
-    "flat all_reduce 말고도 %s 이(가) world communicator (rank %d 개 전부) 에서 돌았다: hierarchy 의 단계들은 " ..
+    "flat all_reduce 말고도 %s 까지 world communicator (rank %d 개 전부) 에서 돌았다: hierarchy 의 단계들은 " ..
     "split 한 두 communicator 에서 돌아야 한다",
   ["world: %s"] = "world: %s",
   ["world: the flat all_reduce only"] = "world: flat all_reduce 만",
   ["%s ran on your communicator across nodes: only the shard's all_reduce crosses the network; the " ..
    "reduce-scatter and the all-gather stay inside a node"] =
-    "%s 이(가) 노드 사이 communicator 에서 돌았다: network 를 건너는 것은 shard 의 all_reduce 뿐이고, " ..
+    "노드 사이 communicator 에서 돈 것: %s. network 를 건너는 것은 shard 의 all_reduce 뿐이고, " ..
     "reduce-scatter 와 all-gather 는 노드 안에 머문다",
   ["across nodes: %s"] = "노드 사이: %s",
   ["across nodes: one all_reduce"] = "노드 사이: all_reduce 하나",
@@ -246,7 +246,7 @@ return {
   ["Which rank died?"] = "어느 rank 가 죽었나?",
   ["From which step did the job resume (the last checkpoint)?"] = "job 은 어느 step 에서 재개했나 (마지막 checkpoint)?",
   ["training without a fault (the reference)"] = "fault 없는 학습 (기준)",
-  ["training; rank %d dies"] = "학습; rank %d 이 죽는다",
+  ["training; rank %d dies"] = "학습; 죽는 rank: %d",
   ["resuming from step %d"] = "step %d 에서 재개",
   ["the crashed run"] = "죽은 run",
   ["finished (no crash?)"] = "끝남 (crash 없음?)",
