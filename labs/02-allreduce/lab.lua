@@ -71,12 +71,12 @@ end
 -- one the topology shows now.
 local function design_link(lab, topo)
   local rec = lab.measured("01-topology", "matrix", "link")
-  if type(rec) == "string" and rec ~= "" and rec ~= "none" then return rec, "GPU0-GPU1, recorded in lab 1 on this machine" end
+  if type(rec) == "string" and rec ~= "" and rec ~= "none" then return rec, L("GPU0-GPU1, recorded in lab 1 on this machine") end
   if #(topo.gpus or {}) >= 2 then
     local l = link(topo, 0, 1)
-    if l then return l, "GPU0-GPU1 in the topology" end
+    if l then return l, L("GPU0-GPU1 in the topology") end
   end
-  return "PCIe", "GPU0's PCIe link"
+  return "PCIe", L("GPU0's PCIe link")
 end
 
 -- A check that measures what a question asks keeps its pass or fail, but
@@ -103,8 +103,8 @@ local function near(a, b) return math.abs(a - b) <= 1e-3 * math.max(math.abs(b),
 local function factor_of(fn, coll, n)
   local algbw = 100                                -- any algbw: busbw is proportional to it
   local fine, v = pcall(fn, coll, algbw, n)
-  if not fine then return nil, "raised an error: " .. tostring(v) end
-  if type(v) ~= "number" or v ~= v then return nil, "returned " .. tostring(v) .. ", not a number" end
+  if not fine then return nil, L("raised an error: %s", tostring(v)) end
+  if type(v) ~= "number" or v ~= v then return nil, L("returned %s, not a number", tostring(v)) end
   return v / algbw
 end
 
@@ -115,20 +115,20 @@ local function formula_fault(coll, f, ns, src)
   local right = BUS_FACTOR[coll]
   if tostring(src or ""):gsub("%-%-[^\n]*", ""):find("//", 1, true)
      and every(function(n) return near(f[n], math.floor(right(n))) end) then
-    return "integer division: // drops the fraction of the factor"
+    return L("integer division: // drops the fraction of the factor")
   end
   if every(function(n) return near(f[n], f[ns[1]]) end) then
-    return string.format("it gives %.3g x algbw at every n - a constant fits one rank count only; the factor "
+    return L("it gives %.3g x algbw at every n - a constant fits one rank count only; the factor "
       .. "depends on n, through the bytes each rank moves", f[ns[1]])
   end
   for _, other in ipairs({ "all_reduce", "all_gather" }) do
     if other ~= coll and every(function(n) return near(f[n], BUS_FACTOR[other](n)) end) then
-      return "that is " .. other .. "'s factor, not " .. coll .. "'s" .. (coll == "all_reduce"
-        and " - all_reduce is a reduce-scatter and then an all-gather" or "")
+      return L("that is %s's factor, not %s's", other, coll) .. (coll == "all_reduce"
+        and L(" - all_reduce is a reduce-scatter and then an all-gather") or "")
     end
   end
   if every(function(n) return f[n] ~= 0 and near(1 / f[n], right(n)) end) then
-    return "yours divides algbw by the factor instead of multiplying it: algbw and busbw swapped"
+    return L("yours divides algbw by the factor instead of multiplying it: algbw and busbw swapped")
   end
   return nil
 end
@@ -151,35 +151,35 @@ local function judge_busbw(fn, coll, r, mine, src)
   for _, k in ipairs(ns) do
     local x, why = factor_of(fn, coll, k)
     if not x then
-      return { ok = false, msg = string.format("busbw.lua %s for %s on n = %d", why, coll, k), saw = why,
-               wanted = "a number: busbw in GB/s", where = "your busbw.lua" }
+      return { ok = false, msg = L("busbw.lua %s for %s on n = %d", why, coll, k), saw = why,
+               wanted = L("a number: busbw in GB/s"), where = L("your busbw.lua") }
     end
     f[k] = x
   end
   for _, k in ipairs(PROBE_RANKS) do
     if near(f[k], BUS_FACTOR[coll](k)) then fine[#fine + 1] = k else wrong[#wrong + 1] = k end
   end
-  local where = "your busbw.lua; the step text: bytes per rank"
+  local where = L("your busbw.lua; the step text: bytes per rank")
   local saws = {}
-  for _, k in ipairs(ns) do saws[#saws + 1] = string.format("n = %d: %.4g x algbw", k, f[k]) end
-  local wanted = string.format("busbw = algbw x %s's factor for n ranks: the bench's busbw column on its %d ranks, "
+  for _, k in ipairs(ns) do saws[#saws + 1] = L("n = %d: %.4g x algbw", k, f[k]) end
+  local wanted = L("busbw = algbw x %s's factor for n ranks: the bench's busbw column on its %d ranks, "
     .. "row by row, and the factor at n = %s", coll, n, table.concat(PROBE_RANKS, ", "))
   if #wrong == 0 and nbad == 0 then
-    return { ok = true, msg = string.format("your %s busbw matches the bench's busbw column on %d ranks (%d rows) and "
+    return { ok = true, msg = L("your %s busbw matches the bench's busbw column on %d ranks (%d rows) and "
       .. "the factor at n = %s", coll, n, #rows_of(r), table.concat(PROBE_RANKS, ", ")), saw = table.concat(saws, "; "),
       wanted = wanted, where = where }
   end
   local parts = {}
   if #wrong > 0 then
-    parts[1] = string.format("your %s busbw is wrong at n = %s", coll, table.concat(wrong, ", "))
-      .. (#fine > 0 and (" (right at n = " .. table.concat(fine, ", ") .. ")") or "")
+    parts[1] = L("your %s busbw is wrong at n = %s", coll, table.concat(wrong, ", "))
+      .. (#fine > 0 and L(" (right at n = %s)", table.concat(fine, ", ")) or "")
   else
-    parts[1] = string.format("your %s busbw is wrong on the bench's %d ranks", coll, n)
+    parts[1] = L("your %s busbw is wrong on the bench's %d ranks", coll, n)
   end
   local fault = formula_fault(coll, f, ns, src)
   if fault then parts[1] = parts[1] .. ": " .. fault end
   if nbad > 0 then
-    parts[2] = string.format("on the bench's %d ranks %d of %d rows differ from its busbw column (%s: yours %s, the "
+    parts[2] = L("on the bench's %d ranks %d of %d rows differ from its busbw column (%s: yours %s, the "
       .. "bench's %s GB/s)", n, nbad, #rows_of(r), size_name(worst.row.size),
       type(worst.v) == "number" and f2(worst.v) or tostring(worst.v), f2(worst.row.out_of_place.bus_bw))
   end
@@ -193,8 +193,8 @@ local function explain(lab, topo, n)
   local why = {}
   local b = lab.backend
   if b.emulated then
-    why[#why + 1] = "emulated nodes: " .. (b.why or "the ranks share GPUs") ..
-      " - every byte crosses a TCP socket through host memory, so NVLink's or PCIe's peak does not apply"
+    why[#why + 1] = L("emulated nodes: %s - every byte crosses a TCP socket through host memory, so NVLink's or "
+      .. "PCIe's peak does not apply", b.why or L("the ranks share GPUs"))
   end
   local g = #(topo.gpus or {})
   if g >= 2 and not b.emulated then
@@ -209,21 +209,21 @@ local function explain(lab, topo, n)
         if p and (not slow_peak or p < slow_peak) then slow, slow_peak = string.format("GPU%d-GPU%d %s", i, j, l), p end
       end
       if peer_ok(topo, i, j) == false then
-        why[#why + 1] = string.format("no peer access GPU%d -> GPU%d (path %s): NCCL cannot use P2P there and stages "
+        why[#why + 1] = L("no peer access GPU%d -> GPU%d (path %s): NCCL cannot use P2P there and stages "
           .. "the data through host memory (SHM) - the note's 'topology mismatch' pitfall", i, j, tostring(l))
       end
     end
     if slow then
-      why[#why + 1] = string.format("the slowest hop of the ring is %s at %.1f GB/s: a ring runs at the speed of its "
+      why[#why + 1] = L("the slowest hop of the ring is %s at %.1f GB/s: a ring runs at the speed of its "
         .. "slowest link", slow, slow_peak)
     end
     local l = link(topo, 0, 1) or ""
     if not l:match("^NV") then
-      why[#why + 1] = "GPU0-GPU1 is " .. l .. ", a PCIe path - no NVLink between them (nvidia-smi topo -m shows the same)"
+      why[#why + 1] = L("GPU0-GPU1 is %s, a PCIe path - no NVLink between them (nvidia-smi topo -m shows the same)", l)
     end
   end
-  for _, note in ipairs(topo.notes or {}) do why[#why + 1] = "topology note: " .. tostring(note) end
-  if b.simulated then why[#why + 1] = "SIMULATED machine " .. tostring(b.machine) .. ": the numbers are the link model's" end
+  for _, note in ipairs(topo.notes or {}) do why[#why + 1] = L("topology note: %s", tostring(note)) end
+  if b.simulated then why[#why + 1] = L("SIMULATED machine %s: the numbers are the link model's", tostring(b.machine)) end
   return why
 end
 
@@ -242,7 +242,7 @@ return {
       run = function(lab)
         lab.progress(0, "all_reduce 8 B - 256 MiB")
         local r = lab.bench("all_reduce", { b = 8, e = "256M", f = 2, ranks = nranks(lab) })
-        bench_table(lab, string.format("all_reduce, %d ranks", r.ranks or 0), r)
+        bench_table(lab, L("all_reduce, %d ranks", r.ranks or 0), r)
         local big = largest(r)
         if big then
           lab.record("busbw_256M", big.out_of_place.bus_bw)
@@ -260,12 +260,12 @@ return {
           wrong = wrong + (tonumber(row.out_of_place.nwrong) or 0) + (tonumber(row.in_place and row.in_place.nwrong) or 0)
         end
         return {
-          checks.equals{ value = #rows, expected = 26, what = "sizes measured (8 B, 16 B, ... 256 MiB)",
-                         where = "results pane (3)" },
-          checks.equals{ value = wrong, expected = 0, what = "wrong elements (#wrong, all rows)",
-                         where = "results pane (3), column #wrong" },
+          checks.equals{ value = #rows, expected = 26, what = L("sizes measured (8 B, 16 B, ... 256 MiB)"),
+                         where = L("results pane (3)") },
+          checks.equals{ value = wrong, expected = 0, what = L("wrong elements (#wrong, all rows)"),
+                         where = L("results pane (3), column #wrong") },
           checks.close{ value = lab.answer("busbw256"), expected = big and big.out_of_place.bus_bw, rtol = 0.01, answer = true,
-                        unit = "GB/s", what = "your reading of busbw at 256 MiB", where = "results pane (3), last row" },
+                        unit = "GB/s", what = L("your reading of busbw at 256 MiB"), where = L("results pane (3), last row") },
         }
       end,
     },
@@ -294,9 +294,9 @@ return {
       check = function(lab, out)
         local ok, mod = pcall(lab.load, lab.exercise)
         if not ok or type(mod) ~= "function" then
-          return { ok = false, msg = "busbw.lua must return a function(coll, algbw, n): " .. tostring(ok and type(mod) or mod),
-                   saw = ok and ("a " .. type(mod)) or "an error", wanted = "return function(coll, algbw, n) ... end",
-                   where = "your busbw.lua" }
+          return { ok = false, msg = L("busbw.lua must return a function(coll, algbw, n): %s", tostring(ok and type(mod) or mod)),
+                   saw = ok and L("a %s", type(mod)) or L("an error"), wanted = "return function(coll, algbw, n) ... end",
+                   where = L("your busbw.lua") }
         end
         local src = lab.read(lab.exercise)
         local verdicts, rows = {}, {}
@@ -308,15 +308,15 @@ return {
             local o = row.out_of_place
             local fine, v = pcall(mod, coll, o.alg_bw, n)
             if not fine then
-              return { ok = false, msg = "busbw.lua raised an error for " .. coll .. ": " .. tostring(v),
-                       saw = "an error", wanted = "a number", where = "your busbw.lua" }
+              return { ok = false, msg = L("busbw.lua raised an error for %s: %s", coll, tostring(v)),
+                       saw = L("an error"), wanted = L("a number"), where = L("your busbw.lua") }
             end
             mine[#mine + 1] = v
             rows[#rows + 1] = { coll, size_name(row.size), n, f2(o.alg_bw), f2(o.bus_bw), type(v) == "number" and f2(v) or tostring(v) }
           end
           verdicts[#verdicts + 1] = judge_busbw(mod, coll, r, mine, src)
         end
-        lab.table{ title = "busbw: yours vs the bench", columns = { "collective", "size", "n", "algbw", "bench busbw", "your busbw" },
+        lab.table{ title = L("busbw: yours vs the bench"), columns = { "collective", "size", "n", "algbw", L("bench busbw"), L("your busbw") },
                    rows = rows }
         return verdicts
       end,
@@ -336,20 +336,20 @@ return {
         -- machines NCCL would pick NVLS (step 4), whose busbw is not
         lab.progress(0.1, "all_reduce 64 MiB - 256 MiB, NCCL_ALGO=Ring")
         local r = lab.bench("all_reduce", { b = "64M", e = "256M", f = 2, ranks = n, env = { NCCL_ALGO = "Ring" } })
-        bench_table(lab, "all_reduce at the large sizes, the ring (NCCL_ALGO=Ring)", r)
+        bench_table(lab, L("all_reduce at the large sizes, the ring (NCCL_ALGO=Ring)"), r)
         local res = { r = r, topo = topo, n = r.ranks or n }
         if lab.backend.emulated or (lab.backend.gpus or 0) < res.n then
           -- The ranks talk over sockets: the link to compare with is the
           -- socket itself, measured by a plain send/recv between two ranks.
-          lab.progress(0.6, "sendrecv 256 MiB over the same transport")
+          lab.progress(0.6, L("sendrecv 256 MiB over the same transport"))
           local s = lab.bench("sendrecv", { b = "256M", e = "256M", ranks = 2 })
           local row = largest(s)
           res.peak = row and row.out_of_place.bus_bw
           if lab.backend.emulated then
-            res.peak_what = "the socket transport (sendrecv measured between two emulated nodes)"
+            res.peak_what = L("the socket transport (sendrecv measured between two emulated nodes)")
             res.link = "NET/Socket"
           else
-            res.peak_what = "sendrecv between two ranks sharing GPU 0 (measured)"
+            res.peak_what = L("sendrecv between two ranks sharing GPU 0 (measured)")
             res.link = "shared GPU"
           end
         else
@@ -357,7 +357,7 @@ return {
           res.link = l
           local p, src = lab.peak(l)
           res.peak, res.peak_what = p, l .. " (" .. from .. ")"
-          lab.log(string.format("peak of %s: %s GB/s - %s", l, tostring(p), tostring(src)))
+          lab.log(L("peak of %s: %s GB/s - %s", l, tostring(p), tostring(src)))
         end
         if res.peak then lab.record("peak_gbs", res.peak) end
         lab.record("link", res.link)
@@ -368,11 +368,11 @@ return {
       check = function(lab, res)
         local big = largest(res.r)
         local v = checks.bandwidth{ value = big and big.out_of_place.bus_bw, peak = res.peak, fraction = 0.8,
-          peak_what = res.peak_what, what = "all_reduce busbw at " .. (big and size_name(big.size) or "256 MiB"),
-          where = "results pane (3), last row; topology pane (1)" }
+          peak_what = res.peak_what, what = L("all_reduce busbw at %s", big and size_name(big.size) or "256 MiB"),
+          where = L("results pane (3), last row; topology pane (1)") }
         if not v.ok then
           local why = explain(lab, res.topo, res.n)
-          if #why > 0 then v.msg = v.msg .. ". Why, from your topology: " .. table.concat(why, "; ") .. "." end
+          if #why > 0 then v.msg = L("%s. Why, from your topology: %s.", v.msg, table.concat(why, "; ")) end
         end
         return v
       end,
@@ -394,7 +394,7 @@ return {
       },
       run = function(lab)
         local n = nranks(lab)
-        lab.progress(0, "all_reduce 1 MiB - 256 MiB as NCCL picks")
+        lab.progress(0, L("all_reduce 1 MiB - 256 MiB as NCCL picks"))
         local on = lab.bench("all_reduce", { b = "1M", e = "256M", f = 4, ranks = n, env = { NCCL_DEBUG = "INFO" } })
         lab.progress(0.5, "all_reduce 1 MiB - 256 MiB, NCCL_NVLS_ENABLE=0")
         local off = lab.bench("all_reduce", { b = "1M", e = "256M", f = 4, ranks = n,
@@ -416,7 +416,7 @@ return {
             res.big = { size = row.size, algbw = o.alg_bw, busbw = o.bus_bw, algo = a, ring = f and f.bus_bw }
           end
         end
-        lab.table{ title = string.format("all_reduce, %d ranks: as NCCL picks, and NCCL_NVLS_ENABLE=0", res.n),
+        lab.table{ title = L("all_reduce, %d ranks: as NCCL picks, and NCCL_NVLS_ENABLE=0", res.n),
                    columns = { "size", "algo/proto", "algbw", "busbw", "NVLS off: algo", "busbw" }, rows = rows }
         local l = design_link(lab, lab.topo())
         res.link, res.peak = l, lab.peak(l)
@@ -426,54 +426,54 @@ return {
       check = function(lab, res)
         local big = res.big
         if not big then
-          return { ok = false, msg = "the sweep measured nothing", saw = "no rows", wanted = "1 MiB - 256 MiB",
-                   where = "results pane (3)" }
+          return { ok = false, msg = L("the sweep measured nothing"), saw = L("no rows"), wanted = "1 MiB - 256 MiB",
+                   where = L("results pane (3)") }
         end
         if not tostring(big.algo):match("^NVLS") then
           -- no NVSwitch (or NCCL said no): nothing of NVLS to measure here
           local g = lab.backend.gpus or 0
-          local why = lab.backend.emulated and "emulated nodes talk over sockets"
-                      or g < res.n and string.format("%d ranks share %d GPU%s", res.n, g, g == 1 and "" or "s")
-                      or not tostring(res.link):match("^NV") and ("GPU0-GPU1 is " .. tostring(res.link) .. ", not NVLink")
-                      or "NCCL chose " .. tostring(big.algo) .. " at " .. size_name(big.size)
-          return { ok = true, msg = "no NVLink SHARP on this machine (" .. why .. "): NCCL never picks NVLS without "
-                     .. "NVSwitches. The questions are for a DGX: mgpulab run 2 --step nvls --backend sim --machine dgx-h100",
-                   saw = "algorithm at " .. size_name(big.size) .. ": " .. tostring(big.algo),
-                   wanted = "NVLS where the machine has it", where = "results pane (3), column algo/proto" }
+          local why = lab.backend.emulated and L("emulated nodes talk over sockets")
+                      or g < res.n and (g == 1 and L("%d ranks share %d GPU", res.n, g) or L("%d ranks share %d GPUs", res.n, g))
+                      or not tostring(res.link):match("^NV") and L("GPU0-GPU1 is %s, not NVLink", tostring(res.link))
+                      or L("NCCL chose %s at %s", tostring(big.algo), size_name(big.size))
+          return { ok = true, msg = L("no NVLink SHARP on this machine (%s): NCCL never picks NVLS without "
+                     .. "NVSwitches. The questions are for a DGX: mgpulab run 2 --step nvls --backend sim --machine dgx-h100", why),
+                   saw = L("algorithm at %s: %s", size_name(big.size), tostring(big.algo)),
+                   wanted = L("NVLS where the machine has it"), where = L("results pane (3), column algo/proto") }
         end
         local n = res.n
         local v = {
-          checks.bandwidth{ value = big.busbw, peak = big.ring, fraction = 1.1, what = "NVLS busbw at " .. size_name(big.size),
-                            peak_what = "the ring's (NCCL_NVLS_ENABLE=0): NVLS should beat it by 10 %",
-                            where = "results pane (3), last row" },
+          checks.bandwidth{ value = big.busbw, peak = big.ring, fraction = 1.1, what = L("NVLS busbw at %s", size_name(big.size)),
+                            peak_what = L("the ring's (NCCL_NVLS_ENABLE=0): NVLS should beat it by 10 %%"),
+                            where = L("results pane (3), last row") },
         }
         local link = checks.close{ value = lab.answer("link_gbs"), expected = big.algbw * (n + 1) / n, rtol = 0.05,
-                                   answer = true, unit = "GB/s", what = "GB/s one GPU's NVLink carries each way under NVLS",
-                                   where = "the step text's two phases: bytes per GPU for S on n GPUs; results pane (3), algbw" }
+                                   answer = true, unit = "GB/s", what = L("GB/s one GPU's NVLink carries each way under NVLS"),
+                                   where = L("the step text's two phases: bytes per GPU for S on n GPUs; results pane (3), algbw") }
         -- pointed: the two numbers a half-understanding gives
         local a = tonumber(lab.answer("link_gbs"))
         if a and not link.ok and not link.unanswered then
           if math.abs(a - big.busbw) <= 0.05 * big.busbw then
-            link.msg = link.msg .. " - that is busbw: the ring's bytes per link, which NVLS does not move"
+            link.msg = link.msg .. L(" - that is busbw: the ring's bytes per link, which NVLS does not move")
           elseif math.abs(a - big.algbw) <= 0.05 * big.algbw then
-            link.msg = link.msg .. " - a GPU moves more than its buffer once each way: count the reduced shard too"
+            link.msg = link.msg .. L(" - a GPU moves more than its buffer once each way: count the reduced shard too")
           end
         end
         v[#v + 1] = link
         if res.peak then
           local peak = checks.close{ value = lab.answer("nvls_peak"), expected = res.peak * 2 * (n - 1) / (n + 1),
                                      rtol = 0.03, answer = true, unit = "GB/s",
-                                     what = "NVLS busbw with every link at its peak",
-                                     where = "step 3's peak of your link; the bytes per GPU of link_gbs; busbw's factor" }
+                                     what = L("NVLS busbw with every link at its peak"),
+                                     where = L("step 3's peak of your link; the bytes per GPU of link_gbs; busbw's factor") }
           local b = tonumber(lab.answer("nvls_peak"))
           if b and not peak.ok and not peak.unanswered and math.abs(b - res.peak) <= 0.03 * res.peak then
-            peak.msg = peak.msg .. " - that is the link's own peak; busbw is the ring's formula applied to NVLS's time"
+            peak.msg = peak.msg .. L(" - that is the link's own peak; busbw is the ring's formula applied to NVLS's time")
           end
           if peak.ok then
-            lab.log(string.format("NVLS reached %.0f %% of its peak busbw (%.0f of %.0f GB/s): the switch's reduction, not "
+            lab.log(L("NVLS reached %.0f %% of its peak busbw (%.0f of %.0f GB/s): the switch's reduction, not "
                                   .. "the links, sets its pace - the 80 %% rule is the ring's (step 3)", 100 * big.busbw
                                   / (res.peak * 2 * (n - 1) / (n + 1)), big.busbw, res.peak * 2 * (n - 1) / (n + 1)))
-            peak.msg = peak.msg .. string.format(" - the measured %.0f GB/s is %.0f %% of it: Hopper's NVLS is bound "
+            peak.msg = peak.msg .. L(" - the measured %.0f GB/s is %.0f %% of it: Hopper's NVLS is bound "
                                                  .. "by the switch's reduction, not by the links", big.busbw,
                                                  100 * big.busbw / (res.peak * 2 * (n - 1) / (n + 1)))
           end
@@ -496,7 +496,7 @@ return {
         local k = 0
         for _, proto in ipairs({ "LL", "Simple" }) do
           for _, sz in ipairs({ "4K", "64M" }) do
-            lab.progress(k / 4, "NCCL_PROTO=" .. proto .. " at " .. sz); k = k + 1
+            lab.progress(k / 4, L("NCCL_PROTO=%s at %s", proto, sz)); k = k + 1
             -- on the ring: NVLS (step 4) runs Simple only, and the
             -- comparison is of protocols, one algorithm
             local o = { b = sz, e = sz, ranks = n, env = { NCCL_PROTO = proto, NCCL_ALGO = "Ring" } }
@@ -529,39 +529,39 @@ return {
           -- socket latency: the protocol's microseconds disappear in it.
           local ll, si = res["LL@4K"], res["Simple@4K"]
           small = checks.close{ value = ll and ll.out_of_place.time, expected = si and si.out_of_place.time, rtol = 0.2,
-            unit = "us", what = "LL's time at 4 KiB over sockets (emulated nodes: socket latency hides the protocol, "
-              .. "so LL and Simple should be within 20 %)", where = "results pane (3), table 'LL vs Simple', 4K row" }
+            unit = "us", what = L("LL's time at 4 KiB over sockets (emulated nodes: socket latency hides the protocol, "
+              .. "so LL and Simple should be within 20 %%)"), where = L("results pane (3), table 'LL vs Simple', 4K row") }
         else
           small = checks.bandwidth{ value = bw("LL@4K"), peak = bw("Simple@4K"), fraction = 1,
-            what = "LL's algbw at 4 KiB", peak_what = "Simple at 4 KiB (LL should win small messages)",
-            where = "results pane (3), table 'LL vs Simple', 4K row" }
+            what = L("LL's algbw at 4 KiB"), peak_what = L("Simple at 4 KiB (LL should win small messages)"),
+            where = L("results pane (3), table 'LL vs Simple', 4K row") }
         end
         local small_answer = faster("LL@4K", "Simple@4K")
         if lab.backend.emulated then small_answer = { any = { "LL", "Simple" } } end
         local answers = {
           checks.equals{ value = lab.answer("small"), expected = small_answer,
-            what = "the faster protocol at 4 KiB (your measurement)", where = "results pane (3), 4K row", answer = true },
+            what = L("the faster protocol at 4 KiB (your measurement)"), where = L("results pane (3), 4K row"), answer = true },
           checks.equals{ value = lab.answer("large"), expected = faster("LL@64M", "Simple@64M"),
-            what = "the faster protocol at 64 MiB (your measurement)", where = "results pane (3), 64M row", answer = true },
+            what = L("the faster protocol at 64 MiB (your measurement)"), where = L("results pane (3), 64M row"), answer = true },
         }
         local large = checks.bandwidth{ value = bw("Simple@64M"), peak = bw("LL@64M"), fraction = 1,
-          what = "Simple's algbw at 64 MiB", peak_what = "LL at 64 MiB (Simple should win large messages)",
-          where = "results pane (3), table 'LL vs Simple', 64M row" }
+          what = L("Simple's algbw at 64 MiB"), peak_what = L("LL at 64 MiB (Simple should win large messages)"),
+          where = L("results pane (3), table 'LL vs Simple', 64M row") }
         -- the machine must show the note's result, but which protocol wins
         -- is the learner's to read: said only once answered right
         local function both(key)
-          return string.format("algbw at %s: LL %s, Simple %s GB/s", key, f2(bw("LL@" .. key)), f2(bw("Simple@" .. key)))
+          return L("algbw at %s: LL %s, Simple %s GB/s", key, f2(bw("LL@" .. key)), f2(bw("Simple@" .. key)))
         end
         if not lab.backend.emulated then
           small = withhold(small, answers[1], {
-            msg = small.ok and "at 4 KiB the note's protocol for small messages wins here too (which one: your question small)"
-              or "at 4 KiB the note's protocol for small messages does not win on this machine",
-            saw = both("4K"), wanted = "the note's small-message protocol ahead at 4 KiB" })
+            msg = small.ok and L("at 4 KiB the note's protocol for small messages wins here too (which one: your question small)")
+              or L("at 4 KiB the note's protocol for small messages does not win on this machine"),
+            saw = both("4K"), wanted = L("the note's small-message protocol ahead at 4 KiB") })
         end
         large = withhold(large, answers[2], {
-          msg = large.ok and "at 64 MiB the note's protocol for large messages wins here too (which one: your question large)"
-            or "at 64 MiB the note's protocol for large messages does not win on this machine",
-          saw = both("64M"), wanted = "the note's large-message protocol ahead at 64 MiB" })
+          msg = large.ok and L("at 64 MiB the note's protocol for large messages wins here too (which one: your question large)")
+            or L("at 64 MiB the note's protocol for large messages does not win on this machine"),
+          saw = both("64M"), wanted = L("the note's large-message protocol ahead at 64 MiB") })
         return { small, large, answers[1], answers[2] }
       end,
     },

@@ -91,7 +91,7 @@ return {
   ["topology pane (1): your GPU's row, NIC columns"] = "topology pane (1): 그 GPU 의 row, NIC column 들",
   [" on the SIMULATED dgx-h100"] = ", SIMULATED dgx-h100 에서",
   [" on the SIMULATED dgx-h100 with its NICs numbered the other way round (NIC0 is its NIC7)"] =
-    ", NIC 번호를 거꾸로 매긴 SIMULATED dgx-h100 에서 (NIC0 이 원래의 NIC7)",
+    ", NIC 번호를 거꾸로 매긴 SIMULATED dgx-h100 에서 — NIC0 이 원래의 NIC7",
   ["mgpulab topo --machine dgx-h100, NIC columns read right to left"] =
     "mgpulab topo --machine dgx-h100, NIC column 을 오른쪽에서 왼쪽으로 읽는다",
   ["nearest_nic.lua picks the closest NIC of every GPU, here and on a DGX whose NICs are numbered either way"] =
