@@ -39,8 +39,23 @@ local function short(where) return (tostring(where or "?"):gsub("^.*/", "")) end
 -- A point-to-point entry's peer (the flight recorder's JSON calls it root).
 local function peer_of(e) return math.tointeger(e.peer or e.root) end
 
--- What each rank was stuck in when the run ended: its newest world
--- entry that did not complete, or nil.
+-- A rank's error text, or nil.
+local function error_of(res, r)
+  local rk = res and res.ranks and res.ranks[r]
+  return rk and rk.error and tostring(rk.error) or nil
+end
+
+-- An error of the communication itself (a receive the watchdog ended, a
+-- communicator aborted because another rank failed), not of the script.
+local function comm_error(text)
+  return text:find("was aborted", 1, true) or text:find("did not complete within", 1, true)
+      or text:find("sent no data", 1, true) or text:find("mgpu.group:", 1, true) ~= nil
+end
+
+-- What each rank was stuck in when the run ended: {op, peer, where} from
+-- its newest world flight entry that did not complete, else from its error
+-- ("recv from rank 1"): the calls of a group that hung can read
+-- "completed" in the flight record.
 local function stuck_of(res)
   local out = {}
   for r = 0, P - 1 do
@@ -48,46 +63,76 @@ local function stuck_of(res)
     for _, e in ipairs(flight_of(res, r)) do
       if e.state ~= "completed" and (not last or e.seq > last.seq) then last = e end
     end
-    out[r] = last
+    if last then
+      out[r] = { op = last.op, peer = peer_of(last), where = last.where }
+    else
+      local err = error_of(res, r)
+      local peer = err and err:match("recv from rank (%d+)")
+      if peer then out[r] = { op = "recv", peer = math.tointeger(tonumber(peer)), where = err:match("([%w_%-%.]+%.lua:%d+)") } end
+    end
   end
   return out
 end
 
--- A run that did not finish: a hang read from the flight records (a
--- cycle of receives is a deadlock; a receive nobody answers is a missing
--- send), else the first rank's error.
+-- The progress a failed rank reported (nn.pipe's row: step, forwards and
+-- backwards done), or nil.
+local function progress_of(res, r)
+  local rk = res and res.ranks and res.ranks[r]
+  for _, row in ipairs(rk and rk.results or {}) do if row.failed then return row end end
+end
+
+-- A run that did not finish: a rank's own error first (a wrong call, a
+-- wrong shape); else a hang read from the flight records: a rank that moved
+-- on to a later step while another waits for it (a missing send), a cycle
+-- of receives (a deadlock), a receive nobody answers; else the first error.
 local function broken(res, file)
+  for r = 0, P - 1 do
+    local err = error_of(res, r)
+    if err and not comm_error(err) then
+      return { ok = false, msg = L("your %s did not finish: rank %d: %s", file, r, err), saw = err,
+               wanted = L("every rank finishes"), where = L("log pane (5); %s", file) }
+    end
+  end
   local stuck = stuck_of(res)
-  -- first a cycle: two ranks each waiting in recv for the other
+  local where = L("results pane (3): the flight records; %s", file)
   for a = 0, P - 1 do
     local ea = stuck[a]
-    local b = ea and ea.op == "recv" and peer_of(ea)
+    local b = ea and ea.op == "recv" and ea.peer
     local eb = b and stuck[b]
-    if eb and eb.op == "recv" and peer_of(eb) == a then
+    if eb and eb.op == "recv" and eb.peer == a then
+      local pa, pb = progress_of(res, a), progress_of(res, b)
+      for _, x in ipairs{ { a, pa, b, pb, ea }, { b, pb, a, pa, eb } } do
+        local waiter, wp, mover, mp, e = x[1], x[2], x[3], x[4], x[5]
+        if wp and mp and mp.step > wp.step then
+          return { ok = false,
+                   msg = L("rank %d went on to step %d without sending rank %d what it waits for in step %d (recv at %s): "
+                           .. "a send is missing", mover, mp.step, waiter, wp.step, short(e.where)),
+                   saw = L("rank %d in step %d, rank %d in step %d", waiter, wp.step, mover, mp.step),
+                   wanted = L("every receive meets a send"), where = where }
+        end
+      end
       return { ok = false,
                msg = L("the pipeline deadlocked: rank %d waits in recv from rank %d (%s) while rank %d waits in recv "
                        .. "from rank %d (%s); each waits for the other to send first, and nothing was sent",
                        a, b, short(ea.where), b, a, short(eb.where)),
                saw = L("rank %d: recv from %d; rank %d: recv from %d (flight recorder)", a, b, b, a),
-               wanted = L("every rank finishes"), where = L("results pane (3): the flight records; %s", file) }
+               wanted = L("every rank finishes"), where = where }
     end
   end
-  -- then a receive whose peer is not itself waiting to receive: its send is missing
   for a = 0, P - 1 do
     local ea = stuck[a]
-    local b = ea and ea.op == "recv" and peer_of(ea)
+    local b = ea and ea.op == "recv" and ea.peer
     if b and not (stuck[b] and stuck[b].op == "recv") then
       return { ok = false,
                msg = L("rank %d waits in recv from rank %d (%s), which never sent it anything: a receive here has no "
                        .. "send on rank %d to meet", a, b, short(ea.where), b),
                saw = L("rank %d: recv from %d, never answered (flight recorder)", a, b),
-               wanted = L("every receive meets a send"), where = L("results pane (3): the flight records; %s", file) }
+               wanted = L("every receive meets a send"), where = where }
     end
   end
   local why = tostring(res and res.reason)
   for r = 0, P - 1 do
-    local rk = res and res.ranks and res.ranks[r]
-    if rk and rk.error then why = L("rank %d: %s", r, tostring(rk.error)); break end
+    if error_of(res, r) then why = L("rank %d: %s", r, error_of(res, r)); break end
   end
   return { ok = false, msg = L("your %s did not finish: %s", file, why), saw = why, wanted = L("every rank finishes"),
            where = L("log pane (5); %s", file) }
@@ -136,10 +181,18 @@ local function params_verdict(res, file)
   local w = row.worst or {}
   local detail = L("stage %d: %d of its %d parameters differ, the worst %s in %d of %d elements (largest error %s)",
                    last_bad, row.bad, row.params, tostring(w.name), w.bad or 0, w.count or 0, e1(w.err))
+  -- where it starts: the first step's gradients (later steps carry a
+  -- wrong weight's effect into every stage)
+  local first_bad = {}
+  for s = 0, P - 1 do
+    if ((row_of(res, s) or {}).grad_bad or 0) > 0 then first_bad[#first_bad + 1] = s end
+  end
+  local k = first_bad[#first_bad]
   local msg
-  if last_bad < P - 1 and #bad == last_bad + 1 then
-    msg = L("stages 0-%d differ from the unpipelined model while the stages after them match: the gradient that flows "
-            .. "back from stage %d is not the one stage %d computed. %s", last_bad, last_bad + 1, last_bad + 1, detail)
+  if k and k < P - 1 and #first_bad == k + 1 then
+    msg = L("after the first step stages 0-%d have gradients that differ from the unpipelined model's while the stages "
+            .. "after them match: the gradient that flows back from stage %d is not the one stage %d computed. %s",
+            k, k + 1, k + 1, detail)
   else
     msg = L("the pipelined model's parameters differ from the unpipelined model's after %d steps. %s", row.steps, detail)
   end
@@ -194,7 +247,7 @@ local function schedule_verdict(m, peak_of, order_of, file)
     if order and order ~= want then
       local fb = forwards_first(order)
       local msg
-      if fb < math.min(P - s - 1, m) then
+      if fb < math.min(P - s, m) then           -- 1F1B's first backward follows warm-up + 1 forwards
         msg = L("stage %d ran %d forwards before its first backward: fewer warm-up forwards than the stages after it "
                 .. "need to fill the pipeline, so they wait. Its order: %s", s, fb, order)
       else
@@ -240,7 +293,7 @@ steps[#steps + 1] = {
     if not res.ok then flight_table(lab, res) end
     schedule_table(lab, res, L("each stage: its modules, its order, its activations in flight, against the unpipelined model"))
     local r0 = row_of(res, 0)
-    if r0 then lab.record("gpipe_peak_stage0", r0.peak) end
+    if r0 and r0.peak then lab.record("gpipe_peak_stage0", r0.peak) end
     return { res = res }
   end,
   check = function(lab, out)

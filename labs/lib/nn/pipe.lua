@@ -246,9 +246,34 @@ local function need_ranks(p)
   if mgpu.world ~= p then fail("lab 11's pipeline has %d stages, one a rank: run it on %d ranks, not %d", p, p, mgpu.world) end
 end
 
+-- Runs the learner's schedule; on an error the stage's progress goes out
+-- first as a result row (which step, how many forwards and backwards were
+-- done), so the lab can tell a rank that moved on from one still waiting.
 local function call_schedule(schedule, st)
   local ok, err = pcall(schedule, st)
-  if not ok then error(err, 0) end
+  if not ok then
+    local f, b = 0, 0
+    for _ in pairs(st.fwd_done) do f = f + 1 end
+    for _ in pairs(st.bwd_done) do b = b + 1 end
+    mgpu.result{rank = mgpu.rank, failed = true, step = st.step, fwd = f, bwd = b, m = st.m}
+    error(err, 0)
+  end
+end
+
+-- Parameters (or their gradients) of a stage against the reference's of
+-- the same names: how many differ, and the worst.
+local function compare(list, ref_list, field, RT, AT)
+  local by_name = {}
+  for _, q in ipairs(ref_list) do by_name[q.name] = q end
+  local bad, worst = 0, nil
+  for _, q in ipairs(list) do
+    local n, err = q[field]:compare(by_name[q.name][field], RT, AT)
+    if n > 0 then
+      bad = bad + 1
+      if not worst or err > worst.err then worst = {name = q.name, bad = n, err = err, count = q[field]:count()} end
+    end
+  end
+  return bad, worst
 end
 
 local function run_check(schedule, args)
@@ -259,8 +284,10 @@ local function run_check(schedule, args)
   local steps = c.steps
   local lo, hi = pipe.range(c, mgpu.rank, p)
   local st = pipe.stage{c = c, stage = mgpu.rank, stages = p, m = m, lo = lo, hi = hi}
+  -- the unpipelined model: the same micro-batches, one after the other
   local ref = pipe.stage{c = c, stage = 0, stages = 1, m = m, lo = 1, hi = c.layers + 3}
   local out = {rank = mgpu.rank, stage = mgpu.rank, m = m, steps = steps, modules = hi - lo + 1}
+  local RT, AT = 1e-4, 1e-6
   local base = mgpu.memory_stats().allocated
   for step = 1, steps do
     st:begin(step)
@@ -269,37 +296,25 @@ local function run_check(schedule, args)
     st:finish()
     if step == 1 then
       out.order = table.concat(st.order, " ")
-      out.peak = st.peak
       out.peak_bytes = mgpu.memory_stats().peak_allocated - base
     end
-    if st.peak > (out.peak or 0) then out.peak = st.peak end
-    st.opt:step(st.params)
-    if st.last then out.loss = st.loss_sum / m end
-  end
-  out.replicas = st.replicas
-  -- the unpipelined model: the same micro-batches, one after the other
-  for step = 1, steps do
+    out.peak = math.max(out.peak or 0, st.peak)
     ref:begin(step)
     for i = 1, m do ref:forward(i); ref:backward(i) end
     ref:finish()
-    ref.opt:step(ref.params)
-  end
-  out.ref_loss = ref.loss_sum / m
-  local by_name = {}
-  for _, q in ipairs(ref.params) do by_name[q.name] = q end
-  local RT, AT = 1e-4, 1e-6
-  local bad, worst = 0, nil
-  for _, q in ipairs(st.params) do
-    local want = by_name[q.name]
-    local n, err = q.value:compare(want.value, RT, AT)
-    if n > 0 then
-      bad = bad + 1
-      if not worst or err > worst.err then worst = {name = q.name, bad = n, err = err, count = q.value:count()} end
+    if step == 1 then
+      -- the first step's gradients: where a wrong one starts (later steps
+      -- spread it through the changed weights to every stage)
+      out.grad_bad, out.grad_worst = compare(st.params, ref.params, "grad", RT, AT)
     end
+    st.opt:step(st.params)
+    ref.opt:step(ref.params)
+    if st.last then out.loss = st.loss_sum / m end
   end
+  out.replicas = st.replicas
+  out.ref_loss = ref.loss_sum / m
   out.params = #st.params
-  out.bad = bad
-  out.worst = worst
+  out.bad, out.worst = compare(st.params, ref.params, "value", RT, AT)
   out.rtol, out.atol = RT, AT
   mgpu.result(out)
 end

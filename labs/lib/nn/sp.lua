@@ -73,11 +73,41 @@ end
 
 local function allocated() return mgpu.memory_stats().allocated end
 
--- ops with its blocks' forwards wrapped: the bytes the blocks' forwards
--- allocate, and a check that a block hands back the shape the layer wants.
+local function shape_text(t) return type(t) == "userdata" and table.concat(t:shape(), ", ") or tostring(t) end
+
+-- The learner's operator class with each direction's result checked: what
+-- F's forward gives the block must be every token, what its backward gives
+-- back is this rank's share; G the other way round.
+local SAYS = {
+  ["F:forward"] = "the block's column-parallel layers need every token of the sequence",
+  ["F:backward"] = "the gradient of the layer's input is this rank's share of the sequence",
+  ["G:forward"] = "the layer goes on with this rank's share of the sequence",
+  ["G:backward"] = "the block's backward needs the gradient of every token",
+}
+local function checked(cls, name, fwd_rows, bwd_rows)
+  return {new = function(comm)
+    local inner = cls.new(comm)
+    local o = {}
+    local function check(t, dir, rows)
+      local what = name .. ":" .. dir
+      if type(t) ~= "userdata" or t:count() ~= rows * DIM or t:shape()[2] ~= rows then
+        fail("%s returned [%s]: %s, [1, %d, %d]", what, shape_text(t), SAYS[what], rows, DIM)
+      end
+      return t
+    end
+    function o:forward(x) return check(inner:forward(x), "forward", fwd_rows) end
+    function o:backward(d) return check(inner:backward(d), "backward", bwd_rows) end
+    return o
+  end}
+end
+
+-- ops with its operators checked and its blocks' forwards wrapped: the
+-- bytes the blocks' forwards allocate, and the shape a block hands back.
 local function measured(ops, want_rows, meter)
   local o = {}
   for k, v in pairs(ops) do o[k] = v end
+  o.F = checked(ops.F, "F", T, want_rows)
+  o.G = checked(ops.G, "G", want_rows, T)
   local function wrap(name)
     local f = ops[name]
     o[name] = function(blk, x)
@@ -116,6 +146,7 @@ local function run_sharded(ops, comm, ref, x, dy, rows, first)
   mgpu.copy(xl, x:view{T, DIM}:slice(first, rows))
   mgpu.copy(dyl, dy:view{T, DIM}:slice(first, rows))
   local marks = {mark(comm)}
+  collectgarbage("collect")                      -- no garbage of before freed during the forward
   local before = allocated()
   local y = m:forward(xl)
   local kept = allocated() - before
