@@ -113,7 +113,30 @@ json_t *lab_topo_doc(lua_State *L, lab_run *run, const lab_target *t)
     return run->topo_doc;
 }
 
-/* lab.topo(opts), lab.topo_xml(opts): opts.machine a what-if preset, as lab.spmd's */
+/* The topology with a fault of this call (opts.fault, as lab.bench's): a
+ * step that hides a fault from the learner (lab 12) shows the machine with
+ * it. Never cached, never the shell's topology pane (that stays the
+ * machine's); the caller owns the document. */
+static json_t *topo_doc_with_fault(lua_State *L, lab_run *run, const lab_target *t, int opts)
+{
+    if (lab_run_backend(run) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.topo");
+    lab_collect c = {.run = run, .kind = "topo", .results = json_array()};
+    mgpu_rt_report rep;
+    lab_run_job(L, run, t && t->whatif ? t : NULL, "lab.topo", "topo", json_pack("{s:b}", "peer", 1), 1, "local", opts,
+                0, &c, &rep);
+    if (!rep.ok) lab_raise_failed(L, "lab.topo", &rep, &c);
+    json_t *doc = json_array_get(c.results, 0);
+    if (!json_is_object(doc) || mgpu_topo_doc_expand(doc) != MGPU_OK) {
+        lab_collect_free(&c);
+        luaL_error(L, "lab.topo: the topo job sent no document");
+    }
+    json_incref(doc);
+    lab_collect_free(&c);
+    return doc;
+}
+
+/* lab.topo(opts), lab.topo_xml(opts): opts.machine a what-if preset, as
+ * lab.spmd's; opts.fault a sim fault for this call. Returns a reference. */
 static json_t *topo_doc_of_call(lua_State *L, const char *what)
 {
     lab_run *run = lab_run_of(L);
@@ -121,12 +144,16 @@ static json_t *topo_doc_of_call(lua_State *L, const char *what)
     if (!opts && !lua_isnoneornil(L, 1)) luaL_error(L, "%s(opts): opts must be a table", what);
     lab_target t;
     lab_pick_target(L, run, what, lab_opt_string(L, opts, "machine"), &t);
-    return lab_topo_doc(L, run, &t);
+    const char *fault = lab_opt_string(L, opts, "fault");
+    if (fault && *fault) return topo_doc_with_fault(L, run, &t, opts);
+    return json_incref(lab_topo_doc(L, run, &t));
 }
 
 int lab_l_topo(lua_State *L)
 {
-    json_t *doc = json_deep_copy(topo_doc_of_call(L, "lab.topo"));
+    json_t *ref = topo_doc_of_call(L, "lab.topo");
+    json_t *doc = json_deep_copy(ref);
+    json_decref(ref);
     json_object_del(doc, "xml"); /* lab.topo_xml() has it */
     lab_push_json(L, doc);
     json_decref(doc);
@@ -135,9 +162,14 @@ int lab_l_topo(lua_State *L)
 
 int lab_l_topo_xml(lua_State *L)
 {
-    const char *xml = json_string_value(json_object_get(topo_doc_of_call(L, "lab.topo_xml"), "xml"));
-    if (!xml) return luaL_error(L, "lab.topo_xml: the topo job sent no XML");
+    json_t *doc = topo_doc_of_call(L, "lab.topo_xml");
+    const char *xml = json_string_value(json_object_get(doc, "xml"));
+    if (!xml) {
+        json_decref(doc);
+        return luaL_error(L, "lab.topo_xml: the topo job sent no XML");
+    }
     lua_pushstring(L, xml);
+    json_decref(doc);
     return 1;
 }
 

@@ -5,6 +5,7 @@
  * lab_aux.c. */
 #include "lab/lab_object.h"
 #include "mgpu/lua_mgpu.h"
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,4 +202,10 @@ void lab_push_object(lua_State *L, lab_run *run)
     lua_setfield(L, -2, "step");
     lab_push_backend(L, run);
     lua_setfield(L, -2, "backend");
+    /* who runs the lab (the login, as a report's learner id defaults to):
+     * what a lab seeds a per-learner draw with (lab 12's hidden fault) */
+    const char *user = getenv("USER");
+    struct passwd *pw = user && *user ? NULL : getpwuid(getuid());
+    lua_pushstring(L, user && *user ? user : pw ? pw->pw_name : "unknown");
+    lua_setfield(L, -2, "learner");
 }

@@ -146,6 +146,13 @@ void lab_push_backend(lua_State *L, lab_run *run)
     if (run->simulated) {
         lua_pushstring(L, run->machine);
         lua_setfield(L, -2, "machine");
+        /* the run's --fault (the user's or the class configuration's): a
+         * lab that hides a fault (12) takes this one instead of drawing */
+        const char *fault = run->env->backend.fault;
+        if (fault && *fault) {
+            lua_pushstring(L, fault);
+            lua_setfield(L, -2, "fault");
+        }
     }
     lua_pushinteger(L, run->gpus);
     lua_setfield(L, -2, "gpus");
