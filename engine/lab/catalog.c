@@ -288,6 +288,7 @@ const mgpu_lab_info *mgpu_lab_get(const mgpu_lab_catalog *cat, int index)
 {
     if (!cat || index < 0 || index >= cat->nlabs) return NULL;
     cat->labs[index].info.steps = cat->labs[index].steps;
+    lab_lang_follow(&cat->labs[index]); /* the language may have changed since */
     return &cat->labs[index].info;
 }
 
@@ -386,6 +387,7 @@ const char *mgpu_lab_hint(mgpu_lab_catalog *cat, int lab, int step)
 {
     if (check_step(cat, lab, step) != MGPU_OK) return NULL;
     lab_entry *e = &cat->labs[lab];
+    lab_lang_follow(e);
     const mgpu_lab_step_info *s = &e->steps[step];
     if (s->nhints == 0) return NULL;
     const char *h = s->hints_local[s->hints_taken % s->nhints];

@@ -37,6 +37,7 @@ typedef struct lab_entry {
     struct {
         const char *title, *summary, *backends;
         lab_step_ko *steps;        /* per step; NULL until the lab loaded */
+        int pointed;               /* the language the *_local fields point at, + 1 (0: not yet) */
     } ko;
 } lab_entry;
 
@@ -99,6 +100,10 @@ int lab_lang_install(lab_entry *e, char *err, size_t errlen);
 int lab_lang_statics(lab_entry *e, char *err, size_t errlen);
 /* Point the *_local fields at a language (a lab that did not load too). */
 void lab_lang_point(lab_entry *e, mgpu_lang lang);
+/* The same when the current language changed since (mgpu_lang_set alone):
+ * mgpu_lab_get and mgpu_lab_hint call it, so a front end that only set the
+ * language still reads the new one. */
+void lab_lang_follow(lab_entry *e);
 void lab_lang_free(lab_entry *e);
 /* The framework's own verdict text `en` in the current language. */
 const char *lab_tr(const char *en) __attribute__((format_arg(1)));

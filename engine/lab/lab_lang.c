@@ -296,6 +296,7 @@ int lab_lang_statics(lab_entry *e, char *err, size_t errlen)
 void lab_lang_point(lab_entry *e, mgpu_lang lang)
 {
     int ko = lang == MGPU_LANG_KO && e->ko.steps;
+    e->ko.pointed = (int)lang + 1;
     e->info.title_local = ko ? e->ko.title : e->info.title;
     e->info.summary_local = ko ? e->ko.summary : e->info.summary;
     e->info.backends_local = ko ? e->ko.backends : e->info.backends;
@@ -308,6 +309,12 @@ void lab_lang_point(lab_entry *e, mgpu_lang lang)
         s->text_missing = k && !k->text_path && s->text_path;
         for (int q = 0; q < s->nquestions; q++) e->questions[i][q].ask_local = k ? k->asks[q] : s->questions[q].ask;
     }
+}
+
+void lab_lang_follow(lab_entry *e)
+{
+    mgpu_lang now = mgpu_lang_get();
+    if (e->ko.pointed != (int)now + 1) lab_lang_point(e, now);
 }
 
 void lab_lang_free(lab_entry *e)
