@@ -48,37 +48,37 @@ end
 
 -- A failed run is a verdict that says where it broke.
 local function broken(res, what)
-  return { ok = false, msg = what .. " did not finish: " .. tostring(res and res.reason),
-           saw = tostring(res and res.reason), wanted = "every rank finishes", where = "log pane (5)" }
+  return { ok = false, msg = L("%s did not finish: %s", what, tostring(res and res.reason)),
+           saw = tostring(res and res.reason), wanted = L("every rank finishes"), where = L("log pane (5)") }
 end
 
 -- Parameters identical on every rank: the verdict names the first parameter
 -- (in the model's order) whose bits differ between rank 0 and another rank.
 local function identical_params(res, n, where)
   local sums = checksums(res, n)
-  if not sums[0] then return { ok = false, msg = "rank 0 reported no parameters", saw = "nothing", wanted = "checksums",
-                               where = where } end
+  if not sums[0] then return { ok = false, msg = L("rank 0 reported no parameters"), saw = L("nothing"),
+                               wanted = L("checksums"), where = where } end
   local names = {}
   for name in pairs(sums[0].params or {}) do names[#names + 1] = name end
   table.sort(names)
   for r = 1, n - 1 do
     local s = sums[r]
-    if not s then return { ok = false, msg = "rank " .. r .. " reported no parameters", saw = "nothing",
-                           wanted = "checksums", where = where } end
+    if not s then return { ok = false, msg = L("rank %d reported no parameters", r), saw = L("nothing"),
+                           wanted = L("checksums"), where = where } end
     if s.checksum ~= sums[0].checksum then
       local first = "?"
       for _, name in ipairs(names) do
         if (s.params or {})[name] ~= sums[0].params[name] then first = name; break end
       end
-      return { ok = false, msg = string.format("the ranks' parameters differ after %d steps: %s on rank %d is not rank 0's "
-                                               .. "(each rank trained on its own shard only?)", STEPS, first, r),
-               saw = string.format("rank %d: %s, rank 0: %s", r, s.checksum, sums[0].checksum),
-               wanted = "the same bits on every rank", where = where }
+      return { ok = false, msg = L("the ranks' parameters differ after %d steps: %s on rank %d is not rank 0's (each rank trained on its own shard only?)",
+                                     STEPS, first, r),
+               saw = L("rank %d: %s, rank 0: %s", r, s.checksum, sums[0].checksum),
+               wanted = L("the same bits on every rank"), where = where }
     end
   end
-  return { ok = true, msg = string.format("all %d ranks hold the same parameters after %d steps (checksum %s)", n, STEPS,
-                                          sums[0].checksum),
-           saw = sums[0].checksum, wanted = "the same bits on every rank", where = where }
+  return { ok = true, msg = L("all %d ranks hold the same parameters after %d steps (checksum %s)", n, STEPS,
+                                sums[0].checksum),
+           saw = sums[0].checksum, wanted = L("the same bits on every rank"), where = where }
 end
 
 local function small(mode) return { mode, tostring(STEPS), tostring(GLOBAL), "small" } end
@@ -156,27 +156,27 @@ return {
       id = "single", title = "One rank trains a ResNet",
       text = "steps/01-single.md",
       run = function(lab)
-        lab.progress(0, "ResNet-8 on one rank, " .. STEPS .. " steps of " .. GLOBAL .. " images")
+        lab.progress(0, L("ResNet-8 on one rank, %d steps of %d images", STEPS, GLOBAL))
         local res = run_small(lab, "single", 1)
         local s = summary(res)
         local l = losses(s)
         local t = {}
         for i = 1, #l, 3 do t[#t + 1] = { tostring(i), f3(l[i]) } end
-        lab.table{ title = "loss, one rank, global batch " .. GLOBAL, columns = { "step", "loss" }, rows = t }
-        lab.table{ title = "time", columns = { "", "" },
-                   rows = { { "step time (ms)", f3(s and s.step_ms) },
-                            { "images/s", s and string.format("%.0f", s.samples_per_s) or "-" },
-                            { "parameters", s and string.format("%d tensors, %.2f MiB of f32", s.params, s.grad_mib) or "-" } } }
+        lab.table{ title = L("loss, one rank, global batch %d", GLOBAL), columns = { L("step"), L("loss") }, rows = t }
+        lab.table{ title = L("time"), columns = { "", "" },
+                   rows = { { L("step time (ms)"), f3(s and s.step_ms) },
+                            { L("images/s"), s and string.format("%.0f", s.samples_per_s) or "-" },
+                            { L("parameters"), s and L("%d tensors, %.2f MiB of f32", s.params, s.grad_mib) or "-" } } }
         if s then lab.record("single_step_ms", s.step_ms) end
         return { res = res, s = s }
       end,
       check = function(lab, out)
-        if not out.res.ok or not out.s then return broken(out.res, "the one-rank run") end
+        if not out.res.ok or not out.s then return broken(out.res, L("the one-rank run")) end
         local l = losses(out.s)
         local first, last = mean(l, 1, 4), mean(l, #l - 3, #l)
-        return { ok = last < first, msg = string.format("the loss fell from %.3f (mean of the first 4 steps) to %.3f (the last 4)",
-                                                       first, last),
-                 saw = f3(last), wanted = "below " .. f3(first), where = "results pane (3), table 'loss'" }
+        return { ok = last < first, msg = L("the loss fell from %.3f (mean of the first 4 steps) to %.3f (the last 4)",
+                                             first, last),
+                 saw = f3(last), wanted = L("below %s", f3(first)), where = L("results pane (3), table 'loss'") }
       end,
     },
     {
@@ -184,38 +184,37 @@ return {
       text = "steps/02-naive.md",
       run = function(lab)
         local n = nranks(lab)
-        lab.progress(0, "naive data parallel on " .. n .. " ranks")
+        lab.progress(0, L("naive data parallel on %d ranks", n))
         local dp = run_small(lab, "naive", n)
-        lab.progress(0.6, "one rank on the global batch (the reference)")
+        lab.progress(0.6, L("one rank on the global batch (the reference)"))
         local one = run_small(lab, "single", 1)
         local a, b = summary(one), summary(dp)
         local la, lb = losses(a), losses(b)
         local t = {}
         for i = 1, math.max(#la, #lb), 3 do t[#t + 1] = { tostring(i), f3(la[i]), f3(lb[i]) } end
-        lab.table{ title = "loss: one rank on " .. GLOBAL .. " images vs " .. n .. " ranks on " .. GLOBAL // n .. " each",
-                   columns = { "step", "one rank", n .. " ranks, naive" }, rows = t }
+        lab.table{ title = L("loss: one rank on %d images vs %d ranks on %d each", GLOBAL, n, GLOBAL // n),
+                   columns = { L("step"), L("one rank"), L("%d ranks, naive", n) }, rows = t }
         local sums = checksums(dp, n)
         local cs = {}
-        for r = 0, n - 1 do cs[#cs + 1] = { "rank " .. r, sums[r] and sums[r].checksum or "-" } end
-        lab.table{ title = "parameter checksums after " .. STEPS .. " steps", columns = { "rank", "checksum" }, rows = cs }
+        for r = 0, n - 1 do cs[#cs + 1] = { L("rank %d", r), sums[r] and sums[r].checksum or "-" } end
+        lab.table{ title = L("parameter checksums after %d steps", STEPS), columns = { L("rank"), L("checksum") }, rows = cs }
         if b then lab.record("naive_step_ms", b.step_ms) end
         return { dp = dp, one = one, n = n }
       end,
       check = function(lab, out)
-        if not out.dp.ok then return broken(out.dp, "the naive data-parallel run") end
-        if not out.one.ok then return broken(out.one, "the one-rank run") end
+        if not out.dp.ok then return broken(out.dp, L("the naive data-parallel run")) end
+        if not out.one.ok then return broken(out.one, L("the one-rank run")) end
         local la, lb = losses(summary(out.one)), losses(summary(out.dp))
         local worst, at = 0, 1
         for i = 1, math.min(#la, #lb) do
           if math.abs(la[i] - lb[i]) > worst then worst, at = math.abs(la[i] - lb[i]), i end
         end
         return {
-          identical_params(out.dp, out.n, "results pane (3), table 'parameter checksums'"),
+          identical_params(out.dp, out.n, L("results pane (3), table 'parameter checksums'")),
           { ok = #lb == STEPS and worst <= 0.15,
-            msg = string.format("loss curves, %d ranks vs one rank on the global batch: largest difference %.3f at step %d "
-                                .. "(tolerance 0.15: batch norm normalises each rank's shard by its own statistics)",
-                                out.n, worst, at),
-            saw = f3(worst), wanted = "<= 0.150", where = "results pane (3), table 'loss'" },
+            msg = L("loss curves, %d ranks vs one rank on the global batch: largest difference %.3f at step %d (tolerance 0.15: batch norm normalises each rank's shard by its own statistics)",
+                    out.n, worst, at),
+            saw = f3(worst), wanted = "<= 0.150", where = L("results pane (3), table 'loss'") },
         }
       end,
     },
@@ -233,54 +232,54 @@ return {
                 "round. And the next step needs the buckets ready to count down again." },
       run = function(lab)
         local n = nranks(lab)
-        lab.progress(0, "your reducer, ResNet-8 on " .. n .. " ranks")
+        lab.progress(0, L("your reducer, ResNet-8 on %d ranks", n))
         local mine = run_reducer(lab, "small", n, 25)
-        lab.progress(0.3, "the naive exchange, same run")
+        lab.progress(0.3, L("the naive exchange, same run"))
         local naive = run_small(lab, "naive", n)
-        lab.progress(0.55, "your reducer, the wide ResNet (timing), 25 MiB buckets")
+        lab.progress(0.55, L("your reducer, the wide ResNet (timing), 25 MiB buckets"))
         local mine_w = run_reducer(lab, "wide", n, 25)
-        lab.progress(0.8, "the naive exchange, the wide ResNet")
+        lab.progress(0.8, L("the naive exchange, the wide ResNet"))
         local naive_w = lab.spmd("scripts/run.lua", { ranks = n, args = wide("naive"), timeout = 120 })
         local a, b = summary(mine_w), summary(naive_w)
-        lab.table{ title = "the wide ResNet (ResNet-32, width 96), " .. n .. " ranks",
-                   columns = { "", "naive", "your reducer (25 MiB)" },
-                   rows = { { "step time (ms)", f3(b and b.step_ms), f3(a and a.step_ms) },
-                            { "all-reduce left after backward (ms)", f3(b and b.exposed_ms), f3(a and a.exposed_ms) },
-                            { "one all-reduce of every gradient (ms)", f3(b and b.comm_ms), f3(a and a.comm_ms) },
-                            { "hidden behind backward", pct(b and b.hidden), pct(a and a.hidden) },
-                            { "gradients (MiB)", f2(b and b.grad_mib), f2(a and a.grad_mib) } } }
+        lab.table{ title = L("the wide ResNet (ResNet-32, width 96), %d ranks", n),
+                   columns = { "", L("naive"), L("your reducer (25 MiB)") },
+                   rows = { { L("step time (ms)"), f3(b and b.step_ms), f3(a and a.step_ms) },
+                            { L("all-reduce left after backward (ms)"), f3(b and b.exposed_ms), f3(a and a.exposed_ms) },
+                            { L("one all-reduce of every gradient (ms)"), f3(b and b.comm_ms), f3(a and a.comm_ms) },
+                            { L("hidden behind backward"), pct(b and b.hidden), pct(a and a.hidden) },
+                            { L("gradients (MiB)"), f2(b and b.grad_mib), f2(a and a.grad_mib) } } }
         local la, lb = losses(summary(mine)), losses(summary(naive))
-        lab.table{ title = "ResNet-8: final loss", columns = { "naive", "yours" }, rows = { { f3(lb[#lb]), f3(la[#la]) } } }
+        lab.table{ title = L("ResNet-8: final loss"), columns = { L("naive"), L("yours") }, rows = { { f3(lb[#lb]), f3(la[#la]) } } }
         if a then lab.record("ddp_hidden", a.hidden); lab.record("ddp_step_ms", a.step_ms) end
         return { mine = mine, naive = naive, mine_w = mine_w, naive_w = naive_w, n = n }
       end,
       check = function(lab, out)
-        if not out.mine.ok then return broken(out.mine, "your reducer.lua") end
-        if not out.naive.ok then return broken(out.naive, "the naive run") end
-        if not out.mine_w.ok then return broken(out.mine_w, "your reducer.lua on the wide ResNet") end
-        if not out.naive_w.ok then return broken(out.naive_w, "the naive run of the wide ResNet") end
+        if not out.mine.ok then return broken(out.mine, L("your reducer.lua")) end
+        if not out.naive.ok then return broken(out.naive, L("the naive run")) end
+        if not out.mine_w.ok then return broken(out.mine_w, L("your reducer.lua on the wide ResNet")) end
+        if not out.naive_w.ok then return broken(out.naive_w, L("the naive run of the wide ResNet")) end
         local la, lb = losses(summary(out.mine)), losses(summary(out.naive))
         local a, b = summary(out.mine_w), summary(out.naive_w)
         local v = {
-          identical_params(out.mine, out.n, "results pane (3); your reducer's ready() and wait()"),
-          checks.close{ value = la[#la], expected = lb[#lb], rtol = 1e-4, what = "final loss, your reducer vs the naive exchange",
-                        where = "results pane (3), table 'final loss'" },
+          identical_params(out.mine, out.n, L("results pane (3); your reducer's ready() and wait()")),
+          checks.close{ value = la[#la], expected = lb[#lb], rtol = 1e-4, what = L("final loss, your reducer vs the naive exchange"),
+                        where = L("results pane (3), table 'final loss'") },
         }
         -- Ranks that share one GPU share its SMs: the exchange is a local copy
         -- and no reducer can win much; the bar holds where each rank has a GPU.
         if (lab.backend.gpus or 0) >= out.n then
           v[#v + 1] = checks.bandwidth{ value = b.step_ms, peak = a.step_ms, fraction = 1.03, unit = "ms",
-                                        what = "naive step time", peak_what = "your step time (yours should be >= 3 % faster)",
-                                        where = "results pane (3), table 'the wide ResNet'" }
+                                        what = L("naive step time"), peak_what = L("your step time (yours should be >= 3 %% faster)"),
+                                        where = L("results pane (3), table 'the wide ResNet'") }
         else
-          lab.log(string.format("%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
-                                out.n, lab.backend.gpus or 0, b.step_ms, a.step_ms))
+          lab.log(L("%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
+                      out.n, lab.backend.gpus or 0, b.step_ms, a.step_ms))
         end
         if nvlink_sim(lab) then
           v[#v + 1] = checks.bandwidth{ value = 100 * a.hidden, peak = 100, fraction = 0.25, unit = "%",
-                                        what = "all-reduce time hidden behind backward",
-                                        peak_what = "all of it (the bar: a quarter)",
-                                        where = "results pane (3), row 'hidden behind backward'; timeline pane (4)" }
+                                        what = L("all-reduce time hidden behind backward"),
+                                        peak_what = L("all of it (the bar: a quarter)"),
+                                        where = L("results pane (3), row 'hidden behind backward'; timeline pane (4)") }
         end
         return checks.all(v)
       end,
@@ -296,35 +295,33 @@ return {
         local n = nranks(lab)
         local t, runs = {}, {}
         for i, mb in ipairs({ 1, 5, 25, 100 }) do
-          lab.progress((i - 1) / 4, mb .. " MiB buckets")
+          lab.progress((i - 1) / 4, L("%d MiB buckets", mb))
           local res = run_reducer(lab, "wide", n, mb)
           local s = summary(res)
           runs[mb] = s
           t[#t + 1] = { tostring(mb), f3(s and s.step_ms), f3(s and s.exposed_ms), pct(s and s.hidden) }
         end
-        lab.table{ title = "bucket size (wide ResNet, " .. n .. " ranks, " .. f2(runs[25] and runs[25].grad_mib) ..
-                           " MiB of gradients)",
-                   columns = { "MiB", "step time (ms)", "all-reduce after backward (ms)", "hidden" }, rows = t }
+        lab.table{ title = L("bucket size (wide ResNet, %d ranks, %s MiB of gradients)", n, f2(runs[25] and runs[25].grad_mib)),
+                   columns = { "MiB", L("step time (ms)"), L("all-reduce after backward (ms)"), L("hidden") }, rows = t }
         return { runs = runs }
       end,
       check = function(lab, out)
         local s = out.runs[25]
         if not s or not s.buckets then
-          return { ok = false, msg = "the 25 MiB run reported no bucket count: does your reducer keep self.buckets?",
-                   saw = "nothing", wanted = "a list of buckets", where = "your reducer.lua" }
+          return { ok = false, msg = L("the 25 MiB run reported no bucket count: does your reducer keep self.buckets?"),
+                   saw = L("nothing"), wanted = L("a list of buckets"), where = L("your reducer.lua") }
         end
-        local v = checks.equals{ value = lab.answer("calls25"), expected = s.buckets, answer = true, missing = "press a to answer",
-                                 what = "all_reduce calls per step with 25 MiB buckets", where = "results pane (3): the gradient size" }
+        local v = checks.equals{ value = lab.answer("calls25"), expected = s.buckets, answer = true, missing = L("press a to answer"),
+                                 what = L("all_reduce calls per step with 25 MiB buckets"), where = L("results pane (3): the gradient size") }
         -- PyTorch's rule packs the same gradients differently (step 3's
         -- text): said beside a right answer, and named when an answer is
         -- its count rather than the learner's reducer's
         local torch = torch_buckets(s.grad_counts, 25)
         if torch and v.ok then
-          v.msg = v.msg .. string.format(" - PyTorch's DDP would make %d all-reduces of the same %.1f MiB: a first bucket "
-                                         .. "of 1 MiB, and buckets closed once they reach 25 MiB", torch, s.grad_mib or 0)
+          v.msg = v.msg .. L(" - PyTorch's DDP would make %d all-reduces of the same %.1f MiB: a first bucket of 1 MiB, and buckets closed once they reach 25 MiB",
+                             torch, s.grad_mib or 0)
         elseif torch and not v.unanswered and tonumber(lab.answer("calls25")) == torch and torch ~= s.buckets then
-          v.msg = v.msg .. " - that is what PyTorch's rule would make (a 1 MiB first bucket, buckets closed once they "
-                  .. "reach the cap); count the buckets of YOUR reducer's rule, which closes a bucket before the cap is passed"
+          v.msg = v.msg .. L(" - that is what PyTorch's rule would make (a 1 MiB first bucket, buckets closed once they reach the cap); count the buckets of YOUR reducer's rule, which closes a bucket before the cap is passed")
         end
         return v
       end,
@@ -338,26 +335,26 @@ return {
           return lab.spmd("scripts/run.lua", { ranks = n, timeout = 120,
                                                args = { "naive", tostring(STEPS), tostring(GLOBAL), "small", "25", init } })
         end
-        lab.progress(0, "each rank initialises its own parameters")
+        lab.progress(0, L("each rank initialises its own parameters"))
         local apart = naive_init("per-rank")
-        lab.progress(0.5, "the same, then rank 0's parameters broadcast")
+        lab.progress(0.5, L("the same, then rank 0's parameters broadcast"))
         local bcast = naive_init("broadcast")
         local sa, sb = checksums(apart, n), checksums(bcast, n)
         local t = {}
-        for r = 0, n - 1 do t[#t + 1] = { "rank " .. r, sa[r] and sa[r].checksum or "-", sb[r] and sb[r].checksum or "-" } end
-        lab.table{ title = "parameter checksums after " .. STEPS .. " steps of naive data parallel",
-                   columns = { "rank", "no broadcast", "broadcast from rank 0" }, rows = t }
+        for r = 0, n - 1 do t[#t + 1] = { L("rank %d", r), sa[r] and sa[r].checksum or "-", sb[r] and sb[r].checksum or "-" } end
+        lab.table{ title = L("parameter checksums after %d steps of naive data parallel", STEPS),
+                   columns = { L("rank"), L("no broadcast"), L("broadcast from rank 0") }, rows = t }
         return { apart = apart, bcast = bcast, n = n }
       end,
       check = function(lab, out)
-        if not out.apart.ok then return broken(out.apart, "the run without a broadcast") end
-        if not out.bcast.ok then return broken(out.bcast, "the run with the broadcast") end
-        local where = "results pane (3), table 'parameter checksums'"
+        if not out.apart.ok then return broken(out.apart, L("the run without a broadcast")) end
+        if not out.bcast.ok then return broken(out.bcast, L("the run with the broadcast")) end
+        local where = L("results pane (3), table 'parameter checksums'")
         local apart = identical_params(out.apart, out.n, where)
         return {
-          { ok = not apart.ok, msg = apart.ok and "without a broadcast the ranks still agree: did each rank start from its own values?"
-                                   or ("without a broadcast the ranks stay apart, averaged gradients or not: " .. apart.msg),
-            saw = apart.saw, wanted = "different parameters on the ranks", where = where },
+          { ok = not apart.ok, msg = apart.ok and L("without a broadcast the ranks still agree: did each rank start from its own values?")
+                                   or L("without a broadcast the ranks stay apart, averaged gradients or not: %s", apart.msg),
+            saw = apart.saw, wanted = L("different parameters on the ranks"), where = where },
           identical_params(out.bcast, out.n, where),
         }
       end,
@@ -371,26 +368,26 @@ return {
           return lab.spmd("scripts/run.lua", { ranks = n, timeout = 120,
                                                args = { "naive", tostring(STEPS), tostring(GLOBAL), "small", "25", "same", b } })
         end
-        lab.progress(0, "naive data parallel, each rank keeps its own running statistics")
+        lab.progress(0, L("naive data parallel, each rank keeps its own running statistics"))
         local own = naive_buffers("own")
-        lab.progress(0.5, "the same, rank 0's buffers broadcast before every forward")
+        lab.progress(0.5, L("the same, rank 0's buffers broadcast before every forward"))
         local bc = naive_buffers("broadcast")
         local so, sb = checksums(own, n), checksums(bc, n)
         local t = {}
         for r = 0, n - 1 do
           local a, b = so[r] or {}, sb[r] or {}
           local f4 = function(x) return type(x) == "number" and string.format("%.4f", x) or "-" end
-          t[#t + 1] = { "rank " .. r, a.checksum or "-", a.buffers or "-", f4(a.eval_loss), b.buffers or "-", f4(b.eval_loss) }
+          t[#t + 1] = { L("rank %d", r), a.checksum or "-", a.buffers or "-", f4(a.eval_loss), b.buffers or "-", f4(b.eval_loss) }
         end
-        lab.table{ title = "after " .. STEPS .. " steps: parameters, batch-norm buffers and the held-out loss in eval mode",
-                   columns = { "rank", "parameters", "buffers (own)", "eval loss (own)", "buffers (broadcast)",
-                               "eval loss (broadcast)" }, rows = t }
+        lab.table{ title = L("after %d steps: parameters, batch-norm buffers and the held-out loss in eval mode", STEPS),
+                   columns = { L("rank"), L("parameters"), L("buffers (own)"), L("eval loss (own)"), L("buffers (broadcast)"),
+                               L("eval loss (broadcast)") }, rows = t }
         return { own = own, bc = bc, n = n }
       end,
       check = function(lab, out)
-        if not out.own.ok then return broken(out.own, "the run with per-rank buffers") end
-        if not out.bc.ok then return broken(out.bc, "the run with broadcast buffers") end
-        local where = "results pane (3), the table of buffers"
+        if not out.own.ok then return broken(out.own, L("the run with per-rank buffers")) end
+        if not out.bc.ok then return broken(out.bc, L("the run with broadcast buffers")) end
+        local where = L("results pane (3), the table of buffers")
         local function spread(res, key)
           local sums, seen, vals = checksums(res, out.n), {}, {}
           for r = 0, out.n - 1 do
@@ -409,14 +406,13 @@ return {
         return {
           identical_params(out.own, out.n, where),
           { ok = own_k > 1,
-            msg = own_k > 1 and string.format("with the gradients averaged the parameters agree, but the running statistics "
-                                              .. "do not: %d different sets over %d ranks, held-out loss in eval mode "
-                                              .. "%.4f to %.4f", own_k, out.n, lo, hi)
-                  or "each rank kept its own statistics, yet they agree: did every rank see the same images?",
-            saw = own_k .. " different buffer sets", wanted = "one per rank (each normalised its own shard)", where = where },
+            msg = own_k > 1 and L("with the gradients averaged the parameters agree, but the running statistics do not: %d different sets over %d ranks, held-out loss in eval mode %.4f to %.4f",
+                                    own_k, out.n, lo, hi)
+                  or L("each rank kept its own statistics, yet they agree: did every rank see the same images?"),
+            saw = L("%d different buffer sets", own_k), wanted = L("one per rank (each normalised its own shard)"), where = where },
           { ok = bc_k == 1,
-            msg = string.format("with rank 0's buffers broadcast before every forward: %d buffer set%s over %d ranks",
-                                bc_k, bc_k == 1 and "" or "s", out.n),
+            msg = bc_k == 1 and L("with rank 0's buffers broadcast before every forward: %d buffer set over %d ranks", bc_k, out.n)
+                  or L("with rank 0's buffers broadcast before every forward: %d buffer sets over %d ranks", bc_k, out.n),
             saw = tostring(bc_k), wanted = "1", where = where },
         }
       end,
@@ -434,12 +430,12 @@ return {
                 "The channels share the link: each drives its own ring over it." },
       run = function(lab)
         local n = nranks(lab)
-        lab.progress(0, "the naive run with NCCL_DEBUG=INFO")
+        lab.progress(0, L("the naive run with NCCL_DEBUG=INFO"))
         local res = lab.spmd("scripts/run.lua", { ranks = n, args = { "naive", "2", tostring(GLOBAL), "small" },
                                                   env = { NCCL_DEBUG = "INFO" }, timeout = 120 })
         local nc = res.nccl or {}
-        lab.log(string.format("NCCL %s, %s ranks, %s node%s", tostring(nc.version), tostring(nc.nranks),
-                              tostring(nc.nnodes), nc.nnodes == 1 and "" or "s"))
+        lab.log(nc.nnodes == 1 and L("NCCL %s, %s ranks, %s node", tostring(nc.version), tostring(nc.nranks), tostring(nc.nnodes))
+                or L("NCCL %s, %s ranks, %s nodes", tostring(nc.version), tostring(nc.nranks), tostring(nc.nnodes)))
         -- what joins GPU0 and GPU1, and that link's peak: the per-channel question's base
         local topo = lab.topo()
         local m = topo and topo.matrix and topo.matrix.rows
@@ -448,11 +444,11 @@ return {
         return { res = res, nc = nc, link01 = link01, peak = peak }
       end,
       check = function(lab, out)
-        if not out.res.ok then return broken(out.res, "the traced run") end
+        if not out.res.ok then return broken(out.res, L("the traced run")) end
         local nc = out.nc
         if not nc.nchannels then
-          return { ok = false, msg = "no NCCL INFO lines were parsed from the run", saw = "nothing",
-                   wanted = "the run's NCCL log", where = "log pane (5)" }
+          return { ok = false, msg = L("no NCCL INFO lines were parsed from the run"), saw = L("nothing"),
+                   wanted = L("the run's NCCL log"), where = L("log pane (5)") }
         end
         local t01
         for _, l in ipairs(nc.links or {}) do
@@ -469,20 +465,19 @@ return {
         end
         local link = carrier(t01, out.link01)
         local v = {
-          checks.equals{ value = ta, expected = t01 or "none", answer = true, what = "transport rank 0 -> rank 1",
-                         where = "log pane (5): the parsed view, transports" },
+          checks.equals{ value = ta, expected = t01 or "none", answer = true, what = L("transport rank 0 -> rank 1"),
+                         where = L("log pane (5): the parsed view, transports") },
           checks.equals{ value = lab.answer("link") and carrier_of_answer(lab.answer("link")) or nil,
-                         expected = link or "none", answer = true, what = "what joins GPU0 and GPU1",
-                         where = "topology pane (1): the GPU0-GPU1 cell; lab 1" },
+                         expected = link or "none", answer = true, what = L("what joins GPU0 and GPU1"),
+                         where = L("topology pane (1): the GPU0-GPU1 cell; lab 1") },
         }
         if out.peak then
           v[#v + 1] = checks.close{ value = lab.answer("per_channel"), expected = out.peak / nc.nchannels, rtol = 0.05,
-                                    answer = true, what = "GB/s per channel at the link's peak",
-                                    where = "log pane (5): the channels; the link's peak (lab 2)" }
+                                    answer = true, what = L("GB/s per channel at the link's peak"),
+                                    where = L("log pane (5): the channels; the link's peak (lab 2)") }
         else -- the question has no link to be about; the other two stand
-          v[#v + 1] = { ok = true, saw = "no link between two GPUs", wanted = "-", where = "topology pane (1)",
-                        msg = "one GPU: its ranks share it, so no link between two GPUs carries the channels (the "
-                              .. "per-channel question applies on a machine with 2+ GPUs, e.g. --machine dgx-h100)" }
+          v[#v + 1] = { ok = true, saw = L("no link between two GPUs"), wanted = "-", where = L("topology pane (1)"),
+                        msg = L("one GPU: its ranks share it, so no link between two GPUs carries the channels (the per-channel question applies on a machine with 2+ GPUs, e.g. --machine dgx-h100)") }
         end
         return v
       end,
@@ -506,8 +501,8 @@ return {
         for _, n in ipairs{ 1, 2, 4, 8 } do if n <= most then counts[#counts + 1] = n end end
         local rows, runs = {}, {}
         for i, n in ipairs(counts) do
-          lab.progress((i - 1) / #counts, string.format("the wide ResNet on %d rank%s, %d images each", n,
-                                                        n == 1 and "" or "s", PER_RANK))
+          lab.progress((i - 1) / #counts, n == 1 and L("the wide ResNet on %d rank, %d images each", n, PER_RANK)
+                                          or L("the wide ResNet on %d ranks, %d images each", n, PER_RANK))
           -- the 2-rank run traced: its log says which transport joins rank 0 and rank 1
           local res = run_reducer(lab, "wide", n, 25, PER_RANK * n, n == 2 and { NCCL_DEBUG = "INFO" } or nil)
           local s = summary(res)
@@ -520,9 +515,9 @@ return {
           rows[#rows + 1] = { tostring(r.n), f3(s and s.step_ms), s and string.format("%.0f", s.samples_per_s) or "-",
                               pct(r.eff), f3(s and s.exposed_ms), r.n > 1 and f3(s and s.comm_ms) or "-" }
         end
-        lab.table{ title = string.format("weak scaling: the wide ResNet, %d images per rank, your reducer (25 MiB)", PER_RANK),
-                   columns = { "ranks", "step time (ms)", "images/s", "efficiency", "all-reduce after backward (ms)",
-                               "one all-reduce of every gradient (ms)" }, rows = rows }
+        lab.table{ title = L("weak scaling: the wide ResNet, %d images per rank, your reducer (25 MiB)", PER_RANK),
+                   columns = { L("ranks"), L("step time (ms)"), L("images/s"), L("efficiency"), L("all-reduce after backward (ms)"),
+                               L("one all-reduce of every gradient (ms)") }, rows = rows }
         local topo = lab.topo()
         local m = topo and topo.matrix and topo.matrix.rows
         local link01 = (lab.backend.gpus or 0) >= 2 and m and m[1] and m[1][2] or nil
@@ -538,51 +533,50 @@ return {
         local whatif
         if lab.backend.emulated then
           local n = counts[#counts]
-          lab.progress(0.95, string.format("the same %d ranks on the SIMULATED dgx-h100 (a GPU each)", n))
+          lab.progress(0.95, L("the same %d ranks on the SIMULATED dgx-h100 (a GPU each)", n))
           local one = run_reducer(lab, "wide", 1, 25, PER_RANK, nil, "dgx-h100")
           local many = run_reducer(lab, "wide", n, 25, PER_RANK * n, nil, "dgx-h100")
           local s1, sn = summary(one), summary(many)
           if s1 and sn and s1.samples_per_s then
             whatif = { n = n, eff = sn.samples_per_s / (n * s1.samples_per_s) }
-            lab.table{ title = string.format("your reducer at %d ranks: emulated nodes here vs a GPU each", n),
-                       columns = { "where", "efficiency", "what limits it" },
-                       rows = { { "here: " .. n .. " ranks on " .. (lab.backend.gpus or 1) .. " GPU, NCCL over sockets",
-                                  pct(runs[#runs].eff), "the sockets and the shared GPU, not your reducer" },
-                                { "SIMULATED dgx-h100: a GPU each, NVLink", pct(whatif.eff),
-                                  "the all-reduce backward does not hide" } } }
+            lab.table{ title = L("your reducer at %d ranks: emulated nodes here vs a GPU each", n),
+                       columns = { L("where"), L("efficiency"), L("what limits it") },
+                       rows = { { L("here: %d ranks on %d GPU, NCCL over sockets", n, lab.backend.gpus or 1),
+                                  pct(runs[#runs].eff), L("the sockets and the shared GPU, not your reducer") },
+                                { L("SIMULATED dgx-h100: a GPU each, NVLink"), pct(whatif.eff),
+                                  L("the all-reduce backward does not hide") } } }
           end
         end
         return { runs = runs, carrier = carrier(t01, link01), transport = t01, link01 = link01, whatif = whatif }
       end,
       check = function(lab, out)
         for _, r in ipairs(out.runs) do
-          if not r.res.ok then return broken(r.res, string.format("your reducer on %d rank%s", r.n, r.n == 1 and "" or "s")) end
-          if not r.s then return broken(r.res, string.format("the %d-rank run (no summary row)", r.n)) end
+          if not r.res.ok then
+            return broken(r.res, r.n == 1 and L("your reducer on %d rank", r.n) or L("your reducer on %d ranks", r.n))
+          end
+          if not r.s then return broken(r.res, L("the %d-rank run (no summary row)", r.n)) end
         end
         local two = out.runs[2].s
         if not two.buckets or two.buckets == 0 then
-          return { ok = false, msg = "your reducer made no buckets, so the ranks exchanged nothing and the table shows "
-                                     .. "ranks training alone: write step 3's reducer first",
-                   saw = "no buckets", wanted = "gradients exchanged in buckets", where = "your reducer.lua (step 3)" }
+          return { ok = false, msg = L("your reducer made no buckets, so the ranks exchanged nothing and the table shows ranks training alone: write step 3's reducer first"),
+                   saw = L("no buckets"), wanted = L("gradients exchanged in buckets"), where = L("your reducer.lua (step 3)") }
         end
         if not out.carrier then
-          return { ok = false, msg = "the 2-rank run's NCCL log named no transport for rank 0 -> rank 1",
-                   saw = tostring(out.transport), wanted = "a P2P, SHM or NET transport", where = "log pane (5)" }
+          return { ok = false, msg = L("the 2-rank run's NCCL log named no transport for rank 0 -> rank 1"),
+                   saw = tostring(out.transport), wanted = L("a P2P, SHM or NET transport"), where = L("log pane (5)") }
         end
         local a = lab.answer("carrier")
         local last = out.runs[#out.runs]
         local v = checks.equals{ value = a and carrier_of_answer(a) or nil, expected = out.carrier, answer = true,
-                                 missing = "press a to answer",
-                                 what = "what carries the gradients between rank 0 and rank 1",
-                                 where = "log pane (5): the 2-rank run's transports; topology pane (1): GPU0-GPU1" }
+                                 missing = L("press a to answer"),
+                                 what = L("what carries the gradients between rank 0 and rank 1"),
+                                 where = L("log pane (5): the 2-rank run's transports; topology pane (1): GPU0-GPU1") }
         if v.ok and out.whatif then
-          v.msg = string.format("%s - at %d ranks the step keeps %.0f %% of linear scaling here, but these are emulated "
-                                .. "nodes: ranks sharing one GPU over NCCL's sockets, which measures the sockets, not "
-                                .. "your reducer; with a GPU each (the SIMULATED dgx-h100) the same step keeps %.0f %%",
-                                v.msg, last.n, 100 * (last.eff or 0), 100 * out.whatif.eff)
+          v.msg = L("%s - at %d ranks the step keeps %.0f %% of linear scaling here, but these are emulated nodes: ranks sharing one GPU over NCCL's sockets, which measures the sockets, not your reducer; with a GPU each (the SIMULATED dgx-h100) the same step keeps %.0f %%",
+                      v.msg, last.n, 100 * (last.eff or 0), 100 * out.whatif.eff)
         elseif v.ok then
-          v.msg = string.format("%s - at %d ranks the step keeps %.0f %% of linear scaling; the all-reduce still "
-                                .. "showing after backward is what it loses", v.msg, last.n, 100 * (last.eff or 0))
+          v.msg = L("%s - at %d ranks the step keeps %.0f %% of linear scaling; the all-reduce still showing after backward is what it loses",
+                      v.msg, last.n, 100 * (last.eff or 0))
         end
         return v
       end,
