@@ -1,0 +1,25 @@
+-- wrong: puts only the send in a group: the group ends (and waits) before the
+--        receive is posted, so every rank still sends first
+-- verdict: did not finish
+-- exchange.lua - lab 10, exercise 3: every rank passes a message to the next
+-- rank and takes one from the previous rank - one step of a ring.
+-- mgpu.args[1]: the message's length in f32 elements.
+--
+-- As written, every rank sends first and receives after. Run it: with a
+-- small message it finishes, with a large one it hangs until the watchdog
+-- ends it. Make it finish at every size, on any number of ranks.
+local comm = mgpu.comm()
+local n, r = comm:size(), comm:rank()
+local count = tonumber(mgpu.args[1] or "1024")
+local right, left = (r + 1) % n, (r - 1) % n
+
+local msg = mgpu.tensor{count = count, name = "msg"}:fill(r)     -- my message: every element = my rank
+local got = mgpu.tensor{count = count, name = "got"}:fill(-1)
+
+mgpu.group(function() comm:send(msg, right) end)
+comm:recv(got, left)
+
+-- what arrived (the lab checks it): whose message, and whether it is whole
+local from = got:get(0)
+local whole = mgpu.tensor(count):fill(from)
+mgpu.result{got = math.tointeger(from) or from, mismatches = (got:compare(whole))}
