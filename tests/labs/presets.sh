@@ -21,7 +21,7 @@ export MGPULAB_LABS=${MGPULAB_LABS:-$src/labs}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 fail=0; pass=0
-for lab in ${MGPU_PRESET_LABS:-4 5 6 7 9 11}; do
+for lab in ${MGPU_PRESET_LABS:-4 5 6 7 9 10 11}; do
   presets=${MGPU_PRESETS:-dgx-h100 dgx-h200 pcie-4gpu 2x-dgx-h100 single-gpu}
   exercised=
   if [ "${MGPU_PRESETS_EXERCISED:-0}" = 1 ] && [ -z "${MGPU_PRESETS:-}" ]; then
