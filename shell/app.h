@@ -35,7 +35,7 @@ typedef enum confirm_action { CONFIRM_QUIT, CONFIRM_RESET, CONFIRM_SOLUTION } co
 
 typedef struct modal {
     modal_kind kind;
-    char title[128];
+    char title[384];        /* a Korean step's title and the keys: 3 bytes a character */
     char *text;             /* owned */
     confirm_action action;
     /* prompt: answering question `question` of (lab, step); the solution

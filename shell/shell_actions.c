@@ -4,6 +4,7 @@
  * catalog belongs to the work thread then). */
 #include "app.h"
 #include "shell_strings.h"
+#include "text.h"
 #include "watch.h"
 #include <errno.h>
 #include <spawn.h>
@@ -34,6 +35,7 @@ void status_set(shell_app *a, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(a->status, sizeof a->status, fmt, ap);
     va_end(ap);
+    text_trim_partial(a->status);
     a->dirty = 1;
 }
 
@@ -245,7 +247,7 @@ void act_solution(shell_app *a, int lab, int step)
         return;
     }
     const char *file = st->exercise ? strrchr(st->exercise, '/') : NULL;
-    char title[160];
+    char title[384];
     snprintf(title, sizeof title, tr("Solution: %s (%s)"), file ? file + 1 : tr("the exercise"),
              r == MGPU_OK ? tr("recorded in your progress") : tr("NOT recorded: the progress could not be saved"));
     dialog_text(a, title, text);

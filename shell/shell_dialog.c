@@ -43,6 +43,7 @@ void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
     dialog_close(a);
     a->modal.kind = MODAL_MESSAGE;
     snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
+    text_trim_partial(a->modal.title);
     set_text(&a->modal, buf);
 }
 
@@ -51,6 +52,7 @@ void dialog_text(shell_app *a, const char *title, const char *text)
     dialog_close(a);
     a->modal.kind = MODAL_MESSAGE;
     snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
+    text_trim_partial(a->modal.title);
     set_text(&a->modal, text);
 }
 
@@ -90,9 +92,9 @@ void dialog_draw(shell_app *a)
     wbkgd(win, theme_attr(TH_DIALOG));
     werase(win);
     box(win, 0, 0);
-    char title[160];
+    char title[400];
     snprintf(title, sizeof title, " %s ", m->title);
-    text_put(win, 0, 2, title, w - 4, theme_attr(TH_DIALOG) | A_BOLD);
+    text_put_cut(win, 0, 2, title, w - 4, theme_attr(TH_DIALOG) | A_BOLD);
     for (int i = 0; i < rows && m->scroll + i < n; i++) {
         char line[1024];
         snprintf(line, sizeof line, "%.*s", lens[m->scroll + i], starts[m->scroll + i]);

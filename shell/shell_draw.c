@@ -216,6 +216,7 @@ static void draw_labs(shell_app *a)
             char row[256];
             /* continuation rows are indented under the title */
             snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], st[j]);
+            text_trim_partial(row);
             int x = j ? xw : 0;
             if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
             /* continuation rows run under the progress column too */
@@ -267,6 +268,7 @@ static void draw_steps(shell_app *a)
         for (int j = 0; j < k && y < rows; j++, y++) {
             char row[256];
             snprintf(row, sizeof row, "%s%.*s", j ? "" : prefix, ln[j], ts[j]);
+            text_trim_partial(row);
             int x = j ? xw : 0;
             if (j) text_put_pad(stdscr, r->y + 1 + y, r->x + 1, "", x, at);
             text_put_cut_pad(stdscr, r->y + 1 + y, r->x + 1 + x, row, w - x, at);

@@ -147,6 +147,7 @@ void draw_text(shell_app *a)
     const snap_step *st = app_step(a, a->text_lab, a->text_step);
     char title[320];
     snprintf(title, sizeof title, "%s", st ? (st->title ? st->title : st->id) : tr("About"));
+    text_trim_partial(title);
     int rows = r->h - 2;
     int maxs = a->text.n - rows;
     if (a->text_scroll > maxs) a->text_scroll = maxs;

@@ -270,8 +270,9 @@ void verdict_show_all(shell_app *a)
         sb_add(&b, tr("%s (last run, %.1f s)\n\n%s\n\nRun the step again (r) for every check's details.\n"),
                state_label(st->state), st->seconds, st->last_message);
     }
-    char title[128];
+    char title[384];
     snprintf(title, sizeof title, tr("Verdict: %s (j/k, PgUp/PgDn scroll; other keys close)"), st->title ? st->title : st->id);
+    text_trim_partial(title);
     dialog_text(a, title, b.s ? b.s : "");
     a->modal.live_verdict = 1;
     free(b.s);

@@ -54,6 +54,17 @@ int text_char_len(const char *s, int len)
     return next_char(s, len, &c);
 }
 
+void text_trim_partial(char *s)
+{
+    size_t len = strlen(s), start = len;
+    /* back over the continuation bytes (10xxxxxx) to the lead byte */
+    while (start > 0 && len - start < 4 && ((unsigned char)s[start - 1] & 0xC0) == 0x80) start--;
+    if (start == 0) return;
+    unsigned char lead = (unsigned char)s[start - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    if (len - (start - 1) < need) s[start - 1] = 0;
+}
+
 static int ellipsis_utf8;
 void text_use_unicode(int on) { ellipsis_utf8 = on; }
 const char *text_ellipsis(void) { return ellipsis_utf8 ? "\xe2\x80\xa6" : "~"; }

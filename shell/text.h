@@ -40,6 +40,10 @@ int text_cut(char *dst, size_t n, const char *s, int cols);
  * Hangul cell (3 bytes, 2 columns a character) would come out misaligned. */
 void text_pad(char *dst, size_t n, const char *s, int cols, int right);
 
+/* Drop an incomplete UTF-8 character at the end of `s` (what snprintf
+ * leaves when it cuts a Korean text at its buffer's size). */
+void text_trim_partial(char *s);
+
 /* Split `s` into rows of at most w columns, breaking at the last space
  * where a line goes on and at every newline: starts[i] / lens[i] (bytes)
  * for at most `max` rows; returns the number of rows. */

@@ -171,6 +171,19 @@ static void test_cut_pad(void)
     int n = text_wrap("가나다", 1, st, ln, 16);
     CHECK(n == 3 && ln[0] == 3 && ln[1] == 3 && ln[2] == 3);
     CHECK(text_char_len("한", 3) == 3 && text_char_len("a", 1) == 1);
+    /* what snprintf leaves of a Korean text cut at its buffer's size */
+    char cut[16];
+    memcpy(cut, "가나다", 5); /* one character and two bytes of the next */
+    cut[5] = 0;
+    text_trim_partial(cut);
+    CHECK(strcmp(cut, "가") == 0);
+    snprintf(cut, sizeof cut, "%s", "ab가");
+    text_trim_partial(cut);
+    CHECK(strcmp(cut, "ab가") == 0);
+    memcpy(cut, "ab가", 3);
+    cut[3] = 0;
+    text_trim_partial(cut);
+    CHECK(strcmp(cut, "ab") == 0);
     text_use_unicode(0);
     text_cut(out, sizeof out, "가나다라", 5);
     CHECK(strcmp(out, "가나~") == 0); /* a terminal that is not UTF-8 */
