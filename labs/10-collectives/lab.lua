@@ -247,16 +247,23 @@ return {
         lab.progress(0.5, "NCCL's ring (NCCL_ALGO=Ring)")
         local res_r, row_r = time_run(lab, 8, { NCCL_ALGO = "Ring" })
         local out = { res = res, row = row, res_r = res_r, row_r = row_r }
-        if row and row_r and row.ring_ms then
+        if row and row_r and row.ring_ms and row.ag_ms then
           out.mine = busbw(row.bytes, row.ring_ms, 8)
           out.nccl = busbw(row.bytes, row.nccl_ms, 8)
           out.nccl_ring = busbw(row_r.bytes, row_r.nccl_ms, 8)
-          lab.table{ title = string.format("all-reduce of 256 MiB f32 on 8 ranks, SIMULATED %s (modelled clock)", TIMING_MACHINE),
-                     columns = { "all-reduce", "time (ms)", "busbw (GB/s)" },
-                     rows = { { "your ring (send/recv)", string.format("%.3f", row.ring_ms), string.format("%.1f", out.mine) },
-                              { "NCCL, NCCL_ALGO=Ring", string.format("%.3f", row_r.nccl_ms), string.format("%.1f", out.nccl_ring) },
-                              { "NCCL, its own choice (NVLS)", string.format("%.3f", row.nccl_ms), string.format("%.1f", out.nccl) } } }
+          -- all-gather: busbw = S / time x (n-1)/n
+          out.ag = busbw(row.bytes, row.ag_ms, 8) / 2
+          out.nccl_ag = busbw(row_r.bytes, row_r.nccl_ag_ms, 8) / 2
+          local function line(name, ms, bw) return { name, string.format("%.3f", ms), string.format("%.1f", bw) } end
+          lab.table{ title = string.format("256 MiB f32 on 8 ranks, SIMULATED %s (modelled clock)", TIMING_MACHINE),
+                     columns = { "collective", "time (ms)", "busbw (GB/s)" },
+                     rows = { line("all-gather: your ring", row.ag_ms, out.ag),
+                              line("all-gather: NCCL's ring", row_r.nccl_ag_ms, out.nccl_ag),
+                              line("all-reduce: your ring", row.ring_ms, out.mine),
+                              line("all-reduce: NCCL's ring (NCCL_ALGO=Ring)", row_r.nccl_ms, out.nccl_ring),
+                              line("all-reduce: NCCL's own choice (NVLS)", row.nccl_ms, out.nccl) } }
           lab.record("ring_busbw", out.mine)
+          lab.record("ag_busbw", out.ag)
           lab.record("nccl_ring_busbw", out.nccl_ring)
           lab.record("nccl_busbw", out.nccl)
         end
@@ -269,6 +276,9 @@ return {
         end
         local v = {
           sent_something(out.row, 8),
+          checks.bandwidth{ value = out.ag, peak = out.nccl_ag, fraction = 0.8,
+                            what = "your all-gather's busbw against NCCL's, 256 MiB, 8 ranks",
+                            where = "results pane (3)" },
           checks.bandwidth{ value = out.mine, peak = out.nccl_ring, fraction = 0.75,
                             what = "your ring's busbw against NCCL's ring (NCCL_ALGO=Ring), 256 MiB, 8 ranks",
                             where = "results pane (3)" },

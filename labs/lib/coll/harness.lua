@@ -115,7 +115,21 @@ local function run_case(ring, fname, mode, case, count)
   comm:destroy()
 end
 
--- Timing on phantom tensors: the learner's all_reduce, then NCCL's.
+-- Modelled milliseconds of fn(), between two timing events on the default
+-- stream, after every rank has arrived.
+local function timed(world, fn)
+  world:barrier()
+  local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
+  a:record()
+  local ok, err = pcall(fn)
+  b:record()
+  if not ok then return nil, err end
+  b:synchronize()
+  return a:elapsed(b)
+end
+
+-- Timing on phantom tensors: the learner's all_reduce and NCCL's; the
+-- learner's all_gather and NCCL's when the buffer divides by the ranks.
 local function run_time(ring, count)
   local world = mgpu.comm()
   local n, r = world:size(), world:rank()
@@ -123,23 +137,22 @@ local function run_time(ring, count)
   local buf = mgpu.phantom_tensor{count = count}
   local chunks = M.chunks(buf, n)
   local scratch = mgpu.phantom_tensor{count = chunks[0]:count()}
-  world:barrier()
-  local a, b = mgpu.event{timing = true}, mgpu.event{timing = true}
-  a:record()
-  local ok, err = pcall(ring.all_reduce, comm, chunks, scratch)
-  b:record()
-  if not ok then mgpu.result{mode = "time", n = n, rank = r, error = tostring(err)}; return end
-  b:synchronize()
-  local mine = a:elapsed(b)
-  local ops, sent = calls_of(comm)
-  world:barrier()
-  local c, d = mgpu.event{timing = true}, mgpu.event{timing = true}
-  c:record()
-  world:all_reduce(buf)
-  d:record()
-  d:synchronize()
-  mgpu.result{mode = "time", n = n, rank = r, bytes = count * 4, ring_ms = mine, nccl_ms = c:elapsed(d),
-              ops = ops, sent = sent}
+  local row = {mode = "time", n = n, rank = r, bytes = count * 4}
+  local err
+  row.ring_ms, err = timed(world, function() ring.all_reduce(comm, chunks, scratch) end)
+  if not row.ring_ms then row.error = tostring(err); mgpu.result(row); return end
+  row.ops, row.sent = calls_of(comm)
+  row.nccl_ms = timed(world, function() world:all_reduce(buf) end)
+  if count % n == 0 then
+    local gcomm = world:split(0, r, "yours-ag")
+    row.ag_ms, err = timed(world, function() ring.all_gather(gcomm, chunks, scratch) end)
+    if not row.ag_ms then row.error = tostring(err); mgpu.result(row); return end
+    row.ag_ops = calls_of(gcomm)
+    local out = mgpu.phantom_tensor{count = count}
+    row.nccl_ag_ms = timed(world, function() world:all_gather(chunks[r], out) end)
+    gcomm:destroy()
+  end
+  mgpu.result(row)
   comm:destroy()
 end
 
