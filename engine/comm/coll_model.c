@@ -697,6 +697,23 @@ static double nvls_time(const shape *sh, mgpu_coll op, double bytes, int n, int 
     return lat + bytes / (1000.0 * algbw);
 }
 
+/* A broadcast through a CUDA multicast object (the note's "CUDA 12.3+
+ * multicast"): the root stores its buffer once into the multicast address
+ * and the NVSwitch copies it to every GPU, so the root's links carry S and
+ * no other GPU sends anything (a ring broadcast has every GPU forward S).
+ * The stores run at the rate NVLS keeps of the links (EFF_NVLS): NVLS
+ * all_gather, which is multicast stores, measures about 300 GB/s busbw on 8
+ * x H100 against the ring's 350 (NVIDIA/nccl#1506: "NVLink SHARP does not
+ * promise a bandwidth improvement over point-to-point ... for allgather").
+ * Its latency is NCCL's for NVLS on NVLink (tuning.cc), for want of a
+ * published figure for one bare multicast kernel. */
+static double multicast_time(const shape *sh, double bytes, double *lat_out, double *bus_out)
+{
+    *lat_out = NVLS_LAT_NVLINK;
+    *bus_out = sh->nvls_bw; /* busbw = algbw for a broadcast */
+    return NVLS_LAT_NVLINK + bytes / (1000.0 * sh->nvls_bw);
+}
+
 /* Time of one (algo, proto) pair, or < 0 when the pair does not apply. */
 static double pair_time(const shape *sh, mgpu_coll op, double bytes, int n, int algo, int proto, double *lat_out,
                         double *bus_out)
@@ -865,6 +882,14 @@ static mgpu_result predict_shape(const shape *shp, mgpu_coll op, size_t bytes, i
         out->bus_gbs = nothing ? 0.0 : sh.hbm;
         out->time_us = nothing ? ONE_RANK_ENQUEUE_US : copy > ONE_RANK_LAUNCH_US ? copy : ONE_RANK_LAUNCH_US;
         out->link = nothing ? "none" : "HBM";
+    } else if (op == MGPU_COLL_BROADCAST && tun && tun->multicast) {
+        if (!sh.nvls || sh.nnodes > 1)
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a multicast broadcast needs every rank on its own GPU, all on one "
+                             "node's NVSwitches, Hopper or later; %s", sh.nnodes > 1 ? "these ranks span nodes"
+                             : "this placement is not (no NVSwitch, an older GPU, two ranks on a GPU or no peer access)");
+        out->time_us = multicast_time(&sh, b, &out->latency_us, &out->bus_gbs);
+        out->algo = MGPU_ALGO_NVLS;
+        out->link = "NVLink";
     } else if (op == MGPU_COLL_ALLTOALL || op == MGPU_COLL_SEND || op == MGPU_COLL_RECV) {
         out->algo = MGPU_ALGO_P2P;
         out->time_us = p2p_time(&sh, op, b, nranks, &out->latency_us, &out->bus_gbs);

@@ -24,6 +24,7 @@ typedef struct mgpu_coll_args {
     mgpu_dtype dtype;
     mgpu_redop redop;
     int root;                  /* root (broadcast, reduce) or peer (send, recv); -1 otherwise */
+    int multicast;             /* broadcast through a CUDA multicast object (sim only) */
 } mgpu_coll_args;
 
 struct mgpu_flight;            /* flight.c */

@@ -243,6 +243,13 @@ mgpu_result mgpu_broadcast(mgpu_comm *c, const mgpu_buffer *send, size_t send_of
     return run_coll(c, &a, a.op, s);
 }
 
+mgpu_result mgpu_broadcast_multicast(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                                     size_t recv_off, size_t count, mgpu_dtype t, int root, mgpu_stream *s)
+{
+    mgpu_coll_args a = {MGPU_COLL_BROADCAST, send, send_off, recv, recv_off, count, t, MGPU_SUM, root, 1};
+    return run_coll(c, &a, a.op, s);
+}
+
 mgpu_result mgpu_reduce(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
                         size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, int root, mgpu_stream *s)
 {

@@ -244,6 +244,11 @@ static mgpu_result nccl_collective(mgpu_comm *c, const mgpu_coll_args *a, mgpu_s
 {
     nccl_impl *m = impl_of(c);
     if (!m) return mgpu_fail(MGPU_ERR_INVALID, "communicator %s was aborted", c->name);
+    if (a->multicast)
+        return mgpu_fail(MGPU_ERR_UNSUPPORTED, "a multicast broadcast runs on the sim only: mgpulab does not create "
+                         "CUDA multicast objects on real GPUs (they need NVSwitch and the fabric manager, and a bad one "
+                         "can take the node's GPUs out of service); measure it on a model: --backend sim --machine "
+                         "dgx-h100");
     const mgpu_nccl_api *api = m->api;
     void *st = mgpu_stream_native(s);
     const void *sb = ptr_of(a->send, a->send_off);

@@ -167,10 +167,17 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     /* NVLS reduces in the switch: sum of every type, min/max of all but
      * f32 (NCCL's ncclNvlsSupported); prod and avg stay off it */
     mgpu_coll_tuning tun = sc->tuning;
+    if (a->multicast) {
+        /* not NCCL: NCCL_NVLS_ENABLE and NCCL_ALGO do not apply, the hardware decides */
+        tun.multicast = 1;
+        tun.nvls = 0;
+        tun.algo = tun.proto = -1;
+        tun.algo_mask = tun.proto_mask = 0;
+    }
     tun.nvls_no_op = !(a->redop == MGPU_SUM || ((a->redop == MGPU_MIN || a->redop == MGPU_MAX) && a->dtype != MGPU_F32));
     MGPU_CHECK(mgpu_coll_predict_call(sc->topo, a->op, bytes, c->size, sc->gpu_of_rank, &tun, in_place, &p));
 
-    sim_log_collective(c, sc, a->op, bytes, &p);
+    if (!a->multicast) sim_log_collective(c, sc, a->op, bytes, &p); /* NCCL logs its own calls only */
     call.algo = p.algo == MGPU_ALGO_TREE ? MGPU_ALGO_TREE : MGPU_ALGO_RING; /* collnet's data path is the ring's */
     if (!phantom) MGPU_CHECK(sim_algo_run(&x, &call, staged));
     double dur = p.time_us * 1000.0 * sc->straggler;

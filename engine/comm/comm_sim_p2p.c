@@ -41,13 +41,98 @@ mgpu_result sim_group_queue(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *
     return MGPU_OK;
 }
 
-/* The model's time for `bytes` between this rank's GPU and the peer's. */
-static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes)
+/* The model's time for `bytes` between this rank's GPU and the peer's:
+ * *lat_ns of it is the fixed latency, the rest the bytes on the wire. */
+static double p2p_ns(sim_comm *sc, int me, int peer, size_t bytes, double *lat_ns)
 {
     int g[2] = {sc->gpu_of_rank[me], sc->gpu_of_rank[peer]};
     mgpu_coll_prediction p;
+    *lat_ns = 0;
     if (mgpu_coll_predict(sc->topo, MGPU_COLL_SEND, bytes, 2, g, &p) != MGPU_OK) return 0;
-    return p.time_us * 1000.0 * sc->straggler; /* the straggler fault's rank is slower at both ends */
+    /* the straggler fault's rank is slower at both ends */
+    double ns = p.time_us * 1000.0 * sc->straggler, lat = p.latency_us * 1000.0 * sc->straggler;
+    *lat_ns = lat < ns ? lat : ns;
+    return ns;
+}
+
+/* One GPU's way out (or in) shared by the transfers of a group: flow i is
+ * ready at ready[i] and needs work[i] ns of the link alone; while k flows
+ * are under way each gets 1/k of it (a send to 7 peers at once takes 7
+ * times one send's wire time: the root's links carry every copy). A
+ * NVSwitch GPU's pair rate is its whole NVLink bandwidth, a PCIe GPU's its
+ * slot's, so every transfer of one GPU in one direction shares it.
+ * finish[i] out. O(n^2), n the group's transfers. */
+static void share_link(const double *ready, const double *work, double *finish, int n)
+{
+    double *left = malloc(sizeof *left * (size_t)n);
+    if (!left) { /* no memory to share: each alone */
+        for (int i = 0; i < n; i++) finish[i] = ready[i] + work[i];
+        return;
+    }
+    int done = 0;
+    double t = 1e300;
+    for (int i = 0; i < n; i++) {
+        left[i] = work[i];
+        finish[i] = -1;
+        if (ready[i] < t) t = ready[i];
+    }
+    while (done < n) {
+        int k = 0;
+        double next_arrival = 1e300, least = 1e300;
+        for (int i = 0; i < n; i++) {
+            if (finish[i] >= 0) continue;
+            if (ready[i] <= t) {
+                k++;
+                if (left[i] < least) least = left[i];
+            } else if (ready[i] < next_arrival) {
+                next_arrival = ready[i];
+            }
+        }
+        if (k == 0) {
+            t = next_arrival;
+            continue;
+        }
+        double dt = least * k;
+        if (t + dt > next_arrival) dt = next_arrival - t;
+        for (int i = 0; i < n; i++) {
+            if (finish[i] >= 0 || ready[i] > t) continue;
+            left[i] -= dt / k;
+            if (left[i] <= least * 1e-12 || left[i] <= 0) {
+                finish[i] = t + dt;
+                done++;
+            }
+        }
+        t += dt;
+    }
+    free(left);
+}
+
+/* Every transfer of this rank in one direction (SIM_SEND or SIM_RECV)
+ * shares its link: end[i] = when transfer i's bytes are through. */
+static mgpu_result share_direction(const sim_xfer *f, const double *ready, const double *ns, const double *lat,
+                                   int n, int kind, double *end)
+{
+    double *r = malloc(sizeof *r * (size_t)n * 3);
+    int *at = malloc(sizeof *at * (size_t)n);
+    if (!r || !at) {
+        free(r);
+        free(at);
+        return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory timing a group of sends/receives");
+    }
+    double *w = r + n, *fin = r + 2 * n;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (f[i].kind != kind) continue;
+        at[k] = i;
+        r[k] = ready[i] + lat[i];
+        w[k] = ns[i] - lat[i];
+        k++;
+    }
+    if (k) share_link(r, w, fin, k);
+    for (int j = 0; j < k; j++) end[at[j]] = fin[j];
+    free(r);
+    free(at);
+    return MGPU_OK;
 }
 
 /* The bandwidth pane's modelled load: a send is traffic out of this rank's
@@ -71,13 +156,15 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
 {
     uint64_t wall0 = mgpu_now_ns();
     sim_xfer *f = calloc((size_t)n, sizeof *f);
-    double *t0 = calloc((size_t)n, sizeof *t0);
+    double *t0 = calloc((size_t)n * 5, sizeof *t0);
     size_t *model_bytes = calloc((size_t)n, sizeof *model_bytes);
     mgpu_result r = MGPU_OK;
     if (!f || !t0 || !model_bytes) {
         r = mgpu_fail(MGPU_ERR_NOMEM, "out of host memory for send/recv on '%s'", c->name);
         goto out;
     }
+    /* per transfer: the model's time alone, its latency, its ready time, its end */
+    double *ns = t0 + n, *lat = t0 + 2 * (size_t)n, *ready = t0 + 3 * (size_t)n, *end = t0 + 4 * (size_t)n;
     for (int i = 0; i < n; i++) {
         const mgpu_coll_args *a = &q[i].a;
         size_t bytes = a->count * mgpu_dtype_size(a->dtype);
@@ -103,7 +190,14 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
         }
         f[i].peer = a->root;
         f[i].bytes = phantom && bytes ? 1 : bytes;
+        ns[i] = bytes ? p2p_ns(sc, c->rank, a->root, bytes, &lat[i]) : 0;
     }
+    /* The sends share this GPU's way out: each message carries the time
+     * its bytes would have left had it been alone, so that the receiver's
+     * max(its own start, the stamp) + the pair's time is when they arrive. */
+    MGPU_CHECKGOTO(share_direction(f, t0, ns, lat, n, SIM_SEND, end), r, out);
+    for (int i = 0; i < n; i++)
+        if (f[i].kind == SIM_SEND) f[i].model_ns = end[i] - ns[i];
     sim_ctx x;
     char what[64];
     if (n > 1)
@@ -112,12 +206,15 @@ static mgpu_result run_batch(mgpu_comm *c, sim_comm *sc, const queued *q, int n)
         snprintf(what, sizeof what, "%s rank %d", q[0].a.op == MGPU_COLL_SEND ? "send to" : "recv from", q[0].a.root);
     sim_comm_ctx(c, sc, what, &x);
     MGPU_CHECKGOTO(sim_run(&x, f, n), r, out);
+    /* the receives share its way in, each from when its message can start */
     for (int i = 0; i < n; i++) {
-        double start = t0[i];
-        if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > start) start = f[i].model_ns;
-        double ns = model_bytes[i] ? p2p_ns(sc, c->rank, f[i].peer, model_bytes[i]) : 0;
-        MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, start + ns), r, out);
-        publish_p2p(sc, c->rank, &f[i], model_bytes[i], ns, wall0); /* phantom: the modelled size */
+        ready[i] = f[i].kind == SIM_SEND ? end[i] - ns[i] : t0[i];
+        if (f[i].kind == SIM_RECV && f[i].bytes && f[i].model_ns > ready[i]) ready[i] = f[i].model_ns;
+    }
+    MGPU_CHECKGOTO(share_direction(f, ready, ns, lat, n, SIM_RECV, end), r, out);
+    for (int i = 0; i < n; i++) {
+        MGPU_CHECKGOTO(mgpu_stream_model_advance(q[i].s, ns[i] > 0 ? end[i] : ready[i]), r, out);
+        publish_p2p(sc, c->rank, &f[i], model_bytes[i], end[i] - ready[i], wall0); /* phantom: the modelled size */
     }
 out:
     free(f);

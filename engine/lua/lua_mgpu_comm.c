@@ -382,6 +382,23 @@ static int l_broadcast(lua_State *L)
                   "comm:broadcast");
 }
 
+/* comm:multicast(send [, recv], root [, stream]): a broadcast through a
+ * CUDA multicast object on the NVSwitches (mgpu_broadcast_multicast; the
+ * sim only, the NCCL backend refuses). */
+static int l_multicast(lua_State *L)
+{
+    coll_call k;
+    coll_call_open(L, "comm:multicast", 0, &k);
+    lm_tensor *s = k.send, *r = k.recv;
+    if (!k.o.have_root) return luaL_error(L, "comm:multicast(send, recv, root [, stream]) needs a root rank");
+    if (r->t.count != s->t.count)
+        return luaL_error(L, "comm:multicast: send has %I elements, recv %I; they must match",
+                          (lua_Integer)s->t.count, (lua_Integer)r->t.count);
+    int tok = coll_begin(L, &k, "multicast", mgpu_tensor_bytes(&s->t));
+    return finish(L, tok, mgpu_broadcast_multicast(k.c->c, T(s), T(r), s->t.count, s->t.dtype, k.o.root, k.stream),
+                  "comm:multicast");
+}
+
 static int l_reduce(lua_State *L)
 {
     coll_call k;
@@ -485,6 +502,7 @@ static int open_protected(lua_State *L)
         {"all_gather", l_all_gather},
         {"reduce_scatter", l_reduce_scatter},
         {"broadcast", l_broadcast},
+        {"multicast", l_multicast},
         {"reduce", l_reduce},
         {"alltoall", l_alltoall},
         {"send", l_send},

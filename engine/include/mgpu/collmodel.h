@@ -70,6 +70,8 @@ typedef struct mgpu_coll_tuning {
     unsigned algo_mask;    /* NCCL_ALGO as a list ("ring,nvls", "^nvls"): bit (1 << mgpu_coll_algo) per
                             * algorithm allowed; 0 = all. A single name sets `algo` instead */
     unsigned proto_mask;   /* NCCL_PROTO as a list ("^LL128"), likewise; 0 = all */
+    int multicast;         /* per call: a broadcast through a CUDA multicast object, not NCCL
+                            * (mgpu_broadcast_multicast): priced at NVLS's store rate */
     int nvls_no_op;        /* per call: the reduction NVLS cannot do (prod, avg, min/max of f32), so
                             * NCCL keeps all_reduce/reduce_scatter off NVLS */
 } mgpu_coll_tuning;

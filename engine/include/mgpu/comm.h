@@ -103,6 +103,16 @@ mgpu_result mgpu_reduce_scatter(mgpu_comm *c, const mgpu_buffer *send, size_t se
                                 size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, mgpu_stream *s);
 mgpu_result mgpu_broadcast(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
                            size_t recv_off, size_t count, mgpu_dtype t, int root, mgpu_stream *s);
+/* The note's "CUDA 12.3+ multicast": a broadcast through a multicast object
+ * on the node's NVSwitches (cuMulticastCreate + multimem stores), not NCCL:
+ * the root writes its buffer once and the switch copies it to every GPU.
+ * The sim only: mgpulab never creates multicast objects on a real GPU (they
+ * need NVSwitch and the fabric manager, and a bad one can take a node's GPUs
+ * out of service); the NCCL backend refuses with MGPU_ERR_UNSUPPORTED, as
+ * the sim does where the ranks are not one GPU each on one node's NVSwitches
+ * (Hopper or later). The flight recorder shows it as a broadcast. */
+mgpu_result mgpu_broadcast_multicast(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
+                                     size_t recv_off, size_t count, mgpu_dtype t, int root, mgpu_stream *s);
 mgpu_result mgpu_reduce(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, mgpu_buffer *recv,
                         size_t recv_off, size_t count, mgpu_dtype t, mgpu_redop op, int root, mgpu_stream *s);
 /* send and recv hold size*count elements; block j of send goes to rank j. */
