@@ -115,7 +115,7 @@ return {
   [" - PyTorch's DDP would make %d all-reduces of the same %.1f MiB: a first bucket of 1 MiB, and buckets closed once they reach 25 MiB"] =
     " - PyTorch 의 DDP 라면 all-reduce %d 번으로 같은 %.1f MiB 를 보낸다: 첫 bucket 은 1 MiB 이고, bucket 은 25 MiB 에 도달하면 닫힌다",
   [" - that is what PyTorch's rule would make (a 1 MiB first bucket, buckets closed once they reach the cap); count the buckets of YOUR reducer's rule, which closes a bucket before the cap is passed"] =
-    " - 그것은 PyTorch 의 규칙이 만들 수다 (첫 bucket 1 MiB, bucket 은 cap 에 도달하면 닫힌다); 여러분 reducer 의 규칙, 즉 cap 을 넘기 전에 bucket 을 닫는 규칙으로 bucket 을 세라",
+    " - 그 값은 PyTorch 의 규칙 (첫 bucket 1 MiB, bucket 은 cap 에 도달하면 닫힌다) 으로 센 bucket 수다; 여러분 reducer 의 규칙, 즉 cap 을 넘기 전에 bucket 을 닫는 규칙으로 세라",
 
   -- step 5: broadcast
   ["Pitfall: ranks that start apart"] = "함정: 서로 다른 곳에서 출발한 rank",
