@@ -61,8 +61,8 @@ end
 -- Judges one run of the harness: mode rs (chunk r of rank r only), ag or ar
 -- (every chunk of every rank). The first fault found is the verdict.
 local function judge(res, mode, n)
-  local fname = ({ rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce" })[mode]
-  local what = string.format("your %s on %d ranks", fname, n)
+  local fname = ({ rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "all_reduce" })[mode]
+  local what = string.format("your %s on %d ranks", mode == "rd" and "recursive-doubling all_reduce" or fname, n)
   if not res.ok then return broken(res, what) end
   local rows = rows_of(res)
   for _, row in ipairs(rows) do
@@ -121,9 +121,10 @@ local function judge(res, mode, n)
 end
 
 -- The learner's ring on each rank count of RANK_COUNTS, in one mode.
-local function run_modes(lab, modes)
-  local out, total, i = {}, #RANK_COUNTS * #modes, 0
-  for _, n in ipairs(RANK_COUNTS) do
+local function run_modes(lab, modes, counts)
+  counts = counts or RANK_COUNTS
+  local out, total, i = {}, #counts * #modes, 0
+  for _, n in ipairs(counts) do
     for _, mode in ipairs(modes) do
       lab.progress(i / total, string.format("%s on %d ranks", mode, n))
       i = i + 1
@@ -162,6 +163,41 @@ local function time_run(lab, n, env)
 end
 
 local function busbw(bytes, ms, n) return bytes / (ms * 1e6) * 2 * (n - 1) / n end
+
+-- "16M", "24 MiB", "3e7", "512K" -> bytes (K, M, G binary), or nil
+local function parse_size(s)
+  if type(s) ~= "string" then return nil end
+  local num, unit = s:gsub("%s", ""):match("^([%d%.eE%+]+)([KkMmGg]?)[iI]?[bB]?$")
+  local x = tonumber(num)
+  if not x then return nil end
+  local mult = ({ [""] = 1, k = 1024, m = 1024 ^ 2, g = 1024 ^ 3 })[(unit or ""):lower()]
+  return x * mult
+end
+
+local function size_text(b)
+  if b < 1024 then return string.format("%d B", b) end
+  if b < 1024 ^ 2 then return string.format("%d KiB", b // 1024) end
+  return string.format("%d MiB", b // 1024 ^ 2)
+end
+
+-- The message size where two sweeps' times cross: linear between the two
+-- sizes around the first sign change (t = latency + bytes / bandwidth is a
+-- line in the size). nil when they do not cross.
+local function crossover(small_first, big_first)
+  for i = 2, #small_first do
+    local a0, b0 = small_first[i - 1], big_first[i - 1]
+    local a1, b1 = small_first[i], big_first[i]
+    local d0, d1 = b0.ms - a0.ms, b1.ms - a1.ms
+    if d0 > 0 and d1 <= 0 then
+      return a0.bytes + (a1.bytes - a0.bytes) * d0 / (d0 - d1)
+    end
+  end
+end
+
+local function sweep_rows(res)
+  local row = (res.ranks and res.ranks[0] and res.ranks[0].results or {})[1]
+  return row and row.sizes, row
+end
 
 -- The timing run's all_reduce moved data: an unwritten ring takes no time.
 local function sent_something(row, n)
@@ -333,8 +369,84 @@ return {
       end,
     },
     {
-      id = "deadlock", title = "Exercise 3: every rank sends first - the deadlock, and mgpu.group",
-      text = "steps/05-deadlock.md",
+      id = "doubling", title = "Exercise 3: recursive doubling, the small-message all-reduce",
+      text = "steps/05-doubling.md",
+      exercise = "doubling.lua",
+      hints = {
+        "With 4 ranks: step 0 pairs 0-1 and 2-3, step 1 pairs 0-2 and 1-3. After step k a rank holds the sum of a group of 2^(k+1) ranks.",
+        "The partner in step k is r xor 2^k (Lua: r ~ d). Both partners send and receive: one group.",
+        "With 3, 5, 6 or 7 ranks the ranks past the largest power of two p must fold in before the doubling and get the result after it; they take no part in between.",
+      },
+      run = function(lab) return run_modes(lab, { "rd" }, { 2, 3, 5, 6, 8 }) end,
+      check = function(lab, runs) return judge_all(runs) end,
+    },
+    {
+      id = "crossover", title = "Ring or doubling: the latency crossover",
+      text = "steps/06-crossover.md",
+      exercise = "doubling.lua",
+      hints = {
+        "Each algorithm's time is a latency plus bytes over a bandwidth: t = a + S / B. The smallest size gives a, the largest gives B.",
+        "The crossover is the S where the two lines meet: a_ring + S / B_ring = a_dbl + S / B_dbl.",
+      },
+      questions = {
+        { id = "crossover", ask = "From the two rows shown: above which message size is your ring faster than recursive doubling on 8 ranks (e.g. 512K, 3M)?" },
+      },
+      run = function(lab)
+        local ring_file = (lab.exercise or ""):gsub("doubling%.lua$", "ring.lua")
+        lab.progress(0, "your ring, 8 ranks, 32 B to 128 MiB")
+        local ring = lab.spmd(ring_file, { ranks = 8, args = { "sweep", "0" }, timeout = 60, machine = TIMING_MACHINE })
+        lab.progress(0.5, "your recursive doubling, 8 ranks, 32 B to 128 MiB")
+        local dbl = lab.spmd(lab.exercise, { ranks = 8, args = { "sweep", "0", "whole" }, timeout = 60, machine = TIMING_MACHINE })
+        local out = { ring = ring, dbl = dbl }
+        out.ring_sizes, out.ring_row = sweep_rows(ring)
+        out.dbl_sizes, out.dbl_row = sweep_rows(dbl)
+        if out.ring_sizes and out.dbl_sizes then
+          out.cross = crossover(out.dbl_sizes, out.ring_sizes)
+          local rows, answered_yet = {}, lab.answer("crossover") ~= nil
+          for i, a in ipairs(out.ring_sizes) do
+            local b = out.dbl_sizes[i]
+            if answered_yet or i == 1 or i == #out.ring_sizes then
+              rows[#rows + 1] = { size_text(a.bytes), string.format("%.1f", a.ms * 1000),
+                                  string.format("%.1f", b.ms * 1000) }
+            end
+          end
+          lab.table{ title = "all-reduce on 8 ranks, SIMULATED " .. TIMING_MACHINE .. ": modelled us"
+                             .. (answered_yet and "" or " (the smallest and the largest size: the sweep shows when you have answered)"),
+                     columns = { "size", "your ring (us)", "your doubling (us)" }, rows = rows }
+          if out.cross then lab.record("crossover_bytes", out.cross) end
+        end
+        return out
+      end,
+      check = function(lab, out)
+        if not out.ring_sizes then return broken(out.ring, "the sweep of your ring.lua") end
+        if not out.dbl_sizes then return broken(out.dbl, "the sweep of your doubling.lua") end
+        local v = {}
+        local sends = out.dbl_row.ops and out.dbl_row.ops.send or 0
+        v[#v + 1] = { ok = sends > 0, msg = sends > 0 and "your doubling sent its messages"
+                                               or "your doubling all_reduce sent nothing: there is nothing to time yet",
+                      saw = sends .. " sends", wanted = "the sends of your doubling", where = "your doubling.lua" }
+        if not out.cross then
+          v[#v + 1] = { ok = false, msg = "your ring and your doubling do not cross between 32 B and 128 MiB",
+                        saw = "no crossover", wanted = "doubling faster at small sizes, ring at large", where = "results pane (3)" }
+        else
+          local got = parse_size(lab.answer("crossover"))
+          local a = lab.answer("crossover")
+          if a ~= nil and not got then
+            v[#v + 1] = { ok = false, msg = string.format("the crossover: %q is not a size (write 512K, 3M or bytes)", a),
+                          saw = a, wanted = "a size", where = "question crossover" }
+          else
+            v[#v + 1] = answered{ value = got and (math.abs(math.log(got / out.cross, 2)) <= 1 and "near" or "far"),
+                                  expected = "near", what = a and ("your crossover prediction (" .. a .. ")") or "your crossover prediction",
+                                  hidden = "within a factor of 2 of where the measured lines cross",
+                                  where = "results pane (3): t = latency + size / bandwidth for each" }
+          end
+        end
+        return checks.all(v)
+      end,
+    },
+    {
+      id = "deadlock", title = "Exercise 4: every rank sends first - the deadlock, and mgpu.group",
+      text = "steps/07-deadlock.md",
       exercise = "exchange.lua",
       hints = {
         "The flight table: what has every rank entered, and what has none of them reached?",
@@ -398,8 +510,8 @@ return {
       end,
     },
     {
-      id = "alltoall", title = "Exercise 4: all-to-all with uneven splits (MoE's token exchange)",
-      text = "steps/06-alltoall.md",
+      id = "alltoall", title = "Exercise 5: all-to-all with uneven splits (MoE's token exchange)",
+      text = "steps/08-alltoall.md",
       exercise = "alltoallv.lua",
       hints = {
         "A receiver cannot know how many tokens will come from each rank unless someone tells it. What collective tells everyone one number from everyone?",

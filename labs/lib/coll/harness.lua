@@ -8,8 +8,12 @@
 -- mgpu.args: MODE COUNT
 --   rs, ag, ar   the learner's reduce_scatter / all_gather / all_reduce on
 --                COUNT f32 elements (COUNT need not be a multiple of the ranks)
+--   rd           the learner's all_reduce given the whole buffer (recursive
+--                doubling: doubling.lua), checked as ar
 --   time         the learner's all_reduce and comm:all_reduce on COUNT phantom
 --                elements, timed by events on the modelled clock
+--   sweep        the learner's all_reduce on phantom buffers of n, 4n, ...
+--                64 Mi elements (args[3] = "whole": the whole buffer)
 local M = {}
 
 -- The n chunks of a buffer, 0-based: chunk k has count // n elements, one more
@@ -84,7 +88,10 @@ local function run_case(ring, fname, mode, case, count)
     local mine = M.chunks(ref, n)[r]
     mgpu.copy(chunks[r], mine)
   end
-  local ok, err = pcall(ring[fname], comm, chunks, scratch)
+  if mode == "rd" then scratch = mgpu.tensor{count = count, name = "scratch"} end
+  local ok, err
+  if mode == "rd" then ok, err = pcall(ring[fname], comm, buf, scratch)
+  else ok, err = pcall(ring[fname], comm, chunks, scratch) end
   local row = {mode = mode, case = case, n = n, rank = r, count = count, fn = fname}
   if not ok then
     row.error = tostring(err)
@@ -156,11 +163,37 @@ local function run_time(ring, count)
   comm:destroy()
 end
 
+-- A sweep of sizes (phantom): the learner's all_reduce at each, modelled ms.
+-- whole = true gives it the whole buffer (recursive doubling), else chunks.
+local function run_sweep(ring, whole)
+  local world = mgpu.comm()
+  local n, r = world:size(), world:rank()
+  local comm = world:split(0, r, "yours")
+  local rows = {}
+  local count = n
+  while count <= 64 * 1024 * 1024 do
+    local buf = mgpu.phantom_tensor{count = count}
+    local chunks = M.chunks(buf, n)
+    local scratch = mgpu.phantom_tensor{count = whole and count or chunks[0]:count()}
+    local ms, err = timed(world, function()
+      if whole then ring.all_reduce(comm, buf, scratch) else ring.all_reduce(comm, chunks, scratch) end
+    end)
+    if not ms then mgpu.result{mode = "sweep", n = n, rank = r, error = tostring(err)}; return end
+    rows[#rows + 1] = {bytes = count * 4, ms = ms}
+    buf:free(); scratch:free()
+    count = count * 4
+  end
+  local ops = calls_of(comm)
+  mgpu.result{mode = "sweep", n = n, rank = r, sizes = rows, ops = ops}
+  comm:destroy()
+end
+
 -- ring: the learner's table of functions; args: mgpu.args.
 function M.run(ring, args)
   local mode, count = args[1] or "ar", tonumber(args[2] or "1027")
   if mode == "time" then return run_time(ring, count) end
-  local fname = ({rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce"})[mode]
+  if mode == "sweep" then return run_sweep(ring, args[3] == "whole") end
+  local fname = ({rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "all_reduce"})[mode]
   if not fname then error("coll.harness: unknown mode " .. tostring(mode)) end
   if type(ring[fname]) ~= "function" then
     mgpu.result{mode = mode, rank = mgpu.rank, error = "ring." .. fname .. " is not a function"}

@@ -1,7 +1,7 @@
 -- wrong: sizes every receive with the largest count anyone can route (9 tokens)
 --        instead of exchanging the counts
 -- verdict: size mismatch
--- alltoallv.lua - lab 10, exercise 4: the token exchange of a mixture-of-
+-- alltoallv.lua - lab 10, exercise 5: the token exchange of a mixture-of-
 -- experts layer. Rank r routed its tokens to the experts: send_counts[j]
 -- of them (j = 0 .. n-1) go to the expert on rank j, and they sit in
 -- `tokens` one block after another (rank 0's block first). Every rank

@@ -1,7 +1,7 @@
 -- wrong: cuts the message in 1 MiB pieces so that each send is "small", then
 --        sends them all before receiving: the peer's buffer fills all the same
 -- verdict: did not finish
--- exchange.lua - lab 10, exercise 3: every rank passes a message to the next
+-- exchange.lua - lab 10, exercise 4: every rank passes a message to the next
 -- rank and takes one from the previous rank - one step of a ring.
 -- mgpu.args[1]: the message's length in f32 elements.
 --

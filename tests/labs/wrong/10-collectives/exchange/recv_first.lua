@@ -2,7 +2,7 @@
 --        send that no rank reaches
 -- verdict: did not finish
 -- verdict: recv
--- exchange.lua - lab 10, exercise 3: every rank passes a message to the next
+-- exchange.lua - lab 10, exercise 4: every rank passes a message to the next
 -- rank and takes one from the previous rank - one step of a ring.
 -- mgpu.args[1]: the message's length in f32 elements.
 --

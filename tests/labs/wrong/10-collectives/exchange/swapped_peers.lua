@@ -1,7 +1,7 @@
 -- wrong: groups the calls but swaps the peers: sends to the left, receives from
 --        the right, so rank r holds the next rank's message
 -- verdict: not rank
--- exchange.lua - lab 10, exercise 3: every rank passes a message to the next
+-- exchange.lua - lab 10, exercise 4: every rank passes a message to the next
 -- rank and takes one from the previous rank - one step of a ring.
 -- mgpu.args[1]: the message's length in f32 elements.
 --
