@@ -8,7 +8,7 @@ return {
   -- shared
   ["nothing (nil)"] = "없음 (nil)",
   ["a table of %d entries"] = "항목 %d 개짜리 table",
-  ["%s: the check got %s instead of a table of arguments"] = "%s: check 가 인자 table 대신 %s 를 받았다",
+  ["%s: the check got %s instead of a table of arguments"] = "%s: check 가 받은 것이 인자 table 이 아니다: %s",
   ["a table such as %s{value = ..., ...}"] = "%s{value = ..., ...} 같은 table",
   ["a table of arguments"] = "인자 table",
   ["the lab's check function"] = "lab 의 check 함수",
@@ -23,23 +23,23 @@ return {
     "%s: 도달할 peak 비율이 %s 이다; (0, 100] 안의 수여야 한다",
   ["a fraction such as 0.8"] = "0.8 같은 비율",
   [" of %s"] = " (%s)",
-  ["%s: no usable peak%s to compare with (got %s)"] = "%s: 비교할 peak%s 가 없다 (받은 값: %s)",
+  ["%s: no usable peak%s to compare with (got %s)"] = "%s: 비교할 peak%s 없음 (받은 값: %s)",
   ["a peak > 0 %s"] = "0 %s 보다 큰 peak",
   [">= %s (%s %% of %s%s)"] = ">= %s (%s %%, 기준 %s%s)",
   ["%s: no measured value (got %s)"] = "%s: 측정값이 없다 (받은 값: %s)",
-  ["%s: a negative bandwidth (%s) is not a measurement"] = "%s: 음수 bandwidth (%s) 는 측정값이 아니다",
+  ["%s: a negative bandwidth (%s) is not a measurement"] = "%s: 음수 bandwidth (%s) - 측정값이 될 수 없다",
   ["the %s%s"] = "%s%s",
   [">= %s (%.2fx %s)"] = ">= %s (%.2fx × %s)",
-  ["%s: %s is %.2fx %s (wanted at least %.2fx)"] = "%s: %s 로 %.2fx 이다 (기준 %s; 최소 %.2fx 를 원했다)",
+  ["%s: %s is %.2fx %s (wanted at least %.2fx)"] = "%s: %s, 곧 %.2fx (기준 %s; 원한 것은 최소 %.2fx)",
   ["%s: %s is only %.2fx %s; wanted at least %.2fx (%s)"] =
-    "%s: %s 로 %.2fx 에 그친다 (기준 %s); 최소 %.2fx (%s) 를 원했다",
+    "%s: %s, 곧 %.2fx 에 그친다 (기준 %s); 원한 것은 최소 %.2fx (%s)",
   ["%s: %s; the bar is %s"] = "%s: %s; 기준선은 %s",
   ["%s: only %s; the bar is %s"] = "%s: %s 에 그친다; 기준선은 %s",
   ["%s (%s %% of peak)"] = "%s (peak 의 %s %%)",
   ["%s: %s reaches %s %% of the %s peak%s (wanted at least %s %%)"] =
-    "%s: %s 로 %s %% 에 도달했다 (%s peak%s 대비; 최소 %s %% 를 원했다)",
+    "%s: %s, %s %% 에 도달했다 (%s peak%s 대비; 원한 것은 최소 %s %%)",
   ["%s: %s is only %s %% of the %s peak%s; wanted at least %s %% (%s)"] =
-    "%s: %s 는 %s %% 에 그친다 (%s peak%s 대비); 최소 %s %% (%s) 를 원했다",
+    "%s: %s, %s %% 에 그친다 (%s peak%s 대비); 원한 것은 최소 %s %% (%s)",
 
   -- checks.close
   ["value"] = "값",
@@ -48,7 +48,7 @@ return {
   [" exactly"] = " (정확히)",
   ["no expected number (%s)"] = "기대하는 수가 없다 (%s)",
   ["no number (%s)"] = "수가 아니다 (%s)",
-  ["%s: expected a list of %d numbers, got %s"] = "%s: 수 %d 개의 list 를 기대했는데 %s 를 받았다",
+  ["%s: expected a list of %d numbers, got %s"] = "%s: 수 %d 개의 list 를 기대했는데 받은 것은 %s",
   ["%d numbers"] = "수 %d 개",
   ["%s: nothing to compare (the expected list is empty)"] = "%s: 비교할 것이 없다 (기대 list 가 비어 있다)",
   ["at least one value"] = "값 하나 이상",
@@ -57,20 +57,20 @@ return {
   ["%s at %s"] = "%s (%s)",
   ["%s: all %d values match (largest difference %s, at %s)"] = "%s: 값 %d 개가 모두 맞다 (가장 큰 차이 %s, %s 에서)",
   ["%s: %d of %d values are off; the worst is %s where %s was expected%s"] =
-    "%s: 값 %d/%d 개가 어긋난다; 가장 많이 어긋난 것은 %s 로, %s 를 기대했다%s",
+    "%s: 값 %d/%d 개가 어긋난다; 가장 많이 어긋난 것은 %s (기대값 %s)%s",
   [", got %s"] = ", 받은 값 %s",
   ["within %s of the value in %s"] = "%s 이내로 %s 의 값과 같을 것",
-  ["%s: %s is right (within %s)"] = "%s: %s 가 맞다 (%s 이내)",
+  ["%s: %s is right (within %s)"] = "%s: %s - 맞다 (%s 이내)",
   ["too high"] = "너무 크다",
   ["too low"] = "너무 작다",
   ["too high by far"] = "훨씬 크다",
   ["too low by far"] = "훨씬 작다",
-  ["%s: %s is %s (more than %s off) - look again at %s"] = "%s: %s 는 %s (%s 넘게 어긋난다) - %s 를 다시 확인한다",
+  ["%s: %s is %s (more than %s off) - look again at %s"] = "%s: %s - %s (%s 넘게 어긋난다); %s 에서 다시 확인한다",
   ["%s: no value yet - %s"] = "%s: 아직 값이 없다 - %s",
   ["a number"] = "수",
   ["a number (the lab gave %s)"] = "수 (lab 이 준 값: %s)",
-  ["%s: %s matches %s"] = "%s: %s 는 %s 와 맞다",
-  ["%s: %s is off by %s from %s"] = "%s: %s 는 %s 만큼 %s 에서 벗어났다",
+  ["%s: %s matches %s"] = "%s: %s - %s 에 맞는다",
+  ["%s: %s is off by %s from %s"] = "%s: %s - %s 만큼 벗어났다 (기준 %s)",
 
   -- checks.equals
   ["%s: the lab gave no acceptable value"] = "%s: lab 이 허용하는 값을 주지 않았다",
@@ -82,9 +82,9 @@ return {
   ["(unknown)"] = "(알 수 없음)",
   ["the value shown in %s"] = "%s 에 보이는 값",
   ["%s: no value yet"] = "%s: 아직 값이 없다",
-  ["%s: %s is not right - look again at %s"] = "%s: %s 는 맞지 않다 - %s 를 다시 확인한다",
-  ["%s: %s is right"] = "%s: %s 가 맞다",
-  ["%s: %s is not %s"] = "%s: %s 는 %s 가 아니다",
+  ["%s: %s is not right - look again at %s"] = "%s: %s - 맞지 않다; %s 에서 다시 확인한다",
+  ["%s: %s is right"] = "%s: %s - 맞다",
+  ["%s: %s is not %s"] = "%s: %s - 원한 것은 %s",
 
   -- checks.identical
   ["results pane, one row per rank"] = "results pane, rank 마다 한 행",
@@ -105,7 +105,7 @@ return {
   ["checks.all: no verdicts to combine"] = "checks.all: 합칠 verdict 가 없다",
   ["0 verdicts"] = "verdict 0 개",
   ["at least one verdict"] = "verdict 하나 이상",
-  ["verdict %d is %s, not a verdict"] = "verdict %d 가 %s 이다; verdict 가 아니다",
+  ["verdict %d is %s, not a verdict"] = "verdict %d: %s - verdict 가 아니다",
   ["a verdict table"] = "verdict table",
   [" (1 question waits for your answer)"] = " (답을 기다리는 질문 1 개)",
   [" (%d questions wait for your answers)"] = " (답을 기다리는 질문 %d 개)",
@@ -127,15 +127,15 @@ return {
   ["%d x %s (of %d events)"] = "%d x %s (event %d 개 중)",
   [" Other events: %s."] = " 다른 event: %s.",
   ["%s: %d, as wanted (%s)."] = "%s: %d, 원한 대로다 (%s).",
-  ["%s: %d, but %s wanted."] = "%s: %d 이지만 %s 를 원했다.",
+  ["%s: %d, but %s wanted."] = "%s: %d; 원한 것은 %s.",
 
   -- checks.overlap
   ["timeline pane"] = "timeline pane",
-  ["%s overlapping %s"] = "%s 와 %s 의 overlap",
+  ["%s overlapping %s"] = "%s 의 overlap (상대: %s)",
   ["%s: the span names to compare were not given (a = %s, b = %s)"] =
     "%s: 비교할 span 이름이 주어지지 않았다 (a = %s, b = %s)",
   ["two span names"] = "span 이름 두 개",
-  ["%s: min_fraction %s is not in [0, 1]"] = "%s: min_fraction %s 가 [0, 1] 안에 있지 않다",
+  ["%s: min_fraction %s is not in [0, 1]"] = "%s: min_fraction %s - [0, 1] 안에 있지 않다",
   ["a fraction"] = "비율",
   [">= %s %% of %s's time"] = ">= %s %% (%s 시간 대비)",
   ["%s: no timeline spans (got %s)"] = "%s: timeline span 이 없다 (받은 값: %s)",
@@ -143,9 +143,9 @@ return {
   ["%s: no %s spans with a duration on the timeline"] = "%s: timeline 에 길이가 있는 %s span 이 없다",
   ["0 us of %s"] = "%s 0 us",
   ["%s %% (%s of %s us)"] = "%s %% (%s / %s us)",
-  ["%s: %s %% of %s's time runs while %s runs (wanted %s)"] = "%s: %s %% 의 %s 시간이 %s 와 함께 돈다 (원한 것: %s)",
+  ["%s: %s %% of %s's time runs while %s runs (wanted %s)"] = "%s: %s %% (%s 시간 중 %s 실행과 겹친 비율; 원한 것: %s)",
   ["%s: only %s %% of %s's time runs while %s runs (wanted %s)"] =
-    "%s: %s %% 의 %s 시간만 %s 와 함께 돈다 (원한 것: %s)",
+    "%s: %s %% 에 그친다 (%s 시간 중 %s 실행과 겹친 비율; 원한 것: %s)",
 
   -- checks.hang_caught
   ["log pane: the watchdog's message and the flight recorder's analysis"] =
@@ -167,7 +167,7 @@ return {
   ["hang_caught: the hang was ended after %s, later than %s"] = "hang_caught: hang 이 %s 뒤에야 끝났다; %s 보다 늦다",
   ["hang_caught: the watchdog ended the run but no analysis named the mismatch"] =
     "hang_caught: watchdog 가 실행을 끝냈지만 mismatch 를 짚은 분석이 없다",
-  ["hang_caught: the analysis does not name %s: %s"] = "hang_caught: 분석이 %s 를 짚지 않는다: %s",
+  ["hang_caught: the analysis does not name %s: %s"] = "hang_caught: 분석이 짚어야 할 것: %s; 분석: %s",
   ["hang_caught: the watchdog ended the hang after %s (limit %s) and named it: %s"] =
     "hang_caught: watchdog 가 %s 뒤에 hang 을 끝내고 (한도 %s) 원인을 짚었다: %s",
 

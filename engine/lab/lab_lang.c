@@ -342,7 +342,7 @@ static const mgpu_tr_entry framework_ko[] = {
     {"cancelled", "취소됨"},
     {"cancelled during %s", "%s 중에 취소됨"},
     {"lab error in %s: %s", "%s 에서 lab 오류: %s"},
-    {"lab %s did not load", "lab %s 를 로드하지 못했다"},
+    {"lab %s did not load", "lab %s - 로드하지 못했다"},
     {"locked: %s", "잠김: %s"},
     {" (and %zu more)", " (그 밖에 %zu 개 더)"},
     {"a stream-ordering race%s: %s", "stream-ordering race%s: %s"},
@@ -352,6 +352,11 @@ static const mgpu_tr_entry framework_ko[] = {
      "wait) - 그래야 어느 stream 이 먼저 돌든 결과가 같다"},
     {"%s, then %s (the log pane lists every race)", "%s, 그다음 %s (log pane 에 race 가 모두 나온다)"},
     {": not answered yet", ": 아직 답하지 않았다"},
+    /* the class's pacing (pacing.c) */
+    {"lab %s is not open yet: the class opens it when the instructor says so",
+     "lab %s - 아직 열리지 않았다: 강사가 열면 수업에서 열린다"},
+    {"step %d (%s) opens when step %d (%s) is done: the class takes each lab's steps in order",
+     "step %d (%s) - 먼저 step %d (%s) 까지 마쳐야 열린다: 수업은 lab 의 step 을 차례대로 한다"},
 };
 
 const char *lab_tr(const char *en)

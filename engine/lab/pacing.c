@@ -40,7 +40,8 @@ int mgpu_lab_step_locked(const mgpu_lab_catalog *cat, int lab, int step, char *w
     if (!c || !cat || lab < 0 || lab >= cat->nlabs) return 0;
     const lab_entry *e = &cat->labs[lab];
     if (c->labs_by_instructor && lab > 0 && !opened_by_instructor(c->share, e->info.id)) {
-        if (why) snprintf(why, len, "lab %s is not open yet: the class opens it when the instructor says so", e->info.id);
+        if (why) snprintf(why, len, lab_tr("lab %s is not open yet: the class opens it when the instructor says so"),
+                          e->info.id);
         return 1;
     }
     if (!c->steps_in_order) return 0;
@@ -48,7 +49,7 @@ int mgpu_lab_step_locked(const mgpu_lab_catalog *cat, int lab, int step, char *w
         const mgpu_lab_step_info *s = &e->steps[k];
         if (s->state == MGPU_STEP_PASSED || s->state == MGPU_STEP_READ) continue;
         if (why)
-            snprintf(why, len, "step %d (%s) opens when step %d (%s) is done: the class takes each lab's steps in order",
+            snprintf(why, len, lab_tr("step %d (%s) opens when step %d (%s) is done: the class takes each lab's steps in order"),
                      step + 1, e->steps[step].id, k + 1, s->id);
         return 1;
     }
