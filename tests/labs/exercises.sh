@@ -4,7 +4,8 @@
 # the unsolved exercise and PASSES with the reference solution copied over the
 # workspace copy; every step with questions waits unanswered (state
 # "awaiting", or "failed" with an unsolved exercise beside them) and passes
-# with the answers in solutions/answers-dgx-h100.txt (lines ID=VALUE).
+# with the answers in solutions/answers-dgx-h100.txt (lines ID=VALUE); a lab
+# with solutions/fault-MACHINE.txt runs with that --fault (lab 12's hidden one).
 # MGPULAB_LABS may point at another labs directory (the framework's own test
 # labs use it). MGPU_LAB_ARGS replaces the backend arguments (the GPU round:
 # "--backend cuda"); MGPU_LABS_ONLY=ID[,ID] tests only those labs;
@@ -139,6 +140,10 @@ unsolved_states= solved_states=
 while IFS=$'\x1f' read -r kind id a b c d; do
   [ "$only" = ",," ] || [[ $only == *",$id,"* ]] || continue
   if [ ${#lab_args[@]} -gt 0 ]; then sim=("${lab_args[@]}"); else sim=(--backend sim --machine "$(machine_of "$id")"); fi
+  # a lab that hides a fault (12) is tested with the one its answers are for,
+  # pinned as a class configuration's "fault" pins it
+  pin=$MGPULAB_LABS/$id/solutions/fault-$(machine_of "$id").txt
+  [ ${#lab_args[@]} -eq 0 ] && [ -f "$pin" ] && sim+=(--fault "$(tr -d '\n' <"$pin")")
   if [ "$kind" = lab ]; then
     seen=$seen$id,
     unsolved_states= solved_states=
