@@ -35,7 +35,8 @@ local function big_where(lab, res)
   local m = res and res.machine or big_machine(lab) or lab.backend.machine or "?"
   if res and res.whatif then
     local g = lab.backend.gpus or 1
-    return string.format("SIMULATED %s, the note's 8 H100s: this machine has %d GPU%s", m, g, g == 1 and "" or "s")
+    return g == 1 and L("SIMULATED %s, the note's 8 H100s: this machine has %d GPU", m, g)
+           or L("SIMULATED %s, the note's 8 H100s: this machine has %d GPUs", m, g)
   end
   return "SIMULATED " .. m
 end
@@ -55,7 +56,7 @@ end
 -- The error that stopped a run: the failed rank's first (the others'
 -- are usually only "the communicator was aborted" because of it).
 local function failure(res)
-  if not res then return "no result" end
+  if not res then return L("no result") end
   local first = res.failed_rank and res.ranks and res.ranks[res.failed_rank]
   if first and first.error then return (tostring(first.error):gsub("\n.*", "")) end
   for r = 0, 15 do
@@ -67,8 +68,8 @@ end
 
 local function broken(res, what, where)
   local why = failure(res)
-  return { ok = false, msg = what .. " did not finish: " .. why, saw = why, wanted = "every rank finishes",
-           where = where or "log pane (5)" }
+  return { ok = false, msg = L("%s did not finish: %s", what, why), saw = why, wanted = L("every rank finishes"),
+           where = where or L("log pane (5)") }
 end
 
 -- The learner's configuration (step 2's exercise), checked before it runs.
@@ -76,20 +77,21 @@ local KNOWN = { sharding = "string", offload = "boolean", checkpoint = "boolean"
 local STRATEGIES = { FULL_SHARD = true, SHARD_GRAD_OP = true, NO_SHARD = true }
 local function read_config(lab, path)
   local ok, cfg = pcall(lab.load, path)
-  if not ok then return nil, "config.lua does not load: " .. tostring(cfg) end
-  if type(cfg) ~= "table" then return nil, "config.lua must return a table" end
+  if not ok then return nil, L("config.lua does not load: %s", tostring(cfg)) end
+  if type(cfg) ~= "table" then return nil, L("config.lua must return a table") end
   for k, v in pairs(cfg) do
-    if not KNOWN[k] then return nil, ("config.lua: unknown key '%s' (the keys: sharding, offload, checkpoint, "
-                                      .. "micro_batch, seq)"):format(tostring(k)) end
-    if type(v) ~= KNOWN[k] then return nil, ("config.lua: %s must be a %s"):format(k, KNOWN[k]) end
+    if not KNOWN[k] then
+      return nil, L("config.lua: unknown key '%s' (the keys: sharding, offload, checkpoint, micro_batch, seq)", tostring(k))
+    end
+    if type(v) ~= KNOWN[k] then return nil, L("config.lua: %s must be a %s", k, KNOWN[k]) end
   end
   if not STRATEGIES[cfg.sharding or "FULL_SHARD"] then
-    return nil, ("config.lua: sharding '%s' is not FULL_SHARD, SHARD_GRAD_OP or NO_SHARD"):format(cfg.sharding)
+    return nil, L("config.lua: sharding '%s' is not FULL_SHARD, SHARD_GRAD_OP or NO_SHARD", cfg.sharding)
   end
   for _, k in ipairs{ "micro_batch", "seq" } do
     local v = cfg[k]
     if v and (math.type(v) ~= "integer" or v < 1 or v > (k == "seq" and 32768 or 64)) then
-      return nil, ("config.lua: %s must be a whole number from 1 to %d"):format(k, k == "seq" and 32768 or 64)
+      return nil, L("config.lua: %s must be a whole number from 1 to %d", k, k == "seq" and 32768 or 64)
     end
   end
   return { sharding = cfg.sharding or "FULL_SHARD", offload = cfg.offload == true, checkpoint = cfg.checkpoint == true,
@@ -105,14 +107,14 @@ end
 -- sees which part to shrink.
 local function bytes_of(p)
   if not (p and p.plan_params) then return "" end
-  local parts = { { "the parameters", p.plan_params }, { "the gradients", p.plan_grads },
-                  { "AdamW's states (fp32 master, m, v; made at the first optimizer step)", p.plan_optim },
-                  { "the activations kept for backward", p.plan_acts } }
+  local parts = { { L("the parameters"), p.plan_params }, { L("the gradients"), p.plan_grads },
+                  { L("AdamW's states (fp32 master, m, v; made at the first optimizer step)"), p.plan_optim },
+                  { L("the activations kept for backward"), p.plan_acts } }
   table.sort(parts, function(x, y) return x[2] > y[2] end)
   local t = {}
   for i, x in ipairs(parts) do t[i] = x[1] .. " " .. gb(x[2]) .. " GB" end
-  return string.format("The planner's bytes per GPU for your configuration, largest first: %s (the GPU: %s GB)",
-                       table.concat(t, ", "), gb(p.gpu_bytes))
+  return L("The planner's bytes per GPU for your configuration, largest first: %s (the GPU: %s GB)",
+           table.concat(t, ", "), gb(p.gpu_bytes))
 end
 
 -- Llama 2's context: the sequence length the run trains.
@@ -134,23 +136,25 @@ local function planner_table(lab, out)
     t[#t + 1] = { r.label, gb(r.params_b), gb(r.grads_b), gb(r.optim_b), gb(r.states_b), gb(r.peak_b),
                   r.at, yesno(r.fits), r.over_at or "-" }
   end
-  lab.table{ title = string.format("GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; "
-                                   .. "fits: the peak leaves 5 %% of it free; %s)", out.n, gb(out.m and out.m.gpu_bytes),
-                                   big_where(lab, out.res)),
-             columns = { "strategy", "params", "grads", "optimizer", "states", "peak", "peak at", "fits",
-                         "runs out at" }, rows = t }
+  lab.table{ title = L("GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; fits: the peak leaves 5 %% of it free; %s)",
+                       out.n, gb(out.m and out.m.gpu_bytes), big_where(lab, out.res)),
+             columns = { L("strategy"), L("params"), L("grads"), L("optimizer"), L("states"), L("peak"), L("peak at"),
+                         L("fits"), L("runs out at") }, rows = t }
   out.shown = true
 end
 
--- Published figures for 70B-class training (step 3's table).
-local PUBLISHED = {
-  { "NVIDIA NeMo 24.07, Llama-2-70B, 64 H100 (TP4 PP4, FP8, seq 4096)", "1717", "763",
-    "NVIDIA/NeMo docs/source/performance/performance_summary.md" },
-  { "Llama 2 70B pretraining, A100-80GB: 1,720,320 GPU-hours for 2.0T tokens", "~323 (derived)", "-",
-    "Touvron et al. 2023, arXiv:2307.09288, tables 1-2" },
-  { "Llama 3 405B pretraining, 8K-16K H100, BF16", "-", "38-43 % MFU",
-    "Llama Team 2024, arXiv:2407.21783, table 4" },
-}
+-- Published figures for 70B-class training (step 3's table), made at run
+-- time: the runs' descriptions are in the learner's language.
+local function published()
+  return {
+    { L("NVIDIA NeMo 24.07, Llama-2-70B, 64 H100 (TP4 PP4, FP8, seq 4096)"), "1717", "763",
+      "NVIDIA/NeMo docs/source/performance/performance_summary.md" },
+    { L("Llama 2 70B pretraining, A100-80GB: 1,720,320 GPU-hours for 2.0T tokens"), L("~323 (derived)"), "-",
+      "Touvron et al. 2023, arXiv:2307.09288, tables 1-2" },
+    { L("Llama 3 405B pretraining, 8K-16K H100, BF16"), "-", "38-43 % MFU",
+      "Llama Team 2024, arXiv:2407.21783, table 4" },
+  }
+end
 
 return {
   title    = "FSDP: a 70B Llama on 8 GPUs",
@@ -175,44 +179,43 @@ return {
                 .. "last row) - and remember that it is before a single activation is kept." },
       run = function(lab)
         local n = BIG_RANKS
-        lab.progress(0, "the planner for " .. n .. " GPUs")
+        lab.progress(0, L("the planner for %d GPUs", n))
         local res = lab.spmd("scripts/plan.lua", big_opts(lab, { ranks = 1, args = { tostring(n) }, timeout = 60 }))
-        lab.log("the planner plans for " .. big_where(lab, res))
+        lab.log(L("the planner plans for %s", big_where(lab, res)))
         local m = row_with(res, "machine")
         local cfgs = {}
         for _, row in ipairs(rows(res, 0)) do if row.config then cfgs[#cfgs + 1] = row end end
         table.sort(cfgs, function(a, b) return a.order < b.order end)
         if m then
-          lab.table{ title = "Llama-2-70B from its shapes", columns = { "", "" },
-                     rows = { { "layers / hidden / FFN", string.format("%d / %d / %d", m.layers, m.dim, m.ffn) },
-                              { "heads / KV heads / vocabulary", string.format("%d / %d / %d", m.heads, m.kv_heads, m.vocab) },
-                              { "parameters (counted from the shapes)", string.format("%.2f billion", m.params / 1e9) },
-                              { "the machine planned for", string.format("%d GPUs of %s GB (%.2f GiB): %s", n,
-                                                                         gb(m.gpu_bytes), m.gpu_bytes / 2 ^ 30,
-                                                                         big_where(lab, res)) } } }
+          lab.table{ title = L("Llama-2-70B from its shapes"), columns = { "", "" },
+                     rows = { { L("layers / hidden / FFN"), string.format("%d / %d / %d", m.layers, m.dim, m.ffn) },
+                              { L("heads / KV heads / vocabulary"), string.format("%d / %d / %d", m.heads, m.kv_heads, m.vocab) },
+                              { L("parameters (counted from the shapes)"), L("%.2f billion", m.params / 1e9) },
+                              { L("the machine planned for"), L("%d GPUs of %s GB (%.2f GiB): %s", n,
+                                                                gb(m.gpu_bytes), m.gpu_bytes / 2 ^ 30,
+                                                                big_where(lab, res)) } } }
         end
         local out = { res = res, m = m, cfgs = cfgs, n = n }
         if planner_answered(lab) then planner_table(lab, out)
-        else lab.log("the planner's table appears once you have answered the three questions (press a)") end
+        else lab.log(L("the planner's table appears once you have answered the three questions (press a)")) end
         return out
       end,
       check = function(lab, out)
-        if not out.res.ok or not out.m then return broken(out.res, "the planner") end
+        if not out.res.ok or not out.m then return broken(out.res, L("the planner")) end
         local by = {}
         for _, r in ipairs(out.cfgs) do by[r.config] = r end
         local ddp, z3 = by.ddp, by.zero3
-        local where = "step text: the shapes and the 16 bytes per parameter; results pane (3): the planner's table, "
-                      .. "once all three are answered"
+        local where = L("step text: the shapes and the 16 bytes per parameter; results pane (3): the planner's table, once all three are answered")
         local v = {
           checks.equals{ value = lab.answer("replica"), expected = yesno(ddp.fits), answer = true,
-                         what = "a replica fits one GPU", where = where },
+                         what = L("a replica fits one GPU"), where = where },
           checks.equals{ value = lab.answer("full_shard"), expected = yesno(z3.fits), answer = true,
-                         what = "FULL_SHARD fits", where = where },
+                         what = L("FULL_SHARD fits"), where = where },
         }
         v[#v + 1] = checks.close{ value = lab.answer("gb_full_shard"), expected = z3.states_b / GB, rtol = 0.05,
                                   answer = true,
-                                  what = "GB per GPU of FULL_SHARD's parameters, gradients and AdamW states",
-                                  where = where .. " (column 'states')" }
+                                  what = L("GB per GPU of FULL_SHARD's parameters, gradients and AdamW states"),
+                                  where = L("%s (column 'states')", where) }
         -- answering re-judges the kept run (no new run): the table the
         -- answers unlock is drawn here then, once
         if planner_answered(lab) and not out.shown then planner_table(lab, out) end
@@ -236,14 +239,13 @@ return {
         local cfg, err = read_config(lab, lab.exercise)
         if not cfg then return { err = err } end
         if cfg.seq ~= LLAMA_SEQ then
-          return { err = string.format("config.lua trains %d-token sequences: the run is Llama 2's, %d tokens each - "
-                                       .. "make the memory fit with how FSDP shards, checkpoints and offloads, not by "
-                                       .. "cutting the work", cfg.seq, LLAMA_SEQ),
+          return { err = L("config.lua trains %d-token sequences: the run is Llama 2's, %d tokens each - make the memory fit with how FSDP shards, checkpoints and offloads, not by cutting the work",
+                           cfg.seq, LLAMA_SEQ),
                    saw = "seq = " .. cfg.seq, wanted = "seq = " .. LLAMA_SEQ }
         end
-        lab.progress(0, string.format("Llama-2-70B, %s, %d ranks, on phantom tensors", cfg.sharding, n))
+        lab.progress(0, L("Llama-2-70B, %s, %d ranks, on phantom tensors", cfg.sharding, n))
         local res = lab.spmd("scripts/attempt.lua", big_opts(lab, { ranks = n, args = config_args(cfg, 2), timeout = 300 }))
-        lab.log("Llama-2-70B on " .. big_where(lab, res))
+        lab.log(L("Llama-2-70B on %s", big_where(lab, res)))
         local p = row_with(res, "plan")
         local peak = 0
         for r = 0, n - 1 do
@@ -251,38 +253,37 @@ return {
           if row and row.peak > peak then peak = row.peak end
         end
         local s = row_with(res, "summary")
-        lab.table{ title = string.format("your configuration on %d ranks (%s)", n, big_where(lab, res)),
+        lab.table{ title = L("your configuration on %d ranks (%s)", n, big_where(lab, res)),
                    columns = { "", "" },
-                   rows = { { "sharding / checkpoint / offload", string.format("%s / %s / %s", cfg.sharding,
-                                                                               yesno(cfg.checkpoint), yesno(cfg.offload)) },
-                            { "micro-batch x sequence", string.format("%d x %d", cfg.micro_batch, cfg.seq) },
-                            { "the run", res.ok and "finished 2 steps" or ("stopped: " .. failure(res)) },
-                            { "measured peak per rank (GB)", res.ok and gb(peak) or "-" },
-                            { "planner's peak (GB)", gb(p and p.plan_peak) },
-                            { "planner: peak at", p and p.plan_at or "-" },
-                            { "planner: runs out at", p and (p.plan_over_at or "never") or "-" },
-                            { "GPU memory (GB)", gb(p and p.gpu_bytes) } } }
+                   rows = { { L("sharding / checkpoint / offload"), string.format("%s / %s / %s", cfg.sharding,
+                                                                                  yesno(cfg.checkpoint), yesno(cfg.offload)) },
+                            { L("micro-batch x sequence"), string.format("%d x %d", cfg.micro_batch, cfg.seq) },
+                            { L("the run"), res.ok and L("finished 2 steps") or L("stopped: %s", failure(res)) },
+                            { L("measured peak per rank (GB)"), res.ok and gb(peak) or "-" },
+                            { L("planner's peak (GB)"), gb(p and p.plan_peak) },
+                            { L("planner: peak at"), p and p.plan_at or "-" },
+                            { L("planner: runs out at"), p and (p.plan_over_at or L("never")) or "-" },
+                            { L("GPU memory (GB)"), gb(p and p.gpu_bytes) } } }
         if res.ok then lab.record("peak_gb", peak / GB) end
         return { res = res, p = p, peak = peak, s = s, n = n }
       end,
       check = function(lab, out)
         if out.err then
-          return { ok = false, msg = out.err, saw = out.saw or out.err, wanted = out.wanted or "a configuration table",
+          return { ok = false, msg = out.err, saw = out.saw or out.err, wanted = out.wanted or L("a configuration table"),
                    where = "config.lua" }
         end
-        local where = "results pane (3), table 'your configuration'"
+        local where = L("results pane (3), table 'your configuration'")
         if not out.res.ok then
           local why = failure(out.res)
           local oom = why:find("out of memory", 1, true)
-          local msg = oom and ("out of memory - " .. why:match("^[^:]*") .. ". " .. bytes_of(out.p) ..
-                               ": change config.lua until it fits (the planner's table of step 1 says which "
-                               .. "configurations fit)")
-                      or ("the run failed: " .. why)
-          return { ok = false, msg = msg, saw = why, wanted = "two training steps within each GPU's memory",
-                   where = "log pane (5); config.lua" }
+          local msg = oom and L("out of memory - %s. %s: change config.lua until it fits (the planner's table of step 1 says which configurations fit)",
+                                why:match("^[^:]*"), bytes_of(out.p))
+                      or L("the run failed: %s", why)
+          return { ok = false, msg = msg, saw = why, wanted = L("two training steps within each GPU's memory"),
+                   where = L("log pane (5); config.lua") }
         end
         return checks.close{ value = out.peak / GB, expected = out.p.plan_peak / GB, rtol = 0.10,
-                             what = "measured peak per rank (GB) against the planner's", where = where }
+                             what = L("measured peak per rank (GB) against the planner's"), where = where }
       end,
     },
     {
@@ -300,13 +301,13 @@ return {
         local n = BIG_RANKS
         local args = { "70b" }
         for _, a in ipairs(config_args(TIMED, 2)) do args[#args + 1] = a end
-        lab.progress(0, "Llama-2-70B without prefetch, " .. n .. " ranks")
+        lab.progress(0, L("Llama-2-70B without prefetch, %d ranks", n))
         local off = lab.spmd("scripts/attempt.lua", big_opts(lab, { ranks = n, args = config_args(TIMED, 2), timeout = 300 }))
-        lab.log("Llama-2-70B on " .. big_where(lab, off))
-        lab.progress(0.4, "Llama-2-70B with your prefetch.lua")
+        lab.log(L("Llama-2-70B on %s", big_where(lab, off)))
+        lab.progress(0.4, L("Llama-2-70B with your prefetch.lua"))
         local on = lab.spmd(lab.exercise, big_opts(lab, { ranks = n, args = args, timeout = 300 }))
         -- the proxy has real numbers: it runs on this machine
-        lab.progress(0.75, "the proxy with real numbers (this machine): without and with your prefetch")
+        lab.progress(0.75, L("the proxy with real numbers (this machine): without and with your prefetch"))
         local pargs = { tostring(PROXY_STEPS), tostring(PROXY_MB) }
         local ref = lab.spmd("scripts/proxy.lua", { ranks = PROXY_RANKS, args = pargs, timeout = 120 })
         local mine = lab.spmd(lab.exercise, { ranks = PROXY_RANKS, args = { "proxy", pargs[1], pargs[2] }, timeout = 120 })
@@ -325,73 +326,75 @@ return {
                    tf and pct(per_gpu / (tf * 1e12)) or "-" }
         end
         local ca, cb = col(a), col(b)
-        local names = { "step time (ms)", "all-gathers + reduce-scatters (ms)", "exposed: the compute stream waited (ms)",
-                        "  of it in the forward (ms)", "  of it in the backward (ms)", "communication hidden",
-                        "tokens/s per GPU", "model TFLOP/s per GPU",
-                        "MFU (of " .. (tf and string.format("%.0f", tf) or "?") .. " TFLOP/s bf16)" }
+        local names = { L("step time (ms)"), L("all-gathers + reduce-scatters (ms)"), L("exposed: the compute stream waited (ms)"),
+                        L("  of it in the forward (ms)"), L("  of it in the backward (ms)"), L("communication hidden"),
+                        L("tokens/s per GPU"), L("model TFLOP/s per GPU"),
+                        L("MFU (of %s TFLOP/s bf16)", tf and string.format("%.0f", tf) or "?") }
         local t = {}
         for i, nm in ipairs(names) do t[#t + 1] = { nm, ca[i], cb[i] } end
-        lab.table{ title = string.format("Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, %d ranks, micro-batch 1 "
-                                         .. "x 4096 (MODELLED on the %s)", n, big_where(lab, off)),
-                   columns = { "", "no prefetch", "your prefetch" }, rows = t }
-        lab.table{ title = "published figures (real machines, for comparison)",
-                   columns = { "run", "tokens/s per GPU", "model TFLOP/s per GPU or MFU", "source" }, rows = PUBLISHED }
+        lab.table{ title = L("Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, %d ranks, micro-batch 1 x 4096 (MODELLED on the %s)",
+                             n, big_where(lab, off)),
+                   columns = { "", L("no prefetch"), L("your prefetch") }, rows = t }
+        lab.table{ title = L("published figures (real machines, for comparison)"),
+                   columns = { L("run"), L("tokens/s per GPU"), L("model TFLOP/s per GPU or MFU"), L("source") },
+                   rows = published() }
         if b then lab.record("exposed_ms", b.exposed_ms); lab.record("step_ms", b.step_ms) end
         return { off = off, on = on, ref = ref, mine = mine, a = a, b = b }
       end,
       check = function(lab, out)
         if not out.off.ok then
-          return broken(out.off, "the 70B run without prefetch (FULL_SHARD + checkpointing + offload)",
-                        "log pane (5): the planner's table of step 1 says whether it fits this machine")
+          return broken(out.off, L("the 70B run without prefetch (FULL_SHARD + checkpointing + offload)"),
+                        L("log pane (5): the planner's table of step 1 says whether it fits this machine"))
         end
-        if not out.on.ok then return broken(out.on, "your prefetch.lua on the 70B") end
-        if not out.ref.ok then return broken(out.ref, "the proxy without prefetch") end
-        if not out.mine.ok then return broken(out.mine, "your prefetch.lua on the proxy") end
+        if not out.on.ok then return broken(out.on, L("your prefetch.lua on the 70B")) end
+        if not out.ref.ok then return broken(out.ref, L("the proxy without prefetch")) end
+        if not out.mine.ok then return broken(out.mine, L("your prefetch.lua on the proxy")) end
         local x, y = row_with(out.ref, "checksum"), row_with(out.mine, "checksum")
         local a, b = out.a, out.b
-        local function plural(n, one, many) return n == 1 and one or many end
         -- each pass on its own: a prefetch in one of them halves the sum
         -- without the other
         local function pass(key, name, hook)
           local was, now = a[key], b[key]
           local fell = was > 0 and 1 - now / was or 0
           return { ok = fell >= 0.5,
-                   msg = string.format("exposed communication in the %s: %.1f ms without prefetch, %.1f ms with yours: "
-                                       .. "%.0f %% less (wanted at least 50 %% less in each pass)", name, was, now, 100 * fell),
+                   msg = L("exposed communication in the %s: %.1f ms without prefetch, %.1f ms with yours: %.0f %% less (wanted at least 50 %% less in each pass)",
+                           name, was, now, 100 * fell),
                    saw = string.format("%s: %.1f ms -> %.1f ms", name, was, now),
-                   wanted = string.format("<= %.1f ms in the %s with your prefetch", was / 2, name),
-                   where = string.format("results pane (3), row 'of it in the %s'; timeline pane (4): the comm row against "
-                                         .. "the default row; your prefetch.lua: %s", name, hook) }
+                   wanted = L("<= %.1f ms in the %s with your prefetch", was / 2, name),
+                   where = L("results pane (3), row 'of it in the %s'; timeline pane (4): the comm row against the default row; your prefetch.lua: %s",
+                             name, hook) }
         end
         local early, ahead, off = b.early or 0, b.waited_ahead or 0, b.off_stream or 0
         return {
           { ok = early == 0,
-            msg = early == 0 and "every unit's compute was queued after its all-gather had ended"
-                  or string.format("%d %s compute could start before %s all-gather ended, the first in %s: the default "
-                                   .. "stream must wait for the unit's event - also when an earlier hook gathered it",
-                                   early, plural(early, "unit's", "units'"), plural(early, "its", "their"),
-                                   tostring(b.early_at)),
-            saw = string.format("%d early", early), wanted = "0",
-            where = "your prefetch.lua: which hook waits for a unit's event, and when" },
+            msg = early == 0 and L("every unit's compute was queued after its all-gather had ended")
+                  or early == 1 and L("%d unit's compute could start before its all-gather ended, the first in %s: the default stream must wait for the unit's event - also when an earlier hook gathered it",
+                                      early, tostring(b.early_at))
+                  or L("%d units' compute could start before their all-gather ended, the first in %s: the default stream must wait for the unit's event - also when an earlier hook gathered it",
+                       early, tostring(b.early_at)),
+            saw = L("%d early", early), wanted = "0",
+            where = L("your prefetch.lua: which hook waits for a unit's event, and when") },
           { ok = off == 0,
-            msg = off == 0 and "every all-gather was queued on the hook's stream"
-                  or string.format("%d %s queued on a stream other than the hook's `stream`, the first %s: off the "
-                                   .. "communicator's stream an all-gather runs between the layers' kernels, not beside them",
-                                   off, plural(off, "all-gather was", "all-gathers were"), tostring(b.off_stream_at)),
-            saw = string.format("%d on another stream", off), wanted = "0",
-            where = "your prefetch.lua: the stream each gather is queued on" },
+            msg = off == 0 and L("every all-gather was queued on the hook's stream")
+                  or off == 1 and L("%d all-gather was queued on a stream other than the hook's `stream`, the first %s: off the communicator's stream an all-gather runs between the layers' kernels, not beside them",
+                                    off, tostring(b.off_stream_at))
+                  or L("%d all-gathers were queued on a stream other than the hook's `stream`, the first %s: off the communicator's stream an all-gather runs between the layers' kernels, not beside them",
+                       off, tostring(b.off_stream_at)),
+            saw = L("%d on another stream", off), wanted = "0",
+            where = L("your prefetch.lua: the stream each gather is queued on") },
           { ok = ahead == 0,
-            msg = ahead == 0 and "no unit gathered ahead was waited for before the unit at work computed"
-                  or string.format("%d %s gathered ahead but waited for at once, the first %s: the default stream stood "
-                                   .. "still until it arrived, so it overlapped nothing", ahead,
-                                   plural(ahead, "unit was", "units were"), tostring(b.waited_ahead_at)),
-            saw = string.format("%d waited for at once", ahead), wanted = "0",
-            where = "your prefetch.lua: which unit's event the default stream waits for in each hook" },
+            msg = ahead == 0 and L("no unit gathered ahead was waited for before the unit at work computed")
+                  or ahead == 1 and L("%d unit was gathered ahead but waited for at once, the first %s: the default stream stood still until it arrived, so it overlapped nothing",
+                                      ahead, tostring(b.waited_ahead_at))
+                  or L("%d units were gathered ahead but waited for at once, the first %s: the default stream stood still until it arrived, so it overlapped nothing",
+                       ahead, tostring(b.waited_ahead_at)),
+            saw = L("%d waited for at once", ahead), wanted = "0",
+            where = L("your prefetch.lua: which unit's event the default stream waits for in each hook") },
           pass("fwd_exposed_ms", "forward", "before_forward"),
           pass("bwd_exposed_ms", "backward", "before_backward"),
           checks.equals{ value = y.checksum, expected = x.checksum,
-                         what = "the proxy's parameters after " .. PROXY_STEPS .. " steps, with your prefetch vs without",
-                         where = "your prefetch.lua: a unit used before its all-gather finished, or gathered twice?" },
+                         what = L("the proxy's parameters after %d steps, with your prefetch vs without", PROXY_STEPS),
+                         where = L("your prefetch.lua: a unit used before its all-gather finished, or gathered twice?") },
         }
       end,
     },
@@ -399,7 +402,7 @@ return {
       id = "proxy", title = "Real numbers: the same FSDP on a proxy",
       text = "steps/04-proxy.md",
       run = function(lab)
-        lab.progress(0, "the proxy on " .. PROXY_RANKS .. " ranks: FSDP and the unsharded reference")
+        lab.progress(0, L("the proxy on %d ranks: FSDP and the unsharded reference", PROXY_RANKS))
         local res = lab.spmd("scripts/proxy.lua", { ranks = PROXY_RANKS, args = { tostring(PROXY_STEPS), tostring(PROXY_MB) },
                                                     timeout = 120 })
         local s = row_with(res, "proxy")
@@ -409,29 +412,29 @@ return {
           for v in s.fsdp_losses:gmatch("%S+") do fa[#fa + 1] = v end
           local t = {}
           for i = 1, #ra do t[#t + 1] = { tostring(i), ra[i], fa[i] or "-" } end
-          lab.table{ title = string.format("loss: one unsharded model on %d sequences vs FSDP over %d ranks x %d",
-                                           s.global_batch, PROXY_RANKS, s.micro_batch),
-                     columns = { "step", "reference", "FSDP" }, rows = t }
-          lab.table{ title = "after " .. s.steps .. " steps", columns = { "", "" },
-                     rows = { { "parameters", string.format("%d (3 layers, dim 64, FFN 160, 4 heads / 2 KV heads)", s.params) },
-                              { "largest |FSDP - reference|", string.format("%.3g", s.worst) },
-                              { "in", s.worst_param } } }
+          lab.table{ title = L("loss: one unsharded model on %d sequences vs FSDP over %d ranks x %d",
+                               s.global_batch, PROXY_RANKS, s.micro_batch),
+                     columns = { L("step"), L("reference"), "FSDP" }, rows = t }
+          lab.table{ title = L("after %d steps", s.steps), columns = { "", "" },
+                     rows = { { L("parameters"), L("%d (3 layers, dim 64, FFN 160, 4 heads / 2 KV heads)", s.params) },
+                              { L("largest |FSDP - reference|"), string.format("%.3g", s.worst) },
+                              { L("in"), s.worst_param } } }
         end
         return { res = res, s = s }
       end,
       check = function(lab, out)
-        if not out.res.ok or not out.s then return broken(out.res, "the proxy") end
+        if not out.res.ok or not out.s then return broken(out.res, L("the proxy")) end
         local s = out.s
         local ra, fa = {}, {}
         for v in s.ref_losses:gmatch("%S+") do ra[#ra + 1] = tonumber(v) end
         for v in s.fsdp_losses:gmatch("%S+") do fa[#fa + 1] = tonumber(v) end
         return {
           { ok = s.worst <= 1e-4,
-            msg = string.format("FSDP's parameters after %d steps differ from the unsharded reference's by at most %.3g "
-                                .. "(in %s); tolerance 1e-4 (f32 sums in another order)", s.steps, s.worst, s.worst_param),
-            saw = string.format("%.3g", s.worst), wanted = "<= 1e-4", where = "results pane (3), table 'after'" },
-          checks.close{ value = fa[#fa], expected = ra[#ra], rtol = 1e-4, what = "the last step's loss, FSDP vs reference",
-                        where = "results pane (3), table 'loss'" },
+            msg = L("FSDP's parameters after %d steps differ from the unsharded reference's by at most %.3g (in %s); tolerance 1e-4 (f32 sums in another order)",
+                    s.steps, s.worst, s.worst_param),
+            saw = string.format("%.3g", s.worst), wanted = "<= 1e-4", where = L("results pane (3), table 'after'") },
+          checks.close{ value = fa[#fa], expected = ra[#ra], rtol = 1e-4, what = L("the last step's loss, FSDP vs reference"),
+                        where = L("results pane (3), table 'loss'") },
         }
       end,
     },
