@@ -62,7 +62,7 @@ end
 -- (every chunk of every rank). The first fault found is the verdict.
 local function judge(res, mode, n)
   local fname = ({ rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "all_reduce" })[mode]
-  local what = string.format("your %s on %d ranks", mode == "rd" and "recursive-doubling all_reduce" or fname, n)
+  local what = string.format("your %s on %d ranks", mode == "rd" and "doubling" or fname, n)
   if not res.ok then return broken(res, what) end
   local rows = rows_of(res)
   for _, row in ipairs(rows) do
@@ -371,7 +371,7 @@ return {
     {
       id = "doubling", title = "Exercise 3: recursive doubling, the small-message all-reduce",
       text = "steps/05-doubling.md",
-      exercise = "doubling.lua",
+      exercise = "ring.lua",
       hints = {
         "With 4 ranks: step 0 pairs 0-1 and 2-3, step 1 pairs 0-2 and 1-3. After step k a rank holds the sum of a group of 2^(k+1) ranks.",
         "The partner in step k is r xor 2^k (Lua: r ~ d). Both partners send and receive: one group.",
@@ -383,7 +383,7 @@ return {
     {
       id = "crossover", title = "Ring or doubling: the latency crossover",
       text = "steps/06-crossover.md",
-      exercise = "doubling.lua",
+      exercise = "ring.lua",
       hints = {
         "Each algorithm's time is a latency plus bytes over a bandwidth: t = a + S / B. The smallest size gives a, the largest gives B.",
         "The crossover is the S where the two lines meet: a_ring + S / B_ring = a_dbl + S / B_dbl.",
@@ -392,9 +392,8 @@ return {
         { id = "crossover", ask = "From the two rows shown: above which message size is your ring faster than recursive doubling on 8 ranks (e.g. 512K, 3M)?" },
       },
       run = function(lab)
-        local ring_file = (lab.exercise or ""):gsub("doubling%.lua$", "ring.lua")
         lab.progress(0, "your ring, 8 ranks, 32 B to 128 MiB")
-        local ring = lab.spmd(ring_file, { ranks = 8, args = { "sweep", "0" }, timeout = 60, machine = TIMING_MACHINE })
+        local ring = lab.spmd(lab.exercise, { ranks = 8, args = { "sweep", "0" }, timeout = 60, machine = TIMING_MACHINE })
         lab.progress(0.5, "your recursive doubling, 8 ranks, 32 B to 128 MiB")
         local dbl = lab.spmd(lab.exercise, { ranks = 8, args = { "sweep", "0", "whole" }, timeout = 60, machine = TIMING_MACHINE })
         local out = { ring = ring, dbl = dbl }
@@ -419,12 +418,12 @@ return {
       end,
       check = function(lab, out)
         if not out.ring_sizes then return broken(out.ring, "the sweep of your ring.lua") end
-        if not out.dbl_sizes then return broken(out.dbl, "the sweep of your doubling.lua") end
+        if not out.dbl_sizes then return broken(out.dbl, "the sweep of your ring.doubling") end
         local v = {}
         local sends = out.dbl_row.ops and out.dbl_row.ops.send or 0
         v[#v + 1] = { ok = sends > 0, msg = sends > 0 and "your doubling sent its messages"
-                                               or "your doubling all_reduce sent nothing: there is nothing to time yet",
-                      saw = sends .. " sends", wanted = "the sends of your doubling", where = "your doubling.lua" }
+                                               or "your ring.doubling sent nothing: there is nothing to time yet",
+                      saw = sends .. " sends", wanted = "the sends of your doubling", where = "your ring.lua: ring.doubling" }
         if not out.cross then
           v[#v + 1] = { ok = false, msg = "your ring and your doubling do not cross between 32 B and 128 MiB",
                         saw = "no crossover", wanted = "doubling faster at small sizes, ring at large", where = "results pane (3)" }

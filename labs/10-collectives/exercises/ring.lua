@@ -1,4 +1,4 @@
--- ring.lua - lab 10, exercises 1 and 2: the collectives NCCL runs, built from
+-- ring.lua - lab 10, exercises 1, 2 and 3: the collectives NCCL runs, built from
 -- point-to-point calls.
 --
 -- Every function gets
@@ -32,6 +32,18 @@ end
 
 -- Exercise 2 - all-reduce from the two.
 function ring.all_reduce(comm, chunks, scratch)
+  -- TODO
+end
+
+-- Exercise 3 - all-reduce by recursive doubling, for small messages. buf is
+-- the whole buffer (not chunks), scratch a tensor as long as buf. With n a
+-- power of two: log2(n) steps; in step k rank r swaps its whole buffer with
+-- rank r xor 2^k (Lua: r ~ d) and adds what it got. When n is not a power of
+-- two, let p be the largest power of two below n: first each rank r >= p
+-- hands its buffer to rank r - p, which adds it in; the p ranks double; then
+-- each rank r < n - p hands the result back to rank r + p.
+function ring.doubling(comm, buf, scratch)
+  local n, r = comm:size(), comm:rank()
   -- TODO
 end
 

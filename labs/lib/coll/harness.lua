@@ -8,8 +8,8 @@
 -- mgpu.args: MODE COUNT
 --   rs, ag, ar   the learner's reduce_scatter / all_gather / all_reduce on
 --                COUNT f32 elements (COUNT need not be a multiple of the ranks)
---   rd           the learner's all_reduce given the whole buffer (recursive
---                doubling: doubling.lua), checked as ar
+--   rd           the learner's doubling (recursive doubling) given the whole
+--                buffer, checked as ar
 --   time         the learner's all_reduce and comm:all_reduce on COUNT phantom
 --                elements, timed by events on the modelled clock
 --   sweep        the learner's all_reduce on phantom buffers of n, 4n, ...
@@ -163,8 +163,8 @@ local function run_time(ring, count)
   comm:destroy()
 end
 
--- A sweep of sizes (phantom): the learner's all_reduce at each, modelled ms.
--- whole = true gives it the whole buffer (recursive doubling), else chunks.
+-- A sweep of sizes (phantom): the learner's all_reduce at each, modelled ms;
+-- whole = true: their doubling, given the whole buffer.
 local function run_sweep(ring, whole)
   local world = mgpu.comm()
   local n, r = world:size(), world:rank()
@@ -176,7 +176,7 @@ local function run_sweep(ring, whole)
     local chunks = M.chunks(buf, n)
     local scratch = mgpu.phantom_tensor{count = whole and count or chunks[0]:count()}
     local ms, err = timed(world, function()
-      if whole then ring.all_reduce(comm, buf, scratch) else ring.all_reduce(comm, chunks, scratch) end
+      if whole then ring.doubling(comm, buf, scratch) else ring.all_reduce(comm, chunks, scratch) end
     end)
     if not ms then mgpu.result{mode = "sweep", n = n, rank = r, error = tostring(err)}; return end
     rows[#rows + 1] = {bytes = count * 4, ms = ms}
@@ -193,7 +193,7 @@ function M.run(ring, args)
   local mode, count = args[1] or "ar", tonumber(args[2] or "1027")
   if mode == "time" then return run_time(ring, count) end
   if mode == "sweep" then return run_sweep(ring, args[3] == "whole") end
-  local fname = ({rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "all_reduce"})[mode]
+  local fname = ({rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "doubling"})[mode]
   if not fname then error("coll.harness: unknown mode " .. tostring(mode)) end
   if type(ring[fname]) ~= "function" then
     mgpu.result{mode = mode, rank = mgpu.rank, error = "ring." .. fname .. " is not a function"}

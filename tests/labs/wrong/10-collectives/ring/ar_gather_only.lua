@@ -42,4 +42,40 @@ function ring.all_reduce(comm, chunks, scratch)
   ring.all_gather(comm, chunks, scratch)
 end
 
+-- Exercise 3 - all-reduce by recursive doubling, for small messages. buf is
+-- the whole buffer (not chunks), scratch a tensor as long as buf. With n a
+-- power of two: log2(n) steps; in step k rank r swaps its whole buffer with
+-- rank r xor 2^k (Lua: r ~ d) and adds what it got. When n is not a power of
+-- two, let p be the largest power of two below n: first each rank r >= p
+-- hands its buffer to rank r - p, which adds it in; the p ranks double; then
+-- each rank r < n - p hands the result back to rank r + p.
+function ring.doubling(comm, buf, scratch)
+  local n, r = comm:size(), comm:rank()
+  local p = 1
+  while p * 2 <= n do p = p * 2 end
+  -- the ranks past p fold into a partner below p, and wait for the result
+  if r >= p then
+    comm:send(buf, r - p)
+    comm:recv(buf, r - p)
+    return
+  end
+  if r < n - p then
+    comm:recv(scratch, r + p)
+    mgpu.nn.add(buf, scratch, buf)
+  end
+  -- log2(p) steps: swap the whole buffer with the partner 2^k away, add
+  local dist = 1
+  while dist < p do
+    local partner = r ~ dist
+    mgpu.group(function()
+      comm:send(buf, partner)
+      comm:recv(scratch, partner)
+    end)
+    mgpu.nn.add(buf, scratch, buf)
+    dist = dist * 2
+  end
+  if r < n - p then comm:send(buf, r + p) end
+end
+
+
 return mgpu.import("coll.harness").run(ring, mgpu.args)
