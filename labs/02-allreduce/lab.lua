@@ -565,5 +565,98 @@ return {
         return { small, large, answers[1], answers[2] }
       end,
     },
+    {
+      id = "multicast", title = "Multicast: one store, every GPU",
+      text = "steps/06-multicast.md",
+      hints = {
+        "Count what leaves each GPU in each broadcast: the root's copies, and what every other GPU passes on.",
+        "In NCCL's broadcast every GPU but the last passes each chunk to the next one.",
+        "The note's 'BW x N' compares one store with a root whose links carry a copy per GPU.",
+      },
+      questions = {
+        { id = "ring_sent", ask = "NCCL's ring broadcast of S bytes on n GPUs: how many bytes leave all GPUs together, in units of S?" },
+        { id = "mc_sent", ask = "The multicast broadcast: how many bytes leave all GPUs together, in units of S?" },
+        { id = "bw_x_n", ask = "Against which broadcast does multicast give the note's 'BW x N': naive, ring or both?" },
+      },
+      run = function(lab)
+        local sizes = { MiB, 16 * MiB, 256 * MiB }
+        local args = {}
+        for i, b in ipairs(sizes) do args[i] = tostring(b) end
+        local n = nranks(lab)
+        local res, whatif
+        if lab.backend.simulated then
+          lab.progress(0, L("broadcast three ways on %d ranks", n))
+          res = lab.spmd("scripts/broadcast.lua", { ranks = n, args = args, timeout = 120 })
+          local r0 = res.ok and res.ranks[0] and res.ranks[0].results and res.ranks[0].results[1]
+          if r0 and r0.multicast_refused then
+            whatif = L("this machine cannot multicast: %s", tostring(r0.multicast_refused):gsub("^.-comm:multicast: ", ""))
+          end
+        else
+          whatif = L("mgpulab creates no multicast objects on real GPUs")
+        end
+        if whatif then
+          lab.log(L("%s - all three broadcasts run on the sim's dgx-h100 model instead", whatif))
+          lab.progress(0.5, L("broadcast three ways on the dgx-h100 model, 8 ranks"))
+          res = lab.spmd("scripts/broadcast.lua", { ranks = 8, args = args, machine = "dgx-h100", timeout = 120 })
+        end
+        local out = { whatif = whatif, rows = {}, ok = res.ok, reason = res.reason }
+        local rows = {}
+        for _, row in ipairs((res.ok and res.ranks[0] and res.ranks[0].results) or {}) do
+          out.n = row.ranks
+          out.rows[#out.rows + 1] = row
+          local function gbs(us) return type(us) == "number" and us > 0 and f2(row.bytes / (us * 1000)) or "-" end
+          rows[#rows + 1] = { size_name(row.bytes), f2(row.naive), f2(row.ring), f2(row.multicast),
+                              gbs(row.naive), gbs(row.ring), gbs(row.multicast) }
+        end
+        lab.table{ title = whatif and L("broadcast from rank 0, %d ranks (SIMULATED dgx-h100: a what-if)", out.n or 8)
+                            or L("broadcast from rank 0, %d ranks", out.n or n),
+                   columns = { "size", L("naive (us)"), L("ring (us)"), L("multicast (us)"),
+                               L("naive algbw"), L("ring algbw"), L("multicast algbw") }, rows = rows }
+        return out
+      end,
+      check = function(lab, res)
+        local big = res.rows[#res.rows]
+        if not res.ok or not big or not big.multicast then
+          return { ok = false, msg = L("the broadcasts did not all run: %s", tostring(res.reason or "no rows")),
+                   saw = L("%d rows", #res.rows), wanted = L("naive, ring and multicast at 1, 16 and 256 MiB"),
+                   where = L("log pane (4)") }
+        end
+        local n = res.n
+        local v = {}
+        local ring = checks.close{ value = lab.answer("ring_sent"), expected = n - 1, rtol = 0.01, answer = true,
+                                   what = L("bytes that leave the GPUs in the ring broadcast, in units of S"),
+                                   where = L("how the ring passes chunks on (the step text)") }
+        local a = tonumber(lab.answer("ring_sent"))
+        if a and not ring.ok and not ring.unanswered then
+          if a == n then ring.msg = ring.msg .. L(" - the last GPU of the chain has nobody to pass the data to")
+          elseif a == 1 then ring.msg = ring.msg .. L(" - that is the root alone: every GPU of the chain passes it on") end
+        end
+        v[#v + 1] = ring
+        local mc = checks.close{ value = lab.answer("mc_sent"), expected = 1, rtol = 0.01, answer = true,
+                                 what = L("bytes that leave the GPUs in the multicast broadcast, in units of S"),
+                                 where = L("who makes the copies (the step text)") }
+        local b = tonumber(lab.answer("mc_sent"))
+        if b and not mc.ok and not mc.unanswered then
+          if b == n - 1 or b == n then mc.msg = mc.msg .. L(" - the copies are the switch's: count what leaves the GPUs")
+          elseif b == 0 then mc.msg = mc.msg .. L(" - the root's store still crosses its own links once") end
+        end
+        v[#v + 1] = mc
+        local choice = checks.equals{ value = lab.answer("bw_x_n"), expected = { any = { "naive" } }, answer = true,
+                                      what = L("the broadcast multicast beats by about n-1 times"),
+                                      where = L("the table's last row: each broadcast's time at 256 MiB") }
+        local c = tostring(lab.answer("bw_x_n") or ""):lower()
+        if not choice.ok and not choice.unanswered and (c == "ring" or c == "both") then
+          choice.msg = choice.msg .. L(" - compare ring and multicast at 256 MiB: the chain already delivers at a "
+                                       .. "link's rate to every GPU")
+        end
+        v[#v + 1] = choice
+        if choice.ok then
+          lab.log(L("at %s: naive %.0f us, ring %.0f us, multicast %.0f us - multicast saves the root's links "
+                    .. "%d copies and the other GPUs all their sending, not the ring's time",
+                    size_name(big.bytes), big.naive, big.ring, big.multicast, n - 2))
+        end
+        return v
+      end,
+    },
   },
 }

@@ -174,4 +174,54 @@ return {
   ["at 64 MiB the note's protocol for large messages does not win on this machine"] =
     "64 MiB 에서 노트가 큰 message 에 쓰는 protocol 이 이 머신에서는 이기지 못한다",
   ["the note's large-message protocol ahead at 64 MiB"] = "64 MiB 에서 노트의 큰 message 용 protocol 이 앞선다",
+
+  -- step 6: multicast
+  ["Multicast: one store, every GPU"] = "Multicast: 한 번의 store, 모든 GPU",
+  ["Count what leaves each GPU in each broadcast: the root's copies, and what every other GPU passes on."] =
+    "broadcast 마다 각 GPU 에서 나가는 양을 센다: root 가 보내는 copy, 그리고 나머지 GPU 가 넘겨주는 것.",
+  ["In NCCL's broadcast every GPU but the last passes each chunk to the next one."] =
+    "NCCL 의 broadcast 에서는 마지막 GPU 를 뺀 모든 GPU 가 chunk 를 다음 GPU 로 넘긴다.",
+  ["The note's 'BW x N' compares one store with a root whose links carry a copy per GPU."] =
+    "노트의 'BW × N' 은 한 번의 store 를, GPU 마다 copy 하나씩을 자기 link 로 보내는 root 와 비교한 것이다.",
+  ["NCCL's ring broadcast of S bytes on n GPUs: how many bytes leave all GPUs together, in units of S?"] =
+    "GPU n 개에서 S byte 를 NCCL 의 ring broadcast 로 보낼 때, 모든 GPU 에서 나가는 byte 는 합쳐서 S 의 몇 배인가?",
+  ["The multicast broadcast: how many bytes leave all GPUs together, in units of S?"] =
+    "multicast broadcast 에서는 모든 GPU 에서 나가는 byte 가 합쳐서 S 의 몇 배인가?",
+  ["Against which broadcast does multicast give the note's 'BW x N': naive, ring or both?"] =
+    "multicast 가 노트의 'BW × N' 을 주는 것은 어느 broadcast 에 비해서인가: naive, ring, 아니면 both?",
+  ["broadcast three ways on %d ranks"] = "rank %d 개에서 세 가지 방식으로 broadcast",
+  ["this machine cannot multicast: %s"] = "이 머신은 multicast 를 할 수 없다: %s",
+  ["mgpulab creates no multicast objects on real GPUs"] = "mgpulab 은 실제 GPU 에 multicast object 를 만들지 않는다",
+  ["%s - all three broadcasts run on the sim's dgx-h100 model instead"] =
+    "%s - 세 broadcast 모두 대신 sim 의 dgx-h100 model 에서 돌린다",
+  ["broadcast three ways on the dgx-h100 model, 8 ranks"] = "dgx-h100 model 의 rank 8 개에서 세 가지 방식으로 broadcast",
+  ["broadcast from rank 0, %d ranks (SIMULATED dgx-h100: a what-if)"] =
+    "rank 0 에서 broadcast, rank %d 개 (SIMULATED dgx-h100: what-if)",
+  ["broadcast from rank 0, %d ranks"] = "rank 0 에서 broadcast, rank %d 개",
+  ["naive (us)"] = "naive (us)",
+  ["ring (us)"] = "ring (us)",
+  ["multicast (us)"] = "multicast (us)",
+  ["naive algbw"] = "naive algbw",
+  ["ring algbw"] = "ring algbw",
+  ["multicast algbw"] = "multicast algbw",
+  ["the broadcasts did not all run: %s"] = "broadcast 가 모두 돌지 않았다: %s",
+  ["%d rows"] = "%d 행",
+  ["naive, ring and multicast at 1, 16 and 256 MiB"] = "1, 16, 256 MiB 에서 naive, ring, multicast",
+  ["log pane (4)"] = "log pane (4)",
+  ["bytes that leave the GPUs in the ring broadcast, in units of S"] = "ring broadcast 에서 GPU 들에서 나가는 byte (S 단위)",
+  ["how the ring passes chunks on (the step text)"] = "ring 이 chunk 를 넘기는 방식 (step 본문)",
+  [" - the last GPU of the chain has nobody to pass the data to"] = " - chain 의 마지막 GPU 는 data 를 넘길 상대가 없다",
+  [" - that is the root alone: every GPU of the chain passes it on"] =
+    " - 그것은 root 혼자의 양이다: chain 의 모든 GPU 가 data 를 넘긴다",
+  ["bytes that leave the GPUs in the multicast broadcast, in units of S"] =
+    "multicast broadcast 에서 GPU 들에서 나가는 byte (S 단위)",
+  ["who makes the copies (the step text)"] = "copy 를 누가 만드는가 (step 본문)",
+  [" - the copies are the switch's: count what leaves the GPUs"] = " - copy 는 switch 가 만든다: GPU 에서 나가는 것만 센다",
+  [" - the root's store still crosses its own links once"] = " - root 의 store 도 자기 link 를 한 번은 지난다",
+  ["the broadcast multicast beats by about n-1 times"] = "multicast 가 약 n-1 배 앞서는 broadcast",
+  ["the table's last row: each broadcast's time at 256 MiB"] = "표의 마지막 행: 256 MiB 에서 각 broadcast 의 시간",
+  [" - compare ring and multicast at 256 MiB: the chain already delivers at a link's rate to every GPU"] =
+    " - 256 MiB 에서 ring 과 multicast 를 비교한다: chain 은 이미 모든 GPU 에 link 하나의 속도로 data 를 전달한다",
+  ["at %s: naive %.0f us, ring %.0f us, multicast %.0f us - multicast saves the root's links %d copies and the other GPUs all their sending, not the ring's time"] =
+    "%s 에서: naive %.0f us, ring %.0f us, multicast %.0f us - multicast 가 아끼는 것은 root link 의 copy %d 개와 나머지 GPU 의 송신 전부이지, ring 의 시간이 아니다",
 }
