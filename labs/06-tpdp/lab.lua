@@ -24,8 +24,8 @@ local function row_of(res, r)
 end
 
 local function broken(res, what, where)
-  return { ok = false, msg = what .. " did not finish: " .. tostring(res and res.reason),
-           saw = tostring(res and res.reason), wanted = "every rank finishes", where = where or "log pane (5)" }
+  return { ok = false, msg = L("%s did not finish: %s", what, tostring(res and res.reason)),
+           saw = tostring(res and res.reason), wanted = L("every rank finishes"), where = where or L("log pane (5)") }
 end
 
 local function list(t)
@@ -53,9 +53,10 @@ end
 local function say_ranks(lab)
   local g = lab.backend.gpus or 0
   if g < RANKS then
-    lab.log(string.format("4 TP x 2 DP needs 8 ranks; this machine has %d GPU%s, so %s", g, g == 1 and "" or "s",
-                          lab.backend.simulated and "ranks share GPUs (rank r on GPU r mod " .. math.max(g, 1) .. ")"
-                          or "the ranks run as emulated nodes"))
+    local how = lab.backend.simulated and L("ranks share GPUs (rank r on GPU r mod %d)", math.max(g, 1))
+                or L("the ranks run as emulated nodes")
+    lab.log(g == 1 and L("4 TP x 2 DP needs 8 ranks; this machine has %d GPU, so %s", g, how)
+            or L("4 TP x 2 DP needs 8 ranks; this machine has %d GPUs, so %s", g, how))
   end
 end
 
@@ -76,39 +77,41 @@ local function group_mistake(r, which, sorted)
   local tpw, dpw = wanted(r)
   local other = which == "TP" and "DP" or "TP"
   if list(sorted) == list(which == "TP" and dpw or tpw) then
-    return string.format(" - that is rank %d's %s group: look at which index each split takes as its color, and at "
-                         .. "what coords returns first", r, other)
+    return L(" - that is rank %d's %s group: look at which index each split takes as its color, and at what coords returns first",
+             r, other)
   end
   if #sorted ~= #(which == "TP" and tpw or dpw) then
-    return string.format(" - %d ranks, where a %s group has %d%s", #sorted, which, #(which == "TP" and tpw or dpw),
-                         #sorted == RANKS and ": every rank passed the same color" or "")
+    local size = #(which == "TP" and tpw or dpw)
+    if #sorted == RANKS then
+      return L(" - %d ranks, where a %s group has %d: every rank passed the same color", #sorted, which, size)
+    end
+    return L(" - %d ranks, where a %s group has %d", #sorted, which, size)
   end
   local step = #sorted > 1 and sorted[2] - sorted[1]
   for i = 3, #sorted do if sorted[i] - sorted[i - 1] ~= step then step = nil end end
   if step then
     local want_step = which == "TP" and 1 or TPN
-    return string.format(" - ranks %d apart; in Megatron's layout a %s group's ranks are %s", step, which,
-                         want_step == 1 and "neighbours (the TP index varies fastest)"
-                         or (want_step .. " apart (one per TP group)"))
+    return L(" - ranks %d apart; in Megatron's layout a %s group's ranks are %s", step, which,
+             want_step == 1 and L("neighbours (the TP index varies fastest)")
+             or L("%d apart (one per TP group)", want_step))
   end
   return ""
 end
 
 local function group_verdict(res, which)
-  local where = "groups.lua: the " .. which .. " split (color, key)"
+  local where = L("groups.lua: the %s split (color, key)", which)
   for r = 0, RANKS - 1 do
     local row = row_of(res, r)
     if not row then
-      return { ok = false, msg = "rank " .. r .. " reported nothing", saw = "nothing", wanted = "a row per rank",
-               where = "log pane (5)" }
+      return { ok = false, msg = L("rank %d reported nothing", r), saw = L("nothing"), wanted = L("a row per rank"),
+               where = L("log pane (5)") }
     end
     local tpw, dpw = wanted(r)
     local want = which == "TP" and tpw or dpw
     local got = which == "TP" and row.tp or row.dp
     if not got then
-      return { ok = false, msg = string.format("rank %d has no %s communicator: its split gave nil (a nil or negative color)",
-                                               r, which),
-               saw = "nil", wanted = "a communicator of " .. #want .. " ranks", where = where }
+      return { ok = false, msg = L("rank %d has no %s communicator: its split gave nil (a nil or negative color)", r, which),
+               saw = "nil", wanted = L("a communicator of %d ranks", #want), where = where }
     end
     local members = {}
     for i, v in ipairs(got.members or {}) do members[i] = math.tointeger(v) or v end
@@ -117,17 +120,16 @@ local function group_verdict(res, which)
     table.sort(sorted)
     if list(sorted) ~= list(want) or got.sum ~= sum(want) then
       return { ok = false,
-               msg = string.format("rank %d's %s communicator holds ranks %s (an all_gather of the members' rank ids over it; "
-                                   .. "their all_reduce sum is %s)%s", r, which, list(members), tostring(got.sum),
-                                   group_mistake(r, which, sorted)),
-               saw = list(sorted) .. ", sum " .. tostring(got.sum), wanted = list(want) .. ", sum " .. sum(want),
+               msg = L("rank %d's %s communicator holds ranks %s (an all_gather of the members' rank ids over it; their all_reduce sum is %s)%s",
+                       r, which, list(members), tostring(got.sum), group_mistake(r, which, sorted)),
+               saw = L("%s, sum %s", list(sorted), tostring(got.sum)), wanted = L("%s, sum %s", list(want), tostring(sum(want))),
                where = where }
     end
     if list(members) ~= list(want) then
       return { ok = false,
-               msg = string.format("rank %d's %s group has the right ranks in another order: %s (the key orders them)",
-                                   r, which, list(members)),
-               saw = list(members), wanted = "ascending order", where = where }
+               msg = L("rank %d's %s group has the right ranks in another order: %s (the key orders them)",
+                       r, which, list(members)),
+               saw = list(members), wanted = L("ascending order"), where = where }
     end
   end
   local groups, seen = {}, {}
@@ -136,7 +138,7 @@ local function group_verdict(res, which)
     local s = list(which == "TP" and tpw or dpw)
     if not seen[s] then seen[s] = true; groups[#groups + 1] = s end
   end
-  return { ok = true, msg = which .. " groups " .. table.concat(groups, " ") .. ", by collectives on each", saw = "ok",
+  return { ok = true, msg = L("%s groups %s, by collectives on each", which, table.concat(groups, " ")), saw = "ok",
            wanted = "ok", where = where }
 end
 
@@ -147,15 +149,15 @@ local function coords_verdict(res)
     if row.tp_rank ~= t or row.dp_rank ~= d or (row.tp and row.tp.rank) ~= t or (row.dp and row.dp.rank) ~= d then
       -- the places the learner's own communicators give (they may be wrong too)
       return { ok = false,
-               msg = string.format("rank %d: coords gives tp_rank %s, dp_rank %s; your communicators number it %s in the TP "
-                                   .. "one %s and %s in the DP one %s", r, tostring(row.tp_rank), tostring(row.dp_rank),
-                                   tostring(row.tp and row.tp.rank), row.tp and list(row.tp.members) or "(none)",
-                                   tostring(row.dp and row.dp.rank), row.dp and list(row.dp.members) or "(none)"),
+               msg = L("rank %d: coords gives tp_rank %s, dp_rank %s; your communicators number it %s in the TP one %s and %s in the DP one %s",
+                       r, tostring(row.tp_rank), tostring(row.dp_rank),
+                       tostring(row.tp and row.tp.rank), row.tp and list(row.tp.members) or L("(none)"),
+                       tostring(row.dp and row.dp.rank), row.dp and list(row.dp.members) or L("(none)")),
                saw = string.format("(%s, %s)", tostring(row.tp_rank), tostring(row.dp_rank)),
-               wanted = "its place in " .. list(tpw) .. " and in " .. list(dpw), where = "groups.lua: coords(rank)" }
+               wanted = L("its place in %s and in %s", list(tpw), list(dpw)), where = "groups.lua: coords(rank)" }
     end
   end
-  return { ok = true, msg = "coords(rank) is each rank's place in its TP and DP communicators", saw = "ok", wanted = "ok",
+  return { ok = true, msg = L("coords(rank) is each rank's place in its TP and DP communicators"), saw = "ok", wanted = "ok",
            where = "groups.lua" }
 end
 
@@ -171,7 +173,7 @@ steps[#steps + 1] = {
             .. "its members share and as its key the one that varies among them; the DP split mirrors the TP one." },
   run = function(lab)
     say_ranks(lab)
-    lab.progress(0, "your groups.lua on 8 ranks")
+    lab.progress(0, L("your groups.lua on 8 ranks"))
     local res = spmd(lab, lab.exercise, {})
     local t = {}
     for r = 0, RANKS - 1 do
@@ -180,12 +182,12 @@ steps[#steps + 1] = {
                     row.tp and list(row.tp.members) or "nil", row.tp and tostring(row.tp.sum) or "-",
                     row.dp and list(row.dp.members) or "nil", row.dp and tostring(row.dp.sum) or "-" }
     end
-    lab.table{ title = "what each rank's communicators hold (all_gather of rank ids, all_reduce sum)",
-               columns = { "rank", "tp_rank", "dp_rank", "TP group", "sum", "DP group", "sum" }, rows = t }
+    lab.table{ title = L("what each rank's communicators hold (all_gather of rank ids, all_reduce sum)"),
+               columns = { L("rank"), "tp_rank", "dp_rank", L("TP group"), L("sum"), L("DP group"), L("sum") }, rows = t }
     return { res = res }
   end,
   check = function(lab, out)
-    if not out.res.ok then return broken(out.res, "your groups.lua", "log pane (5); groups.lua") end
+    if not out.res.ok then return broken(out.res, L("your groups.lua"), L("log pane (5); groups.lua")) end
     return { group_verdict(out.res, "TP"), group_verdict(out.res, "DP"), coords_verdict(out.res) }
   end,
 }
@@ -196,13 +198,16 @@ local function ar(w) return (w and w.by and w.by.all_reduce) or 0 end
 
 -- f and g tried alone (labs/lib/tp/train.lua's probe): what each must give.
 local OPS_WANTED = { F = { forward = "identity", backward = "sum" }, G = { forward = "sum", backward = "identity" } }
-local OPS_SAID = { identity = "its input unchanged", sum = "the sum over the TP group",
-                   mean = "the mean over the TP group (an \"avg\" all-reduce)",
-                   other = "neither its input nor the TP group's sum", ["no tensor"] = "no tensor",
-                   ["another shape"] = "a tensor of another shape" }
+-- what an operator gave, in words (made at check time: the words are the learner's language)
+local function ops_said()
+  return { identity = L("its input unchanged"), sum = L("the sum over the TP group"),
+           mean = L("the mean over the TP group (an \"avg\" all-reduce)"),
+           other = L("neither its input nor the TP group's sum"), ["no tensor"] = L("no tensor"),
+           ["another shape"] = L("a tensor of another shape") }
+end
 
 local function ops_verdict(res)
-  local bad, saw = {}, {}
+  local bad, saw, said = {}, {}, ops_said()
   for r = 0, RANKS - 1 do
     local o = (row_of(res, r) or {}).ops
     if o then
@@ -211,38 +216,41 @@ local function ops_verdict(res)
         saw[#saw + 1] = r == 0 and string.format("%s: %s / %s", name, tostring(got.forward), tostring(got.backward)) or nil
         for _, dir in ipairs{ "forward", "backward" } do
           if r == 0 and got[dir] ~= OPS_WANTED[name][dir] then
-            bad[#bad + 1] = string.format("%s:%s gives %s", name, dir, OPS_SAID[got[dir]] or tostring(got[dir]))
+            bad[#bad + 1] = L("%s:%s gives %s", name, dir, said[got[dir]] or tostring(got[dir]))
           end
         end
       end
     end
   end
-  local where = "megatron.lua: F and G; the step text's table of f and g"
+  local where = L("megatron.lua: F and G; the step text's table of f and g")
   if #bad == 0 then
-    return { ok = true, msg = "f and g, each tried alone, do what the table says in both directions", saw = "ok",
+    return { ok = true, msg = L("f and g, each tried alone, do what the table says in both directions"), saw = "ok",
              wanted = "ok", where = where }
   end
   return { ok = false,
-           msg = "f and g, each tried alone on a tensor that differs from rank to rank: " .. table.concat(bad, "; ")
-                 .. " - the step text's table says what each does in forward and in backward",
+           msg = L("f and g, each tried alone on a tensor that differs from rank to rank: %s - the step text's table says what each does in forward and in backward",
+                   table.concat(bad, "; ")),
            saw = table.concat(saw, ", ") .. " (forward / backward)",
-           wanted = "each operator as the table of f and g says, in both directions", where = where }
+           wanted = L("each operator as the table of f and g says, in both directions"), where = where }
 end
 
 -- A TP group's ranks must end the forward with the same output, and the
 -- backward with the same input gradient: if not, a block's partial sums
 -- (forward) or its shares of dL/dx (backward) left it without being added
 -- up over the group.
-local AGREE = {
-  y_sum = { what = "forward", thing = "outputs",
-            why = "a row-parallel layer's partial sums left their block without being added up over the group",
-            where = "megatron.lua: where g goes in mlp_forward and attention_forward" },
-  dx_sum = { what = "backward", thing = "input gradients",
-             why = "a block's shares of dL/dx left it without being added up over the group",
-             where = "megatron.lua: where f goes in mlp_backward and attention_backward (backward runs in reverse)" },
-}
+-- (made at check time: the words are the learner's language)
+local function agree_texts()
+  return {
+    y_sum = { what = "forward", thing = L("outputs"),
+              why = L("a row-parallel layer's partial sums left their block without being added up over the group"),
+              where = L("megatron.lua: where g goes in mlp_forward and attention_forward") },
+    dx_sum = { what = "backward", thing = L("input gradients"),
+               why = L("a block's shares of dL/dx left it without being added up over the group"),
+               where = L("megatron.lua: where f goes in mlp_backward and attention_backward (backward runs in reverse)") },
+  }
+end
 local function agree_verdict(res, key)
-  local a = AGREE[key]
+  local a = agree_texts()[key]
   for d = 0, RANKS // TPN - 1 do
     local groups, members = {}, {}
     for t = 0, TPN - 1 do
@@ -257,76 +265,72 @@ local function agree_verdict(res, key)
     for _ in pairs(groups) do n = n + 1 end
     if n > 1 then
       return { ok = false,
-               msg = string.format("the ranks of TP group %s end the %s with %d different %s: %s", list(members),
-                                   a.what, n, a.thing, a.why),
-               saw = string.format("%d different %s in %s", n, a.thing, list(members)),
-               wanted = "the same on every rank of a TP group", where = a.where }
+               msg = L("the ranks of TP group %s end the %s with %d different %s: %s", list(members),
+                       a.what, n, a.thing, a.why),
+               saw = L("%d different %s in %s", n, a.thing, list(members)),
+               wanted = L("the same on every rank of a TP group"), where = a.where }
     end
   end
-  return { ok = true, msg = "every TP group's ranks agree on the " .. a.thing, saw = "ok", wanted = "ok",
+  return { ok = true, msg = L("every TP group's ranks agree on the %s", a.thing), saw = "ok", wanted = "ok",
            where = "megatron.lua" }
 end
 
 local function megatron_verdicts(res)
   local v = { ops_verdict(res), agree_verdict(res, "y_sum"), agree_verdict(res, "dx_sum") }
-  local where_f, where_g = "megatron.lua: F:backward and where f goes", "megatron.lua: G:forward and where g goes"
+  local where_f, where_g = L("megatron.lua: F:backward and where f goes"), L("megatron.lua: G:forward and where g goes")
   -- the numbers: output, input gradient, every parameter gradient
   local function numbers(key, what, where)
     for r = 0, RANKS - 1 do
       local row = row_of(res, r)
       local c = row and row[key]
       if not c or c.bad > 0 then
-        return { ok = false, msg = string.format("rank %d (tp %s, dp %s): the %s differs from the unsharded layer's in %s of %d elements "
-                                                 .. "(largest error %s)", r, tostring(row and row.tp_rank),
-                                                 tostring(row and row.dp_rank), what, tostring(c and c.bad), row and row.act_count or 0,
-                                                 e1(c and c.err)),
-                 saw = e1(c and c.err), wanted = string.format("within rtol %s, atol %s", tostring(row and row.rtol),
-                                                               tostring(row and row.atol)), where = where }
+        return { ok = false, msg = L("rank %d (tp %s, dp %s): the %s differs from the unsharded layer's in %s of %d elements (largest error %s)",
+                                     r, tostring(row and row.tp_rank), tostring(row and row.dp_rank), what, tostring(c and c.bad),
+                                     row and row.act_count or 0, e1(c and c.err)),
+                 saw = e1(c and c.err), wanted = L("within rtol %s, atol %s", tostring(row and row.rtol),
+                                                   tostring(row and row.atol)), where = where }
       end
     end
-    return { ok = true, msg = "the " .. what .. " equals the unsharded layer's on every rank", saw = "ok", wanted = "ok",
+    return { ok = true, msg = L("the %s equals the unsharded layer's on every rank", what), saw = "ok", wanted = "ok",
              where = where }
   end
-  v[#v + 1] = numbers("fwd", "output (forward, 2 layers)", where_g)
-  v[#v + 1] = numbers("dx", "input gradient", where_f)
-  local grads = { ok = true, msg = "every parameter gradient equals its slice of the unsharded layer's, on every rank",
+  v[#v + 1] = numbers("fwd", L("output (forward, 2 layers)"), where_g)
+  v[#v + 1] = numbers("dx", L("input gradient"), where_f)
+  local grads = { ok = true, msg = L("every parameter gradient equals its slice of the unsharded layer's, on every rank"),
                   saw = "ok", wanted = "ok", where = "megatron.lua: sync_grads" }
   for r = 0, RANKS - 1 do
     local g = (row_of(res, r) or {}).grads
     if not g or g.bad > 0 then
       local w = g and g.worst or {}
       -- a whole-number ratio to the right gradient says more than the error
-      local times = w.ratio and math.abs(w.ratio - 1) > 1e-3 and string.format(", %.2fx the unsharded slice", w.ratio) or ""
-      grads = { ok = false, msg = string.format("rank %d: %s of its %s parameter gradients differ from the same slice of the unsharded "
-                                                .. "layer's gradient; the worst, %s, in %s of %s elements (largest error %s%s)",
-                                                r, tostring(g and g.bad), tostring((row_of(res, r) or {}).params), tostring(w.name),
-                                                tostring(w.bad), tostring(w.count), e1(w.err), times),
-                saw = e1(w.err) .. times, wanted = "within the tolerance", where = "megatron.lua: sync_grads (and f, g)" }
+      local times = w.ratio and math.abs(w.ratio - 1) > 1e-3 and L(", %.2fx the unsharded slice", w.ratio) or ""
+      grads = { ok = false, msg = L("rank %d: %s of its %s parameter gradients differ from the same slice of the unsharded layer's gradient; the worst, %s, in %s of %s elements (largest error %s%s)",
+                                    r, tostring(g and g.bad), tostring((row_of(res, r) or {}).params), tostring(w.name),
+                                    tostring(w.bad), tostring(w.count), e1(w.err), times),
+                saw = e1(w.err) .. times, wanted = L("within the tolerance"), where = L("megatron.lua: sync_grads (and f, g)") }
       break
     end
   end
   v[#v + 1] = grads
   -- the communication, from the flight recorders
-  local counts = { ok = true, msg = string.format("every TP group: %d all-reduces in forward and %d in backward, %d layers "
-                                                  .. "(the TP communicators' flight recorders)", 2 * LAYERS, 2 * LAYERS, LAYERS),
-                   saw = "2 + 2 per layer", wanted = "2 + 2 per layer", where = where_f .. "; " .. where_g }
+  local counts = { ok = true, msg = L("every TP group: %d all-reduces in forward and %d in backward, %d layers (the TP communicators' flight recorders)",
+                                      2 * LAYERS, 2 * LAYERS, LAYERS),
+                   saw = L("2 + 2 per layer"), wanted = L("2 + 2 per layer"), where = where_f .. "; " .. where_g }
   for r = 0, RANKS - 1 do
     local c = ((row_of(res, r) or {}).calls or {}).tp
     local fwd, bwd = ar(c and c.fwd), ar(c and c.bwd)
     local other = (c and c.fwd.n or 0) + (c and c.bwd.n or 0) - fwd - bwd
     if fwd ~= 2 * LAYERS or bwd ~= 2 * LAYERS or other ~= 0 then
       counts = { ok = false,
-                 msg = string.format("rank %d's TP communicator recorded %d all-reduces in forward and %d in backward (%d other "
-                                     .. "collectives) for %d layers: %g + %g per layer, where a layer has two blocks "
-                                     .. "(attention, MLP), each entered through f and left through g",
-                                     r, fwd, bwd, other, LAYERS, fwd / LAYERS, bwd / LAYERS),
-                 saw = string.format("%g + %g per layer", fwd / LAYERS, bwd / LAYERS),
-                 wanted = "2 in forward + 2 in backward per layer, nothing else", where = where_f .. "; " .. where_g }
+                 msg = L("rank %d's TP communicator recorded %d all-reduces in forward and %d in backward (%d other collectives) for %d layers: %g + %g per layer, where a layer has two blocks (attention, MLP), each entered through f and left through g",
+                         r, fwd, bwd, other, LAYERS, fwd / LAYERS, bwd / LAYERS),
+                 saw = L("%g + %g per layer", fwd / LAYERS, bwd / LAYERS),
+                 wanted = L("2 in forward + 2 in backward per layer, nothing else"), where = where_f .. "; " .. where_g }
       break
     end
   end
   v[#v + 1] = counts
-  local dp = { ok = true, msg = "the gradients are all-reduced in the DP groups only", saw = "ok", wanted = "ok",
+  local dp = { ok = true, msg = L("the gradients are all-reduced in the DP groups only"), saw = "ok", wanted = "ok",
                where = "megatron.lua: sync_grads" }
   for r = 0, RANKS - 1 do
     local c = (row_of(res, r) or {}).calls or {}
@@ -336,11 +340,10 @@ local function megatron_verdicts(res)
     local dp_other = c.dp and (c.dp.fwd.n + c.dp.bwd.n) or 0
     if tp_sync ~= 0 or world ~= 0 or dp_sync == 0 or dp_other ~= 0 then
       dp = { ok = false,
-             msg = string.format("rank %d's flight recorders: gradient sync %d collectives on the TP communicator, %d all-reduces on "
-                                 .. "the DP one, %d on the world; %d on the DP one during forward and backward", r, tp_sync, dp_sync,
-                                 world, dp_other),
+             msg = L("rank %d's flight recorders: gradient sync %d collectives on the TP communicator, %d all-reduces on the DP one, %d on the world; %d on the DP one during forward and backward",
+                     r, tp_sync, dp_sync, world, dp_other),
              saw = string.format("TP %d, DP %d, world %d", tp_sync, dp_sync, world),
-             wanted = "all-reduces on the DP communicator only, after backward", where = "megatron.lua: sync_grads" }
+             wanted = L("all-reduces on the DP communicator only, after backward"), where = "megatron.lua: sync_grads" }
       break
     end
   end
@@ -361,7 +364,7 @@ steps[#steps + 1] = {
             .. "halves' mean gradients add up or average into the whole batch's?" },
   run = function(lab)
     say_ranks(lab)
-    lab.progress(0, "your megatron.lua: 2 layers on 8 ranks against the unsharded layers")
+    lab.progress(0, L("your megatron.lua: 2 layers on 8 ranks against the unsharded layers"))
     local res = spmd(lab, lab.exercise, { "check" })
     local t = {}
     for r = 0, RANKS - 1 do
@@ -369,17 +372,17 @@ steps[#steps + 1] = {
       local c = row.calls or {}
       local w = row.grads and row.grads.worst
       t[#t + 1] = { tostring(r), tostring(row.tp_rank), tostring(row.dp_rank), e1(row.fwd and row.fwd.err),
-                    e1(row.dx and row.dx.err), w and (w.name .. " " .. e1(w.err)) or (row.grads and "all equal" or "-"),
+                    e1(row.dx and row.dx.err), w and (w.name .. " " .. e1(w.err)) or (row.grads and L("all equal") or "-"),
                     string.format("%d / %d", ar(c.tp and c.tp.fwd), ar(c.tp and c.tp.bwd)),
                     tostring(ar(c.dp and c.dp.sync)), tostring(c.world and (c.world.fwd.n + c.world.bwd.n + c.world.sync.n) or "-") }
     end
-    lab.table{ title = "each rank against the unsharded layers (largest errors) and its collectives (flight recorders)",
-               columns = { "rank", "tp", "dp", "output", "input grad", "worst gradient", "TP all-reduces fwd / bwd",
-                           "DP all-reduces", "world" }, rows = t }
+    lab.table{ title = L("each rank against the unsharded layers (largest errors) and its collectives (flight recorders)"),
+               columns = { L("rank"), "tp", "dp", L("output"), L("input grad"), L("worst gradient"), L("TP all-reduces fwd / bwd"),
+                           L("DP all-reduces"), "world" }, rows = t }
     return { res = res }
   end,
   check = function(lab, out)
-    if not out.res.ok then return broken(out.res, "your megatron.lua", "log pane (5); megatron.lua") end
+    if not out.res.ok then return broken(out.res, L("your megatron.lua"), L("log pane (5); megatron.lua")) end
     return megatron_verdicts(out.res)
   end,
 }
@@ -451,7 +454,7 @@ local function layout_rows(topo, order, per_node)
     local g = gpu_of(topo, r, per_node)
     local gi = (topo.gpus or {})[g + 1] or {}
     t[#t + 1] = { tostring(r), tostring(gi.host or 0), "GPU" .. g, tostring(isl[g] or "-"),
-                  string.format("TP %d (rank %d of it)", dpr, tpr), string.format("DP %d (rank %d of it)", tpr, dpr) }
+                  L("TP %d (rank %d of it)", dpr, tpr), L("DP %d (rank %d of it)", tpr, dpr) }
   end
   return t
 end
@@ -496,21 +499,21 @@ local function orders_table(lab, out)
   for i, row in ipairs(out.rows) do
     local r = {}
     for k, v in ipairs(row) do r[k] = v end
-    if not p then r[TP_AR_COL] = "predict 'ratio' first" end
+    if not p then r[TP_AR_COL] = L("predict 'ratio' first") end
     rows[i] = r
   end
   local a, b = out.runs["tp-dp"].row, out.runs["dp-tp"].row
   if p and a and b and a.tp_ms and b.tp_ms and a.tp_ms > 0 then
     lab.record("tp_ratio_predicted", p)
     lab.record("tp_ratio", b.tp_ms / a.tp_ms)
-    rows[#rows + 1] = { "across / inside", "", "", "", "", string.format("%sx measured, %sx predicted", f2(b.tp_ms / a.tp_ms),
-                                                                         f2(p)), "", "" }
+    rows[#rows + 1] = { L("across / inside"), "", "", "", "", L("%sx measured, %sx predicted", f2(b.tp_ms / a.tp_ms), f2(p)),
+                        "", "" }
   end
-  lab.table{ title = out.title, columns = { "order", "TP groups", "TP links", "DP links", "step (ms)",
-                                            "one TP all-reduce (ms)", "TP all-reduces / step",
-                                            "DP all-reduce of the gradients (ms)" }, rows = rows }
+  lab.table{ title = out.title, columns = { L("order"), L("TP groups"), L("TP links"), L("DP links"), L("step (ms)"),
+                                            L("one TP all-reduce (ms)"), L("TP all-reduces / step"),
+                                            L("DP all-reduce of the gradients (ms)") }, rows = rows }
   if p then out.shown = true
-  else lab.log("one TP all-reduce's time shows once you have predicted 'ratio' from the links (press a)") end
+  else lab.log(L("one TP all-reduce's time shows once you have predicted 'ratio' from the links (press a)")) end
 end
 
 -- TP across nodes needs two nodes. A simulated machine of two nodes is
@@ -544,24 +547,25 @@ steps[#steps + 1] = {
       whatif = TWO_NODES
       topo = lab.topo{ machine = whatif }
       local g = lab.backend.gpus or 1
-      lab.log(string.format("TP across nodes needs two nodes, and %s has one: this step runs on the SIMULATED %s "
-                            .. "(two nodes of 8 H100s) instead; this machine has %d GPU%s",
-                            lab.backend.simulated and lab.backend.machine or "this machine", whatif, g,
-                            g == 1 and "" or "s"))
+      local here = lab.backend.simulated and lab.backend.machine or L("this machine")
+      lab.log(g == 1 and L("TP across nodes needs two nodes, and %s has one: this step runs on the SIMULATED %s (two nodes of 8 H100s) instead; this machine has %d GPU",
+                           here, whatif, g)
+              or L("TP across nodes needs two nodes, and %s has one: this step runs on the SIMULATED %s (two nodes of 8 H100s) instead; this machine has %d GPUs",
+                   here, whatif, g))
     else
       say_ranks(lab)
     end
     local where = "SIMULATED " .. (whatif or lab.backend.machine or "?")
     local per_node = TPN
     for _, order in ipairs{ "tp-dp", "dp-tp" } do
-      lab.table{ title = string.format("ranks on GPUs, order %s%s, on the %s", order,
-                                       order == "tp-dp" and " (TP fastest: step 1's groups)" or " (DP fastest)", where),
-                 columns = { "rank", "node", "GPU", "NVLink island", "TP group", "DP group" },
+      lab.table{ title = L("ranks on GPUs, order %s%s, on the %s", order,
+                           order == "tp-dp" and L(" (TP fastest: step 1's groups)") or L(" (DP fastest)"), where),
+                 columns = { L("rank"), L("node"), "GPU", L("NVLink island"), L("TP group"), L("DP group") },
                  rows = layout_rows(topo, order, per_node) }
     end
     local runs, t = {}, {}
     for i, order in ipairs{ "tp-dp", "dp-tp" } do
-      lab.progress((i - 1) / 2, "your megatron.lua, Llama-2-70B's layers, " .. order .. ", on the " .. where)
+      lab.progress((i - 1) / 2, L("your megatron.lua, Llama-2-70B's layers, %s, on the %s", order, where))
       local res = spmd(lab, lab.exercise, { "time", order }, { per_node = per_node, machine = whatif })
       local row = row_of(res, 0)
       local tpg, dpg = groups_of(order)
@@ -573,12 +577,12 @@ steps[#steps + 1] = {
                     f2(row and row.dp_ms) }
     end
     local r0 = runs["tp-dp"].row or {}
+    local gpus = lab.backend.gpus or 1
+    local here = whatif and (gpus == 1 and L(": this machine has %d GPU", gpus) or L(": this machine has %d GPUs", gpus)) or ""
     local out = { runs = runs, rows = t,
-                  title = string.format("the same model, 2 layers of Llama-2-70B's shapes (SwiGLU MLP of 28672), %d micro-batches of 4096 tokens per "
-                                        .. "step; per rank: activations %s MiB, gradients %s MiB (%s%s)", MICRO,
-                                        f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20),
-                                        where, whatif and string.format(": this machine has %d GPU%s", lab.backend.gpus or 1,
-                                                                        (lab.backend.gpus or 1) == 1 and "" or "s") or "") }
+                  title = L("the same model, 2 layers of Llama-2-70B's shapes (SwiGLU MLP of 28672), %d micro-batches of 4096 tokens per step; per rank: activations %s MiB, gradients %s MiB (%s%s)",
+                            MICRO, f2(r0.act_bytes and r0.act_bytes / 2^20), f2(r0.grad_bytes and r0.grad_bytes / 2^20),
+                            where, here) }
     orders_table(lab, out)
     local a, b = runs["tp-dp"].row, runs["dp-tp"].row
     if a and b then
@@ -592,24 +596,24 @@ steps[#steps + 1] = {
     -- are drawn here then, once
     if lab.answer("ratio") and not out.shown then orders_table(lab, out) end
     for order, r in pairs(out.runs) do
-      if not r.res.ok then return broken(r.res, "the " .. order .. " run of your megatron.lua") end
+      if not r.res.ok then return broken(r.res, L("the %s run of your megatron.lua", order)) end
       local want = 4 * LAYERS * MICRO
       if r.row.tp_calls ~= want then
-        return { ok = false, msg = string.format("your megatron.lua made %d TP all-reduces per step (%d layers, %d micro-batches): "
-                                                 .. "pass step 2 first", r.row.tp_calls, LAYERS, MICRO),
+        return { ok = false, msg = L("your megatron.lua made %d TP all-reduces per step (%d layers, %d micro-batches): pass step 2 first",
+                                     r.row.tp_calls, LAYERS, MICRO),
                  saw = tostring(r.row.tp_calls), wanted = tostring(want), where = "megatron.lua" }
       end
     end
     local a, b = out.runs["tp-dp"].row, out.runs["dp-tp"].row
-    lab.log(string.format("step time: TP inside a node %.2f ms, TP across the nodes %.2f ms (x%.2f)", a.step_ms,
-                          b.step_ms, b.step_ms / a.step_ms))
+    lab.log(L("step time: TP inside a node %.2f ms, TP across the nodes %.2f ms (x%.2f)", a.step_ms,
+              b.step_ms, b.step_ms / a.step_ms))
     return {
       checks.close{ value = lab.answer("ratio"), expected = b.tp_ms / a.tp_ms, rtol = 0.25, answer = true,
-                    what = "your prediction of one TP all-reduce, across the nodes / inside a node",
-                    where = "the links in the step text: NVLink per GPU, and how many NICs carry a TP group between the nodes" },
+                    what = L("your prediction of one TP all-reduce, across the nodes / inside a node"),
+                    where = L("the links in the step text: NVLink per GPU, and how many NICs carry a TP group between the nodes") },
       checks.close{ value = lab.answer("tp_ms"), expected = b.tp_calls * b.tp_ms, rtol = 0.1, answer = true,
-                    what = "ms of TP all-reduces per step, TP across the nodes",
-                    where = "results pane (3): the dp-tp row" },
+                    what = L("ms of TP all-reduces per step, TP across the nodes"),
+                    where = L("results pane (3): the dp-tp row") },
     }
   end,
 }
