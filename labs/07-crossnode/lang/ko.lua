@@ -75,7 +75,7 @@ return {
   ["topology pane (1): the mlx5 rows of host 0"] = "topology pane (1): host 0 의 mlx5 행",
 
   -- step 2
-  ["Which transport did NCCL pick? Read your own log"] = "NCCL 은 어떤 transport 를 골랐나? 자기 log 를 읽는다",
+  ["Which transport did NCCL pick? Read your own log"] = "NCCL 은 어떤 transport 를 골랐나? 내 log 를 읽는다",
   ["The table 'transports in your log' lists every ring edge: 'from -> to' and what NCCL printed after 'via'."] =
     "'log 의 transport' 표에 ring 의 모든 edge 가 나온다: 'from -> to' 와 NCCL 이 'via' 뒤에 찍은 것.",
   ["Inside a node: P2P (NVLink or PCIe) or SHM (host memory). Between nodes: NET/IB or NET/Socket; " ..
