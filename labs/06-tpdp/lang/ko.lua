@@ -151,8 +151,8 @@ return {
     "표가 보여 주기 전에 link 에서 예측하라: node 두 개를 가로지르는 TP all-reduce 한 번은 node 안에서보다 몇 배 걸리는가 (25 % 안)?",
   ["With TP across the nodes, how many ms of each step are TP all-reduces?"] =
     "TP 가 node 를 가로지를 때, 각 step 의 몇 ms 가 TP all-reduce 인가?",
-  ["TP %d (rank %d of it)"] = "TP %d (그중 rank %d)",
-  ["DP %d (rank %d of it)"] = "DP %d (그중 rank %d)",
+  ["TP %d (rank %d of it)"] = "TP %d 의 rank %d",
+  ["DP %d (rank %d of it)"] = "DP %d 의 rank %d",
   ["predict 'ratio' first"] = "먼저 'ratio' 를 예측하라",
   ["across / inside"] = "가로질러 / 안에서",
   ["%sx measured, %sx predicted"] = "측정 %s 배, 예측 %s 배",
