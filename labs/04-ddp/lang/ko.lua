@@ -70,29 +70,29 @@ return {
     "ready(p) 에서: gradient 를 자기 bucket 의 자기 자리로 copy 하고 bucket 의 count 를 줄인다. 마지막 gradient 가 들어오면 bucket 의 all-reduce 는 communicator 의 stream 에 올라간다 - 그런데 copy 는 default stream 에서 돌았고, 다른 stream 은 그 끝을 스스로 보지 못한다.",
   ["In wait(): the gradients come back from the buckets on the default stream, which must not read a bucket before its all-reduce is done - the same kind of ordering as in ready(), the other way round. And the next step needs the buckets ready to count down again."] =
     "wait() 에서: gradient 는 default stream 에서 bucket 으로부터 돌아오는데, default stream 은 all-reduce 가 끝나기 전에 bucket 을 읽으면 안 된다 - ready() 와 같은 종류의 순서를 반대 방향으로. 그리고 다음 step 은 bucket 이 다시 count 를 줄일 준비가 되어 있기를 필요로 한다.",
-  ["your reducer, ResNet-8 on %d ranks"] = "여러분의 reducer, rank %d 개 위의 ResNet-8",
+  ["your reducer, ResNet-8 on %d ranks"] = "내 reducer, rank %d 개 위의 ResNet-8",
   ["the naive exchange, same run"] = "순진한 교환, 같은 run",
-  ["your reducer, the wide ResNet (timing), 25 MiB buckets"] = "여러분의 reducer, wide ResNet (timing), 25 MiB bucket",
+  ["your reducer, the wide ResNet (timing), 25 MiB buckets"] = "내 reducer, wide ResNet (timing), 25 MiB bucket",
   ["the naive exchange, the wide ResNet"] = "순진한 교환, wide ResNet",
   ["the wide ResNet (ResNet-32, width 96), %d ranks"] = "wide ResNet (ResNet-32, width 96), rank %d 개",
-  ["your reducer (25 MiB)"] = "여러분의 reducer (25 MiB)",
+  ["your reducer (25 MiB)"] = "내 reducer (25 MiB)",
   ["all-reduce left after backward (ms)"] = "backward 뒤에 남은 all-reduce (ms)",
   ["hidden behind backward"] = "backward 뒤에 숨은 비율",
   ["gradients (MiB)"] = "gradient (MiB)",
   ["ResNet-8: final loss"] = "ResNet-8: 최종 loss",
-  ["yours"] = "여러분의 것",
-  ["your reducer.lua"] = "여러분의 reducer.lua",
+  ["yours"] = "내 것",
+  ["your reducer.lua"] = "내 reducer.lua",
   ["the naive run"] = "순진한 run",
-  ["your reducer.lua on the wide ResNet"] = "wide ResNet 위의 여러분의 reducer.lua",
+  ["your reducer.lua on the wide ResNet"] = "wide ResNet 위의 내 reducer.lua",
   ["the naive run of the wide ResNet"] = "wide ResNet 의 순진한 run",
-  ["results pane (3); your reducer's ready() and wait()"] = "results pane (3); 여러분 reducer 의 ready() 와 wait()",
-  ["final loss, your reducer vs the naive exchange"] = "최종 loss, 여러분의 reducer vs 순진한 교환",
+  ["results pane (3); your reducer's ready() and wait()"] = "results pane (3); 내 reducer 의 ready() 와 wait()",
+  ["final loss, your reducer vs the naive exchange"] = "최종 loss, 내 reducer vs 순진한 교환",
   ["results pane (3), table 'final loss'"] = "results pane (3), '최종 loss' 표",
   ["naive step time"] = "순진한 교환의 step time",
-  ["your step time (yours should be >= 3 %% faster)"] = "여러분의 step time (여러분의 것이 3 %% 이상 빨라야 한다)",
+  ["your step time (yours should be >= 3 %% faster)"] = "내 step time (내 것이 3 %% 이상 빨라야 한다)",
   ["results pane (3), table 'the wide ResNet'"] = "results pane (3), 'wide ResNet' 표",
   ["%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)"] =
-    "rank %d 개가 GPU %d 개를 나눠 쓴다: 여기서는 step time 기준을 보지 않는다 (순진한 교환 %.3f ms, 여러분의 것 %.3f ms)",
+    "rank %d 개가 GPU %d 개를 나눠 쓴다: 여기서는 step time 기준을 보지 않는다 (순진한 교환 %.3f ms, 내 것 %.3f ms)",
   ["all-reduce time hidden behind backward"] = "backward 뒤에 숨은 all-reduce 시간",
   ["all of it (the bar: a quarter)"] = "전부 (기준: 4 분의 1)",
   ["results pane (3), row 'hidden behind backward'; timeline pane (4)"] =
@@ -101,21 +101,21 @@ return {
   -- step 4: the bucket sweep
   ["The bucket size, swept"] = "bucket 크기를 훑는다",
   ["Your reducer packs whole gradients, last layer first, into buckets of at most 25 MiB: count them from the gradient size in the table (and the rule that a bucket never splits a gradient)."] =
-    "여러분의 reducer 는 gradient 를 통째로, 마지막 layer 부터, 최대 25 MiB 의 bucket 에 채운다: 표의 gradient 크기 (와 bucket 이 gradient 를 절대 쪼개지 않는다는 규칙) 로 bucket 을 세라.",
+    "내 reducer 는 gradient 를 통째로, 마지막 layer 부터, 최대 25 MiB 의 bucket 에 채운다: 표의 gradient 크기 (와 bucket 이 gradient 를 절대 쪼개지 않는다는 규칙) 로 bucket 을 세라.",
   ["How many all_reduce calls does one step make with 25 MiB buckets?"] =
     "bucket 이 25 MiB 일 때 한 step 은 all_reduce 를 몇 번 부르는가?",
   ["%d MiB buckets"] = "%d MiB bucket",
   ["bucket size (wide ResNet, %d ranks, %s MiB of gradients)"] = "bucket 크기 (wide ResNet, rank %d 개, gradient %s MiB)",
   ["hidden"] = "숨은 비율",
   ["the 25 MiB run reported no bucket count: does your reducer keep self.buckets?"] =
-    "25 MiB run 이 bucket 수를 보고하지 않았다: 여러분의 reducer 가 self.buckets 를 갖고 있는가?",
+    "25 MiB run 이 bucket 수를 보고하지 않았다: 내 reducer 가 self.buckets 를 갖고 있는가?",
   ["a list of buckets"] = "bucket 목록",
   ["all_reduce calls per step with 25 MiB buckets"] = "25 MiB bucket 일 때 step 당 all_reduce 호출 수",
   ["results pane (3): the gradient size"] = "results pane (3): gradient 크기",
   [" - PyTorch's DDP would make %d all-reduces of the same %.1f MiB: a first bucket of 1 MiB, and buckets closed once they reach 25 MiB"] =
     " - PyTorch 의 DDP 라면 all-reduce %d 번으로 같은 %.1f MiB 를 보낸다: 첫 bucket 은 1 MiB 이고, bucket 은 25 MiB 에 도달하면 닫힌다",
   [" - that is what PyTorch's rule would make (a 1 MiB first bucket, buckets closed once they reach the cap); count the buckets of YOUR reducer's rule, which closes a bucket before the cap is passed"] =
-    " - 그 값은 PyTorch 의 규칙 (첫 bucket 1 MiB, bucket 은 cap 에 도달하면 닫힌다) 으로 센 bucket 수다; 여러분 reducer 의 규칙, 즉 cap 을 넘기 전에 bucket 을 닫는 규칙으로 세라",
+    " - 그 값은 PyTorch 의 규칙 (첫 bucket 1 MiB, bucket 은 cap 에 도달하면 닫힌다) 으로 센 bucket 수다; 내 reducer 의 규칙, 즉 cap 을 넘기 전에 bucket 을 닫는 규칙으로 세라",
 
   -- step 5: broadcast
   ["Pitfall: ranks that start apart"] = "함정: 서로 다른 곳에서 출발한 rank",
@@ -157,7 +157,7 @@ return {
     "매 forward 전에 rank 0 의 buffer 를 broadcast 하면: buffer set %d 개 / rank %d 개",
 
   -- step 7: the NCCL trace
-  ["The NCCL trace of your run"] = "여러분 run 의 NCCL trace",
+  ["The NCCL trace of your run"] = "내 run 의 NCCL trace",
   ["The log pane's parsed view of the run (5) lists the channels and, per pair of ranks, the transport."] =
     "log pane 에서 run 을 해석한 view (5) 에 channel 과, rank 쌍마다의 transport 가 나온다.",
   ["The link between the two GPUs is in the topology pane (1); its peak is what lab 2 measured against."] =
@@ -197,25 +197,25 @@ return {
   ["the wide ResNet on %d rank, %d images each"] = "rank %d 개 위의 wide ResNet, 각 이미지 %d 장",
   ["the wide ResNet on %d ranks, %d images each"] = "rank %d 개 위의 wide ResNet, 각 이미지 %d 장",
   ["weak scaling: the wide ResNet, %d images per rank, your reducer (25 MiB)"] =
-    "weak scaling: wide ResNet, rank 당 이미지 %d 장, 여러분의 reducer (25 MiB)",
+    "weak scaling: wide ResNet, rank 당 이미지 %d 장, 내 reducer (25 MiB)",
   ["ranks"] = "rank 수",
   ["efficiency"] = "efficiency",
   ["the same %d ranks on the SIMULATED dgx-h100 (a GPU each)"] = "같은 rank %d 개를 SIMULATED dgx-h100 위에서 (각자 GPU 하나)",
-  ["your reducer at %d ranks: emulated nodes here vs a GPU each"] = "rank %d 개에서 여러분의 reducer: 여기의 emulated node vs 각자 GPU 하나",
+  ["your reducer at %d ranks: emulated nodes here vs a GPU each"] = "rank %d 개에서 내 reducer: 여기의 emulated node vs 각자 GPU 하나",
   ["where"] = "어디서",
   ["what limits it"] = "무엇이 제한하는가",
   ["here: %d ranks on %d GPU, NCCL over sockets"] = "여기: rank %d 개가 GPU %d 개 위에서, socket 위의 NCCL",
-  ["the sockets and the shared GPU, not your reducer"] = "여러분의 reducer 가 아니라 socket 과 나눠 쓰는 GPU",
+  ["the sockets and the shared GPU, not your reducer"] = "내 reducer 가 아니라 socket 과 나눠 쓰는 GPU",
   ["SIMULATED dgx-h100: a GPU each, NVLink"] = "SIMULATED dgx-h100: 각자 GPU 하나, NVLink",
   ["the all-reduce backward does not hide"] = "backward 가 숨기지 못하는 all-reduce",
-  ["your reducer on %d rank"] = "rank %d 개 위의 여러분의 reducer",
-  ["your reducer on %d ranks"] = "rank %d 개 위의 여러분의 reducer",
+  ["your reducer on %d rank"] = "rank %d 개 위의 내 reducer",
+  ["your reducer on %d ranks"] = "rank %d 개 위의 내 reducer",
   ["the %d-rank run (no summary row)"] = "rank %d 개 run (summary 행 없음)",
   ["your reducer made no buckets, so the ranks exchanged nothing and the table shows ranks training alone: write step 3's reducer first"] =
-    "여러분의 reducer 가 bucket 을 만들지 않아 rank 들이 아무것도 주고받지 않았고, 표는 각자 혼자 학습한 rank 들을 보여 준다: step 3 의 reducer 를 먼저 써라",
+    "내 reducer 가 bucket 을 만들지 않아 rank 들이 아무것도 주고받지 않았고, 표는 각자 혼자 학습한 rank 들을 보여 준다: step 3 의 reducer 를 먼저 써라",
   ["no buckets"] = "bucket 없음",
   ["gradients exchanged in buckets"] = "bucket 으로 주고받은 gradient",
-  ["your reducer.lua (step 3)"] = "여러분의 reducer.lua (step 3)",
+  ["your reducer.lua (step 3)"] = "내 reducer.lua (step 3)",
   ["the 2-rank run's NCCL log named no transport for rank 0 -> rank 1"] =
     "rank 2 개 run 의 NCCL log 에 rank 0 -> rank 1 의 transport 가 없다",
   ["a P2P, SHM or NET transport"] = "P2P, SHM 또는 NET transport",
@@ -223,7 +223,7 @@ return {
   ["log pane (5): the 2-rank run's transports; topology pane (1): GPU0-GPU1"] =
     "log pane (5): rank 2 개 run 의 transport; topology pane (1): GPU0-GPU1",
   ["%s - at %d ranks the step keeps %.0f %% of linear scaling here, but these are emulated nodes: ranks sharing one GPU over NCCL's sockets, which measures the sockets, not your reducer; with a GPU each (the SIMULATED dgx-h100) the same step keeps %.0f %%"] =
-    "%s - rank %d 개에서 step 은 여기서 linear scaling 의 %.0f %% 를 유지한다. 그러나 이것은 emulated node 다: GPU 하나를 나눠 쓰는 rank 들이 NCCL 의 socket 으로 통신하므로, 여러분의 reducer 가 아니라 socket 을 잰 것이다; 각자 GPU 하나 (SIMULATED dgx-h100) 면 같은 step 이 %.0f %% 를 유지한다",
+    "%s - rank %d 개에서 step 은 여기서 linear scaling 의 %.0f %% 를 유지한다. 그러나 이것은 emulated node 다: GPU 하나를 나눠 쓰는 rank 들이 NCCL 의 socket 으로 통신하므로, 내 reducer 가 아니라 socket 을 잰 것이다; 각자 GPU 하나 (SIMULATED dgx-h100) 면 같은 step 이 %.0f %% 를 유지한다",
   ["%s - at %d ranks the step keeps %.0f %% of linear scaling; the all-reduce still showing after backward is what it loses"] =
     "%s - rank %d 개에서 step 은 linear scaling 의 %.0f %% 를 유지한다; 잃는 것은 backward 뒤에 아직 보이는 all-reduce 다",
 }

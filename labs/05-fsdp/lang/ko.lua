@@ -5,7 +5,7 @@ return {
   -- the lab
   ["FSDP: a 70B Llama on 8 GPUs"] = "FSDP: GPU 8 개 위의 70B Llama",
   ["Why Llama-2-70B does not fit, the memory planner, your FSDP configuration until it runs, the all-gather / reduce-scatter timeline with your prefetch, and the same code on real numbers"] =
-    "Llama-2-70B 가 왜 들어가지 않는가, memory planner, 돌 때까지 고치는 여러분의 FSDP configuration, 여러분의 prefetch 로 보는 all-gather / reduce-scatter timeline, 그리고 실제 숫자 위의 같은 코드",
+    "Llama-2-70B 가 왜 들어가지 않는가, memory planner, 돌 때까지 고치는 내 FSDP configuration, 내 prefetch 로 보는 all-gather / reduce-scatter timeline, 그리고 실제 숫자 위의 같은 코드",
   ["any: the 70B steps run on the sim's phantom tensors (timing and memory only) - on a sim preset of 8 or more GPUs that machine, anywhere else the SIMULATED dgx-h100 (the note's 8 H100s); the proxy on this machine"] =
     "어디서나: 70B step 은 sim 의 phantom tensor (시간과 memory 만) 위에서 돈다 - GPU 8 개 이상인 sim preset 에서는 그 machine, 그 밖에서는 SIMULATED dgx-h100 (노트의 H100 8 개); proxy 는 이 machine 에서",
 
@@ -41,7 +41,7 @@ return {
     "AdamW 의 state (fp32 master, m, v; 첫 optimizer step 에서 만들어진다)",
   ["the activations kept for backward"] = "backward 를 위해 남겨 둔 activation",
   ["The planner's bytes per GPU for your configuration, largest first: %s (the GPU: %s GB)"] =
-    "여러분 configuration 에 대한 planner 의 GPU 당 byte, 큰 것부터: %s (GPU: %s GB)",
+    "내 configuration 에 대한 planner 의 GPU 당 byte, 큰 것부터: %s (GPU: %s GB)",
   ["GB per GPU, %d ranks, micro-batch 1, seq 4096 unless said (GPU: %s GB; fits: the peak leaves 5 %% of it free; %s)"] =
     "GPU 당 GB, rank %d 개, 따로 적지 않으면 micro-batch 1, seq 4096 (GPU: %s GB; fits: peak 뒤에 그 5 %% 가 비어 있다; %s)",
   ["strategy"] = "strategy",
@@ -80,7 +80,7 @@ return {
   ["checkpoint = true keeps one tensor per layer instead of all of them; offload = true moves the fp32 master copy and AdamW's m and v (12 of the 16 bytes per parameter) to the CPU - ZeRO-Offload's optimizer offload, not PyTorch FSDP's CPUOffload."] =
     "checkpoint = true 는 layer 마다 tensor 를 전부가 아니라 하나만 남긴다; offload = true 는 fp32 master copy 와 AdamW 의 m, v (parameter 당 16 byte 중 12 byte) 를 CPU 로 옮긴다 - PyTorch FSDP 의 CPUOffload 가 아니라 ZeRO-Offload 의 optimizer offload 다.",
   ["An out-of-memory verdict lists the planner's bytes for your configuration, largest first: turn on the option that shrinks the largest part, run again, and read the next verdict - on 8 H100s one option is not enough, and the sequence stays 4096 tokens."] =
-    "out-of-memory verdict 는 여러분 configuration 에 대한 planner 의 byte 를 큰 것부터 나열한다: 가장 큰 부분을 줄이는 option 을 켜고, 다시 돌리고, 다음 verdict 를 읽어라 - H100 8 개에서는 option 하나로 모자라며, sequence 는 4096 token 그대로다.",
+    "out-of-memory verdict 는 내 configuration 에 대한 planner 의 byte 를 큰 것부터 나열한다: 가장 큰 부분을 줄이는 option 을 켜고, 다시 돌리고, 다음 verdict 를 읽어라 - H100 8 개에서는 option 하나로 모자라며, sequence 는 4096 token 그대로다.",
   ["config.lua does not load: %s"] = "config.lua 를 load 할 수 없다: %s",
   ["config.lua must return a table"] = "config.lua 는 table 을 return 해야 한다",
   ["config.lua: unknown key '%s' (the keys: sharding, offload, checkpoint, micro_batch, seq)"] =
@@ -93,7 +93,7 @@ return {
     "config.lua 는 %d-token sequence 로 학습한다: 이 run 은 Llama 2 의 것, 각 %d token 이다 - 일을 줄여서가 아니라 FSDP 가 shard 하고, checkpoint 하고, offload 하는 방식으로 memory 를 맞춰라",
   ["Llama-2-70B, %s, %d ranks, on phantom tensors"] = "Llama-2-70B, %s, rank %d 개, phantom tensor 위에서",
   ["Llama-2-70B on %s"] = "Llama-2-70B, %s 위에서",
-  ["your configuration on %d ranks (%s)"] = "rank %d 개 위의 여러분 configuration (%s)",
+  ["your configuration on %d ranks (%s)"] = "rank %d 개 위의 내 configuration (%s)",
   ["sharding / checkpoint / offload"] = "sharding / checkpoint / offload",
   ["micro-batch x sequence"] = "micro-batch x sequence",
   ["the run"] = "run",
@@ -106,7 +106,7 @@ return {
   ["never"] = "없음",
   ["GPU memory (GB)"] = "GPU memory (GB)",
   ["a configuration table"] = "configuration table",
-  ["results pane (3), table 'your configuration'"] = "results pane (3), '여러분 configuration' 표",
+  ["results pane (3), table 'your configuration'"] = "results pane (3), '내 configuration' 표",
   ["out of memory - %s. %s: change config.lua until it fits (the planner's table of step 1 says which configurations fit)"] =
     "out of memory - %s. %s: 들어갈 때까지 config.lua 를 바꿔라 (step 1 의 planner 표에 어느 configuration 이 들어가는지 나와 있다)",
   ["the run failed: %s"] = "run 이 실패했다: %s",
@@ -123,9 +123,9 @@ return {
   ["A unit gathered ahead is waited for in its own hook, when it is the unit at work - not in the hook that started its all-gather: a wait there makes the compute stand still for it again."] =
     "미리 gather 한 unit 은 그것이 일하는 unit 일 때 자기 hook 에서 기다린다 - 그 all-gather 를 시작한 hook 에서가 아니다: 거기서 기다리면 계산이 다시 그것을 위해 멈춰 선다.",
   ["Llama-2-70B without prefetch, %d ranks"] = "prefetch 없는 Llama-2-70B, rank %d 개",
-  ["Llama-2-70B with your prefetch.lua"] = "여러분의 prefetch.lua 로 Llama-2-70B",
+  ["Llama-2-70B with your prefetch.lua"] = "내 prefetch.lua 로 Llama-2-70B",
   ["the proxy with real numbers (this machine): without and with your prefetch"] =
-    "실제 숫자의 proxy (이 machine): 여러분의 prefetch 없이, 그리고 있이",
+    "실제 숫자의 proxy (이 machine): 내 prefetch 없이, 그리고 있이",
   ["all-gathers + reduce-scatters (ms)"] = "all-gather + reduce-scatter (ms)",
   ["exposed: the compute stream waited (ms)"] = "exposed: compute stream 이 기다린 시간 (ms)",
   ["  of it in the forward (ms)"] = "  그중 forward (ms)",
@@ -137,7 +137,7 @@ return {
   ["Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, %d ranks, micro-batch 1 x 4096 (MODELLED on the %s)"] =
     "Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, rank %d 개, micro-batch 1 x 4096 (%s 위에서 MODELLED)",
   ["no prefetch"] = "prefetch 없음",
-  ["your prefetch"] = "여러분의 prefetch",
+  ["your prefetch"] = "내 prefetch",
   ["published figures (real machines, for comparison)"] = "공개된 수치 (실제 machine, 비교용)",
   ["run"] = "run",
   ["model TFLOP/s per GPU or MFU"] = "GPU 당 model TFLOP/s 또는 MFU",
@@ -152,14 +152,14 @@ return {
     "prefetch 없는 70B run (FULL_SHARD + checkpointing + offload)",
   ["log pane (5): the planner's table of step 1 says whether it fits this machine"] =
     "log pane (5): step 1 의 planner 표에 이 machine 에 들어가는지 나와 있다",
-  ["your prefetch.lua on the 70B"] = "70B 위의 여러분의 prefetch.lua",
+  ["your prefetch.lua on the 70B"] = "70B 위의 내 prefetch.lua",
   ["the proxy without prefetch"] = "prefetch 없는 proxy",
-  ["your prefetch.lua on the proxy"] = "proxy 위의 여러분의 prefetch.lua",
+  ["your prefetch.lua on the proxy"] = "proxy 위의 내 prefetch.lua",
   ["exposed communication in the %s: %.1f ms without prefetch, %.1f ms with yours: %.0f %% less (wanted at least 50 %% less in each pass)"] =
-    "%s 의 exposed communication: prefetch 없이 %.1f ms, 여러분의 것으로 %.1f ms: %.0f %% 감소 (각 pass 에서 적어도 50 %% 감소를 요구)",
-  ["<= %.1f ms in the %s with your prefetch"] = "여러분의 prefetch 로 <= %.1f ms (%s)",
+    "%s 의 exposed communication: prefetch 없이 %.1f ms, 내 것으로 %.1f ms: %.0f %% 감소 (각 pass 에서 적어도 50 %% 감소를 요구)",
+  ["<= %.1f ms in the %s with your prefetch"] = "내 prefetch 로 <= %.1f ms (%s)",
   ["results pane (3), row 'of it in the %s'; timeline pane (4): the comm row against the default row; your prefetch.lua: %s"] =
-    "results pane (3), '그중 %s' 행; timeline pane (4): comm 줄과 default 줄 비교; 여러분의 prefetch.lua: %s",
+    "results pane (3), '그중 %s' 행; timeline pane (4): comm 줄과 default 줄 비교; 내 prefetch.lua: %s",
   ["every unit's compute was queued after its all-gather had ended"] = "모든 unit 의 계산이 그 all-gather 가 끝난 뒤에 queue 되었다",
   ["%d unit's compute could start before its all-gather ended, the first in %s: the default stream must wait for the unit's event - also when an earlier hook gathered it"] =
     "unit %d 개의 계산이 그 all-gather 가 끝나기 전에 시작할 수 있었다, 첫 번째는 %s: default stream 은 unit 의 event 를 기다려야 한다 - 앞선 hook 이 gather 했을 때도",
@@ -167,14 +167,14 @@ return {
     "unit %d 개의 계산이 그 all-gather 가 끝나기 전에 시작할 수 있었다, 첫 번째는 %s: default stream 은 unit 의 event 를 기다려야 한다 - 앞선 hook 이 gather 했을 때도",
   ["%d early"] = "%d 개 일찍 시작",
   ["your prefetch.lua: which hook waits for a unit's event, and when"] =
-    "여러분의 prefetch.lua: 어느 hook 이 언제 unit 의 event 를 기다리는가",
+    "내 prefetch.lua: 어느 hook 이 언제 unit 의 event 를 기다리는가",
   ["every all-gather was queued on the hook's stream"] = "모든 all-gather 가 hook 의 stream 에 queue 되었다",
   ["%d all-gather was queued on a stream other than the hook's `stream`, the first %s: off the communicator's stream an all-gather runs between the layers' kernels, not beside them"] =
     "all-gather %d 개가 hook 의 `stream` 이 아닌 stream 에 queue 되었다, 첫 번째는 %s: communicator 의 stream 밖에서는 all-gather 가 layer 의 kernel 옆이 아니라 그 사이에서 돈다",
   ["%d all-gathers were queued on a stream other than the hook's `stream`, the first %s: off the communicator's stream an all-gather runs between the layers' kernels, not beside them"] =
     "all-gather %d 개가 hook 의 `stream` 이 아닌 stream 에 queue 되었다, 첫 번째는 %s: communicator 의 stream 밖에서는 all-gather 가 layer 의 kernel 옆이 아니라 그 사이에서 돈다",
   ["%d on another stream"] = "다른 stream 에 %d 개",
-  ["your prefetch.lua: the stream each gather is queued on"] = "여러분의 prefetch.lua: 각 gather 가 queue 되는 stream",
+  ["your prefetch.lua: the stream each gather is queued on"] = "내 prefetch.lua: 각 gather 가 queue 되는 stream",
   ["no unit gathered ahead was waited for before the unit at work computed"] =
     "미리 gather 한 unit 을 일하는 unit 의 계산 전에 기다린 경우는 없다",
   ["%d unit was gathered ahead but waited for at once, the first %s: the default stream stood still until it arrived, so it overlapped nothing"] =
@@ -183,11 +183,11 @@ return {
     "unit %d 개를 미리 gather 했지만 바로 기다렸다, 첫 번째는 %s: default stream 이 그것이 도착할 때까지 멈춰 있었으므로 아무것도 겹치지 않았다",
   ["%d waited for at once"] = "%d 개를 바로 기다림",
   ["your prefetch.lua: which unit's event the default stream waits for in each hook"] =
-    "여러분의 prefetch.lua: 각 hook 에서 default stream 이 어느 unit 의 event 를 기다리는가",
+    "내 prefetch.lua: 각 hook 에서 default stream 이 어느 unit 의 event 를 기다리는가",
   ["the proxy's parameters after %d steps, with your prefetch vs without"] =
-    "%d step 뒤 proxy 의 parameter, 여러분의 prefetch 있이 vs 없이",
+    "%d step 뒤 proxy 의 parameter, 내 prefetch 있이 vs 없이",
   ["your prefetch.lua: a unit used before its all-gather finished, or gathered twice?"] =
-    "여러분의 prefetch.lua: all-gather 가 끝나기 전에 쓴 unit, 또는 두 번 gather 한 unit?",
+    "내 prefetch.lua: all-gather 가 끝나기 전에 쓴 unit, 또는 두 번 gather 한 unit?",
 
   -- step 4: the proxy
   ["Real numbers: the same FSDP on a proxy"] = "실제 숫자: proxy 위의 같은 FSDP",

@@ -51,18 +51,18 @@ return {
   ["ascending order"] = "오름차순",
   ["%s groups %s, by collectives on each"] = "%s group %s, 각각 위의 collective 로 확인",
   ["rank %d: coords gives tp_rank %s, dp_rank %s; your communicators number it %s in the TP one %s and %s in the DP one %s"] =
-    "rank %d: coords 는 tp_rank %s, dp_rank %s 를 준다; 여러분의 communicator 는 이 rank 를 TP communicator 에서 %s 번 (%s 중), DP communicator 에서 %s 번 (%s 중) 으로 매긴다",
+    "rank %d: coords 는 tp_rank %s, dp_rank %s 를 준다; 내 communicator 는 이 rank 를 TP communicator 에서 %s 번 (%s 중), DP communicator 에서 %s 번 (%s 중) 으로 매긴다",
   ["(none)"] = "(없음)",
   ["its place in %s and in %s"] = "%s 안의 자리와 %s 안의 자리",
   ["coords(rank) is each rank's place in its TP and DP communicators"] =
     "coords(rank) 가 각 rank 의 TP communicator 와 DP communicator 안 자리와 일치한다",
-  ["your groups.lua on 8 ranks"] = "rank 8 개 위의 여러분의 groups.lua",
+  ["your groups.lua on 8 ranks"] = "rank 8 개 위의 내 groups.lua",
   ["what each rank's communicators hold (all_gather of rank ids, all_reduce sum)"] =
     "각 rank 의 communicator 에 든 것 (rank id 의 all_gather, all_reduce 합)",
   ["TP group"] = "TP group",
   ["sum"] = "합",
   ["DP group"] = "DP group",
-  ["your groups.lua"] = "여러분의 groups.lua",
+  ["your groups.lua"] = "내 groups.lua",
   ["log pane (5); groups.lua"] = "log pane (5); groups.lua",
 
   -- step 2: the Megatron layer
@@ -127,7 +127,7 @@ return {
     "rank %d 의 flight recorder: gradient sync 동안 TP communicator 에 collective %d 번, DP communicator 에 all-reduce %d 번, world 에 %d 번; forward 와 backward 동안 DP communicator 에 %d 번",
   ["all-reduces on the DP communicator only, after backward"] = "backward 뒤, DP communicator 에서만 all-reduce",
   ["your megatron.lua: 2 layers on 8 ranks against the unsharded layers"] =
-    "여러분의 megatron.lua: rank 8 개 위의 layer 2 개를 shard 하지 않은 layer 와 비교",
+    "내 megatron.lua: rank 8 개 위의 layer 2 개를 shard 하지 않은 layer 와 비교",
   ["all equal"] = "모두 같음",
   ["each rank against the unsharded layers (largest errors) and its collectives (flight recorders)"] =
     "shard 하지 않은 layer 와 비교한 각 rank (가장 큰 오차) 와 그 collective (flight recorder)",
@@ -136,7 +136,7 @@ return {
   ["worst gradient"] = "가장 나쁜 gradient",
   ["TP all-reduces fwd / bwd"] = "TP all-reduce fwd / bwd",
   ["DP all-reduces"] = "DP all-reduce",
-  ["your megatron.lua"] = "여러분의 megatron.lua",
+  ["your megatron.lua"] = "내 megatron.lua",
   ["log pane (5); megatron.lua"] = "log pane (5); megatron.lua",
 
   -- step 3: TP inside a node, TP across nodes
@@ -176,18 +176,18 @@ return {
   [" (DP fastest)"] = " (DP 가 가장 빠름)",
   ["node"] = "node",
   ["NVLink island"] = "NVLink island",
-  ["your megatron.lua, Llama-2-70B's layers, %s, on the %s"] = "여러분의 megatron.lua, Llama-2-70B 의 layer, %s, %s 위에서",
+  ["your megatron.lua, Llama-2-70B's layers, %s, on the %s"] = "내 megatron.lua, Llama-2-70B 의 layer, %s, %s 위에서",
   [": this machine has %d GPU"] = ": 이 machine 에는 GPU %d 개",
   [": this machine has %d GPUs"] = ": 이 machine 에는 GPU %d 개",
   ["the same model, 2 layers of Llama-2-70B's shapes (SwiGLU MLP of 28672), %d micro-batches of 4096 tokens per step; per rank: activations %s MiB, gradients %s MiB (%s%s)"] =
     "같은 model, Llama-2-70B shape 의 layer 2 개 (28672 의 SwiGLU MLP), step 당 4096 token 짜리 micro-batch %d 개; rank 당: activation %s MiB, gradient %s MiB (%s%s)",
-  ["the %s run of your megatron.lua"] = "여러분 megatron.lua 의 %s run",
+  ["the %s run of your megatron.lua"] = "내 megatron.lua 의 %s run",
   ["your megatron.lua made %d TP all-reduces per step (%d layers, %d micro-batches): pass step 2 first"] =
-    "여러분의 megatron.lua 가 step 당 TP all-reduce 를 %d 번 했다 (layer %d 개, micro-batch %d 개): 먼저 step 2 를 통과하라",
+    "내 megatron.lua 가 step 당 TP all-reduce 를 %d 번 했다 (layer %d 개, micro-batch %d 개): 먼저 step 2 를 통과하라",
   ["step time: TP inside a node %.2f ms, TP across the nodes %.2f ms (x%.2f)"] =
     "step time: node 안의 TP %.2f ms, node 를 가로지르는 TP %.2f ms (x%.2f)",
   ["your prediction of one TP all-reduce, across the nodes / inside a node"] =
-    "TP all-reduce 한 번에 대한 여러분의 예측, node 를 가로질러 / node 안에서",
+    "TP all-reduce 한 번에 대한 내 예측, node 를 가로질러 / node 안에서",
   ["the links in the step text: NVLink per GPU, and how many NICs carry a TP group between the nodes"] =
     "step 본문의 link: GPU 당 NVLink, 그리고 node 사이에서 TP group 을 NIC 몇 개가 나르는가",
   ["ms of TP all-reduces per step, TP across the nodes"] = "step 당 TP all-reduce 의 ms, TP 가 node 를 가로지를 때",
@@ -198,7 +198,7 @@ return {
   ["Your first layout of the 256 GPUs, DPxTPxPP (e.g. 16x4x4)?"] = "GPU 256 개의 첫 번째 layout, DPxTPxPP (예: 16x4x4)?",
   ["Your second layout, DPxTPxPP?"] = "두 번째 layout, DPxTPxPP?",
   ["Of the three (the note's 8x8x4 and yours), which layout that fits is fastest?"] =
-    "셋 (노트의 8x8x4 와 여러분의 것) 중 memory 에 들어가는 layout 가운데 어느 것이 가장 빠른가?",
+    "셋 (노트의 8x8x4 와 내 것) 중 memory 에 들어가는 layout 가운데 어느 것이 가장 빠른가?",
   ["In the slowest of the three, which axis's traffic costs the most time per step, and over which link (e.g. PP InfiniBand)?"] =
     "셋 중 가장 느린 것에서, step 당 시간을 가장 많이 쓰는 것은 어느 axis 의 traffic 이며, 어떤 link 위인가 (예: PP InfiniBand)?",
   ["simulating Llama-2-70B on 256 H100s in one process (timing-only)"] =
@@ -214,9 +214,9 @@ return {
   ["the fastest layout that fits"] = "memory 에 들어가는 가장 빠른 layout",
   ["the slowest layout's costliest axis and its link"] = "가장 느린 layout 에서 가장 비싼 axis 와 그 link",
   ["your layouts: run the step again (r) to simulate them - the tables show the layouts of the last run"] =
-    "여러분의 layout: simulate 하려면 step 을 다시 돌려라 (r) - 표는 지난 run 의 layout 을 보여 준다",
+    "내 layout: simulate 하려면 step 을 다시 돌려라 (r) - 표는 지난 run 의 layout 을 보여 준다",
   ["%d layout(s) in the tables"] = "표 안의 layout %d 개",
-  ["your two layouts in the tables"] = "표 안의 여러분 layout 두 개",
+  ["your two layouts in the tables"] = "표 안의 내 layout 두 개",
   ["r runs the step again"] = "r 로 step 을 다시 돌린다",
   ["a layout could not be simulated: %s"] = "simulate 할 수 없는 layout 이 있다: %s",
   ["two layouts of 256 GPUs the model can split"] = "model 을 나눌 수 있는, GPU 256 개의 layout 두 개",
