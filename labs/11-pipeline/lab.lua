@@ -484,7 +484,7 @@ local function count(c, op) return (c and c.by and c.by[op]) or 0 end
 
 local function sp_verdicts(res)
   local v = {}
-  local where_fg = "sp.lua: F and G"
+  local where_fg = L("sp.lua: F and G")
   local function numbers(key, what, where)
     for r = 0, P - 1 do
       local row = row_of(res, r) or {}
@@ -500,8 +500,8 @@ local function sp_verdicts(res)
     return { ok = true, msg = L("the %s equals the unsharded layers' on every rank's tokens", what), saw = L("equal"),
              wanted = L("equal"), where = where }
   end
-  v[#v + 1] = numbers("fwd", L("output (2 layers)"), "sp.lua: F:forward and G:forward")
-  v[#v + 1] = numbers("dx", L("input gradient"), "sp.lua: F:backward and G:backward")
+  v[#v + 1] = numbers("fwd", L("output (2 layers)"), L("sp.lua: F:forward and G:forward"))
+  v[#v + 1] = numbers("dx", L("input gradient"), L("sp.lua: F:backward and G:backward"))
   local grads = { ok = true, msg = L("every parameter gradient equals its slice of the unsharded layers'"), saw = L("equal"),
                   wanted = L("equal"), where = "sp.lua" }
   for r = 0, P - 1 do
@@ -519,7 +519,7 @@ local function sp_verdicts(res)
                   msg = L("rank %d: %s of %s parameter gradients differ from their slice of the unsharded layers'; the "
                           .. "worst, %s, is %s the right one (largest error %s)", r, tostring(g and g.bad),
                           tostring(g and g.params), tostring(w.name), times, e1(w.err)),
-                  saw = e1(w.err), wanted = L("within the tolerance"), where = "sp.lua: F, G and sync_grads" }
+                  saw = e1(w.err), wanted = L("within the tolerance"), where = L("sp.lua: F, G and sync_grads") }
       end
       break
     end
@@ -565,7 +565,7 @@ local function sp_verdicts(res)
                   msg = L("outside the TP blocks a layer keeps %s with TP and %s with SP (allocator): %sx, where the "
                           .. "sequence is split %d ways", kib(tpo), kib(spo), ratio and string.format("%.2f", ratio) or "-", P),
                   saw = ratio and string.format("%.2fx", ratio) or "-", wanted = L("the TP group's split of the sequence"),
-                  where = "sp.lua: F and G" }
+                  where = L("sp.lua: F and G") }
   end
   return v
 end

@@ -268,4 +268,12 @@ return {
     "F 는 forward 에서 token 을 모은다; backward 는 rank 들의 dL/dx 몫을 더하고 (lab 6 의 f 처럼) 각 rank 에게 자기 token 을 돌려줘야 한다. G 는 F 의 거울상이다.",
   ["F: all_gather forward, reduce_scatter (sum) backward; G: the reverse. The norms are not sharded by TP but see only this rank's tokens: their gradients are partial sums over the group."] =
     "F: forward 는 all_gather, backward 는 reduce_scatter (sum); G: 그 반대. norm 은 TP 로 나뉘지 않지만 이 rank 의 token 만 본다: 그 gradient 는 group 에 걸친 partial sum 이다.",
+  ["sp.lua: F, G and sync_grads"] =
+    "sp.lua: F, G, sync_grads",
+  ["sp.lua: F:forward and G:forward"] =
+    "sp.lua: F:forward 와 G:forward",
+  ["sp.lua: F:backward and G:backward"] =
+    "sp.lua: F:backward 와 G:backward",
+  ["sp.lua: F and G"] =
+    "sp.lua: F 와 G",
 }
