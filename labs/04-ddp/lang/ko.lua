@@ -16,7 +16,7 @@ return {
   ["rank 0 reported no parameters"] = "rank 0 이 parameter 를 보고하지 않았다",
   ["nothing"] = "없음",
   ["checksums"] = "checksum",
-  ["rank %d reported no parameters"] = "rank %d 이 parameter 를 보고하지 않았다",
+  ["rank %d reported no parameters"] = "rank %d 에서 parameter 보고가 없다",
   ["the ranks' parameters differ after %d steps: %s on rank %d is not rank 0's (each rank trained on its own shard only?)"] =
     "%d step 뒤 rank 들의 parameter 가 다르다: %s 이(가) rank %d 에서 rank 0 의 것과 다르다 (각 rank 가 자기 shard 로만 학습했나?)",
   ["rank %d: %s, rank 0: %s"] = "rank %d: %s, rank 0: %s",

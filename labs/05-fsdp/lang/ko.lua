@@ -85,7 +85,7 @@ return {
   ["config.lua must return a table"] = "config.lua 는 table 을 return 해야 한다",
   ["config.lua: unknown key '%s' (the keys: sharding, offload, checkpoint, micro_batch, seq)"] =
     "config.lua: 모르는 key '%s' (key 는 sharding, offload, checkpoint, micro_batch, seq)",
-  ["config.lua: %s must be a %s"] = "config.lua: %s 은(는) %s 여야 한다",
+  ["config.lua: %s must be a %s"] = "config.lua: %s 에는 %s 값이 와야 한다",
   ["config.lua: sharding '%s' is not FULL_SHARD, SHARD_GRAD_OP or NO_SHARD"] =
     "config.lua: sharding '%s' 은(는) FULL_SHARD, SHARD_GRAD_OP, NO_SHARD 중 어느 것도 아니다",
   ["config.lua: %s must be a whole number from 1 to %d"] = "config.lua: %s 은(는) 1 부터 %d 까지의 정수여야 한다",

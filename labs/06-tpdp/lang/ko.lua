@@ -38,20 +38,20 @@ return {
   ["neighbours (the TP index varies fastest)"] = "이웃한다 (TP index 가 가장 빨리 변한다)",
   ["%d apart (one per TP group)"] = "%d 씩 떨어져 있다 (TP group 마다 하나)",
   ["groups.lua: the %s split (color, key)"] = "groups.lua: %s split (color, key)",
-  ["rank %d reported nothing"] = "rank %d 이 아무것도 보고하지 않았다",
+  ["rank %d reported nothing"] = "rank %d 에서 아무 보고도 없다",
   ["a row per rank"] = "rank 마다 행 하나",
   ["rank %d has no %s communicator: its split gave nil (a nil or negative color)"] =
     "rank %d 에 %s communicator 가 없다: split 이 nil 을 주었다 (nil 이거나 음수인 color)",
   ["a communicator of %d ranks"] = "rank %d 개의 communicator",
   ["rank %d's %s communicator holds ranks %s (an all_gather of the members' rank ids over it; their all_reduce sum is %s)%s"] =
-    "rank %d 의 %s communicator 에는 rank %s 가 있다 (그 위에서 member 들의 rank id 를 all_gather 한 결과; all_reduce 합은 %s)%s",
+    "rank %d 의 %s communicator 의 member: rank %s (그 위에서 member 들의 rank id 를 all_gather 한 결과; all_reduce 합: %s)%s",
   ["%s, sum %s"] = "%s, 합 %s",
   ["rank %d's %s group has the right ranks in another order: %s (the key orders them)"] =
     "rank %d 의 %s group 은 맞는 rank 들을 다른 순서로 갖고 있다: %s (순서는 key 가 정한다)",
   ["ascending order"] = "오름차순",
   ["%s groups %s, by collectives on each"] = "%s group %s, 각각 위의 collective 로 확인",
   ["rank %d: coords gives tp_rank %s, dp_rank %s; your communicators number it %s in the TP one %s and %s in the DP one %s"] =
-    "rank %d: coords 는 tp_rank %s, dp_rank %s 를 준다; 내 communicator 는 이 rank 를 TP communicator 에서 %s 번 (%s 중), DP communicator 에서 %s 번 (%s 중) 으로 매긴다",
+    "rank %d: coords 가 준 값은 tp_rank %s, dp_rank %s; 내 communicator 는 이 rank 를 TP communicator 에서 %s 번 (%s 중), DP communicator 에서 %s 번 (%s 중) 으로 매긴다",
   ["(none)"] = "(없음)",
   ["its place in %s and in %s"] = "%s 안의 자리와 %s 안의 자리",
   ["coords(rank) is each rank's place in its TP and DP communicators"] =
@@ -79,7 +79,7 @@ return {
   ["neither its input nor the TP group's sum"] = "입력도 TP group 의 합도 아닌 것",
   ["no tensor"] = "tensor 없음",
   ["a tensor of another shape"] = "다른 shape 의 tensor",
-  ["%s:%s gives %s"] = "%s:%s 가 주는 것: %s",
+  ["%s:%s gives %s"] = "%s:%s 의 결과: %s",
   ["megatron.lua: F and G; the step text's table of f and g"] = "megatron.lua: F 와 G; step 본문의 f, g 표",
   ["f and g, each tried alone, do what the table says in both directions"] =
     "f 와 g 를 각각 따로 돌려 보면 두 방향 모두 표가 말하는 대로 한다",
@@ -96,7 +96,7 @@ return {
   ["megatron.lua: where f goes in mlp_backward and attention_backward (backward runs in reverse)"] =
     "megatron.lua: mlp_backward 와 attention_backward 에서 f 의 자리 (backward 는 거꾸로 돈다)",
   ["the ranks of TP group %s end the %s with %d different %s: %s"] =
-    "TP group %s 의 rank 들이 %s 를 끝낼 때 서로 다른 %d 가지 %s 를 갖는다: %s",
+    "TP group %s 의 rank 들이 %s 끝에서 서로 다른 값 %d 가지 (%s) 를 갖는다: %s",
   ["%d different %s in %s"] = "서로 다른 %d 가지 %s, %s 안에서",
   ["the same on every rank of a TP group"] = "TP group 의 모든 rank 에서 같은 값",
   ["every TP group's ranks agree on the %s"] = "모든 TP group 의 rank 들이 %s 에서 일치한다",
