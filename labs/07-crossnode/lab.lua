@@ -94,7 +94,7 @@ local function size_name(b) return b and string.format("%d MiB", b // MiB) or "-
 
 -- A failed verdict saying what this machine cannot show and what to do.
 local function cannot(what, p)
-  return { ok = false, msg = what .. ": " .. (p.why or L("not possible on this machine")), saw = p.what,
+  return { ok = false, msg = L("%s: %s", what, p.why or L("not possible on this machine")), saw = p.what,
            wanted = L("two nodes"), where = L("lab 7 text: 'Where you run it'"), unavailable = true }
 end
 
@@ -433,7 +433,7 @@ return {
         if lab.answer("slowdown") and out.on and not out.shown then gdr_table(lab, out) end
         if p.kind == "emulated" then
           return { ok = false, msg = L("emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: "
-                   .. "nothing to switch off here. ") .. p.why, saw = p.what, wanted = L("InfiniBand between hosts"),
+                   .. "nothing to switch off here. %s", p.why), saw = p.what, wanted = L("InfiniBand between hosts"),
                    where = L("lab 7 text: 'Where you run it'"), unavailable = true }
         end
         if not out.slowdown then return cannot(L("GPUDirect RDMA only matters between nodes"), p) end

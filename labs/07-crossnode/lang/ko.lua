@@ -34,6 +34,7 @@ return {
    "the network numbers are the socket's. With hosts, use --launcher mpirun or srun"] =
     "emulated node 는 InfiniBand 가 아니라 loopback interface 위의 NCCL socket transport 로 통신한다: " ..
     "network 수치는 socket 의 것이다. host 가 여럿이면 --launcher mpirun 또는 srun 을 쓴다",
+  ["%s: %s"] = "%s: %s",
   ["not possible on this machine"] = "이 기계에서는 할 수 없다",
   ["two nodes"] = "노드 두 개",
   ["lab 7 text: 'Where you run it'"] = "lab 7 본문: '어디서 돌리나'",
@@ -55,7 +56,7 @@ return {
   ["one node"] = "한 노드",
   ["both nodes"] = "두 노드",
   ["2 ranks, one per node"] = "rank 2 개, 노드당 하나",
-  ["not here: %s"] = "여기서는 없음: %s",
+  ["not here: %s"] = "여기서는 없음 (%s뿐)",
   ["predict 'ratio' first"] = "먼저 'ratio' 를 예측한다",
   ["ratio one node / pair"] = "비율: 한 노드 / pair",
   ["%sx measured, %sx predicted (the note: 18x)"] = "측정 %sx, 예측 %sx (노트: 18x)",
@@ -127,9 +128,9 @@ return {
   ["GPUDirect RDMA (all_reduce across nodes)"] = "GPUDirect RDMA (노드 사이 all_reduce)",
   ["log says"] = "log 내용",
   ["emulated nodes use NCCL's socket transport, where GPUDirect RDMA does not apply: " ..
-   "nothing to switch off here. "] =
+   "nothing to switch off here. %s"] =
     "emulated node 는 NCCL 의 socket transport 를 쓰고, 거기에는 GPUDirect RDMA 가 해당되지 않는다: " ..
-    "여기서는 끌 것이 없다. ",
+    "여기서는 끌 것이 없다. %s",
   ["InfiniBand between hosts"] = "host 사이의 InfiniBand",
   ["GPUDirect RDMA only matters between nodes"] = "GPUDirect RDMA 는 노드 사이에서만 의미가 있다",
   ["the log of the 'off' run has no GDRDMA link"] = "'off' run 의 log 에 GDRDMA link 가 없음",
