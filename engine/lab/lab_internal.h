@@ -21,6 +21,7 @@ typedef struct lab_run lab_run;
  * text_path NULL when the step has no .ko.md. */
 typedef struct lab_step_ko {
     const char *title, *text_path;
+    const char *exercise_src;      /* exercises/NAME.ko.lua (Korean comments, the same code), or NULL */
     const char **hints, **asks;
 } lab_step_ko;
 

@@ -287,6 +287,23 @@ int lab_lang_statics(lab_entry *e, char *err, size_t errlen)
                 k->text_path = lab_keep(e, path);
             }
         }
+        /* exercises/NAME.ko.lua: the exercise with its comments in Korean,
+         * the learner's first copy (and a reset's) in Korean */
+        n = s->exercise_src ? strlen(s->exercise_src) : 0;
+        if (n > 4 && strcmp(s->exercise_src + n - 4, ".lua") == 0) {
+            char path[PATH_MAX * 2];
+            snprintf(path, sizeof path, "%.*s.ko.lua", (int)(n - 4), s->exercise_src);
+            if (access(path, F_OK) == 0) {
+                char what[96];
+                snprintf(what, sizeof what, "step %d (%s): its Korean exercise", i + 1, s->id);
+                if (lab_own_file(e, path, what) != MGPU_OK) {
+                    snprintf(err, errlen, "%s", mgpu_error_message());
+                    mgpu_error_clear();
+                    return -1;
+                }
+                k->exercise_src = lab_keep(e, path);
+            }
+        }
     }
     lua_settop(L, top);
     lab_lang_point(e, mgpu_lang_get());

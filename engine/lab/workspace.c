@@ -60,7 +60,12 @@ mgpu_result lab_workspace_prepare(lab_entry *e, int step)
     const mgpu_lab_step_info *s = &e->steps[step];
     if (!s->exercise || access(s->exercise, F_OK) == 0) return MGPU_OK;
     MGPU_CHECK(parent_dirs(s->exercise));
-    MGPU_CHECK(lab_copy_file(s->exercise_src, s->exercise));
+    /* in Korean the exercise's Korean twin when the lab has one (the same
+     * code, its comments in Korean); the learner's copy then stays theirs */
+    const char *src = s->exercise_src;
+    if (mgpu_lang_get() == MGPU_LANG_KO && e->ko.steps && e->ko.steps[step].exercise_src)
+        src = e->ko.steps[step].exercise_src;
+    MGPU_CHECK(lab_copy_file(src, s->exercise));
     return MGPU_OK;
 }
 

@@ -50,13 +50,16 @@ return {
         return { checks.close{ value = 3, expected = 2, what = L("the value"), where = L("the results pane") },
                  { ok = false, msg = L("a %s with the wrong placeholder", "message"), saw = "", wanted = "", where = "" } }
       end },
-    { id = "two", title = "Second step", text = "steps/02-two.md", run = function(lab) end },
+    { id = "two", title = "Second step", text = "steps/02-two.md", exercise = "ex.lua", run = function(lab) end },
   },
 }
 EOF
 printf '# One\n\nThe English text of step one.\n\n```\nmgpulab run 1\n```\n' >"$labs/01-lang/steps/01-one.md"
 printf '# 하나\n\n첫 step 의 한국어 글.\n\n```\nmgpulab run 1\n```\n' >"$labs/01-lang/steps/01-one.ko.md"
 printf '# Two\n\nThe English text of step two.\n' >"$labs/01-lang/steps/02-two.md"
+mkdir -p "$labs/01-lang/exercises"
+printf -- '-- fill in the sum\nreturn 1 + 1\n' >"$labs/01-lang/exercises/ex.lua"
+printf -- '-- 합을 채운다\nreturn 1 + 1\n' >"$labs/01-lang/exercises/ex.ko.lua"
 cat >"$labs/01-lang/lang/ko.lua" <<'EOF'
 return {
   ["Language test"] = "언어 시험",
@@ -84,6 +87,13 @@ want "$tmp/ko" "실패 check 2 개 실패 (전체 2 개)" "the verdict word and 
 want "$tmp/ko" "그 값: 3 - 1 만큼 벗어났다" "the check library's message (checks/lang/ko.lua)"
 want "$tmp/ko" "[en] a message with the wrong placeholder" "a bad entry falls back to the English, marked"
 want "$tmp/ko" "where: results pane 에서" "where in Korean"
+
+# the learner's first copy of an exercise is its Korean twin (exercises/NAME.ko.lua);
+# a reset in English brings the English one
+work=$XDG_STATE_HOME/mgpulab/work/01-lang
+want "$work/ex.lua" "-- 합을 채운다" "the Korean exercise copied into the workspace"
+run "$tmp/reset" --lang en reset 1
+want "$work/ex.lua" "-- fill in the sum" "reset in English: the English exercise"
 
 # LANG=ko_KR.UTF-8 chooses Korean; --lang en beats it; LC_MESSAGES beats LANG
 run_env "$tmp/env" LANG=ko_KR.UTF-8 -- run 1 --step 1 "${sim[@]}"

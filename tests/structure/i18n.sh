@@ -8,7 +8,9 @@
 #  - every L("format", ...) literal in lab.lua and the Lua files beside it
 #    that it loads (checks/*.lua for the check
 #    library) has an entry with the same placeholders in the same order;
-#  - no entry is stale (its English no longer appears) and every catalog loads.
+#  - no entry is stale (its English no longer appears) and every catalog loads;
+#  - an exercise's Korean twin exercises/NAME.ko.lua (optional: its comments
+#    in Korean; a missing one is a note) has the same code, token for token.
 # Prints each lab's count of missing items and fails when any is missing.
 #
 #   bash tests/structure/i18n.sh BIN                    every lab and checks/
@@ -221,7 +223,7 @@ if only:
 total = 0
 bare = []
 for unit in units:
-    problems = []
+    problems, notes_early = [], []
     if unit == 'checks':
         cat_path = os.path.join(checks_dir, 'lang', 'ko.lua')
         sources = [os.path.join(checks_dir, f) for f in sorted(os.listdir(checks_dir)) if f.endswith('.lua')]
@@ -256,12 +258,27 @@ for unit in units:
                     if fe != fk:
                         problems.append(f'step {n}: {rel} has {fe} code blocks, its .ko.md {fk}')
         statics = [(w, t) for w, t in statics if t]
+        # exercises/NAME.ko.lua: the same code (tokens), comments in Korean
+        exdir = os.path.join(d, 'exercises')
+        for f in sorted(os.listdir(exdir)) if os.path.isdir(exdir) else []:
+            if f.endswith('.ko.lua'):
+                if not os.path.exists(os.path.join(exdir, f[:-7] + '.lua')):
+                    problems.append(f'exercises/{f}: no English exercises/{f[:-7]}.lua beside it')
+                continue
+            if not f.endswith('.lua'):
+                continue
+            ko = os.path.join(exdir, f[:-4] + '.ko.lua')
+            if not os.path.exists(ko):
+                notes_early.append(f'exercises/{f}: no Korean twin exercises/{f[:-4]}.ko.lua (its comments stay English)')
+            elif [t[:2] for t in lex(open(os.path.join(exdir, f), encoding='utf-8').read())] != \
+                    [t[:2] for t in lex(open(ko, encoding='utf-8').read())]:
+                problems.append(f'exercises/{f[:-4]}.ko.lua: its code differs from {f}\'s (only comments may)')
     try:
         cat = catalog(cat_path) if os.path.exists(cat_path) else {}
     except (ValueError, IndexError) as e:
         problems.append(f'{os.path.relpath(cat_path, os.path.dirname(labs_dir))}: does not parse: {e}')
         cat = {}
-    used, notes = set(), []
+    used, notes = set(), notes_early
     for what, text in statics:
         used.add(text)
         if text not in cat:
