@@ -17,9 +17,9 @@ for root, _, files in os.walk(labs):
     for f in sorted(files):
         if not f.endswith(('.md', '.lua')):
             continue
-        # the Korean of a lab (issue 29) lives apart: steps/*.ko.md and
-        # lang/*.lua; tests/structure/i18n.sh checks those
-        if f.endswith('.ko.md') or os.path.basename(root) == 'lang':
+        # the Korean of a lab (issue 29) lives apart: steps/*.ko.md,
+        # exercises/*.ko.lua, lang/*.lua; tests/structure/i18n.sh checks those
+        if f.endswith(('.ko.md', '.ko.lua')) or os.path.basename(root) == 'lang':
             continue
         path = os.path.join(root, f)
         rel = os.path.relpath(path, labs)
