@@ -22,7 +22,7 @@ return {
   ["%s: the fraction of peak to reach is %s, not a number in (0, 100]"] =
     "%s: 도달할 peak 비율이 %s 이다; (0, 100] 안의 수여야 한다",
   ["a fraction such as 0.8"] = "0.8 같은 비율",
-  [" of %s"] = " (%s)",
+  [" of %s"] = ", %s",
   ["%s: no usable peak%s to compare with (got %s)"] = "%s: 비교할 peak%s 없음 (받은 값: %s)",
   ["a peak > 0 %s"] = "0 %s 보다 큰 peak",
   [">= %s (%s %% of %s%s)"] = ">= %s (%s %%, 기준 %s%s)",
