@@ -14,8 +14,6 @@
 --   nic  - the 0-based index of the closest NIC (any one of the closest), and
 --   path - its path type ("PIX", "NODE", ...).
 -- Return nil, nil when the host has no NIC.
--- 할 일: GPU g 에 가장 가까운 NIC 의 0-based index 와 그 path 를 돌려준다
--- (NIC 이 없으면 nil, nil).
 --
 -- The matrix: topo.matrix.labels = {"GPU0", ..., "NIC0", ...} and
 -- topo.matrix.rows[i][j] is the path between label i and label j (1-based
@@ -30,7 +28,6 @@ return function(topo, g)
   for n = 0, #topo.nics - 1 do
     local path = row[ngpus + n + 1]         -- the cell of column NIC n
     -- TODO: keep the NIC whose path is the closest (smallest ORDER value)
-    -- (path 가 가장 가까운 NIC, 즉 ORDER 값이 가장 작은 NIC 을 남긴다)
   end
   return best_nic, best_path
 end

@@ -12,7 +12,6 @@
 --   n     = the number of ranks
 -- The check runs it on every row of three sweeps and compares it with the
 -- bench's own busbw column.
--- 할 일: collective 와 rank 수 n 에 맞는 계수로 algbw 에서 busbw 를 계산한다.
 
 return function(coll, algbw, n)
   if coll == "all_reduce" then

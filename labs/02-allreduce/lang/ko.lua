@@ -193,7 +193,7 @@ return {
   ["this machine cannot multicast: %s"] = "이 머신은 multicast 를 할 수 없다: %s",
   ["mgpulab creates no multicast objects on real GPUs"] = "mgpulab 은 실제 GPU 에 multicast object 를 만들지 않는다",
   ["%s - all three broadcasts run on the sim's dgx-h100 model instead"] =
-    "%s - 세 broadcast 모두 대신 sim 의 dgx-h100 model 에서 돌린다",
+    "%s — 세 broadcast 모두 대신 sim 의 dgx-h100 model 에서 돌린다",
   ["broadcast three ways on the dgx-h100 model, 8 ranks"] = "dgx-h100 model 의 rank 8 개에서 세 가지 방식으로 broadcast",
   ["broadcast from rank 0, %d ranks (SIMULATED dgx-h100: a what-if)"] =
     "rank 0 에서 broadcast, rank %d 개 (SIMULATED dgx-h100: what-if)",
@@ -210,18 +210,18 @@ return {
   ["log pane (4)"] = "log pane (4)",
   ["bytes that leave the GPUs in the ring broadcast, in units of S"] = "ring broadcast 에서 GPU 들에서 나가는 byte (S 단위)",
   ["how the ring passes chunks on (the step text)"] = "ring 이 chunk 를 넘기는 방식 (step 본문)",
-  [" - the last GPU of the chain has nobody to pass the data to"] = " - chain 의 마지막 GPU 는 data 를 넘길 상대가 없다",
+  [" - the last GPU of the chain has nobody to pass the data to"] = " — chain 의 마지막 GPU 는 data 를 넘길 상대가 없다",
   [" - that is the root alone: every GPU of the chain passes it on"] =
-    " - 그것은 root 혼자의 양이다: chain 의 모든 GPU 가 data 를 넘긴다",
+    " — 그것은 root 혼자의 양이다: chain 의 모든 GPU 가 data 를 넘긴다",
   ["bytes that leave the GPUs in the multicast broadcast, in units of S"] =
     "multicast broadcast 에서 GPU 들에서 나가는 byte (S 단위)",
   ["who makes the copies (the step text)"] = "copy 를 누가 만드는가 (step 본문)",
-  [" - the copies are the switch's: count what leaves the GPUs"] = " - copy 는 switch 가 만든다: GPU 에서 나가는 것만 센다",
-  [" - the root's store still crosses its own links once"] = " - root 의 store 도 자기 link 를 한 번은 지난다",
+  [" - the copies are the switch's: count what leaves the GPUs"] = " — copy 는 switch 가 만든다: GPU 에서 나가는 것만 센다",
+  [" - the root's store still crosses its own links once"] = " — root 의 store 도 자기 link 를 한 번은 지난다",
   ["the broadcast multicast beats by about n-1 times"] = "multicast 가 약 n-1 배 앞서는 broadcast",
   ["the table's last row: each broadcast's time at 256 MiB"] = "표의 마지막 행: 256 MiB 에서 각 broadcast 의 시간",
   [" - compare ring and multicast at 256 MiB: the chain already delivers at a link's rate to every GPU"] =
-    " - 256 MiB 에서 ring 과 multicast 를 비교한다: chain 은 이미 모든 GPU 에 link 하나의 속도로 data 를 전달한다",
+    " — 256 MiB 에서 ring 과 multicast 를 비교한다: chain 은 이미 모든 GPU 에 link 하나의 속도로 data 를 전달한다",
   ["at %s: naive %.0f us, ring %.0f us, multicast %.0f us - multicast saves the root's links %d copies and the other GPUs all their sending, not the ring's time"] =
-    "%s 에서: naive %.0f us, ring %.0f us, multicast %.0f us - multicast 가 아끼는 것은 root link 의 copy %d 개와 나머지 GPU 의 송신 전부이지, ring 의 시간이 아니다",
+    "%s 에서: naive %.0f us, ring %.0f us, multicast %.0f us — multicast 가 아끼는 것은 root link 의 copy %d 개와 나머지 GPU 의 송신 전부이지, ring 의 시간이 아니다",
 }

@@ -38,8 +38,6 @@ probe_done:record(produce)
 -- TODO: the note's e0.record() / e0.wait():
 --   create an event on GPU0 (mgpu.event()), record it on `produce`, and make
 --   `consume` wait for it (consume:wait(e) or e:wait(consume)).
---   (GPU0 에 event 를 만들어 `produce` 에 record 하고, `consume` 이 그것을
---   기다리게 한다.)
 
 probe_start:record(consume)
 mgpu.copy(y, x, {stream = consume})                 -- out0.to(1), on GPU1's stream
