@@ -35,34 +35,35 @@ end
 
 -- What a chunk holds, in words, from its first value (exact data: a bit per rank).
 local function holds(c, n, mode)
-  if mode == "ag" and c.v0 == -1 then return "still -1: nothing was received into it" end
+  if mode == "ag" and c.v0 == -1 then return L("still -1: nothing was received into it") end
   if c.mask then
     local count, list = ranks_in(c.mask, n)
-    if c.mask >> n ~= 0 then return "a value that is no sum of the ranks' data (" .. tostring(c.v0) .. ")" end
-    return string.format("the sum of %d of %d ranks (ranks %s)", count, n, list)
+    if c.mask >> n ~= 0 then return L("a value that is no sum of the ranks' data (%s)", tostring(c.v0)) end
+    return L("the sum of %d of %d ranks (ranks %s)", count, n, list)
   end
-  return "a value that is no sum of the ranks' data (" .. tostring(c.v0) .. ")"
+  return L("a value that is no sum of the ranks' data (%s)", tostring(c.v0))
 end
 
-local WHERE = "log pane (5) and your ring.lua"
+-- (a function: the language is the run's, not the load's)
+local function where_ring() return L("log pane (5) and your ring.lua") end
 
 -- A run that did not finish (a hang, a size mismatch, an error in the learner's code).
 local function broken(res, what, where)
   local why = tostring(res.reason)
   for r = 0, nranks(res) - 1 do
     for _, row in ipairs(res.ranks[r].results or {}) do
-      if row.error then why = "rank " .. r .. ": " .. row.error; break end
+      if row.error then why = L("rank %d: %s", r, row.error); break end
     end
   end
-  return { ok = false, msg = string.format("%s did not finish: %s", what, why),
-           saw = why, wanted = "every rank finishes", where = where or WHERE }
+  return { ok = false, msg = L("%s did not finish: %s", what, why),
+           saw = why, wanted = L("every rank finishes"), where = where or where_ring() }
 end
 
 -- Judges one run of the harness: mode rs (chunk r of rank r only), ag or ar
 -- (every chunk of every rank). The first fault found is the verdict.
 local function judge(res, mode, n)
   local fname = ({ rs = "reduce_scatter", ag = "all_gather", ar = "all_reduce", rd = "all_reduce" })[mode]
-  local what = string.format("your %s on %d ranks", mode == "rd" and "doubling" or fname, n)
+  local what = L("your %s on %d ranks", mode == "rd" and "doubling" or fname, n)
   if not res.ok then return broken(res, what) end
   local rows = rows_of(res)
   for _, row in ipairs(rows) do
@@ -71,13 +72,13 @@ local function judge(res, mode, n)
   for _, row in ipairs(rows) do
     for op in pairs(row.ops or {}) do
       if op ~= "send" and op ~= "recv" then
-        return { ok = false, msg = string.format("%s called %s: build it from comm:send and comm:recv only", what, op),
-                 saw = op .. " in the flight record of your communicator", wanted = "send and recv only", where = WHERE }
+        return { ok = false, msg = L("%s called %s: build it from comm:send and comm:recv only", what, op),
+                 saw = L("%s in the flight record of your communicator", op), wanted = L("send and recv only"), where = where_ring() }
       end
     end
     if not row.ops or not row.ops.send then
-      return { ok = false, msg = string.format("%s sent nothing on rank %d: the ring has not been written yet", what, row.rank),
-               saw = "no send in the flight record", wanted = "a send in every ring step", where = WHERE }
+      return { ok = false, msg = L("%s sent nothing on rank %d: the ring has not been written yet", what, row.rank),
+               saw = L("no send in the flight record"), wanted = L("a send in every ring step"), where = where_ring() }
     end
   end
   for _, case in ipairs({ "exact", "random" }) do
@@ -88,21 +89,21 @@ local function judge(res, mode, n)
           if judged and c.bad > 0 then
             if case == "exact" then
               return { ok = false,
-                       msg = string.format("%s: on rank %d, chunks[%d] (elements %d-%d) is not %s; it holds %s",
+                       msg = L("%s: on rank %d, chunks[%d] (elements %d-%d) is not %s; it holds %s",
                                            what, row.rank, c.k, c.first, c.first + c.len - 1,
-                                           mode == "ag" and ("rank " .. c.k .. "'s reduced chunk")
-                                                         or ("the sum of all " .. n .. " ranks"),
+                                           mode == "ag" and L("rank %d's reduced chunk", c.k)
+                                                         or L("the sum of all %d ranks", n),
                                            holds(c, n, mode)),
-                       saw = string.format("%d of %d elements differ from comm:all_reduce's (exact data: bit for bit)",
+                       saw = L("%d of %d elements differ from comm:all_reduce's (exact data: bit for bit)",
                                            c.bad, c.len),
-                       wanted = "every element equal to comm:all_reduce's, bit for bit", where = WHERE }
+                       wanted = L("every element equal to comm:all_reduce's, bit for bit"), where = where_ring() }
             else
               return { ok = false,
-                       msg = string.format("%s, random data: on rank %d, chunks[%d] differs from comm:all_reduce by more "
+                       msg = L("%s, random data: on rank %d, chunks[%d] differs from comm:all_reduce by more "
                                            .. "than another summation order explains", what, row.rank, c.k),
-                       saw = string.format("%d elements off, the largest by %.3g (first at element %d of the chunk)",
+                       saw = L("%d elements off, the largest by %.3g (first at element %d of the chunk)",
                                            c.bad, c.maxerr, c.at or -1),
-                       wanted = string.format("within rtol 1e-5, atol %.0e", 1e-5 * n), where = WHERE }
+                       wanted = L("within rtol 1e-5, atol %.0e", 1e-5 * n), where = where_ring() }
             end
           end
         end
@@ -115,9 +116,9 @@ local function judge(res, mode, n)
       for _, c in ipairs(row.chunks or {}) do if (mode ~= "rs" or c.k == row.rank) then bits = bits + c.exact_bad end end
     end
   end
-  return { ok = true, msg = string.format("%s: every rank's chunks right - exact data bit for bit; random data within "
+  return { ok = true, msg = L("%s: every rank's chunks right - exact data bit for bit; random data within "
                                           .. "rounding (%d elements summed in another order than NCCL's)", what, bits),
-           saw = "right on every rank", wanted = "right on every rank", where = WHERE }
+           saw = L("right on every rank"), wanted = L("right on every rank"), where = where_ring() }
 end
 
 -- The learner's ring on each rank count of RANK_COUNTS, in one mode.
@@ -126,7 +127,7 @@ local function run_modes(lab, modes, counts)
   local out, total, i = {}, #counts * #modes, 0
   for _, n in ipairs(counts) do
     for _, mode in ipairs(modes) do
-      lab.progress(i / total, string.format("%s on %d ranks", mode, n))
+      lab.progress(i / total, L("%s on %d ranks", mode, n))
       i = i + 1
       out[#out + 1] = { mode = mode, n = n,
                         res = lab.spmd(lab.exercise, { ranks = n, args = { mode, tostring(COUNT) }, timeout = 10 }) }
@@ -146,7 +147,7 @@ local function answered(a)
   a.answer = true
   local v = a.rtol and checks.close(a) or checks.equals(a)
   if not v.ok and not v.unanswered then
-    v.msg = a.what .. ": " .. tostring(a.value) .. " is not right"
+    v.msg = L("%s: %s is not right", a.what, tostring(a.value))
     v.saw = tostring(a.value)
     v.wanted = a.hidden
   end
@@ -203,9 +204,9 @@ end
 local function sent_something(row, n)
   local sends = row and row.ops and row.ops.send or 0
   local ok = sends > 0
-  return { ok = ok, msg = ok and string.format("your all_reduce on %d ranks made %d sends a rank", n, sends)
-                              or string.format("your all_reduce on %d ranks sent nothing: there is no ring to time yet", n),
-           saw = sends .. " sends", wanted = "the sends of your ring", where = WHERE }
+  return { ok = ok, msg = ok and L("your all_reduce on %d ranks made %d sends a rank", n, sends)
+                              or L("your all_reduce on %d ranks sent nothing: there is no ring to time yet", n),
+           saw = L("%d sends", sends), wanted = L("the sends of your ring"), where = where_ring() }
 end
 
 -- The flight records of a run, one column per rank (lab 8's table).
@@ -214,7 +215,7 @@ local function flight_table(lab, res, title)
   local cols, rows = { "#" }, {}
   local per = {}
   for r = 0, n - 1 do
-    cols[#cols + 1] = "rank " .. r
+    cols[#cols + 1] = L("rank %d", r)
     per[r] = {}
     for _, comm in ipairs(res.ranks[r].flight or {}) do
       for _, e in ipairs(comm.entries or {}) do per[r][#per[r] + 1] = e end
@@ -226,13 +227,13 @@ local function flight_table(lab, res, title)
     local row = { tostring(i) }
     for r = 0, n - 1 do
       local e = per[r][i]
-      row[#row + 1] = e and string.format("%s %s f32 @ %s (%s)", e.op, tostring(e.count),
+      row[#row + 1] = e and L("%s %s f32 @ %s (%s)", e.op, tostring(e.count),
                                             tostring(e.where or "?"):gsub("^.*/", ""), tostring(e.state)) or "-"
     end
     rows[#rows + 1] = row
   end
   lab.table{ title = title, columns = cols, rows = rows }
-  if res.analysis and res.analysis ~= "" then lab.log("flight recorder analysis: " .. res.analysis) end
+  if res.analysis and res.analysis ~= "" then lab.log(L("flight recorder analysis: %s", res.analysis)) end
 end
 
 return {
@@ -278,9 +279,9 @@ return {
         { id = "ring_vs_nccl", ask = "Before you look: will your ring's busbw be above or below NCCL's own ring (above/below)?" },
       },
       run = function(lab)
-        lab.progress(0, "your ring and NCCL's default (NVLS) on 8 ranks, 256 MiB")
+        lab.progress(0, L("your ring and NCCL's default (NVLS) on 8 ranks, 256 MiB"))
         local res, row = time_run(lab, 8, nil)
-        lab.progress(0.5, "NCCL's ring (NCCL_ALGO=Ring)")
+        lab.progress(0.5, L("NCCL's ring (NCCL_ALGO=Ring)"))
         local res_r, row_r = time_run(lab, 8, { NCCL_ALGO = "Ring" })
         local out = { res = res, row = row, res_r = res_r, row_r = row_r }
         if row and row_r and row.ring_ms and row.ag_ms then
@@ -291,13 +292,13 @@ return {
           out.ag = busbw(row.bytes, row.ag_ms, 8) / 2
           out.nccl_ag = busbw(row_r.bytes, row_r.nccl_ag_ms, 8) / 2
           local function line(name, ms, bw) return { name, string.format("%.3f", ms), string.format("%.1f", bw) } end
-          lab.table{ title = string.format("256 MiB f32 on 8 ranks, SIMULATED %s (modelled clock)", TIMING_MACHINE),
-                     columns = { "collective", "time (ms)", "busbw (GB/s)" },
-                     rows = { line("all-gather: your ring", row.ag_ms, out.ag),
-                              line("all-gather: NCCL's ring", row_r.nccl_ag_ms, out.nccl_ag),
-                              line("all-reduce: your ring", row.ring_ms, out.mine),
-                              line("all-reduce: NCCL's ring (NCCL_ALGO=Ring)", row_r.nccl_ms, out.nccl_ring),
-                              line("all-reduce: NCCL's own choice (NVLS)", row.nccl_ms, out.nccl) } }
+          lab.table{ title = L("256 MiB f32 on 8 ranks, SIMULATED %s (modelled clock)", TIMING_MACHINE),
+                     columns = { L("collective"), L("time (ms)"), L("busbw (GB/s)") },
+                     rows = { line(L("all-gather: your ring"), row.ag_ms, out.ag),
+                              line(L("all-gather: NCCL's ring"), row_r.nccl_ag_ms, out.nccl_ag),
+                              line(L("all-reduce: your ring"), row.ring_ms, out.mine),
+                              line(L("all-reduce: NCCL's ring (NCCL_ALGO=Ring)"), row_r.nccl_ms, out.nccl_ring),
+                              line(L("all-reduce: NCCL's own choice (NVLS)"), row.nccl_ms, out.nccl) } }
           lab.record("ring_busbw", out.mine)
           lab.record("ag_busbw", out.ag)
           lab.record("nccl_ring_busbw", out.nccl_ring)
@@ -308,19 +309,19 @@ return {
       check = function(lab, out)
         if not out.mine then
           return broken(out.row and out.row.error and { reason = out.row.error, ranks = {} } or out.res,
-                        "the timing run of your all_reduce")
+                        L("the timing run of your all_reduce"))
         end
         local v = {
           sent_something(out.row, 8),
           checks.bandwidth{ value = out.ag, peak = out.nccl_ag, fraction = 0.8,
-                            what = "your all-gather's busbw against NCCL's, 256 MiB, 8 ranks",
-                            where = "results pane (3)" },
+                            what = L("your all-gather's busbw against NCCL's, 256 MiB, 8 ranks"),
+                            where = L("results pane (3)") },
           checks.bandwidth{ value = out.mine, peak = out.nccl_ring, fraction = 0.75,
-                            what = "your ring's busbw against NCCL's ring (NCCL_ALGO=Ring), 256 MiB, 8 ranks",
-                            where = "results pane (3)" },
+                            what = L("your ring's busbw against NCCL's ring (NCCL_ALGO=Ring), 256 MiB, 8 ranks"),
+                            where = L("results pane (3)") },
           answered{ value = lab.answer("ring_vs_nccl"), expected = out.mine > out.nccl_ring and "above" or "below",
-                    what = "your prediction", hidden = "what the table shows, and why (the step text)",
-                    where = "results pane (3)" },
+                    what = L("your prediction"), hidden = L("what the table shows, and why (the step text)"),
+                    where = L("results pane (3)") },
         }
         return checks.all(v)
       end,
@@ -340,7 +341,7 @@ return {
       run = function(lab)
         local out, rows = { factor = {} }, {}
         for i, n in ipairs({ 3, 5, 8 }) do
-          lab.progress((i - 1) / 3, string.format("your ring on %d ranks", n))
+          lab.progress((i - 1) / 3, L("your ring on %d ranks", n))
           local res, row = time_run(lab, n, { NCCL_ALGO = "Ring" })
           out[n] = row
           if row and row.ring_ms then
@@ -352,18 +353,18 @@ return {
             out.broken = out.broken or res
           end
         end
-        lab.table{ title = "all-reduce of 256 MiB f32, SIMULATED " .. TIMING_MACHINE .. ": algbw = S / time",
-                   columns = { "ranks", "your ring (ms)", "your algbw (GB/s)", "NCCL ring algbw (GB/s)" }, rows = rows }
+        lab.table{ title = L("all-reduce of 256 MiB f32, SIMULATED %s: algbw = S / time", TIMING_MACHINE),
+                   columns = { L("ranks"), L("your ring (ms)"), L("your algbw (GB/s)"), L("NCCL ring algbw (GB/s)") }, rows = rows }
         return out
       end,
       check = function(lab, out)
-        if out.broken then return broken(out.broken, "the timing run of your all_reduce") end
+        if out.broken then return broken(out.broken, L("the timing run of your all_reduce")) end
         local v = {}
         for _, n in ipairs({ 3, 5 }) do
           v[#v + 1] = sent_something(out[n], n)
           v[#v + 1] = answered{ value = lab.answer("factor_" .. n), expected = out.factor[n], rtol = 0.01,
-                                what = string.format("bytes sent per rank / S for n = %d", n),
-                                hidden = "what your ring's sends add up to, over the buffer", where = "your ring.lua" }
+                                what = L("bytes sent per rank / S for n = %d", n),
+                                hidden = L("what your ring's sends add up to, over the buffer"), where = L("your ring.lua") }
         end
         return checks.all(v)
       end,
@@ -392,9 +393,9 @@ return {
         { id = "crossover", ask = "From the two rows shown: above which message size is your ring faster than recursive doubling on 8 ranks (e.g. 512K, 3M)?" },
       },
       run = function(lab)
-        lab.progress(0, "your ring, 8 ranks, 32 B to 128 MiB")
+        lab.progress(0, L("your ring, 8 ranks, 32 B to 128 MiB"))
         local ring = lab.spmd(lab.exercise, { ranks = 8, args = { "sweep", "0" }, timeout = 60, machine = TIMING_MACHINE })
-        lab.progress(0.5, "your recursive doubling, 8 ranks, 32 B to 128 MiB")
+        lab.progress(0.5, L("your recursive doubling, 8 ranks, 32 B to 128 MiB"))
         local dbl = lab.spmd(lab.exercise, { ranks = 8, args = { "sweep", "0", "whole" }, timeout = 60, machine = TIMING_MACHINE })
         local out = { ring = ring, dbl = dbl }
         out.ring_sizes, out.ring_row = sweep_rows(ring)
@@ -409,35 +410,36 @@ return {
                                   string.format("%.1f", b.ms * 1000) }
             end
           end
-          lab.table{ title = "all-reduce on 8 ranks, SIMULATED " .. TIMING_MACHINE .. ": modelled us"
-                             .. (answered_yet and "" or " (the smallest and the largest size: the sweep shows when you have answered)"),
-                     columns = { "size", "your ring (us)", "your doubling (us)" }, rows = rows }
+          lab.table{ title = answered_yet and L("all-reduce on 8 ranks, SIMULATED %s: modelled us", TIMING_MACHINE)
+                               or L("all-reduce on 8 ranks, SIMULATED %s: modelled us (the smallest and the largest size: "
+                                    .. "the sweep shows when you have answered)", TIMING_MACHINE),
+                     columns = { L("size"), L("your ring (us)"), L("your doubling (us)") }, rows = rows }
           if out.cross then lab.record("crossover_bytes", out.cross) end
         end
         return out
       end,
       check = function(lab, out)
-        if not out.ring_sizes then return broken(out.ring, "the sweep of your ring.lua") end
-        if not out.dbl_sizes then return broken(out.dbl, "the sweep of your ring.doubling") end
+        if not out.ring_sizes then return broken(out.ring, L("the sweep of your ring.all_reduce")) end
+        if not out.dbl_sizes then return broken(out.dbl, L("the sweep of your ring.doubling")) end
         local v = {}
         local sends = out.dbl_row.ops and out.dbl_row.ops.send or 0
-        v[#v + 1] = { ok = sends > 0, msg = sends > 0 and "your doubling sent its messages"
-                                               or "your ring.doubling sent nothing: there is nothing to time yet",
-                      saw = sends .. " sends", wanted = "the sends of your doubling", where = "your ring.lua: ring.doubling" }
+        v[#v + 1] = { ok = sends > 0, msg = sends > 0 and L("your doubling sent its messages")
+                                               or L("your ring.doubling sent nothing: there is nothing to time yet"),
+                      saw = L("%d sends", sends), wanted = L("the sends of your doubling"), where = L("your ring.lua: ring.doubling") }
         if not out.cross then
-          v[#v + 1] = { ok = false, msg = "your ring and your doubling do not cross between 32 B and 128 MiB",
-                        saw = "no crossover", wanted = "doubling faster at small sizes, ring at large", where = "results pane (3)" }
+          v[#v + 1] = { ok = false, msg = L("your ring and your doubling do not cross between 32 B and 128 MiB"),
+                        saw = L("no crossover"), wanted = L("doubling faster at small sizes, ring at large"), where = L("results pane (3)") }
         else
           local got = parse_size(lab.answer("crossover"))
           local a = lab.answer("crossover")
           if a ~= nil and not got then
-            v[#v + 1] = { ok = false, msg = string.format("the crossover: %q is not a size (write 512K, 3M or bytes)", a),
-                          saw = a, wanted = "a size", where = "question crossover" }
+            v[#v + 1] = { ok = false, msg = L("the crossover: %q is not a size (write 512K, 3M or bytes)", a),
+                          saw = a, wanted = L("a size"), where = L("question crossover") }
           else
             v[#v + 1] = answered{ value = got and (math.abs(math.log(got / out.cross, 2)) <= 1 and "near" or "far"),
-                                  expected = "near", what = a and ("your crossover prediction (" .. a .. ")") or "your crossover prediction",
-                                  hidden = "within a factor of 2 of where the measured lines cross",
-                                  where = "results pane (3): t = latency + size / bandwidth for each" }
+                                  expected = "near", what = a and L("your crossover prediction (%s)", a) or L("your crossover prediction"),
+                                  hidden = L("within a factor of 2 of where the measured lines cross"),
+                                  where = L("results pane (3): t = latency + size / bandwidth for each") }
           end
         end
         return checks.all(v)
@@ -459,41 +461,42 @@ return {
         local out = { runs = {} }
         local timeout = lab.backend.simulated and 3 or 15
         for i, spec in ipairs({ { n = 4, elems = 16 * 1024 * 1024 }, { n = 5, elems = 16 * 1024 * 1024 }, { n = 4, elems = 256 } }) do
-          lab.progress((i - 1) / 4, string.format("your exchange.lua, %d ranks, %d elements", spec.n, spec.elems))
+          lab.progress((i - 1) / 4, L("your exchange.lua, %d ranks, %d elements", spec.n, spec.elems))
           out.runs[i] = { n = spec.n, elems = spec.elems,
                           res = lab.spmd(lab.exercise, { ranks = spec.n, args = { tostring(spec.elems) }, timeout = timeout }) }
         end
         out.evidence = out.runs[1].res
-        out.evidence_is = "your exchange.lua"
+        out.evidence_is = L("your exchange.lua")
         if out.runs[1].res.ok then
-          lab.progress(0.75, "the original exchange.lua (for the flight records)")
+          lab.progress(0.75, L("the original exchange.lua (for the flight records)"))
           out.evidence = lab.spmd("exercises/exchange.lua", { ranks = 4, args = { tostring(16 * 1024 * 1024) }, timeout = timeout })
-          out.evidence_is = "the original exchange.lua"
+          out.evidence_is = L("the original exchange.lua")
         end
-        flight_table(lab, out.evidence, "flight records of " .. out.evidence_is .. ", 64 MiB a rank")
+        flight_table(lab, out.evidence, L("flight records of %s, 64 MiB a rank", out.evidence_is))
         return out
       end,
       check = function(lab, out)
         local v = {}
         for _, run in ipairs(out.runs) do
-          local what = string.format("exchange.lua on %d ranks, %d f32 a message", run.n, run.elems)
+          local what = L("exchange.lua on %d ranks, %d f32 a message", run.n, run.elems)
           local res = run.res
           if not res.ok then
-            v[#v + 1] = broken(res, what, "results pane (3): the flight table, and your exchange.lua")
+            v[#v + 1] = broken(res, what, L("results pane (3): the flight table, and your exchange.lua"))
           else
             local bad
             for r = 0, run.n - 1 do
               local row = (res.ranks[r].results or {})[1]
               local want = (r - 1) % run.n
               if not row or row.got ~= want or row.mismatches ~= 0 then
-                bad = bad or string.format("rank %d received %s, not rank %d's message", r,
-                                           row and ("rank " .. tostring(row.got) .. "'s data" .. (row.mismatches ~= 0 and " (damaged)" or ""))
-                                               or "nothing", want)
+                bad = bad or L("rank %d received %s, not rank %d's message", r,
+                                           row and (row.mismatches ~= 0 and L("rank %s's data (damaged)", tostring(row.got))
+                                                                      or L("rank %s's data", tostring(row.got)))
+                                               or L("nothing"), want)
               end
             end
-            v[#v + 1] = { ok = bad == nil, msg = bad and (what .. ": " .. bad) or (what .. ": every rank got its left neighbour's message"),
-                          saw = bad or "right", wanted = "every rank holds the message of the rank before it",
-                          where = "log pane (5) and your exchange.lua" }
+            v[#v + 1] = { ok = bad == nil, msg = bad and L("%s: %s", what, bad) or L("%s: every rank got its left neighbour's message", what),
+                          saw = bad or L("right"), wanted = L("every rank holds the message of the rank before it"),
+                          where = L("log pane (5) and your exchange.lua") }
           end
         end
         local stuck
@@ -503,8 +506,8 @@ return {
             if last and last.state ~= "completed" then stuck = last.op end
           end
         end
-        v[#v + 1] = answered{ value = lab.answer("stuck_op"), expected = stuck or "send", what = "the call every rank is stuck in",
-                              hidden = "the last entry of each rank's column", where = "results pane (3): the flight table" }
+        v[#v + 1] = answered{ value = lab.answer("stuck_op"), expected = stuck or "send", what = L("the call every rank is stuck in"),
+                              hidden = L("the last entry of each rank's column"), where = L("results pane (3): the flight table") }
         return checks.all(v)
       end,
     },
@@ -520,7 +523,7 @@ return {
       run = function(lab)
         local out = {}
         for i, n in ipairs({ 2, 3, 4, 7 }) do
-          lab.progress((i - 1) / 4, string.format("your all-to-all on %d ranks", n))
+          lab.progress((i - 1) / 4, L("your all-to-all on %d ranks", n))
           out[#out + 1] = { n = n, res = lab.spmd(lab.exercise, { ranks = n, timeout = 10 }) }
         end
         return out
@@ -528,27 +531,27 @@ return {
       check = function(lab, out)
         local v = {}
         for _, run in ipairs(out) do
-          local what = string.format("your all-to-all on %d ranks", run.n)
+          local what = L("your all-to-all on %d ranks", run.n)
           local res = run.res
           if not res.ok then
-            v[#v + 1] = broken(res, what, "log pane (5) and your alltoallv.lua")
+            v[#v + 1] = broken(res, what, L("log pane (5) and your alltoallv.lua"))
           else
             local bad
             for r = 0, run.n - 1 do
               local row = (res.ranks[r].results or {})[1]
-              if not row then bad = bad or string.format("rank %d reported nothing", r)
+              if not row then bad = bad or L("rank %d reported nothing", r)
               else
                 for _, p in ipairs(row.pieces or {}) do
                   if not p.ok then
-                    bad = bad or string.format("rank %d: the tokens from rank %d are wrong (%s)", r, p.from, p.why)
+                    bad = bad or L("rank %d: the tokens from rank %d are wrong (%s)", r, p.from, p.why)
                   end
                 end
-                if #(row.pieces or {}) ~= run.n then bad = bad or string.format("rank %d checked %d pieces of %d", r, #(row.pieces or {}), run.n) end
+                if #(row.pieces or {}) ~= run.n then bad = bad or L("rank %d checked %d pieces of %d", r, #(row.pieces or {}), run.n) end
               end
             end
-            v[#v + 1] = { ok = bad == nil, msg = bad and (what .. ": " .. bad) or (what .. ": every rank got every rank's tokens for it"),
-                          saw = bad or "right", wanted = "rank r holds, from each rank j, exactly the tokens j routed to r",
-                          where = "log pane (5) and your alltoallv.lua" }
+            v[#v + 1] = { ok = bad == nil, msg = bad and L("%s: %s", what, bad) or L("%s: every rank got every rank's tokens for it", what),
+                          saw = bad or L("right"), wanted = L("rank r holds, from each rank j, exactly the tokens j routed to r"),
+                          where = L("log pane (5) and your alltoallv.lua") }
           end
         end
         return checks.all(v)
