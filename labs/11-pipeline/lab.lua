@@ -401,6 +401,12 @@ steps[#steps + 1] = {
   check = function(lab, out)
     local res = out.res
     if not res.ok then return broken(res, "1f1b.lua") end
+    if #out.b ~= #BUBBLE_MS then
+      -- no figures: the script ran, but not the harness's timing mode
+      return { ok = false, msg = L("the timing run reported %d of %d bubble figures: 1f1b.lua must hand mgpu.args on to "
+                                   .. "pipe.run, which chooses the run", #out.b, #BUBBLE_MS),
+               saw = tostring(#out.b), wanted = tostring(#BUBBLE_MS), where = "1f1b.lua: pipe.run{..., args = mgpu.args}" }
+    end
     local v = {}
     v[#v + 1] = schedule_verdict(BUBBLE_MS[#BUBBLE_MS], function(s)
       local last = out.b[#out.b]

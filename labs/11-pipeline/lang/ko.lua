@@ -276,4 +276,6 @@ return {
     "sp.lua: F:backward 와 G:backward",
   ["sp.lua: F and G"] =
     "sp.lua: F 와 G",
+  ["the timing run reported %d of %d bubble figures: 1f1b.lua must hand mgpu.args on to pipe.run, which chooses the run"] =
+    "timing run 이 bubble 값 %d 개를 보고했다 (%d 개 중): 1f1b.lua 는 mgpu.args 를 pipe.run 에 넘겨야 한다, run 을 고르는 것은 pipe.run 이다",
 }
