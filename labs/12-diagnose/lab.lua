@@ -147,15 +147,20 @@ local function cell(list, tool, label, value, ref, about)
   list[#list + 1] = { tool = tool, label = label, value = value, ref = ref, about = about, bad = bad }
 end
 
-local function topo_cells(cells, topo, ref)
+local function topo_cells(cells, topo, ref, nic_of)
   local rows = {}
   for i, g in ipairs(topo.gpus or {}) do
     local r = ref.gpus[i]
     cell(cells, "topo", L("GPU%d PCIe generation", g.index), g.pcie_gen or "-", r.pcie_gen or "-", { gpu = g.index })
     cell(cells, "topo", L("GPU%d PCIe width", g.index), g.pcie_width or "-", r.pcie_width or "-", { gpu = g.index })
     cell(cells, "topo", L("GPU%d NVLinks", g.index), g.nvlinks or 0, r.nvlinks or 0, { gpu = g.index })
-    rows[#rows + 1] = { "GPU" .. g.index, tostring(g.host), g.pcie_gen and string.format("Gen%d x%d", g.pcie_gen,
-                        g.pcie_width or 0) or "-", tostring(g.nvlinks or 0), g.gdr and "yes" or "no" }
+    local function link(x) return x.pcie_gen and string.format("Gen%d x%d", x.pcie_gen, x.pcie_width or 0) or "-" end
+    cell(cells, "topo", L("GPU%d PCIe link", g.index), link(g), link(r), { gpu = g.index })
+    cell(cells, "topo", L("GPU%d GPUDirect RDMA", g.index), g.gdr and "yes" or "no", r.gdr and "yes" or "no",
+         { gpu = g.index })
+    local nic = nic_of[g.index]
+    rows[#rows + 1] = { "GPU" .. g.index, tostring(g.host), link(g), tostring(g.nvlinks or 0), g.gdr and "yes" or "no",
+                        nic and ("NIC" .. nic) or "-" }
   end
   local nrows = {}
   for i, n in ipairs(topo.nics or {}) do
@@ -168,15 +173,18 @@ local function topo_cells(cells, topo, ref)
                           f1(n.speed_max_gbps or n.speed_gbps), n.gdr and "yes" or "no" }
   end
   -- peer access: pairs that cannot map each other
+  -- peer access: ordered pairs of one node that cannot map each other
   local function off(doc)
-    local c = 0
+    local c, gpus = 0, doc.gpus or {}
     for a, row in ipairs(doc.peer_access or {}) do
-      for b, v in ipairs(row) do if a ~= b and v == false then c = c + 1 end end
+      for b, v in ipairs(row) do
+        if a ~= b and v == false and gpus[a] and gpus[b] and gpus[a].host == gpus[b].host then c = c + 1 end
+      end
     end
     return c
   end
-  cell(cells, "topo", L("GPU pairs without peer access"), off(topo), off(ref))
-  return rows, nrows, off(topo)
+  cell(cells, "topo", L("GPU pairs of a node without peer access"), off(topo), off(ref))
+  return rows, nrows, { L("GPU pairs of a node without peer access"), tostring(off(topo)), tostring(off(ref)) }
 end
 
 -- nvbandwidth's matrix of one testcase: {rows, cols, at(r, c)} (0-based;
@@ -288,12 +296,18 @@ local function ranks_cells(cells, m, res, ref)
   for r = 0, m.gpus - 1 do
     local a, b = mine[r] or {}, theirs[r] or {}
     if a.copy_gbs then cell(cells, "ranks", L("rank %d local copy", r), a.copy_gbs, b.copy_gbs, { rank = r, gpu = r }) end
+    -- a rank's exchanges go out and come in through its own NIC
     if a.net_gbs then
-      cell(cells, "ranks", L("rank %d -> rank %d network", r, a.peer or -1), a.net_gbs, b.net_gbs,
+      cell(cells, "ranks", L("rank %d <-> rank %d network", r, a.peer or -1), a.net_gbs, b.net_gbs,
            { rank = r, gpu = r, nic = m.nic_of[r] })
     end
-    rows[#rows + 1] = { tostring(r), f1(a.copy_gbs), f1(b.copy_gbs), a.net_gbs and f1(a.net_gbs) or "-",
-                        b.net_gbs and f1(b.net_gbs) or "-" }
+    if a.net2_gbs then
+      cell(cells, "ranks", L("rank %d <-> rank %d network", r, a.peer2 or -1), a.net2_gbs, b.net2_gbs,
+           { rank = r, gpu = r, nic = m.nic_of[r] })
+    end
+    local function nf(x) return x and f1(x) or "-" end
+    rows[#rows + 1] = { tostring(r), f1(a.copy_gbs), f1(b.copy_gbs), nf(a.net_gbs), nf(b.net_gbs), nf(a.net2_gbs),
+                        nf(b.net2_gbs) }
   end
   return rows
 end
@@ -316,7 +330,7 @@ local function gather(lab)
   local ranks = m.gpus
   lab.progress(0.1, L("topology"))
   local topo = FM and lab.topo{ fault = FM } or lab.topo()
-  local gpu_rows, nic_rows = topo_cells(cells, topo, healthy)
+  local gpu_rows, nic_rows, peer_row = topo_cells(cells, topo, healthy, m.nic_of)
   local whatif = fault.pinned and lab.backend.machine or nil
 
   lab.progress(0.25, L("host and peer copies"))
@@ -359,22 +373,22 @@ local function gather(lab)
   local rk_ref = fault.pinned and ranks_run(false, lab.backend.machine) or ranks_run(false)
   local rank_table = ranks_cells(cells, m, rk, rk_ref)
   lab.progress(1.0, L("done"))
-  return { m = m, fault = fault, cells = cells, gpu_rows = gpu_rows, nic_rows = nic_rows, copy_rows = copy_rows,
+  return { m = m, fault = fault, cells = cells, gpu_rows = gpu_rows, nic_rows = nic_rows, peer_row = peer_row,
+           copy_rows = copy_rows,
            d2d_rows = d2d_rows, bus = bus, bus_ref = bus_ref, nccl = b.nccl, nccl_ref = b_ref and b_ref.nccl,
            rank_table = rank_table, whatif = whatif }
 end
 
 local function show(lab, e)
-  lab.table{ title = L("topo: GPUs (the PCIe link as it runs; NVLinks up)"),
-             columns = { L("GPU"), L("host"), L("PCIe"), L("NVLinks"), L("GDR") }, rows = e.gpu_rows }
+  lab.table{ title = L("topo: GPUs (the PCIe link as it runs; NVLinks up; the NIC NCCL uses for it)"),
+             columns = { L("GPU"), L("host"), L("PCIe"), L("NVLinks"), L("GDR"), L("nearest NIC") }, rows = e.gpu_rows }
   if #e.nic_rows > 0 then
     lab.table{ title = L("topo: NICs (as ibstat reads each port)"),
                columns = { L("NIC"), L("host"), L("name"), L("state"), L("rate Gb/s"), L("supports Gb/s"), L("GDR") },
                rows = e.nic_rows }
   end
-  local off = 0
-  for _, c in ipairs(e.cells) do if c.label == L("GPU pairs without peer access") then off = c.value end end
-  lab.log(L("topo: %d GPU pair(s) without peer access", off))
+  lab.table{ title = L("topo: peer access (this machine, the healthy reference)"),
+             columns = { L("measure"), L("this machine"), L("reference") }, rows = { e.peer_row } }
   lab.table{ title = L("copy: host -> GPU, GB/s (this machine, the healthy reference)"),
              columns = { L("GPU"), L("this machine"), L("reference") }, rows = e.copy_rows }
   if #e.d2d_rows > 0 then
@@ -391,8 +405,10 @@ local function show(lab, e)
   end
   lab.table{ title = L("nccl: what NCCL's INFO log says (this run, the reference run)"),
              columns = { L("line"), L("this machine"), L("reference") }, rows = nrows }
-  lab.table{ title = L("ranks: each rank's local copy and its send to the next node, GB/s"),
-             columns = { L("rank"), L("copy"), L("copy ref"), L("network"), L("network ref") }, rows = e.rank_table }
+  lab.table{ title = L("ranks: each rank's local copy, and its exchanges with the next node (A: the same local " ..
+                       "index, B: the next one), GB/s"),
+             columns = { L("rank"), L("copy"), L("copy ref"), L("network A"), L("A ref"), L("network B"), L("B ref") },
+             rows = e.rank_table }
 end
 
 --- Judging the diagnosis -------------------------------------------------
