@@ -204,9 +204,10 @@ end
 local function sent_something(row, n)
   local sends = row and row.ops and row.ops.send or 0
   local ok = sends > 0
-  return { ok = ok, msg = ok and L("your all_reduce on %d ranks made %d sends a rank", n, sends)
+  -- (the count of sends is not shown: step 4 asks for what they add up to)
+  return { ok = ok, msg = ok and L("your all_reduce on %d ranks sent its chunks", n)
                               or L("your all_reduce on %d ranks sent nothing: there is no ring to time yet", n),
-           saw = L("%d sends", sends), wanted = L("the sends of your ring"), where = where_ring() }
+           saw = ok and L("sends") or L("no send"), wanted = L("the sends of your ring"), where = where_ring() }
 end
 
 -- The flight records of a run, one column per rank (lab 8's table).

@@ -111,7 +111,9 @@ return {
   ["%s: %s is not right"] = "%s: %s 는 맞지 않다",
 
   -- timing
-  ["your all_reduce on %d ranks made %d sends a rank"] = "rank %d 개에서 내 all_reduce 는 rank 마다 send %d 번을 했다",
+  ["your all_reduce on %d ranks sent its chunks"] = "rank %d 개에서 내 all_reduce 가 chunk 를 보냈다",
+  ["sends"] = "send 있음",
+  ["no send"] = "send 없음",
   ["your all_reduce on %d ranks sent nothing: there is no ring to time yet"] =
     "rank %d 개에서 내 all_reduce 가 아무것도 보내지 않았다: 아직 시간을 잴 ring 이 없다",
   ["%d sends"] = "send %d 번",
