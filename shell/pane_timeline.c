@@ -195,8 +195,12 @@ static void fill_lane(const timeline_pane *p, int track, signed char *kind, char
         int c0, c1;
         if (s->track != track || !columns(p, s->start - origin, s->end - origin, &c0, &c1)) continue;
         for (int c = c0; c <= c1; c++) kind[c] = (signed char)s->kind, text[c] = KIND_CH[s->kind];
-        int n = (int)strlen(s->name);
-        if (c1 - c0 + 1 >= n + 2) memcpy(text + c0 + 1, s->name, (size_t)n); /* room: label the block */
+        int n = (int)strlen(s->name), ascii = 1;
+        /* the lane is one byte a column: a name in Hangul (a tensor or a
+         * span named by the learner) would put half characters in it, so
+         * only an ASCII name labels its block */
+        for (int k = 0; k < n; k++) ascii &= (unsigned char)s->name[k] >= 0x20 && (unsigned char)s->name[k] < 0x7f;
+        if (ascii && c1 - c0 + 1 >= n + 2) memcpy(text + c0 + 1, s->name, (size_t)n); /* room: label the block */
     }
 }
 

@@ -126,9 +126,9 @@ void draw_verdict(shell_app *a)
         text_putf(stdscr, y, lx, w - (lx - x), A_NORMAL, tr("   latest attempt: %s"), tr(mgpu_step_state_name(st->last_attempt)));
     y++;
     box_rows b = {.n = 0};
+    char saw[64], wanted[64], where[64]; /* the rows point at them until drawn */
     if (v) {
         /* the labels in one column, as wide as the widest in this language */
-        char saw[64], wanted[64], where[64];
         int lw = label_width();
         text_pad(saw, sizeof saw, tr("saw:"), lw, 0);
         text_pad(wanted, sizeof wanted, tr("wanted:"), lw, 0);
