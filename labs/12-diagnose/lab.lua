@@ -134,8 +134,9 @@ end
 local function f1(x) return type(x) == "number" and string.format("%.1f", x) or tostring(x) end
 
 -- A cell: tool, label, value (number or word), ref (the healthy machine's),
--- about = {gpu =, gpus =, nic =, rank =} (nil: the whole machine).
-local function cell(list, tool, label, value, ref, about)
+-- about = {gpu =, gpus =, nic =, rank =} (nil: the whole machine), kind
+-- (what the wrong-component verdicts look for: "peer", "net").
+local function cell(list, tool, label, value, ref, about, kind)
   local bad
   if ref == nil then
     bad = false -- no reference to judge it by
@@ -144,7 +145,7 @@ local function cell(list, tool, label, value, ref, about)
   else
     bad = tostring(value) ~= tostring(ref)
   end
-  list[#list + 1] = { tool = tool, label = label, value = value, ref = ref, about = about, bad = bad }
+  list[#list + 1] = { tool = tool, label = label, value = value, ref = ref, about = about, bad = bad, kind = kind }
 end
 
 local function topo_cells(cells, topo, ref, nic_of)
@@ -183,7 +184,7 @@ local function topo_cells(cells, topo, ref, nic_of)
     end
     return c
   end
-  cell(cells, "topo", L("GPU pairs of a node without peer access"), off(topo), off(ref))
+  cell(cells, "topo", L("GPU pairs of a node without peer access"), off(topo), off(ref), nil, "peer")
   return rows, nrows, { L("GPU pairs of a node without peer access"), tostring(off(topo)), tostring(off(ref)) }
 end
 
@@ -299,11 +300,11 @@ local function ranks_cells(cells, m, res, ref)
     -- a rank's exchanges go out and come in through its own NIC
     if a.net_gbs then
       cell(cells, "ranks", L("rank %d <-> rank %d network", r, a.peer or -1), a.net_gbs, b.net_gbs,
-           { rank = r, gpu = r, nic = m.nic_of[r] })
+           { rank = r, gpu = r, nic = m.nic_of[r] }, "net")
     end
     if a.net2_gbs then
       cell(cells, "ranks", L("rank %d <-> rank %d network", r, a.peer2 or -1), a.net2_gbs, b.net2_gbs,
-           { rank = r, gpu = r, nic = m.nic_of[r] })
+           { rank = r, gpu = r, nic = m.nic_of[r] }, "net")
     end
     local function nf(x) return x and f1(x) or "-" end
     rows[#rows + 1] = { tostring(r), f1(a.copy_gbs), f1(b.copy_gbs), nf(a.net_gbs), nf(b.net_gbs), nf(a.net2_gbs),
@@ -444,16 +445,24 @@ local function concerns(c, target, index)
 end
 
 -- Why a named component is not the one, from this machine's tables (never
--- which one is).
+-- which one is): what the tables say about the component named.
 local function not_it(e, comp)
+  local bad = {}
+  for _, c in ipairs(e.cells) do
+    if c.bad and c.kind then bad[c.kind] = true end
+  end
   local single = e.m.hosts < 2
   local why = {
     nvlink = L("topo shows every GPU with the NVLinks it is wired with"),
-    p2p = L("topo shows peer access on wherever the wiring allows it"),
+    p2p = bad.peer and L("peer access is lost only between GPUs whose path changed: is access the cause, or the " ..
+                          "path under it?")
+          or L("topo shows peer access on wherever the wiring allows it"),
     gdr = L("topo shows GPUDirect RDMA on for every NIC"),
     straggler = L("every rank's local copy runs at the reference's speed"),
     pcie = L("every GPU's PCIe link reads as wired and its host copy matches the reference"),
     nic = single and L("every NIC is ACTIVE at its rate, and on one node NCCL sends nothing through them")
+          or bad.net and L("every NIC is ACTIVE at its rate: where a rank's exchanges are slow, look at what else " ..
+                           "its traffic crosses")
           or L("every NIC is ACTIVE at its rate and no NIC pair is below the reference"),
     socket = single and L("this machine has one node: NCCL uses no network transport here")
              or L("NCCL's log says which network it uses, and it is the reference's"),
