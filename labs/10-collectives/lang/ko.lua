@@ -107,7 +107,8 @@ return {
   ["%s: every rank's chunks right - exact data bit for bit; random data within rounding (%d elements summed in another order than NCCL's)"] =
     "%s: 모든 rank 의 chunk 가 맞다 - exact data 는 bit 단위로; random data 는 rounding 이내 (element %d 개가 NCCL 과 다른 순서로 더해졌다)",
   ["right on every rank"] = "모든 rank 에서 맞다",
-  ["%s on %d ranks"] = "%s, rank %d 개",
+  ["%s on %d ranks, %d f32"] = "%s, rank %d 개, f32 %d 개",
+  ["your %s on %d ranks, %d f32 (large messages)"] = "내 %s (rank %d 개, f32 %d 개: 큰 메시지)",
   ["%s: %s is not right"] = "%s: %s 는 맞지 않다",
 
   -- timing
