@@ -9,8 +9,6 @@
 --
 -- mgpu.args: [1] 노드당 rank 수, [2] element 수. TODO 표시된 부분만
 -- 바꾸면 된다.
--- 할 일: TODO 자리에 communicator 두 개와 호출 세 개를 채워, 결과가 flat
--- all_reduce 와 element 마다 같은 hierarchical all-reduce 를 만든다.
 
 local node_size = tonumber(mgpu.args[1]) or 1
 local n = tonumber(mgpu.args[2]) or (1 << 20)
@@ -27,7 +25,6 @@ local shard <close> = mgpu.tensor(n // node_size)
 -- TODO 1: world:split(color, key) 로 만드는 communicator 두 개:
 --   intra: 이 노드의 rank 들              (color = node, key = local_rank)
 --   inter: 각 노드의 GPU local_rank       (color = local_rank, key = node)
---   (intra 는 이 노드 안의 단계에, inter 는 노드 사이의 단계에 쓴다.)
 local intra, inter = nil, nil
 
 local e = {}
@@ -40,7 +37,6 @@ e[2]:record()
 e[3]:record()
 -- TODO 2: intra 와 inter 로 x 를 hier 에 hierarchical all-reduce 한다
 --   (reduce_scatter(x, shard), all_reduce(shard), all_gather(shard, hier)).
---   (끝나면 hier 가 flat 과 element 마다 같아야 한다.)
 e[4]:record()
 e[4]:synchronize()
 

@@ -9,8 +9,6 @@
 --
 -- mgpu.args: [1] ranks per node, [2] elements. Only the parts marked TODO
 -- need to change.
--- 할 일: TODO 자리에 communicator 두 개와 호출 세 개를 채워, 결과가 flat
--- all_reduce 와 element 마다 같은 hierarchical all-reduce 를 만든다.
 
 local node_size = tonumber(mgpu.args[1]) or 1
 local n = tonumber(mgpu.args[2]) or (1 << 20)
@@ -27,7 +25,6 @@ local shard <close> = mgpu.tensor(n // node_size)
 -- TODO 1: two communicators, made with world:split(color, key):
 --   intra: the ranks of this node     (color = node, key = local_rank)
 --   inter: GPU local_rank of each node (color = local_rank, key = node)
---   (intra: 이 노드의 rank 들, inter: 각 노드의 GPU local_rank - 둘 다 world:split 으로.)
 local intra, inter = nil, nil
 
 local e = {}
@@ -40,7 +37,6 @@ e[2]:record()
 e[3]:record()
 -- TODO 2: the hierarchical all-reduce of x into hier, with intra and inter
 --   (reduce_scatter(x, shard), all_reduce(shard), all_gather(shard, hier)).
---   (intra 와 inter 로 x 를 hier 에 hierarchical all-reduce 한다.)
 e[4]:record()
 e[4]:synchronize()
 

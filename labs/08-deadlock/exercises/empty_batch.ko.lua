@@ -8,9 +8,6 @@
 -- 참여하고, gradient 는 모든 rank 의 sample 수로 나눈다 (그래야 빈 shard 가
 -- 평균을 치우치게 하지 않는다).
 -- 끝의 mgpu.result 는 그대로 둔다: check 가 그것을 읽는다.
--- 할 일: flight record 에서 rank 와 collective 를 찾고, 모든 rank 가 부르는
--- collective 로 고친다 (sample 이 없는 rank 도 0 gradient 로 참여, 나누는 수는
--- 모든 rank 의 sample 수). 끝의 mgpu.result 는 그대로 둔다.
 local comm = mgpu.comm()
 local batch, steps = 8, 4
 -- 모든 rank 에 걸친 step 당 sample: 꽉 찬 step 들, 그다음 rank 하나가 모자란 step

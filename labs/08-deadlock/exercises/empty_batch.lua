@@ -8,9 +8,6 @@
 -- takes part, contributing a zero gradient, and the gradient is divided by
 -- the number of samples of ALL ranks (so an empty shard does not bias it).
 -- Keep the mgpu.result at the end: the check reads it.
--- 할 일: flight record 에서 rank 와 collective 를 찾고, 모든 rank 가 부르는
--- collective 로 고친다 (sample 이 없는 rank 도 0 gradient 로 참여, 나누는 수는
--- 모든 rank 의 sample 수). 끝의 mgpu.result 는 그대로 둔다.
 local comm = mgpu.comm()
 local batch, steps = 8, 4
 -- samples per step over all ranks: full steps, then one rank short

@@ -8,9 +8,6 @@
 -- 찾는다. 그다음 모든 rank 가 같은 collective 를 같은 순서로 부르도록 고친다 -
 -- 그러면서도 rank 0 은 여전히 모든 rank 에 걸친 평균 loss 를 log 해야 한다.
 -- 끝의 mgpu.result 는 그대로 둔다: check 가 그것을 읽는다.
--- 할 일: 이 script 는 hang 한다. flight record 에서 한 rank 만 한 collective 와
--- 그 줄을 찾고, 모든 rank 가 같은 collective 를 같은 순서로 부르면서도 rank 0 이
--- 모든 rank 의 평균 loss 를 log 하도록 고친다. 끝의 mgpu.result 는 그대로 둔다.
 local comm = mgpu.comm()
 local steps, log_every = 6, 3
 local g <close> = mgpu.tensor(4096)      -- 이 rank 의 gradient (대역)

@@ -8,9 +8,6 @@
 -- made it. Then fix the script so that every rank makes the same
 -- collectives in the same order - and rank 0 still logs the MEAN loss over
 -- all ranks. Keep the mgpu.result at the end: the check reads it.
--- 할 일: 이 script 는 hang 한다. flight record 에서 한 rank 만 한 collective 와
--- 그 줄을 찾고, 모든 rank 가 같은 collective 를 같은 순서로 부르면서도 rank 0 이
--- 모든 rank 의 평균 loss 를 log 하도록 고친다. 끝의 mgpu.result 는 그대로 둔다.
 local comm = mgpu.comm()
 local steps, log_every = 6, 3
 local g <close> = mgpu.tensor(4096)      -- this rank's gradient (a stand-in)

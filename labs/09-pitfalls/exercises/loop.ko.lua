@@ -12,9 +12,7 @@
 -- loop 가 끝난 뒤 한 번에 읽는다 (step 마다 gradient buffer 가 따로 있으니
 -- 모두 그대로 남아 있다; 마지막 all_reduce 를 한 번 기다리면 읽기의 순서가
 -- 맞는다). TODO 표시된 부분만 바꾸면 된다. loss 값은 그대로여야 한다.
---
--- 참고: torch 에서는 torch.cuda.set_sync_debug_mode("warn") 이 이런 sync 를
--- 그 Python 줄과 함께 경고한다.
+-- 참고: torch 에서는 torch.cuda.set_sync_debug_mode("warn") 이 이런 sync 를 경고한다.
 
 local comm = mgpu.comm()
 local compute, comm_s = mgpu.stream(), comm:stream()
@@ -67,12 +65,10 @@ for step = 1, steps do
   reduced[step]:record(comm_s)
 
   -- TODO: 숨은 host sync - loop 가 여기서 all_reduce 를 기다린다
-  -- (g:get(0) 은 copy 이자 wait 다)
   mgpu.default_stream():wait(reduced[step])
   read[step] = g:get(0)
 end
 -- TODO: (loop 가 끝난 뒤) GPU 에 남아 있는 loss 를 `read` 로 읽는다
--- (마지막 all_reduce 를 한 번 기다린 뒤에)
 
 compute:wait(reduced[steps])
 finish:record(compute)

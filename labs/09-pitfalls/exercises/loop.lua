@@ -13,8 +13,6 @@
 -- so they are all still there; one wait for the last all_reduce orders the
 -- reads). Only the parts marked TODO need to change. The loss values must
 -- stay the same.
--- 할 일: 모든 step 의 loss 를 남기되 loop 안에서 기다리지 않는다: loss 는 loop 가
--- 끝난 뒤 한 번에 읽는다. TODO 자리만 바꾸고, loss 값은 그대로여야 한다.
 
 local comm = mgpu.comm()
 local compute, comm_s = mgpu.stream(), comm:stream()
@@ -67,12 +65,10 @@ for step = 1, steps do
   reduced[step]:record(comm_s)
 
   -- TODO: the hidden host sync - the loop waits for the all_reduce here
-  -- (숨은 host sync: loop 가 여기서 all_reduce 를 기다린다)
   mgpu.default_stream():wait(reduced[step])
   read[step] = g:get(0)
 end
 -- TODO: (after the loop) read the losses kept on the GPU into `read`
--- (loop 가 끝난 뒤: GPU 에 남아 있는 loss 를 `read` 로 읽는다)
 
 compute:wait(reduced[steps])
 finish:record(compute)

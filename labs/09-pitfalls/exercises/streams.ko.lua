@@ -7,9 +7,7 @@
 -- 할 일: compute 와 통신에 각자의 non-blocking stream 을 준다
 -- (mgpu.stream(), 또는 communicator 의 comm:stream()). TODO 표시된 두 줄만
 -- 바꾸면 된다.
---
--- (compute 와 통신이 정말 겹치는지는 아래 timing 부분이 event 로 잰다:
--- 그 부분은 바꾸지 않는다.)
+-- (아래 timing 부분은 바꾸지 않는다: check 가 그것으로 overlap 을 잰다.)
 
 local comm = mgpu.comm()
 local compute = mgpu.stream{legacy_default = true}   -- TODO: non-blocking stream 하나

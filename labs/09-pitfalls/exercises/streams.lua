@@ -8,8 +8,6 @@
 -- Your task: give compute and communication their own non-blocking streams
 -- (mgpu.stream(), or the communicator's comm:stream()). Only the two lines
 -- marked TODO need to change.
--- 할 일: compute 와 통신에 각자의 non-blocking stream 을 준다 (mgpu.stream(),
--- 또는 communicator 의 comm:stream()). TODO 두 줄만 바꾼다.
 
 local comm = mgpu.comm()
 local compute = mgpu.stream{legacy_default = true}   -- TODO: a non-blocking stream
