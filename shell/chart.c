@@ -17,6 +17,22 @@ int chart_text(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *s)
     return text_put(w, y, x, s, room, attr); /* UTF-8 aware, control characters blanked */
 }
 
+int chart_text_wrapped(WINDOW *w, int y, int x, attr_t attr, const char *s)
+{
+    int h = getmaxy(w), wd = getmaxx(w) - x;
+    if (!s || wd < 2 || y >= h) return 0;
+    enum { MAXR = 32 };
+    const char *starts[MAXR];
+    int lens[MAXR];
+    int n = text_wrap(s, wd, starts, lens, MAXR), used = 0;
+    for (int i = 0; i < n && y + i < h; i++, used++) {
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", lens[i], starts[i]);
+        chart_text(w, y + i, x, 0, attr, line);
+    }
+    return used;
+}
+
 int chart_textf(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *fmt, ...)
 {
     char buf[512];

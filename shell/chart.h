@@ -7,6 +7,10 @@
 /* Text at (y, x), cut at the window's right edge and at `maxw` columns
  * (maxw <= 0: no extra limit). Returns the columns written. */
 int chart_text(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *s);
+/* `s` wrapped at spaces to the window's width from column x, from row y
+ * down to the window's last row: a pane's one-sentence message whole (in
+ * Korean it is twice as wide as in English). Returns the rows used. */
+int chart_text_wrapped(WINDOW *w, int y, int x, attr_t attr, const char *s);
 int chart_textf(WINDOW *w, int y, int x, int maxw, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 

@@ -117,13 +117,14 @@ static void bw_draw(void *self, WINDOW *win, int focused)
     p->dirty = 0;
     if (!strncmp(p->source, "none", 4)) {
         chart_textf(win, 0, 0, 0, A_BOLD, "source: %s", p->source);
-        chart_text(win, 1, 0, 0, 0, tr("No live link counters here: the numbers need NVML (the NVIDIA driver)"));
-        chart_text(win, 2, 0, 0, 0, tr("or the sim backend's modelled load. Results and timeline still work."));
+        chart_text_wrapped(win, 1, 0, 0, tr("No live link counters here: the numbers need NVML (the NVIDIA driver) "
+                                            "or the sim backend's modelled load. Results and timeline still work."));
         return;
     }
     if (!p->ngpus || !p->nsamples) {
-        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that moves data (a bench or a copy) to see NVLink/PCIe traffic"));
-        if (p->source[0]) chart_textf(win, 1, 0, 0, A_DIM, "source: %s", p->source);
+        int n = chart_text_wrapped(win, 0, 0, 0, tr("nothing yet: run a step that moves data (a bench or a copy) to see "
+                                                    "NVLink/PCIe traffic"));
+        if (p->source[0]) chart_textf(win, n, 0, 0, A_DIM, "source: %s", p->source);
         return;
     }
     /* one scale per link kind over everything on screen, at least 1 GB/s */
@@ -141,16 +142,16 @@ static void bw_draw(void *self, WINDOW *win, int focused)
     if (h >= 5) {
         char net[64] = "";
         if (any_net) snprintf(net, sizeof net, " / NIC %.0f", max[ROW_NET] / 1e9);
-        chart_textf(win, 1, 0, 0, A_DIM, "GB/s: highest of the last 5 s; lines: last %d samples, full = NVLink %.0f / "
-                    "PCIe %.0f%s GB/s", HIST, max[ROW_NVLINK] / 1e9, max[ROW_PCIE] / 1e9, net);
+        chart_textf(win, 1, 0, 0, A_DIM, tr("GB/s: highest of the last 5 s; lines: last %d samples, full = NVLink %.0f / "
+                       "PCIe %.0f%s GB/s"), HIST, max[ROW_NVLINK] / 1e9, max[ROW_PCIE] / 1e9, net);
         top = 2;
     }
     /* between nodes a GPU's traffic leaves through its NIC (and crosses its
      * PCIe link on the way): that share on a row named for the NIC, as the
      * topology numbers a node's NICs */
     if (any_net && h >= 6) {
-        chart_text(win, top, 0, 0, A_DIM, "NICn: the GPU's share of the traffic between nodes, through its node's NICn "
-                                          "(also in its PCIe)");
+        chart_text(win, top, 0, 0, A_DIM, tr("NICn: the GPU's share of the traffic between nodes, through its node's NICn "
+                                             "(also in its PCIe)"));
         top++;
     }
     /* "GPU0  NVLink TX <spark> 123.4  RX <spark> 120.0" */

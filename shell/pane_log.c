@@ -195,7 +195,7 @@ static void log_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->count) {
-        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that runs ranks (a bench or an SPMD script) to see its log"));
+        chart_text_wrapped(win, 0, 0, 0, tr("nothing yet: run a step that runs ranks (a bench or an SPMD script) to see its log"));
         return;
     }
     int top = 0;
@@ -206,7 +206,7 @@ static void log_draw(void *self, WINDOW *win, int focused)
             chart_text(win, i, 0, 0, i ? 0 : A_BOLD, sum[i]);
         top = n;
         mvwhline(win, top, 0, ACS_HLINE, w);
-        chart_text(win, top, 2, w - 4, A_DIM, " log  [s] summary  arrows/PgUp/PgDn scroll  End follows ");
+        chart_text(win, top, 2, w - 4, A_DIM, tr(" log  [s] summary  arrows/PgUp/PgDn scroll  End follows "));
         top++;
     }
     p->page = h - top;

@@ -179,7 +179,7 @@ static void draw_table(results_pane *p, chart_view *v, json_t *doc)
         }
         if (width[c] > 96) width[c] = 96; /* wider cells: scroll sideways (Left/Right) */
     }
-    chart_view_put(v, 0, A_BOLD, str_or(json_string_value(json_object_get(doc, "title")), "(untitled table)"));
+    chart_view_put(v, 0, A_BOLD, str_or(json_string_value(json_object_get(doc, "title")), tr("(untitled table)")));
     chart_view_nl(v);
     char cellw[512];
     for (int c = 0, x = 0; c < ncols; x += width[c++] + 2) {
@@ -227,7 +227,7 @@ static void draw_bench_table(results_pane *p, chart_view *v, json_t *doc)
                             json_number_value(json_object_get(half, "time")),
                             (long long)json_integer_value(json_object_get(half, "nwrong")));
         }
-        chart_view_put(v, 0, A_DIM, "(out-of-place; -> for the full table)");
+        chart_view_put(v, 0, A_DIM, tr("(out-of-place; -> for the full table)"));
         chart_view_nl(v);
         return;
     }
@@ -353,7 +353,7 @@ static void results_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->ndocs) {
-        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that measures something (a bench, a copy, a check's table)"));
+        chart_text_wrapped(win, 0, 0, 0, tr("nothing yet: run a step that measures something (a bench, a copy, a check's table)"));
         return;
     }
     result_doc *d = &p->docs[p->cur];

@@ -225,7 +225,7 @@ static void tl_draw(void *self, WINDOW *win, int focused)
     (void)focused;
     p->dirty = 0;
     if (!p->nspans) {
-        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that records a timeline (streams, events, DDP overlap)"));
+        chart_text_wrapped(win, 0, 0, 0, tr("nothing yet: run a step that records a timeline (streams, events, DDP overlap)"));
         return;
     }
     int label_w = w >= 40 ? 14 : 9;

@@ -172,7 +172,7 @@ static void topo_draw(void *self, WINDOW *win, int focused)
     int h = getmaxy(win), w = getmaxx(win);
     p->dirty = 0;
     if (!p->doc) {
-        chart_text(win, 0, 0, 0, 0, tr("nothing yet: run a step that reads the topology (lab 1) to see the matrix"));
+        chart_text_wrapped(win, 0, 0, 0, tr("nothing yet: run a step that reads the topology (lab 1) to see the matrix"));
         return;
     }
     /* which machine, in a few words (the top bar has the backend's line,
@@ -182,8 +182,8 @@ static void topo_draw(void *self, WINDOW *win, int focused)
     char head[160];
     snprintf(head, sizeof head, "%s %s ", sim ? "SIMULATED" : "machine", machine);
     int x = chart_text(win, 0, 0, 0, A_BOLD, head);
-    chart_textf(win, 0, x + 1, 0, A_DIM, "%s  [g] %s  arrows/PgUp/PgDn scroll%s", p->show_graph ? "graph" : "matrix",
-                p->show_graph ? "matrix" : "graph", focused ? "" : "  (focus the pane to scroll)");
+    chart_textf(win, 0, x + 1, 0, A_DIM, tr("%s  [g] %s  arrows/PgUp/PgDn scroll%s"), p->show_graph ? "graph" : "matrix",
+                p->show_graph ? "matrix" : "graph", focused ? "" : tr("  (focus the pane to scroll)"));
     int top = 1;
     chart_view v = {win, top, h, p->sy, p->sx, 0};
     if (p->show_graph && p->graph) {
