@@ -145,7 +145,15 @@ for size in "80 24" "120 40"; do
 
     # the verdict: a long Korean message wraps in the box, the whole verdict
     # in the v view with its labels lined up by display width
+    # a step the lab has no Korean for: the English, marked, and a line
+    # above its text that says so
     keys Escape End
+    wait_for '\[en\] Not translated' 5
+    wait_for '\[en\] 이 단계의 한국어 글이 아직 없어' 5
+    check_grid "$W" "$H"
+    ok "${W}x${H}: an untranslated step shows its English, marked"
+
+    keys k
     wait_for '\(\*\) 3 긴 판정|\[ \] 3 긴 판정' 5
     keys r
     wait_for '실패 +\(' 30

@@ -29,5 +29,10 @@ return {
                  where = L("the busbw column of the results pane") }
       end,
     },
+    {
+      -- no Korean on purpose: the shell shows the English with the marker
+      id = "untranslated", title = "Not translated yet",
+      text = "steps/04-untranslated.md",
+    },
   },
 }
