@@ -5,6 +5,9 @@
  *          "time_limit_s": seconds (default: twice the run's timeout, so
  *                          that a hung collective is ended and reported by
  *                          the watchdog, not cut short by the script's budget),
+ *          "time_limit_cpu": true: time_limit_s counts the rank's CPU time, not
+ *                            wall time (a lab's runs: a busy machine must not
+ *                            stop a healthy script; lua_sandbox.h),
  *          "mem_limit": bytes of Lua memory (default 256 MiB); when given, also
  *                       the most host memory the rank's buffers may hold
  *                       (on the sim every real tensor is host memory),
@@ -194,6 +197,7 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     mgpu_lua_config cfg = {
         .time_limit_s = json_is_number(jt) && json_number_value(jt) > 0 ? json_number_value(jt)
                                                                           : 2 * mgpu_worker_timeout_s(w),
+        .cpu_time = json_is_true(json_object_get(params, "time_limit_cpu")),
         .mem_limit = json_is_integer(jm) && json_integer_value(jm) > 0 ? (size_t)json_integer_value(jm) : 0,
         .print = send_log,
         .print_ctx = w,

@@ -91,7 +91,7 @@ static mgpu_result read_checks(mgpu_lab_catalog *cat)
     int n = 0;
     char **names = list_dir(cat->checks_dir, is_lua, &n);
     mgpu_lua *probe = NULL;
-    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S};
+    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S, .cpu_time = 1};
     if (n > 0) MGPU_CHECK(mgpu_lua_open(&lc, &probe));
     for (int i = 0; i < n; i++) {
         char path[PATH_MAX * 2], chunk[PATH_MAX], w[1024];

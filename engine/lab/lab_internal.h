@@ -9,7 +9,11 @@
 
 #define LAB_MEM_LIMIT ((size_t)64 << 20)
 /* Lua time of loading a lab, and of a step's own Lua between engine calls
- * (see run.c for why the budget restarts after each engine call). */
+ * (see run.c for why the budget restarts after each engine call). CPU time
+ * of the thread (mgpu_lua_config.cpu_time): they guard against runaway
+ * scripts, and a busy machine stretched a 50,000-step lab's load past 5 s of
+ * wall time under ASan (tests/hostile/hostile_labs.sh) though it spends far
+ * less CPU; the sandbox keeps a generous wall-clock backstop for hangs. */
 #define LAB_LOAD_BUDGET_S 5.0
 #define LAB_STEP_BUDGET_S 10.0
 #define LAB_MAX_FILE ((size_t)4 << 20)

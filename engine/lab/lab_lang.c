@@ -138,7 +138,7 @@ mgpu_result lab_lang_read_checks_catalog(mgpu_lab_catalog *cat, char *warn, size
     /* validated once here, in a probe: a broken catalog is one warning at
      * open, and the labs load without it */
     mgpu_lua *probe = NULL;
-    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S};
+    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S, .cpu_time = 1};
     mgpu_result r = mgpu_lua_open(&lc, &probe);
     if (r != MGPU_OK) {
         free(text);

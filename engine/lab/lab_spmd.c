@@ -98,8 +98,13 @@ int lab_l_spmd(lua_State *L)
         /* the script's budget outlasts the watchdog: a hung collective is
          * ended by the watchdog, with its flight records, while a script
          * that polls in a loop (lab 8's async mode) would otherwise be
-         * stopped by its budget at the same moment */
-        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
+         * stopped by its budget at the same moment. In CPU time: it guards
+         * against an endless loop, and a busy machine (ASan, load 25)
+         * stretched a healthy script's wall time past it. */
+        if (timeout > 0) {
+            json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
+            json_object_set_new(params, "time_limit_cpu", json_true());
+        }
     }
     int ranks = lab_target_ranks(run, &t, lab_opt_int(L, opts, "ranks", 0));
     const char *launcher = lab_target_launcher(run, &t, ranks, lab_opt_string(L, opts, "launcher"));

@@ -310,7 +310,7 @@ mgpu_result lab_load(mgpu_lab_catalog *cat, lab_entry *e)
         set_error(e, mgpu_error_message(), NULL);
         return MGPU_OK;
     }
-    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S, .print = lab_print,
+    mgpu_lua_config lc = {.mem_limit = LAB_MEM_LIMIT, .time_limit_s = LAB_LOAD_BUDGET_S, .cpu_time = 1, .print = lab_print,
                           .print_ctx = e};
     MGPU_CHECK(mgpu_lua_open(&lc, &e->sb));
     load_checks(cat, e, e->sb);

@@ -72,6 +72,15 @@ static void *watch(void *arg)
         for (lua_runaway *w = armed; w; w = w->next) {
             if (w->stop_at_ns <= now) stop_process(w, 0); /* never returns */
             if (!first || w->stop_at_ns < first) first = w->stop_at_ns;
+            struct timespec c;
+            if (w->by_cpu && clock_gettime(w->cpu_clock, &c) == 0) {
+                uint64_t cpu = (uint64_t)c.tv_sec * 1000000000ull + (uint64_t)c.tv_nsec;
+                if (cpu >= w->cpu_stop_ns) stop_process(w, 0);
+                /* one thread spends at most a second of CPU per second:
+                 * look again when its budget could be spent at the earliest */
+                uint64_t look = now + (w->cpu_stop_ns - cpu);
+                if (look < first) first = look;
+            }
             if (!w->interrupt || !(w->interrupt_stop_s > 0)) continue;
             if (*w->interrupt && !w->interrupt_seen_ns) w->interrupt_seen_ns = now;
             if (w->interrupt_seen_ns && now - w->interrupt_seen_ns >= (uint64_t)(w->interrupt_stop_s * 1e9))
@@ -128,7 +137,8 @@ static void unlink_locked(lua_runaway *w)
     w->next = NULL;
 }
 
-void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s)
+static void arm(lua_runaway *w, uint64_t stop_at_ns, int by_cpu, clockid_t cpu_clock, uint64_t cpu_stop_ns,
+                double budget_s)
 {
     /* a fork while the watch holds the lock must not leave the child's copy
      * locked for ever */
@@ -138,12 +148,31 @@ void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s)
     ensure_thread();
     if (w->listed) unlink_locked(w);
     w->stop_at_ns = stop_at_ns;
+    w->by_cpu = by_cpu;
+    w->cpu_clock = cpu_clock;
+    w->cpu_stop_ns = cpu_stop_ns;
     w->budget_s = budget_s;
     w->next = armed;
     armed = w;
     w->listed = 1;
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
+}
+
+void lua_runaway_arm(lua_runaway *w, uint64_t stop_at_ns, double budget_s)
+{
+    arm(w, stop_at_ns, 0, CLOCK_MONOTONIC, 0, budget_s);
+}
+
+void lua_runaway_arm_cpu(lua_runaway *w, uint64_t cpu_stop_ns, uint64_t wall_stop_ns, double budget_s)
+{
+    clockid_t c;
+    /* no CPU clock for this thread: the wall-clock backstop alone */
+    if (pthread_getcpuclockid(pthread_self(), &c) != 0) {
+        arm(w, wall_stop_ns, 0, CLOCK_MONOTONIC, 0, budget_s);
+        return;
+    }
+    arm(w, wall_stop_ns, 1, c, cpu_stop_ns, budget_s);
 }
 
 void lua_runaway_set_interrupt(lua_runaway *w, volatile int *flag, double stop_s)

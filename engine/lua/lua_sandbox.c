@@ -1,5 +1,5 @@
 /* lua_sandbox.c - a Lua state with only safe libraries, a memory cap, a
- * wall-clock budget checked from an instruction-count hook, and protected
+ * wall-clock or CPU-time budget checked from an instruction-count hook, and protected
  * calls with tracebacks (see lua_sandbox.h). */
 #include "mgpu/lua_sandbox.h"
 #include "mgpu/clock.h"
@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct mgpu_lua {
     lua_State *L;
     size_t used, limit;
     int hit_limit;            /* the allocator refused a request since the call began */
     double time_limit_s;
-    uint64_t deadline_ns;     /* 0 = no budget running */
+    uint64_t deadline_ns;     /* 0 = no budget running; mgpu_now_ns clock (for a CPU budget,
+                               * the earliest wall time it can be spent: see budget_spent) */
+    int cpu_time;             /* the budget counts this thread's CPU time (mgpu_lua_config) */
+    uint64_t cpu_start_ns;    /* the thread's CPU clock when the budget (re)started */
     int hook_count;
     int expired;              /* the budget ran out during this call */
     unsigned alloc_tick;      /* allocations since the allocator last read the clock */
@@ -32,6 +36,36 @@ struct mgpu_lua {
     char warn_buf[512];       /* a warning arrives in pieces */
     size_t warn_len;
 };
+
+/*--- The budget's clock -----------------------------------------------*/
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return mgpu_now_ns(); /* never on Linux */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t budget_ns(const mgpu_lua *sb) { return (uint64_t)(sb->time_limit_s * 1e9); }
+
+/* Whether the running call's budget is spent. The wall clock is cheap (the
+ * vDSO) and read every hook; a CPU budget's clock is a system call, read
+ * only once the wall deadline has passed: a thread spends at most a second
+ * of CPU per second, so the CPU budget cannot be spent before it. When
+ * it is not spent, the deadline moves to the earliest time it can be. */
+static int budget_spent(mgpu_lua *sb)
+{
+    uint64_t now = mgpu_now_ns();
+    if (now < sb->deadline_ns) return 0;
+    if (sb->cpu_time) {
+        uint64_t used = thread_cpu_ns() - sb->cpu_start_ns;
+        if (used < budget_ns(sb)) {
+            sb->deadline_ns = now + (budget_ns(sb) - used);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 /*--- Memory: a counting allocator with a cap ---------------------------*/
 
@@ -57,7 +91,7 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
      * the budget's message (mgpu_lua_pcall looks at `expired` first). The
      * clock is read for large requests and every 64th small one. */
     if (sb->deadline_ns && nsize > osize && (nsize - osize >= 4096 || (++sb->alloc_tick & 63) == 0) &&
-        (sb->expired || mgpu_now_ns() >= sb->deadline_ns)) {
+        (sb->expired || budget_spent(sb))) {
         sb->expired = 1;
         return NULL;
     }
@@ -88,7 +122,7 @@ static void sb_hook(lua_State *L, lua_Debug *ar)
         lua_concat(L, 2);
         lua_error(L);
     }
-    if (!sb->deadline_ns || mgpu_now_ns() < sb->deadline_ns) return;
+    if (!sb->deadline_ns || !budget_spent(sb)) return;
     sb->expired = 1;
     /* From now on every instruction raises, so a pcall in the script can
      * catch the error but never run another line of its own. */
@@ -346,6 +380,7 @@ mgpu_result mgpu_lua_open(const mgpu_lua_config *cfg, mgpu_lua **out)
     if (!sb) return mgpu_fail(MGPU_ERR_NOMEM, "no memory for a Lua sandbox");
     sb->limit = cfg && cfg->mem_limit ? cfg->mem_limit : MGPU_LUA_DEFAULT_MEM;
     sb->time_limit_s = cfg && cfg->time_limit_s > 0 ? cfg->time_limit_s : 0;
+    sb->cpu_time = cfg && cfg->cpu_time;
     sb->hook_count = cfg && cfg->hook_count > 0 ? cfg->hook_count : MGPU_LUA_DEFAULT_HOOK_COUNT;
     sb->print = cfg ? cfg->print : NULL;
     sb->print_ctx = cfg ? cfg->print_ctx : NULL;
@@ -404,18 +439,27 @@ void mgpu_lua_set_interrupt(mgpu_lua *sb, volatile int *flag, double stop_after_
     lua_runaway_set_interrupt(&sb->runaway, sb->interrupt, sb->interrupt_stop_s);
 }
 
-static void arm_runaway(mgpu_lua *sb)
+/* Start the running call's budget from now (time_limit_s > 0), and the
+ * outside watch on it: by the same clock, `grace` after the budget; a CPU
+ * budget also by the wall-clock backstop (lua_sandbox.h). */
+static void start_budget(mgpu_lua *sb)
 {
-    uint64_t grace = (uint64_t)(lua_runaway_grace_s(sb->time_limit_s) * 1e9);
-    lua_runaway_arm(&sb->runaway, sb->deadline_ns + grace, sb->time_limit_s);
+    uint64_t now = mgpu_now_ns(), grace = (uint64_t)(lua_runaway_grace_s(sb->time_limit_s) * 1e9);
+    sb->deadline_ns = now + budget_ns(sb);
+    if (!sb->cpu_time) {
+        lua_runaway_arm(&sb->runaway, sb->deadline_ns + grace, sb->time_limit_s);
+        return;
+    }
+    sb->cpu_start_ns = thread_cpu_ns();
+    double backstop_s = MGPU_LUA_WALL_BACKSTOP_X * sb->time_limit_s + grace / 1e9;
+    if (backstop_s < MGPU_LUA_WALL_BACKSTOP_MIN_S) backstop_s = MGPU_LUA_WALL_BACKSTOP_MIN_S;
+    lua_runaway_arm_cpu(&sb->runaway, sb->cpu_start_ns + budget_ns(sb) + grace, now + (uint64_t)(backstop_s * 1e9),
+                        sb->time_limit_s);
 }
 
 void mgpu_lua_restart_budget(mgpu_lua *sb)
 {
-    if (sb->deadline_ns && !sb->expired) {
-        sb->deadline_ns = mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9);
-        arm_runaway(sb);
-    }
+    if (sb->deadline_ns && !sb->expired) start_budget(sb);
 }
 
 void mgpu_lua_hold_budget(mgpu_lua *sb)
@@ -513,9 +557,9 @@ mgpu_result mgpu_lua_pcall(mgpu_lua *sb, int nargs, int nresults)
         sb->engine_code = MGPU_OK;
         free(sb->engine_msg);
         sb->engine_msg = NULL;
-        sb->deadline_ns = sb->time_limit_s > 0 ? mgpu_now_ns() + (uint64_t)(sb->time_limit_s * 1e9) : 0;
+        sb->deadline_ns = 0;
         lua_sethook(L, sb_hook, LUA_MASKCOUNT, sb->hook_count); /* undo a previous expiry's count of 1 */
-        if (sb->deadline_ns) arm_runaway(sb);
+        if (sb->time_limit_s > 0) start_budget(sb);
     }
     lua_pushcfunction(L, sb_msgh);
     lua_insert(L, base);

@@ -15,7 +15,8 @@
  *    (reported with the cap) instead of taking the machine;
  *  - time: an instruction-count hook looks at the wall clock every few
  *    thousand VM instructions and raises an error once the call's budget is
- *    spent; from then on it fires on every instruction, so a script cannot
+ *    spent (a budget in CPU time, cfg.cpu_time, is looked at when its wall
+ *    time has passed: a thread cannot spend more CPU than wall time); from then on it fires on every instruction, so a script cannot
  *    catch the error with pcall and carry on. Time spent blocked inside a C
  *    function (a collective waiting for peers) is not seen by the hook;
  *    the communicator's watchdog covers that.
@@ -42,6 +43,11 @@ extern "C" {
 
 #define MGPU_LUA_DEFAULT_MEM ((size_t)256 << 20)
 #define MGPU_LUA_DEFAULT_HOOK_COUNT 1000
+/* The wall-clock backstop of a CPU-time budget: that many times the budget
+ * (plus the outside watch's grace), at least MGPU_LUA_WALL_BACKSTOP_MIN_S -
+ * far beyond any slowdown of a busy machine, so it is about hangs only. */
+#define MGPU_LUA_WALL_BACKSTOP_X 20.0
+#define MGPU_LUA_WALL_BACKSTOP_MIN_S 120.0
 
 /* Receives one printed line (print's arguments joined by tabs, no newline)
  * or one warning (prefixed "warning: "). */
@@ -49,7 +55,16 @@ typedef void (*mgpu_lua_print_fn)(void *ctx, const char *text, size_t len);
 
 typedef struct mgpu_lua_config {
     size_t mem_limit;        /* bytes the state may hold; 0 = MGPU_LUA_DEFAULT_MEM */
-    double time_limit_s;     /* wall-clock budget of each top-level mgpu_lua_pcall; 0 = none */
+    double time_limit_s;     /* budget of each top-level mgpu_lua_pcall; 0 = none */
+    /* 1: time_limit_s counts the calling thread's CPU time, not wall time.
+     * For budgets that only guard against a runaway script (a lab's load
+     * and steps): a busy machine (load 25 on 2 cores, ASan) stretches wall
+     * time many times over but not the CPU a script spends, so a wall-clock
+     * budget failed healthy labs there. The outside watch then stops a call
+     * stuck in C by the same CPU clock, and by a generous wall-clock
+     * backstop (MGPU_LUA_WALL_BACKSTOP_X) for one that hangs without
+     * spending CPU. 0: wall time (spmd's documented --time-limit). */
+    int cpu_time;
     int hook_count;          /* VM instructions between clock checks; 0 = default */
     mgpu_lua_print_fn print; /* where print() goes; NULL = stdout */
     void *print_ctx;
