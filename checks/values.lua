@@ -436,7 +436,13 @@ function M.all(a, ...)
       wmsgs[#wmsgs + 1] = type(v.asked) == "string" and v.asked or (tostring(v.msg or ""):gsub(": not answered yet.*$", ""))
     else failed[#failed + 1] = v; fmsgs[#fmsgs + 1] = tostring(v.msg or "") end
   end
-  local function cut(s) return #s > 900 and (s:sub(1, 897) .. "...") or s end
+  -- cut at a character, not inside one (a Korean message is 3 bytes a letter)
+  local function cut(s)
+    if #s <= 900 then return s end
+    local n = 897
+    while n > 1 and (s:byte(n + 1) or 0) >= 0x80 and (s:byte(n + 1) or 0) < 0xC0 do n = n - 1 end
+    return s:sub(1, n) .. "..."
+  end
   -- said before the failures, which a long list would cut
   local wait_note = #waiting == 0 and "" or
     (#waiting == 1 and L(" (1 question waits for your answer)") or L(" (%d questions wait for your answers)", #waiting))

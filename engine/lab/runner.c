@@ -22,6 +22,7 @@
  * step, the parent reads it back. */
 #include "lab/lab_internal.h"
 #include "mgpu/clock.h"
+#include "mgpu/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -133,10 +134,11 @@ static json_t *jstr(const char *text)
 {
     json_t *s = json_string(text ? text : "");
     if (s) return s;
+    /* not well-formed UTF-8 (a message cut inside a character): only the
+     * broken bytes become '?', the rest of the text stays as written */
     char *copy = strdup(text);
     if (!copy) return json_string("");
-    for (unsigned char *c = (unsigned char *)copy; *c; c++)
-        if (*c >= 0x80) *c = '?';
+    mgpu_utf8_scrub(copy);
     s = json_string(copy);
     free(copy);
     return s ? s : json_string("");

@@ -619,7 +619,7 @@ return {
         if not res.ok or not big or not big.multicast then
           return { ok = false, msg = L("the broadcasts did not all run: %s", tostring(res.reason or "no rows")),
                    saw = L("%d rows", #res.rows), wanted = L("naive, ring and multicast at 1, 16 and 256 MiB"),
-                   where = L("log pane (4)") }
+                   where = L("log pane (5)") }
         end
         local n = res.n
         local v = {}

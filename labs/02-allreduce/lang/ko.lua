@@ -207,7 +207,7 @@ return {
   ["the broadcasts did not all run: %s"] = "broadcast 가 모두 돌지 않았다: %s",
   ["%d rows"] = "%d 행",
   ["naive, ring and multicast at 1, 16 and 256 MiB"] = "1, 16, 256 MiB 에서 naive, ring, multicast",
-  ["log pane (4)"] = "log pane (4)",
+  ["log pane (5)"] = "log pane (5)",
   ["bytes that leave the GPUs in the ring broadcast, in units of S"] = "ring broadcast 에서 GPU 들에서 나가는 byte (S 단위)",
   ["how the ring passes chunks on (the step text)"] = "ring 이 chunk 를 넘기는 방식 (step 본문)",
   [" - the last GPU of the chain has nobody to pass the data to"] = " — chain 의 마지막 GPU 는 data 를 넘길 상대가 없다",
