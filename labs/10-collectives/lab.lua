@@ -157,8 +157,8 @@ local function answered(a)
   a.answer = true
   local v = a.rtol and checks.close(a) or checks.equals(a)
   if not v.ok and not v.unanswered then
-    v.msg = L("%s: %s is not right", a.what, tostring(a.value))
-    v.saw = tostring(a.value)
+    v.msg = L("%s: %s is not right", a.what, tostring(a.shown or a.value))
+    v.saw = tostring(a.shown or a.value)
     v.wanted = a.hidden
   end
   return v
@@ -451,7 +451,7 @@ return {
                           saw = a, wanted = L("a size"), where = L("question crossover") }
           else
             v[#v + 1] = answered{ value = got and (math.abs(math.log(got / out.cross, 2)) <= 1 and "near" or "far"),
-                                  expected = "near", what = a and L("your crossover prediction (%s)", a) or L("your crossover prediction"),
+                                  shown = a, expected = "near", what = L("your crossover prediction"),
                                   hidden = L("within a factor of 2 of where the measured lines cross"),
                                   where = L("results pane (3): t = latency + size / bandwidth for each") }
           end

@@ -170,7 +170,6 @@ return {
   ["the crossover: %q is not a size (write 512K, 3M or bytes)"] = "crossover: %q 는 크기가 아니다 (512K, 3M 또는 byte 수로 쓴다)",
   ["a size"] = "크기",
   ["question crossover"] = "질문 crossover",
-  ["your crossover prediction (%s)"] = "내 crossover 예측 (%s)",
   ["your crossover prediction"] = "내 crossover 예측",
   ["within a factor of 2 of where the measured lines cross"] = "측정한 두 직선이 만나는 곳의 2 배 안",
   ["results pane (3): t = latency + size / bandwidth for each"] = "results pane (3): 각각 t = latency + 크기 / bandwidth",
