@@ -41,6 +41,31 @@ static double ms_since_start(double fallback)
     return (shell_now() - fallback) * 1e3;
 }
 
+/* The environment's locale asks for UTF-8: the first of LC_ALL, LC_CTYPE,
+ * LANG that is set names "UTF-8" (or "utf8"). */
+static int env_wants_utf8(void)
+{
+    const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v) return strcasestr(v, "UTF-8") || strcasestr(v, "utf8");
+    }
+    return 0;
+}
+
+/* ncursesw draws Hangul (and the frames' line characters) only in a UTF-8
+ * locale. LANG=ko_KR.UTF-8 on a machine that never generated that locale
+ * (a fresh Debian or container: only C.UTF-8 is there) makes
+ * setlocale(LC_ALL, "") fail and leaves the C locale, and the screen came
+ * out as bytes and 'qqqk' frames. The terminal still speaks UTF-8 then, so
+ * the characters' locale falls back to C.UTF-8, which every glibc has. */
+static void shell_locale(void)
+{
+    if (!setlocale(LC_ALL, "")) setlocale(LC_ALL, "C");
+    if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0 && env_wants_utf8() && !setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "C.utf8");
+}
+
 static void initial_backend_line(shell_app *a)
 {
     const mgpu_backend_config *b = &a->g->backend;
@@ -186,7 +211,7 @@ int mgpu_shell_run(const mgpu_cli_globals *g)
                 isatty(STDOUT_FILENO) ? "standard input" : "standard output");
         return 2;
     }
-    setlocale(LC_ALL, "");
+    shell_locale();
     /* block characters draw the sparklines where the terminal is UTF-8 */
     chart_use_blocks(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     md_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);

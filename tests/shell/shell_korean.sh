@@ -216,3 +216,19 @@ check_grid 80 24
 keys q
 wait_exit "$SHELL_PID" 10
 ok "--lang ko starts the shell in Korean"
+
+# LANG=ko_KR.UTF-8 where that locale was never generated (a fresh Debian
+# has only C.UTF-8): Korean from LANG, and still a UTF-8 screen (the shell
+# falls back to C.UTF-8 for the characters; in the C locale every Hangul
+# byte and frame line came out as garbage)
+tm kill-session -t main 2>/dev/null
+tm new-session -d -s main -x 80 -y 24 "exec env -u LC_ALL -u LC_MESSAGES -u LC_CTYPE LANG=ko_KR.UTF-8 NO_COLOR=1 \
+XDG_STATE_HOME=$XDG_STATE_HOME MGPULAB_LABS=$MGPULAB_LABS TERM=tmux-256color TMPDIR=$TMPD \
+$(printf '%q ' "$BIN") --backend sim --machine dgx-h100" || fail "tmux did not start"
+SHELL_PID=$(tm display-message -p -t main '#{pane_pid}')
+wait_for '┌─ > Lab 목록 ─' 20
+wait_for '│\[.\] 0 한글 레이아웃 +0/1│' 5
+check_grid 80 24
+keys q
+wait_exit "$SHELL_PID" 10
+ok "LANG=ko_KR.UTF-8 with no such locale: Korean, on a whole UTF-8 screen"
