@@ -316,13 +316,18 @@ static void test_lookup(void)
     CHECK(strstr(tr(shell_help_text), "도움말") != NULL);
     CHECK(strcmp(shell_lang_other_name(), "English") == 0);
     CHECK(strcmp(tr("a string with no entry"), "a string with no entry") == 0);
-    /* the help in Korean fits the help dialog (74 columns of text) */
-    const char *h = tr(shell_help_text);
-    for (const char *p = h; *p;) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        CHECKF(text_width(p, len) <= 74, "help line of %d columns: '%.*s'", text_width(p, len), len, p);
-        p += len + (nl != NULL);
+    /* the help fits the help dialog (74 columns of text) in both languages,
+     * and names the language key */
+    for (int lang = 0; lang < 2; lang++) {
+        mgpu_lang_set(lang ? MGPU_LANG_KO : MGPU_LANG_EN);
+        const char *h = tr(shell_help_text);
+        CHECK(strstr(h, "\n  L   ") != NULL);
+        for (const char *p = h; *p;) {
+            const char *nl = strchr(p, '\n');
+            int len = nl ? (int)(nl - p) : (int)strlen(p);
+            CHECKF(text_width(p, len) <= 74, "help line of %d columns: '%.*s'", text_width(p, len), len, p);
+            p += len + (nl != NULL);
+        }
     }
     mgpu_lang_set(MGPU_LANG_EN);
 }
