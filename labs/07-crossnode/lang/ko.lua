@@ -70,7 +70,7 @@ return {
   ["wrong elements in the three runs"] = "세 run 의 틀린 element 수",
   ["your prediction of busbw one node / one rank per node"] = "예측한 busbw 비율 (한 노드 / 노드당 rank 하나)",
   ["the step text: what each run's bytes cross, NVLink or a NIC, in one direction"] =
-    "step 본문: 각 run 의 byte 가 한 방향으로 무엇을 건너는지, NVLink 인가 NIC 인가",
+    "step 본문: 각 run 의 byte 가 한 방향으로 건너는 것 (NVLink 또는 NIC)",
   ["press a to answer"] = "a 를 눌러 답한다",
   ["NICs of one node"] = "노드 하나의 NIC 수",
   ["topology pane (1): the mlx5 rows of host 0"] = "topology pane (1): host 0 의 mlx5 행",
@@ -101,7 +101,7 @@ return {
   ["transport leaving a node"] = "노드를 나가는 transport",
   ["results pane (3): the links with NET/"] = "results pane (3): NET/ 이 붙은 link",
   ["GPUDirect RDMA on the network edge"] = "network edge 의 GPUDirect RDMA",
-  ["the 'via' text: .../GDRDMA or not"] = "'via' 뒤의 글: .../GDRDMA 인가 아닌가",
+  ["the 'via' text: .../GDRDMA or not"] = "'via' 뒤의 글: .../GDRDMA 유무",
 
   -- step 3
   ["GPUDirect RDMA on and off"] = "GPUDirect RDMA 를 켜고 끄기",
@@ -155,7 +155,7 @@ return {
   ["%s of %d elements"] = "%s (element %d 개)",
   ["nothing"] = "없음",
   ["your hier.lua: which communicator each of the three steps runs on"] =
-    "내 hier.lua: 세 단계가 각각 어느 communicator 위에서 도는지",
+    "내 hier.lua: 세 단계 각각이 도는 communicator",
   ["rank %d: %s"] = "rank %d: %s",
   ["intra, your communicator inside a node, holds ranks {%s}%s; the ranks of rank %d's node are {%s}"] =
     "노드 안 communicator 인 intra 의 rank: {%s}%s; rank %d 의 노드에 있는 rank: {%s}",
@@ -205,7 +205,7 @@ return {
   ["an error"] = "error",
   ["the script finishes on every rank"] = "모든 rank 에서 script 가 끝남",
   ["log pane (5); your hier.lua: the two splits, and which communicator each step runs on"] =
-    "log pane (5); 내 hier.lua: split 두 개, 그리고 각 단계가 어느 communicator 에서 도는지",
+    "log pane (5); 내 hier.lua: split 두 개와 각 단계가 도는 communicator",
   ["elements where your hierarchical result differs from the flat all_reduce (worst rank)"] =
     "hierarchical 결과가 flat all_reduce 와 다른 element 수 (가장 나쁜 rank)",
   ["your hier.lua; results of every rank"] = "내 hier.lua; 모든 rank 의 결과",
@@ -236,7 +236,7 @@ return {
   ["S (summed in the IB switch)"] = "S (IB switch 안에서 더함)",
   ["ring / SHARP network bytes per node, %d ranks"] = "노드당 network byte 비율 (ring / SHARP), rank %d 개",
   ["the step text: who sends what across the network, for n ranks"] =
-    "step 본문: rank n 개일 때 누가 무엇을 network 너머로 보내는지",
+    "step 본문: rank n 개일 때 각자가 network 너머로 보내는 양",
 
   -- step 6
   ["A node dies: fail-stop, then resume from a checkpoint"] = "노드가 죽는다: fail-stop, 그리고 checkpoint 에서 재개",
