@@ -78,8 +78,8 @@ return {
   ["polls"] = "poll 횟수",
   ["error after"] = "error 까지",
   ["what the script got"] = "script 가 받은 것",
-  ["%s: %d of %d ranks' scripts got the error within the timeout + 5 s and went on"] =
-    "%s: rank %d / %d 개의 script 가 timeout + 5 s 안에 error 를 받고 계속 진행했다",
+  ["%s: %d of %d ranks' scripts got the watchdog's error and went on"] =
+    "%s: rank %d / %d 개의 script 가 watchdog 의 error 를 받고 계속 진행했다",
   ["%d of %d ranks"] = "rank %d / %d 개",
   ["every rank"] = "모든 rank",
   ["async: the call returned at once on %d of %d ranks and the host polled while the collective hung on %d"] =
@@ -147,10 +147,13 @@ return {
     "f32 1 개 all_reduce, %s 번, rank 0 (collective 당 host 시간)",
   ["us per collective"] = "collective 당 us",
   ["cost of the check"] = "check 의 비용",
-  ["%s: refused by the fingerprint check after %.1f s, before any collective hung (the watchdog would have waited %d s)"] =
-    "%s: 어떤 collective 도 hang 하기 전에 fingerprint check 가 %.1f s 만에 거부했다 (watchdog 이었다면 %d s 를 기다렸다)",
+  ["%s: refused by the fingerprint check at #%d, before any collective hung: every earlier # completed and the watchdog (%d s) ended nothing"] =
+    "%s: 어떤 collective 도 hang 하기 전에 fingerprint check 가 #%d 에서 거부했다: 그 앞의 # 은 모두 완료됐고 watchdog (%d s) 은 아무것도 끝내지 않았다",
+  ["%s: refused by the fingerprint check at #%d, but a collective hung first (the watchdog ended it or an earlier # did not complete)"] =
+    "%s: fingerprint check 가 #%d 에서 거부했지만 그 전에 collective 가 hang 했다 (watchdog 이 끝냈거나 앞의 # 이 완료되지 않았다)",
   ["%s: not refused by the fingerprint check (%s)"] = "%s: fingerprint check 가 거부하지 않았다 (%s)",
-  ["'collective fingerprint mismatch' well before the timeout"] = "timeout 훨씬 전에 'collective fingerprint mismatch'",
+  ["'collective fingerprint mismatch', no collective ended by the watchdog"] =
+    "'collective fingerprint mismatch', watchdog 이 끝낸 collective 없음",
   ["measured: %s us per collective without the check, %s with it"] =
     "측정: collective 당 check 없이 %s us, check 와 함께 %s us",
   ["fp_cost.lua did not finish: %s"] = "fp_cost.lua 가 끝나지 않았다: %s",
