@@ -131,12 +131,12 @@ static void list_more_marks(const rect *r, int top, int n, int rows, const int *
 {
     int used = 0, last = top;
     while (last < n && used + height[last] <= rows) used += height[last++];
-    char t[48];
-    if (top > 0 && last < n) snprintf(t, sizeof t, " %d above, %d below ", top, n - last);
-    else if (top > 0) snprintf(t, sizeof t, " %d more above ", top);
-    else if (last < n) snprintf(t, sizeof t, " %d more below ", n - last);
+    char t[96];
+    if (top > 0 && last < n) snprintf(t, sizeof t, tr(" %d above, %d below "), top, n - last);
+    else if (top > 0) snprintf(t, sizeof t, tr(" %d more above "), top);
+    else if (last < n) snprintf(t, sizeof t, tr(" %d more below "), n - last);
     else return;
-    int tw = (int)strlen(t);
+    int tw = text_width(t, -1);
     if (tw > r->w - 2) return;
     text_put(stdscr, r->y + r->h - 1, r->x + r->w - 1 - tw, t, tw, theme_attr(TH_DIM) | A_BOLD);
 }
@@ -237,11 +237,11 @@ static void draw_steps(shell_app *a)
     int rows = r->h - 2, w = r->w - 2;
     if (!l) {
         if (a->loaded && a->snap.nlabs > 0)
-            text_put(stdscr, r->y + 1, r->x + 1, tr("Enter opens the selected lab"), w, theme_attr(TH_DIM));
+            text_put_cut(stdscr, r->y + 1, r->x + 1, tr("Enter opens the selected lab"), w, theme_attr(TH_DIM));
         return;
     }
     if (l->load_error) {
-        text_put(stdscr, r->y + 1, r->x + 1, tr("this lab did not load"), w, theme_attr(TH_ERROR));
+        text_put_cut(stdscr, r->y + 1, r->x + 1, tr("this lab did not load"), w, theme_attr(TH_ERROR));
         return;
     }
     int n = l->nsteps, height[n > 0 ? n : 1];

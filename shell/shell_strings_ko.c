@@ -194,7 +194,7 @@ const mgpu_tr_entry shell_strings_ko[] = {
     {"Steps",
      "Step"},
     {"Enter opens the selected lab",
-     "Enter로 선택한 lab을 연다"},
+     "Enter: 선택한 lab 열기"},
     {"this lab did not load",
      "이 lab을 불러오지 못했다"},
     {"Enter open/run  v verdict  e edit  h hint  a answer  Tab focus  ? help",
@@ -399,6 +399,12 @@ const mgpu_tr_entry shell_strings_ko[] = {
      "(제목 없는 표)"},
     {"(out-of-place; -> for the full table)",
      "(out-of-place. ->를 누르면 표 전체)"},
+    {" %d above, %d below ",
+     " 위 %d개, 아래 %d개 "},
+    {" %d more above ",
+     " 위에 %d개 더 "},
+    {" %d more below ",
+     " 아래에 %d개 더 "},
 };
 const size_t shell_strings_ko_count = sizeof shell_strings_ko / sizeof shell_strings_ko[0];
 
