@@ -215,37 +215,53 @@ static size_t col_rows(size_t rows)
     return rc;
 }
 
-/* Stage 1: block (32 columns) x (8 row lanes) sums rows [y*rc, (y+1)*rc) of
- * its columns; a fixed tree over the 8 lanes. BIAS_GRAD: part[y*cols + c] =
- * sum dy. NORM_BACKWARD: also sum dy*xhat, at part[(chunks + y)*cols + c]. */
-template <typename T>
+/* Stage 1: block (32 threads of K columns each) x (8 row lanes) sums rows
+ * [y*rc, (y+1)*rc) of its columns; a fixed tree over the 8 lanes.
+ * BIAS_GRAD: part[y*cols + c] = sum dy. NORM_BACKWARD: also sum dy*xhat,
+ * at part[(chunks + y)*cols + c]. K > 1 (a 16-byte pack of columns) when
+ * cols is a multiple of it and the tensors are aligned. */
+template <typename T, int K>
 __global__ void k_col_partial(const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,
                               const float *__restrict__ rstd, size_t rows, size_t cols, size_t rc, int norm,
                               float *__restrict__ part)
 {
-    __shared__ float sh[2][8][33];
-    size_t c = blockIdx.x * (size_t)32 + threadIdx.x, r0 = blockIdx.y * rc, r1 = r0 + rc < rows ? r0 + rc : rows;
-    float s = 0, sx = 0;
+    __shared__ float sh[2][8][32 * K + 1];
+    size_t c = (blockIdx.x * (size_t)32 + threadIdx.x) * K, r0 = blockIdx.y * rc, r1 = r0 + rc < rows ? r0 + rc : rows;
+    float s[K] = {}, sx[K] = {};
     if (c < cols)
         for (size_t r = r0 + threadIdx.y; r < r1; r += 8) {
-            float g = to_f(dy[r * cols + c]);
-            s += g;
-            if (norm) sx += g * (to_f(x[r * cols + c]) - (mean ? mean[r] : 0.f)) * rstd[r];
+            float g[K];
+            load_k<K>(dy, r * cols + c, g);
+            if (norm) {
+                float v[K], m = mean ? mean[r] : 0.f, rs = rstd[r];
+                load_k<K>(x, r * cols + c, v);
+#pragma unroll
+                for (int e = 0; e < K; e++) sx[e] += g[e] * (v[e] - m) * rs;
+            }
+#pragma unroll
+            for (int e = 0; e < K; e++) s[e] += g[e];
         }
-    sh[0][threadIdx.y][threadIdx.x] = s;
-    sh[1][threadIdx.y][threadIdx.x] = sx;
+#pragma unroll
+    for (int e = 0; e < K; e++) {
+        sh[0][threadIdx.y][threadIdx.x * K + e] = s[e];
+        sh[1][threadIdx.y][threadIdx.x * K + e] = sx[e];
+    }
     __syncthreads();
     for (unsigned h = 4; h > 0; h >>= 1) {
-        if (threadIdx.y < h) {
-            sh[0][threadIdx.y][threadIdx.x] += sh[0][threadIdx.y + h][threadIdx.x];
-            sh[1][threadIdx.y][threadIdx.x] += sh[1][threadIdx.y + h][threadIdx.x];
-        }
+        if (threadIdx.y < h)
+#pragma unroll
+            for (int e = 0; e < K; e++) {
+                sh[0][threadIdx.y][threadIdx.x * K + e] += sh[0][threadIdx.y + h][threadIdx.x * K + e];
+                sh[1][threadIdx.y][threadIdx.x * K + e] += sh[1][threadIdx.y + h][threadIdx.x * K + e];
+            }
         __syncthreads();
     }
-    if (threadIdx.y == 0 && c < cols) {
-        part[blockIdx.y * cols + c] = sh[0][0][threadIdx.x];
-        if (norm) part[(gridDim.y + blockIdx.y) * cols + c] = sh[1][0][threadIdx.x];
-    }
+    if (threadIdx.y == 0 && c < cols)
+#pragma unroll
+        for (int e = 0; e < K; e++) {
+            part[blockIdx.y * cols + c + e] = sh[0][0][threadIdx.x * K + e];
+            if (norm) part[(gridDim.y + blockIdx.y) * cols + c + e] = sh[1][0][threadIdx.x * K + e];
+        }
 }
 
 /* Stage 2: one thread per column, chunks in order, in double. */
@@ -278,13 +294,15 @@ template <typename T> static void col_launch(cudaStream_t st, const mgpu_nn_args
 {
     size_t rows = a->n[0], cols = a->n[1], rc = col_rows(rows), chunks = ceil_div(rows, rc);
     int norm = a->op == MGPU_NNK_NORM_BACKWARD;
-    dim3 grid((unsigned)ceil_div(cols, 32), (unsigned)(chunks < 1 ? 1 : chunks)), block(32, 8);
+    constexpr int P = pack_of<T>();
+    const T *dy = (const T *)(norm ? a->t[4] : a->t[0]), *x = norm ? (const T *)a->t[0] : NULL;
+    bool vec = cols % P == 0 && nn_aligned16(dy) && (!x || nn_aligned16(x));
+    unsigned span = vec ? 32 * P : 32; /* columns per block */
+    dim3 grid((unsigned)ceil_div(cols, span), (unsigned)(chunks < 1 ? 1 : chunks)), block(32, 8);
     if (rows == 0) chunks = 0;
-    if (norm)
-        k_col_partial<T><<<grid, block, 0, st>>>((const T *)a->t[4], (const T *)a->t[0], (const float *)a->t[2],
-                                                 (const float *)a->t[3], rows, cols, rc, 1, ws);
-    else
-        k_col_partial<T><<<grid, block, 0, st>>>((const T *)a->t[0], NULL, NULL, NULL, rows, cols, rc, 0, ws);
+    const float *mean = norm ? (const float *)a->t[2] : NULL, *rstd = norm ? (const float *)a->t[3] : NULL;
+    if (vec) k_col_partial<T, P><<<grid, block, 0, st>>>(dy, x, mean, rstd, rows, cols, rc, norm, ws);
+    else k_col_partial<T, 1><<<grid, block, 0, st>>>(dy, x, mean, rstd, rows, cols, rc, norm, ws);
     k_col_combine<T><<<(unsigned)ceil_div(cols, NN_THREADS), NN_THREADS, 0, st>>>(
         ws, cols, chunks, norm, a->f[0], norm ? NULL : (T *)a->t[1], norm ? (T *)a->t[6] : NULL,
         norm ? (T *)a->t[7] : NULL);
@@ -505,14 +523,248 @@ template <typename T, int K> __global__ void k_rows(mgpu_nn_args a)
     }
 }
 
-template <typename T> static void rows_launch(cudaStream_t st, const mgpu_nn_args *a)
+/*--- Row ops held in registers -----------------------------------------------------
+ * The norms and the softmax (forward and backward) when a row fits in
+ * registers: G threads take a row (a warp for narrow rows, the whole block
+ * for wide ones), each thread up to NP 16-byte packs of it, so the row is
+ * read from memory once and written once; the row's sums are warp shuffles
+ * (a fixed butterfly, so every lane gets the same bits on every run) and,
+ * for G = 256, a fixed-order sum over the block's 8 warps. The variance is
+ * taken about the mean from the registers (two passes over registers, none
+ * over memory), as exact as the memory version. The kernel above remains
+ * for rows too wide for NP packs and for unaligned or unpackable shapes. */
+
+#define ROW_MAX_NP 4
+
+/* Sum over the G threads of a row (G 32 or NN_THREADS; every thread of the
+ * row gets it). */
+template <int G> __device__ __forceinline__ float row_sum(float v)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+    if constexpr (G > 32) {
+        __shared__ float sh[NN_THREADS / 32];
+        __syncthreads(); /* the previous call's readers are done */
+        if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+        __syncthreads();
+        v = 0;
+#pragma unroll
+        for (int w = 0; w < G / 32; w++) v += sh[w];
+    }
+    return v;
+}
+
+template <int G> __device__ __forceinline__ float row_max(float v)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, m));
+    if constexpr (G > 32) {
+        __shared__ float sh[NN_THREADS / 32];
+        __syncthreads();
+        if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+        __syncthreads();
+        v = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < G / 32; w++) v = fmaxf(v, sh[w]);
+    }
+    return v;
+}
+
+/* Thread `lane` of a row holds packs lane, lane + G, ... (coalesced: the G
+ * threads read G consecutive packs at a time). */
+#define RP_LOOP(q) _Pragma("unroll") for (int q = 0; q < NP; q++)
+
+/* OP is a template parameter so each op's kernel holds only its own
+ * registers (the softmax backward's two row copies would otherwise cost
+ * the norms their occupancy). */
+template <int OP, typename T, int G, int NP> __global__ void __launch_bounds__(NN_THREADS) k_rows_reg(mgpu_nn_args a)
+{
+    constexpr int K = pack_of<T>(), RPB = NN_THREADS / G; /* rows per block */
+    const T *x = (const T *)a.t[0];
+    size_t rows = a.n[0], cols = a.n[1], packs = cols / K;
+    int lane = (int)(threadIdx.x % G);
+    /* All threads of a block run the same number of iterations (the row
+     * sums synchronize the block when G = NN_THREADS). */
+    for (size_t r0 = (size_t)blockIdx.x * RPB; r0 < rows; r0 += (size_t)gridDim.x * RPB) {
+        size_t r = r0 + threadIdx.x / G;
+        bool live = r < rows; /* only for G = 32: a block's last rows may be past the end */
+        size_t o = r * cols;
+        float v[NP][K];
+        bool has[NP];
+        RP_LOOP(q) has[q] = live && (size_t)(lane + q * G) < packs;
+        switch (OP) {
+        case MGPU_NNK_SOFTMAX: {
+            size_t lim = a.i[0] ? r % cols + 1 : cols;
+            float sc = a.f[0], mx = -INFINITY;
+            RP_LOOP(q)
+            {
+                size_t j = (size_t)(lane + q * G) * K;
+                bool need = has[q] && j < lim; /* a pack wholly past the causal limit is never read */
+                if (need) load_k<K>(x, o + j, v[q]);
+#pragma unroll
+                for (int e = 0; e < K; e++) {
+                    v[q][e] = need && j + e < lim ? sc * v[q][e] : -INFINITY;
+                    mx = fmaxf(mx, v[q][e]);
+                }
+            }
+            mx = row_max<G>(mx);
+            float s = 0;
+            RP_LOOP(q)
+#pragma unroll
+                for (int e = 0; e < K; e++) {
+                    v[q][e] = v[q][e] == -INFINITY ? 0.f : expf(v[q][e] - mx);
+                    s += v[q][e];
+                }
+            s = row_sum<G>(s);
+            RP_LOOP(q)
+            {
+#pragma unroll
+                for (int e = 0; e < K; e++) v[q][e] = v[q][e] / s;
+                if (has[q]) store_k<K>((T *)a.t[1], o + (size_t)(lane + q * G) * K, v[q]);
+            }
+            break;
+        }
+        case MGPU_NNK_SOFTMAX_BACKWARD: {
+            const T *dp = (const T *)a.t[1];
+            float d[NP][K], dot = 0;
+            RP_LOOP(q)
+            {
+                size_t j = (size_t)(lane + q * G) * K;
+                if (has[q]) {
+                    load_k<K>(x, o + j, v[q]);
+                    load_k<K>(dp, o + j, d[q]);
+                }
+#pragma unroll
+                for (int e = 0; e < K; e++) dot += has[q] ? v[q][e] * d[q][e] : 0.f;
+            }
+            dot = row_sum<G>(dot);
+            RP_LOOP(q)
+            {
+#pragma unroll
+                for (int e = 0; e < K; e++) d[q][e] = a.f[0] * v[q][e] * (d[q][e] - dot);
+                if (has[q]) store_k<K>((T *)a.t[2], o + (size_t)(lane + q * G) * K, d[q]);
+            }
+            break;
+        }
+        case MGPU_NNK_NORM: {
+            int layer = a.i[0];
+            const T *gamma = (const T *)a.t[1], *beta = (const T *)a.t[2];
+            float s = 0;
+            RP_LOOP(q)
+            {
+                if (has[q]) load_k<K>(x, o + (size_t)(lane + q * G) * K, v[q]);
+#pragma unroll
+                for (int e = 0; e < K; e++) s += has[q] ? v[q][e] : 0.f;
+            }
+            float mean = 0;
+            if (layer) mean = row_sum<G>(s) / (float)cols;
+            float s2 = 0;
+            RP_LOOP(q)
+#pragma unroll
+                for (int e = 0; e < K; e++) s2 += has[q] ? (v[q][e] - mean) * (v[q][e] - mean) : 0.f;
+            s2 = row_sum<G>(s2);
+            float rstd = rsqrtf(s2 / (float)cols + a.f[0]);
+            if (live && lane == 0) {
+                if (layer) ((float *)a.t[4])[r] = mean;
+                ((float *)a.t[5])[r] = rstd;
+            }
+            RP_LOOP(q)
+            {
+                if (!has[q]) continue;
+                size_t j = (size_t)(lane + q * G) * K;
+                float g[K], b[K];
+                load_k<K>(gamma, j, g);
+                if (beta) load_k<K>(beta, j, b);
+#pragma unroll
+                for (int e = 0; e < K; e++) v[q][e] = (v[q][e] - mean) * rstd * g[e] + (beta ? b[e] : 0.f);
+                store_k<K>((T *)a.t[3], o + j, v[q]);
+            }
+            break;
+        }
+        case MGPU_NNK_NORM_BACKWARD: { /* dx; dgamma and dbeta are column sums */
+            int layer = a.i[0];
+            const T *gamma = (const T *)a.t[1], *dy = (const T *)a.t[4];
+            float mean = live && layer ? ((const float *)a.t[2])[r] : 0, rstd = live ? ((const float *)a.t[3])[r] : 0;
+            float d[NP][K], s1 = 0, s2 = 0;
+            RP_LOOP(q)
+            {
+                if (!has[q]) continue;
+                size_t j = (size_t)(lane + q * G) * K;
+                float g[K];
+                load_k<K>(x, o + j, v[q]);
+                load_k<K>(dy, o + j, d[q]);
+                load_k<K>(gamma, j, g);
+#pragma unroll
+                for (int e = 0; e < K; e++) {
+                    d[q][e] *= g[e]; /* d now holds dy * gamma */
+                    v[q][e] = (v[q][e] - mean) * rstd; /* v now holds xhat */
+                    s1 += d[q][e];
+                    s2 += d[q][e] * v[q][e];
+                }
+            }
+            s1 = row_sum<G>(s1);
+            s2 = row_sum<G>(s2);
+            float m1 = layer ? s1 / (float)cols : 0, m2 = s2 / (float)cols;
+            RP_LOOP(q)
+            {
+                if (!has[q]) continue;
+#pragma unroll
+                for (int e = 0; e < K; e++) v[q][e] = rstd * (d[q][e] - m1 - v[q][e] * m2);
+                store_k<K>((T *)a.t[5], o + (size_t)(lane + q * G) * K, v[q]);
+            }
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
+#undef RP_LOOP
+
+template <typename T, int G, int NP> static void rows_reg_launch(cudaStream_t st, const mgpu_nn_args *a, int sms)
+{
+    size_t groups = ceil_div(a->n[0], NN_THREADS / G);
+    /* Enough blocks to fill every SM several times over; the loop takes the rest. */
+    size_t cap = (size_t)(sms > 0 ? sms : 132) * 32;
+    unsigned blocks = (unsigned)(groups < 1 ? 1 : groups > cap ? cap : groups);
+    switch (a->op) {
+    case MGPU_NNK_SOFTMAX: k_rows_reg<MGPU_NNK_SOFTMAX, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
+    case MGPU_NNK_SOFTMAX_BACKWARD:
+        k_rows_reg<MGPU_NNK_SOFTMAX_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a);
+        break;
+    case MGPU_NNK_NORM: k_rows_reg<MGPU_NNK_NORM, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
+    case MGPU_NNK_NORM_BACKWARD: k_rows_reg<MGPU_NNK_NORM_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
+    default: break;
+    }
+}
+
+/* 1 when the op ran from registers: rows packable and aligned, and a row's
+ * packs within G * ROW_MAX_NP. */
+template <typename T> static bool rows_reg_try(cudaStream_t st, const mgpu_nn_args *a, bool vec, int sms)
+{
+    if (!vec || a->op == MGPU_NNK_AVGPOOL || a->n[0] == 0) return false;
+    size_t packs = a->n[1] / pack_of<T>();
+    if (packs == 0) return false;
+    if (packs <= 32) rows_reg_launch<T, 32, 1>(st, a, sms);
+    else if (packs <= 64) rows_reg_launch<T, 32, 2>(st, a, sms);
+    else if (packs <= 128) rows_reg_launch<T, 32, 4>(st, a, sms);
+    else if (packs <= NN_THREADS) rows_reg_launch<T, NN_THREADS, 1>(st, a, sms);
+    else if (packs <= 2 * NN_THREADS) rows_reg_launch<T, NN_THREADS, 2>(st, a, sms);
+    else if (packs <= ROW_MAX_NP * NN_THREADS) rows_reg_launch<T, NN_THREADS, ROW_MAX_NP>(st, a, sms);
+    else return false;
+    return true;
+}
+
+template <typename T> static void rows_launch(cudaStream_t st, const mgpu_nn_args *a, int sms)
 {
     size_t rows = a->n[0];
     unsigned blocks = (unsigned)(rows < 1 ? 1 : rows > 65535 * 16 ? 65535 * 16 : rows);
     constexpr int P = pack_of<T>();
-    bool vec = a->op != MGPU_NNK_SOFTMAX && a->n[1] % P == 0;
+    bool vec = a->n[1] % P == 0;
     for (int j = 0; j < 8; j++)
         if (a->t[j] && !nn_aligned16(a->t[j])) vec = false;
+    if (rows_reg_try<T>(st, a, vec, sms)) return;
+    if (a->op == MGPU_NNK_SOFTMAX) vec = false; /* the memory kernel's causal limit cuts packs */
     if (vec) k_rows<T, P><<<blocks, NN_THREADS, 0, st>>>(*a);
     else k_rows<T, 1><<<blocks, NN_THREADS, 0, st>>>(*a);
 }
@@ -606,7 +858,7 @@ template <typename T> static void reduce_t(cudaStream_t st, const mgpu_nn_args *
     }
     case MGPU_NNK_BIAS_GRAD: col_launch<T>(st, a, ws); break;
     case MGPU_NNK_NORM_BACKWARD:
-        rows_launch<T>(st, a);
+        rows_launch<T>(st, a, sms);
         col_launch<T>(st, a, ws);
         break;
     case MGPU_NNK_EMBEDDING_BACKWARD:
@@ -617,7 +869,7 @@ template <typename T> static void reduce_t(cudaStream_t st, const mgpu_nn_args *
     case MGPU_NNK_SOFTMAX:
     case MGPU_NNK_SOFTMAX_BACKWARD:
     case MGPU_NNK_AVGPOOL:
-    case MGPU_NNK_NORM: rows_launch<T>(st, a); break;
+    case MGPU_NNK_NORM: rows_launch<T>(st, a, sms); break;
     case MGPU_NNK_CROSS_ENTROPY: {
         size_t rows = a->n[0];
         unsigned blocks = (unsigned)(rows < 1 ? 1 : rows > 65535 * 16 ? 65535 * 16 : rows);
