@@ -205,6 +205,103 @@ template <typename T, int K> struct ew_op<MGPU_NNK_EMBEDDING, T, K> {
 #undef EW_LOAD
 #undef EW_LOADF
 
+/* The streaming ops (activation and its gradient, add, bias add) split in
+ * two halves, so a thread can issue the loads of U packs before it stores
+ * any: each pack's load and store in one function would serialise them (y
+ * may alias x), leaving one 16-byte load per thread in flight - not enough
+ * to stream at HBM's rate. load() reads a pack's inputs into in[], store()
+ * computes and writes it. The arithmetic is ew_op's. */
+template <int OP, typename T, int K> struct ew_split;
+
+template <typename T, int K> struct ew_split<MGPU_NNK_ACT, T, K> {
+    static constexpr int NIN = 1;
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+        load_k<K>((const T *)a.t[0], i, in[0]);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+#pragma unroll
+        for (int k = 0; k < K; k++) in[0][k] = act_f(a.act, in[0][k]);
+        store_k<K>((T *)a.t[1], i, in[0]);
+    }
+};
+
+template <typename T, int K> struct ew_split<MGPU_NNK_ACT_BACKWARD, T, K> {
+    static constexpr int NIN = 2;
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+        load_k<K>((const T *)a.t[0], i, in[0]);
+        load_k<K>((const T *)a.t[1], i, in[1]);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+#pragma unroll
+        for (int k = 0; k < K; k++) in[0][k] = in[1][k] * act_grad(a.act, in[0][k]);
+        store_k<K>((T *)a.t[2], i, in[0]);
+    }
+};
+
+template <typename T, int K> struct ew_split<MGPU_NNK_ADD, T, K> {
+    static constexpr int NIN = 2;
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+        load_k<K>((const T *)a.t[0], i, in[0]);
+        if (a.f[1] != 0) load_k<K>((const T *)a.t[1], i, in[1]);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+        if (a.f[1] != 0) {
+#pragma unroll
+            for (int k = 0; k < K; k++) in[0][k] = a.f[0] * in[0][k] + a.f[1] * in[1][k];
+        } else {
+#pragma unroll
+            for (int k = 0; k < K; k++) in[0][k] = a.f[0] * in[0][k] + 0.f;
+        }
+        store_k<K>((T *)a.t[2], i, in[0]);
+    }
+};
+
+template <typename T, int K> struct ew_split<MGPU_NNK_BIAS_ADD, T, K> {
+    static constexpr int NIN = 2;
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+        load_k<K>((const T *)a.t[0], i, in[0]);
+        load_k<K>((const T *)a.t[1], i % a.cols, in[1]);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    {
+#pragma unroll
+        for (int k = 0; k < K; k++) in[0][k] += in[1][k];
+        store_k<K>((T *)a.t[2], i, in[0]);
+    }
+};
+
+/* U packs of K a thread per round: all U loaded, then all U stored; a
+ * block's round covers U * blockDim.x consecutive packs, coalesced. */
+#define EW_UNROLL 4
+
+template <int OP, typename T, int K> __global__ void k_ew_unrolled(ew_args a)
+{
+    typedef ew_split<OP, T, K> S;
+    size_t packs = a.n / K, per = (size_t)blockDim.x * EW_UNROLL;
+    for (size_t base = blockIdx.x * per; base < packs; base += (size_t)gridDim.x * per) {
+        float in[EW_UNROLL][S::NIN][K];
+#pragma unroll
+        for (int u = 0; u < EW_UNROLL; u++) {
+            size_t v = base + (size_t)u * blockDim.x + threadIdx.x;
+            if (v < packs) S::load(a, v * K, in[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < EW_UNROLL; u++) {
+            size_t v = base + (size_t)u * blockDim.x + threadIdx.x;
+            if (v < packs) S::store(a, v * K, in[u]);
+        }
+    }
+    size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = packs * K + tid; i < a.n; i += step) ew_op<OP, T, 1>::run(a, i);
+}
+
 /* Packs of K elements over [0, n / K * K), then the tail one by one. The
  * ops with a row structure (cols) take K > 1 only when cols is a multiple
  * of K, so 64-bit / and % run once per pack. */
@@ -216,9 +313,23 @@ template <int OP, typename T, int K> __global__ void k_ew(ew_args a)
         for (size_t i = packs * K + tid; i < a.n; i += step) ew_op<OP, T, 1>::run(a, i);
 }
 
+/* The streaming ops, packed: one round of EW_UNROLL packs per thread for
+ * every element (no grid-stride rounds unless the grid would pass the
+ * limit), as many blocks as that takes. */
+template <int OP, typename T> static void launch_unrolled(cudaStream_t st, const ew_args &a)
+{
+    constexpr int P = pack_of<T>();
+    k_ew_unrolled<OP, T, P><<<nn_blocks(a.n / P / EW_UNROLL + 1), NN_THREADS, 0, st>>>(a);
+}
+
 template <int OP, typename T> static void launch_op(cudaStream_t st, const ew_args &a, bool vec, int sms)
 {
     constexpr int P = pack_of<T>();
+    if constexpr (OP == MGPU_NNK_ACT || OP == MGPU_NNK_ACT_BACKWARD || OP == MGPU_NNK_ADD || OP == MGPU_NNK_BIAS_ADD)
+        if (vec) {
+            launch_unrolled<OP, T>(st, a);
+            return;
+        }
     size_t work = vec ? a.n / P + 1 : a.n;
     unsigned blocks = nn_blocks(work);
     unsigned cap = (unsigned)(sms > 0 ? sms * 16 : 2048); /* enough to fill the GPU; the loop does the rest */
