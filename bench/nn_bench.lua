@@ -76,6 +76,39 @@ case("rmsnorm bf16 16384x4096", 0, 2 * 2 * 16384 * 4096, 20, function()
   local x, y, g, r = T({16384, 4096}, "bf16"), T({16384, 4096}, "bf16"), T({4096}, "bf16"), T({16384})
   return function() mgpu.nn.rmsnorm(x, g, y, r) end
 end)
+-- The row ops and streaming ops alone, forward and backward (issue 33's
+-- targets: each >= 1.0x torch). bytes: what each must move once.
+case("softmax bf16 65536x2048", 0, 2 * 2 * 65536 * 2048, 10, function()
+  local s, p = T({65536, 2048}, "bf16"), T({65536, 2048}, "bf16")
+  return function() mgpu.nn.softmax(s, p, {scale = 1 / math.sqrt(128)}) end
+end)
+case("softmax causal bf16 65536x2048", 0, 2 * 2 * 65536 * 2048, 10, function()
+  local s, p = T({65536, 2048}, "bf16"), T({65536, 2048}, "bf16")
+  return function() mgpu.nn.softmax(s, p, {scale = 1 / math.sqrt(128), causal = true}) end
+end)
+case("softmax backward bf16 65536x2048", 0, 3 * 2 * 65536 * 2048, 10, function()
+  local p, dp, ds = T({65536, 2048}, "bf16", 1), T({65536, 2048}, "bf16", 2), T({65536, 2048}, "bf16", 3)
+  return function() mgpu.nn.softmax_backward(p, dp, ds) end
+end)
+case("layernorm backward bf16 16384x4096", 0, 3 * 2 * 16384 * 4096, 20, function()
+  local x, dy, dx = T({16384, 4096}, "bf16", 1), T({16384, 4096}, "bf16", 2), T({16384, 4096}, "bf16", 3)
+  local g, dg, db = T({4096}, "bf16"), T({4096}, "bf16"), T({4096}, "bf16")
+  local m, r = T({16384}), T({16384})
+  return function() mgpu.nn.layernorm_backward(x, g, m, r, dy, dx, dg, db) end
+end)
+case("rmsnorm backward bf16 16384x4096", 0, 3 * 2 * 16384 * 4096, 20, function()
+  local x, dy, dx = T({16384, 4096}, "bf16", 1), T({16384, 4096}, "bf16", 2), T({16384, 4096}, "bf16", 3)
+  local g, dg, r = T({4096}, "bf16"), T({4096}, "bf16"), T({16384})
+  return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
+end)
+case("relu backward bf16 64M", 0, 3 * 2 * 64 * 2 ^ 20, 20, function()
+  local x, dy, dx = T({64 * 2 ^ 20}, "bf16", 1), T({64 * 2 ^ 20}, "bf16", 2), T({64 * 2 ^ 20}, "bf16", 3)
+  return function() mgpu.nn.act_backward("relu", x, dy, dx) end
+end)
+case("bias_add bf16 16384x4096", 0, 2 * 2 * 16384 * 4096, 20, function()
+  local x, b, y = T({16384, 4096}, "bf16"), T({4096}, "bf16"), T({16384, 4096}, "bf16")
+  return function() mgpu.nn.bias_add(x, b, y) end
+end)
 case("attention bf16 b4 h8 t2048 d128", 4 * 4 * 8 * 2048 * 2048 * 128, 0, 10, function()
   -- S = Q K^T, causal softmax, O = P V, written plainly (not fused)
   local q, k, v = T({32, 2048, 128}, "bf16"), T({32, 2048, 128}, "bf16"), T({32, 2048, 128}, "bf16")
