@@ -126,6 +126,12 @@ static mgpu_result f_attn(mgpu_stream *s, mgpu_tensor *t)
     MGPU_CHECK(mgpu_nn_softmax_backward(s, &t[1], &t[0], &t[2], 0.125f));
     return mgpu_nn_swap12(s, &t[0], &t[3]);
 }
+static mgpu_result f_softmax(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(mgpu_nn_softmax(s, &t[0], &t[1], 0.125f, 1));
+    MGPU_CHECK(mgpu_nn_softmax_backward(s, &t[1], &t[0], &t[2], 0.125f));
+    return mgpu_nn_softmax(s, &t[0], &t[3], 0.5f, 0);
+}
 
 #define S(nd_, a, b, c, d_, seed_, out_) {MGPU_F32, 0, nd_, {a, b, c, d_}, seed_, out_}
 #define S32(nd_, a, b, c, d_, seed_, out_) {MGPU_F32, 1, nd_, {a, b, c, d_}, seed_, out_}
@@ -178,6 +184,16 @@ static const ncase cases[] = {
     {"rmsnorm, backward", {S(2, 24, 300, 0, 0, 1, 0), S(1, 300, 0, 0, 0, 2, 0), S(2, 24, 300, 0, 0, 0, 1),
       S32(1, 24, 0, 0, 0, 0, 1), S(2, 24, 300, 0, 0, 0, 1), S(1, 300, 0, 0, 0, 0, 1)}, 6, f_rms},
     {"embedding, backward", {SI(1, 48, 0, 0, 0), S(2, 64, 20, 0, 0, 1, 0), S(2, 48, 20, 0, 0, 0, 1), S(2, 64, 20, 0, 0, 0, 1)}, 4, f_emb},
+    /* rows a block each, held in registers (issue 33): 512 bf16 / 1024 f32
+     * packs a row (2 and 4 packs a thread), 250 / 500 (1 and 2) */
+    {"layernorm 40x4096 (a block a row), backward", {S(2, 40, 4096, 0, 0, 1, 0), S(1, 4096, 0, 0, 0, 2, 0),
+      S(1, 4096, 0, 0, 0, 3, 0), S(2, 40, 4096, 0, 0, 0, 1), S32(1, 40, 0, 0, 0, 0, 1), S32(1, 40, 0, 0, 0, 0, 1),
+      S(2, 40, 4096, 0, 0, 0, 1), S(1, 4096, 0, 0, 0, 0, 1), S(1, 4096, 0, 0, 0, 0, 1)}, 9, f_ln},
+    {"rmsnorm 30x2000 (a block a row), backward", {S(2, 30, 2000, 0, 0, 1, 0), S(1, 2000, 0, 0, 0, 2, 0),
+      S(2, 30, 2000, 0, 0, 0, 1), S32(1, 30, 0, 0, 0, 0, 1), S(2, 30, 2000, 0, 0, 0, 1), S(1, 2000, 0, 0, 0, 0, 1)},
+     6, f_rms},
+    {"softmax 2x40x1280 causal and not, backward", {S(3, 2, 40, 1280, 0, 1, 0), S(3, 2, 40, 1280, 0, 0, 1),
+      S(3, 2, 40, 1280, 0, 0, 1), S(3, 2, 40, 1280, 0, 0, 1)}, 4, f_softmax},
     {"causal softmax, backward, swap12", {S(4, 2, 3, 16, 16, 1, 0), S(4, 2, 3, 16, 16, 0, 1), S(4, 2, 3, 16, 16, 0, 1),
       S(4, 2, 16, 3, 16, 0, 1)}, 4, f_attn},
 };
