@@ -129,7 +129,15 @@ static void wrap_text(mdr *r)
         size_t end = pos;
         while (end < r->len && r->buf[end] != ' ' && r->buf[end] != '\n') end++;
         int w = text_width(r->buf + pos, (int)(end - pos));
-        if (col > 0 && col + 1 + w > avail) {
+        /* a particle written apart ("GPU A 에서") goes on the row of the
+         * word before it: the pair moves to the next row together */
+        int unit = w;
+        if (end + 1 < r->len && r->buf[end] == ' ' && (unsigned char)r->buf[end - 1] < 0x80) {
+            size_t ps = end + 1, pe = ps;
+            while (pe < r->len && r->buf[pe] != ' ' && r->buf[pe] != '\n') pe++;
+            if (text_is_particle(r->buf + ps, (int)(pe - ps))) unit += 1 + text_width(r->buf + ps, (int)(pe - ps));
+        }
+        if (col > 0 && col + 1 + (unit <= avail ? unit : w) > avail) {
             l = begin_line(r, &first);
             col = 0;
         } else if (col > 0) {

@@ -111,6 +111,7 @@ static int title_rows(const char *title, int w, int w_rest, int wrap, const char
         if (k < seg) {
             int b = k;
             while (b > 0 && p[b] != ' ' && p[b - 1] != '-') b--;
+            b = text_break_keep_particle(p, seg, b); /* "PyTorch 가" stays on one row */
             if (b > 0) k = b;
         }
         starts[n] = p;

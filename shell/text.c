@@ -65,6 +65,35 @@ void text_trim_partial(char *s)
     if (len - (start - 1) < need) s[start - 1] = 0;
 }
 
+int text_is_particle(const char *s, int len)
+{
+    static const char *const particles[] = {
+        "은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "로", "으로", "와", "과", "도", "만",
+        "까지", "부터", "보다", "처럼", "이다", "이고", "이며", "이나", "이라는", "라는", "에는", "에서는",
+        "로는", "으로는", "와는", "과는", "이든", "마다", "끼리", "한테", "이라", "이면", "인데", "이지만",
+        "씩", "쯤", "뿐", "밖에", "조차", "마저", "이랑", "랑", "에도", "로도", "으로도", "만큼", "대로",
+        /* counters after a number ("GPU 8 개를", "2 배") read as one word with it */
+        "개", "개가", "개를", "개의", "개는", "개로", "개씩", "개만", "개와", "개에", "개이다", "개면",
+        "번", "번째", "배", "배로", "배가", "배의", "배는",
+    };
+    while (len > 0 && strchr(".,:;!?)]'\"", s[len - 1])) len--; /* "로." "다:" */
+    if (len <= 0 || len > 12) return 0;
+    for (size_t i = 0; i < sizeof particles / sizeof particles[0]; i++)
+        if ((int)strlen(particles[i]) == len && memcmp(particles[i], s, (size_t)len) == 0) return 1;
+    return 0;
+}
+
+int text_break_keep_particle(const char *p, int len, int b)
+{
+    if (b <= 0 || b >= len || p[b] != ' ' || (unsigned char)p[b - 1] >= 0x80) return b;
+    int e = b + 1;
+    while (e < len && p[e] != ' ') e++;
+    if (!text_is_particle(p + b + 1, e - b - 1)) return b;
+    int b2 = b - 1;
+    while (b2 > 0 && p[b2] != ' ') b2--;
+    return b2 > 0 ? b2 : b;
+}
+
 static int ellipsis_utf8;
 void text_use_unicode(int on) { ellipsis_utf8 = on; }
 const char *text_ellipsis(void) { return ellipsis_utf8 ? "\xe2\x80\xa6" : "~"; }
@@ -169,6 +198,7 @@ int text_wrap(const char *s, int w, const char **starts, int *lens, int max)
             if (k < seg) {
                 int b = k;
                 while (b > 0 && p[b] != ' ') b--;
+                b = text_break_keep_particle(p, seg, b);
                 if (b > 0) k = b;
             }
             starts[n] = p;

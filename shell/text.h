@@ -44,6 +44,21 @@ void text_pad(char *dst, size_t n, const char *s, int cols, int right);
  * leaves when it cuts a Korean text at its buffer's size). */
 void text_trim_partial(char *s);
 
+/* 1 when the word s[0..len) is a Korean particle written apart from the
+ * word it belongs to ("rank 2 의", "GPU0 에서", "busbw 가"): the labs' Korean
+ * writes a particle after a value or a Latin term with a space, and a row
+ * must not start with it, so wrapping keeps it with the word before - only
+ * where that word ends in ASCII (a value or a term): after Hangul, "이" is
+ * the determiner ("이 단계는") and belongs to the word after it.
+ * Counters after a number ("GPU 8 개를", "2 배") count as such particles.
+ * Punctuation after it ("로.", "이다:") is allowed. */
+int text_is_particle(const char *s, int len);
+
+/* A row break at the space p[b] of p[0..len), moved back to the space
+ * before the word in front when the word after is such a particle: the
+ * break to use (b itself when there is no earlier space). */
+int text_break_keep_particle(const char *p, int len, int b);
+
 /* Split `s` into rows of at most w columns, breaking at the last space
  * where a line goes on and at every newline: starts[i] / lens[i] (bytes)
  * for at most `max` rows; returns the number of rows. */

@@ -144,6 +144,49 @@ static void test_table(void)
     md_lines_free(&m);
 }
 
+/* A particle written apart ("GPU A 에서") never starts a row: it moves
+ * with the word before it, in the step text and in the boxes. */
+static void test_particles(void)
+{
+    CHECK(text_is_particle("에서", (int)strlen("에서")));
+    CHECK(text_is_particle("로.", (int)strlen("로.")));
+    CHECK(!text_is_particle("GPU", 3));
+    CHECK(!text_is_particle("에서는가나다", (int)strlen("에서는가나다")));
+    /* after Hangul "이" is "this", the word after's: it may start a row */
+    const char *det = "가나 다라마바사 이 단계는 끝난다";
+    md_lines d = {0};
+    CHECK_OK(md_render(det, strlen(det), 16, &d));
+    char first[256];
+    line_text(&d.lines[0], first, sizeof first);
+    CHECKF(strcmp(first, "가나 다라마바사") == 0, "'%s'", first);
+    md_lines_free(&d);
+    const char *doc = "이 명령은 과정 전체가 걸린 질문에 답한다 — GPU A 에서 GPU B 로 byte 가 어느 path 로 가는가? "
+                      "rank 2 의 보고는 stream 이 기다린 뒤에 온다.";
+    md_lines m = {0};
+    char buf[1024];
+    for (int w = 12; w <= 60; w++) {
+        CHECK_OK(md_render(doc, strlen(doc), w, &m));
+        for (int i = 1; i < m.n; i++) { /* the first row starts the paragraph ("이 명령은": "this") */
+            line_text(&m.lines[i], buf, sizeof buf);
+            const char *p = buf;
+            while (*p == ' ') p++;
+            const char *e = strchr(p, ' ');
+            int len = e ? (int)(e - p) : (int)strlen(p);
+            CHECKF(!text_is_particle(p, len), "width %d, row %d starts with a particle: '%s'", w, i, buf);
+        }
+        const char *st[64];
+        int ln[64];
+        int n = text_wrap(doc, w, st, ln, 64);
+        for (int i = 1; i < n; i++) {
+            const char *e = memchr(st[i], ' ', (size_t)ln[i]);
+            int len = e ? (int)(e - st[i]) : ln[i];
+            CHECKF(!text_is_particle(st[i], len), "text_wrap %d, row %d starts with a particle: '%.*s'", w, i, ln[i], st[i]);
+            CHECKF(text_width(st[i], ln[i]) <= w, "text_wrap %d, row %d too wide", w, i);
+        }
+    }
+    md_lines_free(&m);
+}
+
 static void test_cut_pad(void)
 {
     text_use_unicode(1);
@@ -337,6 +380,7 @@ int main(void)
     setlocale(LC_ALL, "C.UTF-8");
     test_wrap();
     test_table();
+    test_particles();
     test_cut_pad();
     test_catalog_placeholders();
     test_catalog_complete();
