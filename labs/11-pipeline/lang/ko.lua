@@ -150,8 +150,8 @@ return {
     "GPipe 의 bubble 과 1F1B 의 bubble",
   ["what your drawing shows"] =
     "당신의 그림이 보여 주는 것",
-  ["your exchange.lua: 1F1B on %d stages, %d micro-batches (a hang ends after 5 s)"] =
-    "당신의 exchange.lua: stage %d 개, micro-batch %d 개의 1F1B (hang 은 5 초 뒤 끝난다)",
+  ["your exchange.lua: 1F1B on %d stages, %d micro-batches (a hang ends after %d s)"] =
+    "당신의 exchange.lua: stage %d 개, micro-batch %d 개의 1F1B (hang 은 %d 초 뒤 끝난다)",
   ["rank %d: the %s differs from the unsharded layers' (its tokens) in %s of %s elements, largest error %s"] =
     "rank %d: %s 가 unsharded layer 의 것 (자기 token) 과 %s / %s element 에서 다르다, 최대 오차 %s",
   ["the %s equals the unsharded layers' on every rank's tokens"] =

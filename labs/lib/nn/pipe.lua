@@ -23,8 +23,8 @@
 -- (a replica of the stage's modules, sharing the weights): how many are kept
 -- at once is the schedule's activation memory, counted here.
 --
--- args[1] "check" (default): 4 ranks train the decoder (4 layers, one a
---   stage) for a few steps and compare their stage's parameters with an
+-- args[1] "check" (default), args[2] = m, args[3] = steps: 4 ranks train the
+--   decoder (4 layers, one a stage) for a few steps and compare their stage's parameters with an
 --   unpipelined copy of the model trained on the same micro-batches with
 --   gradient accumulation (every rank trains the copy).
 -- args[1] "time", args[2] = "1,2,4,8" (micro-batch counts), args[3] = the
@@ -281,7 +281,7 @@ local function run_check(schedule, args)
   local p = 4
   need_ranks(p)
   local m = math.tointeger(tonumber(args[2] or "")) or c.m
-  local steps = c.steps
+  local steps = math.tointeger(tonumber(args[3] or "")) or c.steps
   local lo, hi = pipe.range(c, mgpu.rank, p)
   local st = pipe.stage{c = c, stage = mgpu.rank, stages = p, m = m, lo = lo, hi = hi}
   -- the unpipelined model: the same micro-batches, one after the other
