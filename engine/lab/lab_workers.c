@@ -209,10 +209,26 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
             uint64_t bytes = json_is_integer(size) ? (uint64_t)json_integer_value(size) : 0;
             c->weight_done += lab_bench_row_weight(bytes);
             /* "bench: 128 MiB done": where the sweep stands, beside the bar */
-            char what[64];
-            if (bytes >= (1u << 20)) snprintf(what, sizeof what, "%s: %llu MiB done", c->kind, (unsigned long long)(bytes >> 20));
-            else if (bytes >= 1024) snprintf(what, sizeof what, "%s: %llu KiB done", c->kind, (unsigned long long)(bytes >> 10));
-            else snprintf(what, sizeof what, "%s: %llu B done", c->kind, (unsigned long long)bytes);
+            char sz[32], what[64];
+            if (bytes >= (1u << 20)) snprintf(sz, sizeof sz, "%llu MiB", (unsigned long long)(bytes >> 20));
+            else if (bytes >= 1024) snprintf(sz, sizeof sz, "%llu KiB", (unsigned long long)(bytes >> 10));
+            else snprintf(sz, sizeof sz, "%llu B", (unsigned long long)bytes);
+            snprintf(what, sizeof what, "%s: %s done", c->kind, sz);
+            /* The row itself, as it completes: a sweep's table comes when the
+             * sweep ends (lab 2's first run: 9 s on a busy 2-core machine),
+             * and the learner should see results from the first second */
+            if (ev->log && strcmp(c->kind, "bench") == 0) {
+                json_t *oop = json_object_get(m->body, "out_of_place"), *nw = json_object_get(oop, "nwrong");
+                const char *type = json_string_value(json_object_get(m->body, "type"));
+                char line[256], wrong[32];
+                if (json_is_integer(nw)) snprintf(wrong, sizeof wrong, "%lld", (long long)json_integer_value(nw));
+                else snprintf(wrong, sizeof wrong, "-");
+                snprintf(line, sizeof line, "%s row %zu/%ld: %s %s, %.2f us, algbw %.2f GB/s, busbw %.2f GB/s, #wrong %s",
+                         c->kind, json_array_size(c->results), c->expected_rows, sz, type ? type : "?",
+                         json_number_value(json_object_get(oop, "time")), json_number_value(json_object_get(oop, "alg_bw")),
+                         json_number_value(json_object_get(oop, "bus_bw")), wrong);
+                ev->log(ev->ctx, -1, line);
+            }
             if (ev->progress && c->weight_total > 0)
                 ev->progress(ev->ctx, c->weight_done < c->weight_total ? c->weight_done / c->weight_total : 1.0, what);
             else if (ev->progress && c->expected_rows > 0)
