@@ -90,6 +90,10 @@ int lab_l_spmd(lua_State *L)
     /* the shell's timeline pane shows where the ranks' work ran; without a
      * span listener (headless verify) the events are not worth their cost */
     if (run->env->events.span) json_object_set_new(params, "spans", json_true());
+    /* The rank script's budget guards against an endless loop: in CPU time,
+     * as a busy machine (ASan, load 25) stretched a healthy script's wall
+     * time past it (the default budget too: twice the run's timeout) */
+    json_object_set_new(params, "time_limit_cpu", json_true());
     double timeout = 0;
     if (opts) {
         lua_getfield(L, opts, "timeout");
@@ -98,13 +102,8 @@ int lab_l_spmd(lua_State *L)
         /* the script's budget outlasts the watchdog: a hung collective is
          * ended by the watchdog, with its flight records, while a script
          * that polls in a loop (lab 8's async mode) would otherwise be
-         * stopped by its budget at the same moment. In CPU time: it guards
-         * against an endless loop, and a busy machine (ASan, load 25)
-         * stretched a healthy script's wall time past it. */
-        if (timeout > 0) {
-            json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
-            json_object_set_new(params, "time_limit_cpu", json_true());
-        }
+         * stopped by its budget at the same moment */
+        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
     }
     int ranks = lab_target_ranks(run, &t, lab_opt_int(L, opts, "ranks", 0));
     const char *launcher = lab_target_launcher(run, &t, ranks, lab_opt_string(L, opts, "launcher"));
