@@ -92,7 +92,7 @@ return {
   ["config.lua trains %d-token sequences: the run is Llama 2's, %d tokens each - make the memory fit with how FSDP shards, checkpoints and offloads, not by cutting the work"] =
     "config.lua 는 %d-token sequence 로 학습한다: 이 run 은 Llama 2 의 것, 각 %d token 이다 - 일을 줄여서가 아니라 FSDP 가 shard 하고, checkpoint 하고, offload 하는 방식으로 memory 를 맞춰라",
   ["Llama-2-70B, %s, %d ranks, on phantom tensors"] = "Llama-2-70B, %s, rank %d 개, phantom tensor 위에서",
-  ["Llama-2-70B on %s"] = "Llama-2-70B, %s 위에서",
+  ["Llama-2-70B on %s"] = "Llama-2-70B 를 돌리는 곳: %s",
   ["your configuration on %d ranks (%s)"] = "rank %d 개 위의 내 configuration (%s)",
   ["sharding / checkpoint / offload"] = "sharding / checkpoint / offload",
   ["micro-batch x sequence"] = "micro-batch x sequence",
@@ -135,7 +135,7 @@ return {
   ["model TFLOP/s per GPU"] = "GPU 당 model TFLOP/s",
   ["MFU (of %s TFLOP/s bf16)"] = "MFU (bf16 %s TFLOP/s 대비)",
   ["Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, %d ranks, micro-batch 1 x 4096 (MODELLED on the %s)"] =
-    "Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, rank %d 개, micro-batch 1 x 4096 (%s 위에서 MODELLED)",
+    "Llama-2-70B, FULL_SHARD + checkpointing + optimizer offload, rank %d 개, micro-batch 1 x 4096 (MODELLED: %s)",
   ["no prefetch"] = "prefetch 없음",
   ["your prefetch"] = "내 prefetch",
   ["published figures (real machines, for comparison)"] = "공개된 수치 (실제 machine, 비교용)",
