@@ -101,6 +101,28 @@ int cli_text_width(const char *s)
     return w;
 }
 
+int cli_text_cut(char *s, int cols)
+{
+    int w = 0;
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        unsigned c = *p, cp = c;
+        int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        if (n > 1) cp = c & (0xFF >> (n + 1));
+        for (int i = 1; i < n; i++) {
+            if ((p[i] & 0xC0) != 0x80) { n = 1; cp = c; break; }
+            cp = (cp << 6) | (p[i] & 0x3F);
+        }
+        if (w + cp_width(cp) > cols) {
+            *p = '\0';
+            return 1;
+        }
+        w += cp_width(cp);
+        p += n;
+    }
+    return 0;
+}
+
 void cli_print_padded(FILE *f, const char *s, int width)
 {
     fputs(s, f);

@@ -49,6 +49,9 @@ const char *cli_tr(const char *en) __attribute__((format_arg(1)));
  * padded with spaces to `width` columns (printf's %-28s counts bytes). */
 int cli_text_width(const char *s);
 void cli_print_padded(FILE *f, const char *s, int width);
+/* Cut s to at most cols display columns (Hangul two), at a character;
+ * 1 when it cut. */
+int cli_text_cut(char *s, int cols);
 
 extern const mgpu_cmd mgpu_cmd_topo;
 extern const mgpu_cmd mgpu_cmd_copy;

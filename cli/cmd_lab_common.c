@@ -91,11 +91,19 @@ static void cell_text(json_t *v, char *buf, size_t len)
 }
 
 /* lab.table{title, columns, rows} as aligned text columns: every column
- * (a 16-column cap cut lab 1's matrix after NIC6); a cell's text is cut
- * at W bytes. */
-static void print_table(json_t *doc)
+ * (a 16-column cap cut lab 1's matrix after NIC6); a cell wider than W
+ * display columns is cut, with "...", at a character (Hangul is two
+ * columns a letter, so a byte cap cut Korean cells to a third). */
+static void table_cell(json_t *v, char *buf, size_t len)
 {
     enum { W = 48 };
+    cell_text(v, buf, len);
+    if (cli_text_width(buf) > W && cli_text_cut(buf, W - 3)) strcat(buf, "...");
+}
+
+static void print_table(json_t *doc)
+{
+    enum { W = 512 };
     const char *title = json_string_value(json_object_get(doc, "title"));
     json_t *cols = json_object_get(doc, "columns"), *rows = json_object_get(doc, "rows");
     size_t nc = json_array_size(cols);
@@ -110,7 +118,7 @@ static void print_table(json_t *doc)
     for (size_t r = 0; r <= json_array_size(rows); r++)
         for (size_t c = 0; c < nc; c++) {
             json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
-            cell_text(v, buf, sizeof buf);
+            table_cell(v, buf, sizeof buf);
             if (cli_text_width(buf) > width[c]) width[c] = cli_text_width(buf);
         }
     if (title) printf("  %s\n", title);
@@ -118,7 +126,7 @@ static void print_table(json_t *doc)
         printf(" ");
         for (size_t c = 0; c < nc; c++) {
             json_t *v = r == 0 ? json_array_get(cols, c) : json_array_get(json_array_get(rows, r - 1), c);
-            cell_text(v, buf, sizeof buf);
+            table_cell(v, buf, sizeof buf);
             printf(" ");
             cli_print_padded(stdout, buf, c + 1 < nc ? width[c] : 0); /* by columns: Hangul is two wide */
         }

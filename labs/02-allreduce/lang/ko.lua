@@ -29,7 +29,7 @@ return {
   ["your reading of busbw at 256 MiB"] = "내가 읽은 256 MiB 의 busbw",
 
   -- step 2: busbw.lua
-  ["Exercise: bus bandwidth from algorithm bandwidth"] = "Exercise: algorithm bandwidth 에서 bus bandwidth 로",
+  ["Exercise: bus bandwidth from algorithm bandwidth"] = "실습: algorithm bandwidth 에서 bus bandwidth 로",
   ["busbw counts what one rank's link really carries, per byte of the buffer the program asked for. Cut the buffer into n blocks, one per rank, and count the blocks a rank must send in each collective."] =
     "busbw 는 프로그램이 요청한 buffer 의 byte 하나당 rank 하나의 link 가 실제로 나르는 양을 센다. buffer 를 rank 마다 하나씩 n 개 block 으로 자르고, collective 마다 rank 하나가 보내야 하는 block 을 센다.",
   ["all_reduce on a ring is two passes: a reduce-scatter (each rank ends with one block summed over all ranks), then an all-gather of those blocks. How many blocks does a rank send in each pass? Its own block it never has to receive."] =

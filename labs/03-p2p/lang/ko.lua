@@ -83,7 +83,7 @@ return {
     "H2D 만: PCIe 는 full duplex 이므로 반대 방향이 이것을 반으로 깎으면 안 된다",
 
   -- step 3: events (the exercise stale.lua)
-  ["Exercise: GPU1 waits on GPU0's event"] = "Exercise: GPU1 이 GPU0 의 event 를 기다린다",
+  ["Exercise: GPU1 waits on GPU0's event"] = "실습: GPU1 이 GPU0 의 event 를 기다린다",
   ["The copy reads x too early: something must make the `consume` stream wait until `produce` has finished the fills."] =
     "copy 가 x 를 너무 일찍 읽는다: `produce` 가 fill 을 끝낼 때까지 `consume` stream 을 기다리게 하는 무언가가 있어야 한다.",
   ["An event is a marker on one stream; another stream can wait for it. Record it on `produce` after the fills, wait for it on `consume` before the copy."] =
