@@ -33,7 +33,9 @@ static void test_killed_mid_collective(void)
     CHECK(!rep.ok);
     CHECK(rep.failed_rank == 2);
     CHECKF(strstr(rep.reason, "rank 2 was killed by signal 9 (SIGKILL)") != NULL, "reason: %s", rep.reason);
-    CHECKF(rep.wall_s < timeout + 2, "took %.2f s", rep.wall_s);
+    /* the reason (the signal, not the watchdog) says how it was found; the
+     * wall time only catches a hang (a busy machine is slow to start ranks) */
+    CHECKF(rep.wall_s < timeout + 60, "took %.2f s", rep.wall_s);
     CHECK(rt_leftovers() == 0);
     CHECKF(cap.flights >= 3, "%d flight dumps from the 3 survivors", cap.flights);
     printf("# killed mid-collective: \"%s\" in %.2f s, %d flight dumps; analysis: \"%s\"\n", rep.reason, rep.wall_s,
@@ -54,7 +56,7 @@ static void test_mismatch_named(void)
                              "\"mismatch\": \"broadcast\", \"count\": 1024}",
                              &cap, &rep));
     CHECK(!rep.ok);
-    CHECKF(rep.wall_s < timeout + 2 + 1, "took %.2f s", rep.wall_s);
+    CHECKF(rep.wall_s < timeout + 60, "took %.2f s (a hang?)", rep.wall_s);
     CHECK(rt_leftovers() == 0);
     CHECKF(strstr(rep.analysis, "rank 3") && strstr(rep.analysis, "broadcast"), "analysis: \"%s\" (reason: %s)",
            rep.analysis, rep.reason);

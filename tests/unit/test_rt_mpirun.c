@@ -45,7 +45,7 @@ static void run_crash(void)
     CHECK_OK(rt_run_selftest(MGPU_LAUNCH_MPIRUN, 3, 10, "{\"action\": \"crash\", \"rank\": 1}", &cap, &rep));
     CHECK(!rep.ok);
     CHECKF(rep.failed_rank == 1, "failed rank %d (%s)", rep.failed_rank, rep.reason);
-    CHECKF(rep.wall_s < 10 + 2, "took %.2f s", rep.wall_s);
+    CHECKF(rep.wall_s < 10 + 60, "took %.2f s (a hang? the limit only catches one)", rep.wall_s);
     CHECK(rt_leftovers() == 0);
     printf("# mpirun crash: \"%s\" in %.2f s\n", rep.reason, rep.wall_s);
     rt_capture_free(&cap);
