@@ -32,7 +32,7 @@ static int mismatch_child(int rank, int size, const mgpu_bootstrap *bs, void *ar
                               : simc_coll(&e.c, MGPU_COLL_ALL_REDUCE, b, 0, b, 0, 1024, MGPU_F32, MGPU_SUM, -1);
     double dt = secs_since(t0);
     fprintf(stderr, "# rank %d: %.2f s: %s\n", rank, dt, mgpu_error_message());
-    int ok = r == MGPU_ERR_TIMEOUT && dt < TIMEOUT_S + 1.0 && strstr(mgpu_error_message(), "#2") &&
+    int ok = r == MGPU_ERR_TIMEOUT && dt < TIMEOUT_S + 30.0 && strstr(mgpu_error_message(), "#2") &&
              strstr(mgpu_error_message(), "broadcast");
     mgpu_mem_free(b);
     simc_close(&e);
@@ -54,7 +54,7 @@ static int dead_child(int rank, int size, const mgpu_bootstrap *bs, void *arg)
     double dt = secs_since(t0);
     fprintf(stderr, "# rank %d: %.2f s: %s\n", rank, dt, mgpu_error_message());
     /* the probe names the dead rank and how long this one waited */
-    int ok = r == MGPU_ERR_IO && dt < TIMEOUT_S + 1.0 && strstr(mgpu_error_message(), "rank 2") &&
+    int ok = r == MGPU_ERR_IO && dt < TIMEOUT_S + 30.0 && strstr(mgpu_error_message(), "rank 2") &&
              strstr(mgpu_error_message(), "died while this rank waited for it (waited ");
     mgpu_mem_free(b);
     simc_close(&e);
@@ -125,17 +125,19 @@ int main(void)
 {
     int codes[COMM_FORK_MAX_RANKS];
     uint64_t t0 = mgpu_now_ns();
-    int bad = comm_fork_run(4, 10.0, mismatch_child, NULL, codes);
+    int bad = comm_fork_run(4, 120.0, mismatch_child, NULL, codes);
     CHECKF(bad == 0, "mismatch: %d ranks misbehaved (codes %d %d %d %d)", bad, codes[0], codes[1], codes[2], codes[3]);
-    CHECKF(secs_since(t0) < TIMEOUT_S + 3.0, "mismatch took %.2f s", secs_since(t0));
+    /* the children's codes judge what happened; the time only catches a hang
+     * (a busy machine under ASan stretches it, not what ended the ranks) */
+    CHECKF(secs_since(t0) < TIMEOUT_S + 60.0, "mismatch took %.2f s", secs_since(t0));
 
-    bad = comm_fork_run(4, 10.0, dead_child, NULL, codes);
+    bad = comm_fork_run(4, 120.0, dead_child, NULL, codes);
     CHECKF(bad == 0, "dead rank: %d ranks misbehaved (codes %d %d %d %d)", bad, codes[0], codes[1], codes[2], codes[3]);
 
-    bad = comm_fork_run(2, 10.0, abort_child, NULL, codes);
+    bad = comm_fork_run(2, 120.0, abort_child, NULL, codes);
     CHECKF(bad == 0, "abort: codes %d %d", codes[0], codes[1]);
 
-    bad = comm_fork_run(2, 10.0, bad_args_child, NULL, codes);
+    bad = comm_fork_run(2, 120.0, bad_args_child, NULL, codes);
     CHECKF(bad == 0, "bad arguments: codes %d %d", codes[0], codes[1]);
     return tap_done();
 }

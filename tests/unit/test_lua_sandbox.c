@@ -205,7 +205,7 @@ static void test_memory_cap(void)
     /* a bomb caught by pcall: the cap still holds, the state recovers */
     expect_ok(sb, "local ok, e = pcall(function() local s = 'y' while true do s = s .. s end end)\n"
                   "assert(not ok and e:find('not enough memory'))");
-    CHECKF((double)(mgpu_now_ns() - t0) / 1e9 < 5, "bombs took %.1f s", (double)(mgpu_now_ns() - t0) / 1e9);
+    CHECKF((double)(mgpu_now_ns() - t0) / 1e9 < 60, "bombs took %.1f s (a hang?)", (double)(mgpu_now_ns() - t0) / 1e9);
     CHECK(mgpu_lua_mem_used(sb) <= mgpu_lua_mem_limit(sb));
     expect_ok(sb, "collectgarbage() assert(#string.rep('z', 1000) == 1000)");
     mgpu_lua_close(sb);
