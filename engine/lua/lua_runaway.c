@@ -77,8 +77,9 @@ static void *watch(void *arg)
                 uint64_t cpu = (uint64_t)c.tv_sec * 1000000000ull + (uint64_t)c.tv_nsec;
                 if (cpu >= w->cpu_stop_ns) stop_process(w, 0);
                 /* one thread spends at most a second of CPU per second:
-                 * look again when its budget could be spent at the earliest */
-                uint64_t look = now + (w->cpu_stop_ns - cpu);
+                 * look again when its budget could be spent at the earliest
+                 * (not sooner than 10 ms: no spinning on a thread that waits) */
+                uint64_t left = w->cpu_stop_ns - cpu, look = now + (left > 10000000ull ? left : 10000000ull);
                 if (look < first) first = look;
             }
             if (!w->interrupt || !(w->interrupt_stop_s > 0)) continue;
