@@ -17,6 +17,7 @@
 typedef struct causes {
     int nvl_first, p2p, gdr, strag_first, count;
     int nic_first, socket, pcie_first; /* a NIC port down or slow, NCCL on sockets, a PCIe link below its own */
+    int net_first;                     /* the GPU of the first NIC pair below the model (no cause above) */
     const unsigned char *nvl_down, *pcie_low;
 } causes;
 
@@ -35,6 +36,7 @@ static void shared_cause(const causes *k, char *key, size_t len)
     else if (k->nic_first >= 0) snprintf(key, len, "nic:%d", k->nic_first);
     else if (k->gdr) snprintf(key, len, "gdr");
     else if (k->pcie_first >= 0) snprintf(key, len, "pcie:%d", k->pcie_first);
+    else if (k->net_first >= 0) snprintf(key, len, "netgpu:%d", k->net_first);
     else key[0] = '\0';
 }
 
@@ -65,6 +67,9 @@ static void key_of(const vcheck *c, const causes *k, char *key, size_t len)
         else if (a >= 0 && a < MAX_GPUS && k->pcie_low[a]) snprintf(key, len, "pcie:%d", a);
         else if (k->gdr) snprintf(key, len, "gdr");
         else if (k->strag_first >= 0) snprintf(key, len, "straggler:%d", k->strag_first);
+        /* no cause above: the pairs through one GPU's NIC (both ways) are one
+         * finding - that NIC, or its partner's on the other node */
+        else if (a >= 0) snprintf(key, len, "netgpu:%d", a);
     } else if (kind_is(c, "coll") || kind_is(c, "latency") || kind_is(c, "sweep") || kind_is(c, "load")) {
         shared_cause(k, key, len);
     }
@@ -89,6 +94,14 @@ static const vcheck *primary(const vreport *r, const char *key)
         else if (kind_is(c, "count")) snprintf(own, sizeof own, "count");
         if (own[0] && strcmp(own, key) == 0) return c;
     }
+    return NULL;
+}
+
+/* The first NIC pair below the model through GPU g's NIC. */
+static const vcheck *net_pair(const vreport *r, int g)
+{
+    for (int i = 0; i < r->n; i++)
+        if (is_bad(&r->v[i]) && kind_is(&r->v[i], "net") && r->v[i].gpu_a == g) return &r->v[i];
     return NULL;
 }
 
@@ -120,6 +133,10 @@ static void title_of(const vreport *r, vfinding *x, const vcheck *first)
     else if (kind_is(first, "xid") && sscanf(x->key, "xid:%d", &g) == 1)
         snprintf(x->title, sizeof x->title, "%.60s reported XID errors during the run: %.280s",
                  g >= 0 ? first->name : "a GPU", first->cause);
+    else if (sscanf(x->key, "netgpu:%d", &g) == 1 && (p = net_pair(r, g)) != NULL)
+        snprintf(x->title, sizeof x->title, "the NIC pairs through GPU%d's NIC are below the model (%s where it "
+                 "expects %s): that NIC or its partner moves data slower than its rate reads (a port with errors, "
+                 "a cable)", g, p->measured, p->expected);
     else if (kind_is(first, "backend"))
         snprintf(x->title, sizeof x->title, "no usable GPU, nothing measured: %.300s", first->cause);
     else if (first->status == V_ERROR)
@@ -142,8 +159,8 @@ void vreport_find_causes(vreport *r)
     static unsigned char nvl_down[MAX_GPUS], pcie_low[MAX_GPUS];
     memset(nvl_down, 0, sizeof nvl_down);
     memset(pcie_low, 0, sizeof pcie_low);
-    causes k = {.nvl_first = -1, .strag_first = -1, .nic_first = -1, .pcie_first = -1, .nvl_down = nvl_down,
-                .pcie_low = pcie_low};
+    causes k = {.nvl_first = -1, .strag_first = -1, .nic_first = -1, .pcie_first = -1, .net_first = -1,
+                .nvl_down = nvl_down, .pcie_low = pcie_low};
     for (int i = 0; i < r->n; i++) {
         const vcheck *c = &r->v[i];
         if (!is_bad(c)) continue;
@@ -167,6 +184,7 @@ void vreport_find_causes(vreport *r)
         if (kind_is(c, "gdr")) k.gdr = 1;
         if (kind_is(c, "count")) k.count = 1;
         if (kind_is(c, "rank") && k.strag_first < 0) k.strag_first = a;
+        if (kind_is(c, "net") && a >= 0 && k.net_first < 0) k.net_first = a;
     }
     free(r->findings);
     r->findings = calloc((size_t)(r->n ? r->n : 1), sizeof *r->findings);

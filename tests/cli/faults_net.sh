@@ -52,6 +52,7 @@ run --machine 2x-dgx-h100 --fault nic-slow:2; rc=$?
 check "nic-slow: validate exits 1 (rc=$rc)" '[ $rc -eq 1 ]'
 check "nic-slow: the NIC pair of GPU2 below the model" 'anomaly network "rank 2 -> rank 10 (GPU2" >/dev/null'
 check "nic-slow: no other GPU's pair" '! anomaly network "rank 3 -> rank 11" >/dev/null'
+check "nic-slow: one finding, the pairs through GPU2's NIC" 'finding "^the NIC pairs through GPU2.s NIC are below the model"'
 
 # --- pcie-downgrade ---------------------------------------------------------
 sim --machine dgx-h100 --fault pcie-downgrade:5 copy host_to_device_memcpy_ce --json >"$tmp/c.json" 2>/dev/null
