@@ -217,7 +217,11 @@ int main(int argc, char **argv)
     /* a killed coordinator or shell takes its socket and /dev/shm table with it */
     mgpu_cleanup_install();
     if (runner) return mgpu_lab_runner_main();
-    if (n == 0) return mgpu_shell_run(&g);
+    if (n == 0) {
+        mgpu_shell_options shell = {.backend = g.backend, .launcher = g.launcher, .ranks = g.ranks,
+                                    .timeout_s = g.timeout_s};
+        return mgpu_shell_run(&shell);
+    }
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);
         return 0;

@@ -6,7 +6,7 @@
 #include <curses.h>
 #include <pthread.h>
 #include <signal.h>
-#include "cmd.h"
+#include "shell.h"
 #include "evq.h"
 #include "md.h"
 #include "pane.h"
@@ -78,7 +78,7 @@ typedef struct shell_verdict {
 typedef struct shell_watch shell_watch;
 
 typedef struct shell_app {
-    const mgpu_cli_globals *g;
+    const mgpu_shell_options *g;  /* the command line's options */
     /* the session */
     char backend_line[256];
     int simulated;

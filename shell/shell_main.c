@@ -202,7 +202,7 @@ static void finish_work(shell_app *a)
     evq_event_free(evq_take(a->q));
 }
 
-int mgpu_shell_run(const mgpu_cli_globals *g)
+int mgpu_shell_run(const mgpu_shell_options *g)
 {
     double t0 = shell_now();
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {

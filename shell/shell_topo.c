@@ -51,7 +51,7 @@ static void last_line(const char *s, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
-static mgpu_result probe(const mgpu_cli_globals *g, json_t **doc)
+static mgpu_result probe(const mgpu_shell_options *g, json_t **doc)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
