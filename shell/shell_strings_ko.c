@@ -347,8 +347,8 @@ const mgpu_tr_entry shell_strings_ko[] = {
      "Bandwidth"},
     {"Log",
      "Log"},
-    {"Results",
-     "결과"},
+    {"Results", /* as the labs' Korean names it: "results pane (3)" */
+     "Results"},
     {"Timeline",
      "Timeline"},
     {"Topology",
