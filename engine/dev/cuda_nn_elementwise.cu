@@ -209,71 +209,109 @@ template <typename T, int K> struct ew_op<MGPU_NNK_EMBEDDING, T, K> {
  * two halves, so a thread can issue the loads of U packs before it stores
  * any: each pack's load and store in one function would serialise them (y
  * may alias x), leaving one 16-byte load per thread in flight - not enough
- * to stream at HBM's rate. load() reads a pack's inputs into in[], store()
- * computes and writes it. The arithmetic is ew_op's. */
-template <int OP, typename T, int K> struct ew_split;
-
-template <typename T, int K> struct ew_split<MGPU_NNK_ACT, T, K> {
-    static constexpr int NIN = 1;
-    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
-    {
-        load_k<K>((const T *)a.t[0], i, in[0]);
-    }
-    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
-    {
+ * to stream at HBM's rate. load() reads a pack's inputs raw into in[] (4
+ * registers a pack: converted to float only when used, or bf16 packs would
+ * take 8 registers each and cost the kernel its occupancy), store()
+ * computes and writes it. The arithmetic is ew_op's. Packed only (K = the
+ * pack). */
+template <typename T> __device__ __forceinline__ void unpack(const nn_pack<T> &p, float (&f)[pack_of<T>()])
+{
 #pragma unroll
-        for (int k = 0; k < K; k++) in[0][k] = act_f(a.act, in[0][k]);
-        store_k<K>((T *)a.t[1], i, in[0]);
-    }
-};
+    for (int k = 0; k < pack_of<T>(); k++) f[k] = to_f(p.v[k]);
+}
 
-template <typename T, int K> struct ew_split<MGPU_NNK_ACT_BACKWARD, T, K> {
-    static constexpr int NIN = 2;
-    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
-    {
-        load_k<K>((const T *)a.t[0], i, in[0]);
-        load_k<K>((const T *)a.t[1], i, in[1]);
-    }
-    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
-    {
-#pragma unroll
-        for (int k = 0; k < K; k++) in[0][k] = in[1][k] * act_grad(a.act, in[0][k]);
-        store_k<K>((T *)a.t[2], i, in[0]);
-    }
-};
+template <typename T> __device__ __forceinline__ nn_pack<T> pack_at(const void *base, size_t i)
+{
+    return reinterpret_cast<const nn_pack<T> *>((const T *)base + i)[0];
+}
 
-template <typename T, int K> struct ew_split<MGPU_NNK_ADD, T, K> {
-    static constexpr int NIN = 2;
-    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+template <int OP, typename T> struct ew_split;
+
+template <typename T> struct ew_split<MGPU_NNK_ACT, T> {
+    static constexpr int NIN = 1, K = pack_of<T>();
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, nn_pack<T> (&in)[NIN])
     {
-        load_k<K>((const T *)a.t[0], i, in[0]);
-        if (a.f[1] != 0) load_k<K>((const T *)a.t[1], i, in[1]);
+        in[0] = pack_at<T>(a.t[0], i);
     }
-    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, const nn_pack<T> (&in)[NIN])
     {
-        if (a.f[1] != 0) {
+        float x[K];
+        unpack(in[0], x);
+        if (a.act == 0) { /* relu apart: the unrolled loop would inline GELU's and SiLU's code U x K times */
 #pragma unroll
-            for (int k = 0; k < K; k++) in[0][k] = a.f[0] * in[0][k] + a.f[1] * in[1][k];
+            for (int k = 0; k < K; k++) x[k] = x[k] > 0 ? x[k] : 0;
         } else {
 #pragma unroll
-            for (int k = 0; k < K; k++) in[0][k] = a.f[0] * in[0][k] + 0.f;
+            for (int k = 0; k < K; k++) x[k] = act_f(a.act, x[k]);
         }
-        store_k<K>((T *)a.t[2], i, in[0]);
+        store_k<K>((T *)a.t[1], i, x);
     }
 };
 
-template <typename T, int K> struct ew_split<MGPU_NNK_BIAS_ADD, T, K> {
-    static constexpr int NIN = 2;
-    static __device__ __forceinline__ void load(const ew_args &a, size_t i, float (&in)[NIN][K])
+template <typename T> struct ew_split<MGPU_NNK_ACT_BACKWARD, T> {
+    static constexpr int NIN = 2, K = pack_of<T>();
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, nn_pack<T> (&in)[NIN])
     {
-        load_k<K>((const T *)a.t[0], i, in[0]);
-        load_k<K>((const T *)a.t[1], i % a.cols, in[1]);
+        in[0] = pack_at<T>(a.t[0], i);
+        in[1] = pack_at<T>(a.t[1], i);
     }
-    static __device__ __forceinline__ void store(const ew_args &a, size_t i, float (&in)[NIN][K])
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, const nn_pack<T> (&in)[NIN])
     {
+        float x[K], dy[K];
+        unpack(in[0], x);
+        unpack(in[1], dy);
+        if (a.act == 0) {
 #pragma unroll
-        for (int k = 0; k < K; k++) in[0][k] += in[1][k];
-        store_k<K>((T *)a.t[2], i, in[0]);
+            for (int k = 0; k < K; k++) x[k] = dy[k] * (x[k] > 0 ? 1.f : 0.f);
+        } else {
+#pragma unroll
+            for (int k = 0; k < K; k++) x[k] = dy[k] * act_grad(a.act, x[k]);
+        }
+        store_k<K>((T *)a.t[2], i, x);
+    }
+};
+
+template <typename T> struct ew_split<MGPU_NNK_ADD, T> {
+    static constexpr int NIN = 2, K = pack_of<T>();
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, nn_pack<T> (&in)[NIN])
+    {
+        in[0] = pack_at<T>(a.t[0], i);
+        if (a.f[1] != 0) in[1] = pack_at<T>(a.t[1], i);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, const nn_pack<T> (&in)[NIN])
+    {
+        float x[K], b[K];
+        unpack(in[0], x);
+        if (a.f[1] != 0) {
+            unpack(in[1], b);
+#pragma unroll
+            for (int k = 0; k < K; k++) x[k] = a.f[0] * x[k] + a.f[1] * b[k];
+        } else {
+#pragma unroll
+            for (int k = 0; k < K; k++) x[k] = a.f[0] * x[k] + 0.f;
+        }
+        store_k<K>((T *)a.t[2], i, x);
+    }
+};
+
+/* The bias's column: a 32-bit remainder when the tensor's indices fit (a
+ * 64-bit one is a long software routine, once per pack). */
+template <typename T> struct ew_split<MGPU_NNK_BIAS_ADD, T> {
+    static constexpr int NIN = 2, K = pack_of<T>();
+    static __device__ __forceinline__ void load(const ew_args &a, size_t i, nn_pack<T> (&in)[NIN])
+    {
+        size_t c = a.n < ((size_t)1 << 32) ? (size_t)((uint32_t)i % (uint32_t)a.cols) : i % a.cols;
+        in[0] = pack_at<T>(a.t[0], i);
+        in[1] = pack_at<T>(a.t[1], c);
+    }
+    static __device__ __forceinline__ void store(const ew_args &a, size_t i, const nn_pack<T> (&in)[NIN])
+    {
+        float x[K], b[K];
+        unpack(in[0], x);
+        unpack(in[1], b);
+#pragma unroll
+        for (int k = 0; k < K; k++) x[k] += b[k];
+        store_k<K>((T *)a.t[2], i, x);
     }
 };
 
@@ -283,10 +321,10 @@ template <typename T, int K> struct ew_split<MGPU_NNK_BIAS_ADD, T, K> {
 
 template <int OP, typename T, int K> __global__ void k_ew_unrolled(ew_args a)
 {
-    typedef ew_split<OP, T, K> S;
+    typedef ew_split<OP, T> S;
     size_t packs = a.n / K, per = (size_t)blockDim.x * EW_UNROLL;
     for (size_t base = blockIdx.x * per; base < packs; base += (size_t)gridDim.x * per) {
-        float in[EW_UNROLL][S::NIN][K];
+        nn_pack<T> in[EW_UNROLL][S::NIN];
 #pragma unroll
         for (int u = 0; u < EW_UNROLL; u++) {
             size_t v = base + (size_t)u * blockDim.x + threadIdx.x;
