@@ -1,5 +1,5 @@
-/* dirs.c - where labs, checks and the learner's state live. */
-#include "mgpu/lab.h"
+/* dirs.c - where labs, checks and the learner's state live (mgpu/dirs.h). */
+#include "mgpu/dirs.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * that directory can be named, the file runs as sandboxed source text, and
  * each module runs once per state (later imports return the same table). */
 #include "lua/lua_mgpu_internal.h"
-#include "mgpu/lab.h"
+#include "mgpu/dirs.h"
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>

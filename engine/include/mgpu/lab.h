@@ -15,23 +15,13 @@
 #define MGPU_LAB_H
 #include <jansson.h>
 #include "mgpu/dev.h"
+#include "mgpu/dirs.h" /* where labs, checks and progress live */
 #include "mgpu/err.h"
 #include "mgpu/lang.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/*--- Where labs, checks and progress live -------------------------------*/
-
-/* labs/ and checks/ directories: $MGPULAB_LABS / $MGPULAB_CHECKS when set,
- * else beside the executable (<exe dir>/../labs, for a build tree inside the
- * repository), else <exe dir>/../share/mgpulab/labs. Fails with a message
- * naming every place looked at. */
-mgpu_result mgpu_lab_default_dirs(char *labs_dir, size_t labs_len, char *checks_dir, size_t checks_len);
-
-/* $XDG_STATE_HOME/mgpulab (default ~/.local/state/mgpulab), created 0700. */
-mgpu_result mgpu_lab_state_dir(char *out, size_t len);
 
 /*--- The catalog: every lab found ---------------------------------------*/
 
