@@ -1,17 +1,16 @@
-/* sim_telemetry.c - the bandwidth pane's modelled load (mgpu/telemetry.h)
+/* sim_telemetry.c - the bandwidth pane's modelled load (mgpu_link_load)
  * from the sim communicator: which links of this rank's GPU a collective or
  * a send/receive uses, and at what rate. Across nodes the traffic splits:
  * lab 7's 16 ranks on two DGX nodes showed the whole bus bandwidth as PCIe
  * on every GPU and NVLink at 0.0, though most of a ring's edges are NVLink. */
 #include <string.h>
 #include "mgpu/clock.h"
-#include "mgpu/telemetry.h"
 #include "sim_comm.h"
 
 /* Publish tx and rx on one kind of link (0 leaves that direction alone). */
 static void publish(int gpu, mgpu_link_kind kind, double tx, double rx, double secs)
 {
-    if (tx > 0 || rx > 0) mgpu_telemetry_publish(gpu, kind, tx, rx, secs);
+    if (tx > 0 || rx > 0) mgpu_link_load(gpu, kind, tx, rx, secs);
 }
 
 /* A collective: this rank's GPU sends and receives the collective's bus

@@ -6,7 +6,6 @@
 #include "dev/sim_ipc.h"
 #include "dev/sim_peer.h"
 #include "mgpu/clock.h"
-#include "mgpu/telemetry.h"
 #include "mgpu/topo.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -491,10 +490,10 @@ static void publish_copy(sim_state *st, const sim_cost *c, double bytes, uint64_
         int dev = c->res[i] / SIM_RES_KINDS, kind = c->res[i] % SIM_RES_KINDS;
         if (dev >= st->ndev) continue; /* host memory */
         int g = st->model.gpu[dev].topo_index;
-        if (kind == SIM_RES_PCIE_H2D) mgpu_telemetry_publish(g, MGPU_LINK_PCIE, 0, bps, secs);
-        else if (kind == SIM_RES_PCIE_D2H) mgpu_telemetry_publish(g, MGPU_LINK_PCIE, bps, 0, secs);
-        else if (kind == SIM_RES_NVL_TX) mgpu_telemetry_publish(g, MGPU_LINK_NVLINK, bps, 0, secs);
-        else if (kind == SIM_RES_NVL_RX) mgpu_telemetry_publish(g, MGPU_LINK_NVLINK, 0, bps, secs);
+        if (kind == SIM_RES_PCIE_H2D) mgpu_link_load(g, MGPU_LINK_PCIE, 0, bps, secs);
+        else if (kind == SIM_RES_PCIE_D2H) mgpu_link_load(g, MGPU_LINK_PCIE, bps, 0, secs);
+        else if (kind == SIM_RES_NVL_TX) mgpu_link_load(g, MGPU_LINK_NVLINK, bps, 0, secs);
+        else if (kind == SIM_RES_NVL_RX) mgpu_link_load(g, MGPU_LINK_NVLINK, 0, bps, secs);
     }
 }
 

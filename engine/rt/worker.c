@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "mgpu/cleanup.h"
 #include "mgpu/clock.h"
+#include "mgpu/telemetry.h"
 #include "rt/protocol.h"
 #include "rt/worker_internal.h"
 
@@ -297,10 +298,9 @@ static void report_error(mgpu_worker *w)
     json_decref(body);
 }
 
-int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
+/* The process set up as a rank and its worker state, or NULL. */
+static mgpu_worker *worker_new(void)
 {
-    (void)argc;
-    (void)argv;
     /* Under mpirun/srun our parent is their daemon: die with it - by
      * SIGTERM, whose cleanup handler removes what this rank made in
      * /dev/shm (SIGKILL left a sim segment half made). */
@@ -310,12 +310,24 @@ int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
      * output): whole lines as they are written (NCCL's INFO lines too, which
      * go through this FILE), and nothing lost in a buffer at _exit. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* the sim's copies and collectives report their modelled load into the
+     * coordinator's telemetry table (MGPU_TELEMETRY), if it made one */
+    mgpu_link_load_set_hook(mgpu_telemetry_publish);
     mgpu_worker *w = calloc(1, sizeof *w);
-    if (!w) return 1;
+    if (!w) return NULL;
     w->fd = w->stop_pipe[0] = w->stop_pipe[1] = -1;
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->send_lock, NULL);
     pthread_cond_init(&w->cond, NULL);
+    return w;
+}
+
+int mgpu_worker_main(int argc, char **argv, const mgpu_job_handler *const *jobs)
+{
+    (void)argc;
+    (void)argv;
+    mgpu_worker *w = worker_new();
+    if (!w) return 1;
     int rc = 1, connected = 0, io = 0;
     json_t *job = NULL;
     const char *coord = getenv("MGPU_COORD"), *token = getenv("MGPU_TOKEN");

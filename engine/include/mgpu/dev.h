@@ -308,6 +308,21 @@ mgpu_result mgpu_fill(mgpu_stream *s, mgpu_buffer *buf, size_t off, size_t count
 mgpu_result mgpu_checksum(mgpu_stream *s, const mgpu_buffer *buf, size_t off, size_t count,
                           mgpu_dtype dtype, uint64_t *out);
 
+/*--- The sim's modelled link load (engine/dev/link_load.c) -------------*/
+
+/* NET: the GPU's traffic through its NIC to other nodes (publish it on
+ * PCIe as well: it crosses the GPU's PCIe link on the way) */
+typedef enum mgpu_link_kind { MGPU_LINK_NVLINK = 0, MGPU_LINK_PCIE = 1, MGPU_LINK_NET = 2 } mgpu_link_kind;
+/* Where the sim's copies (dev_sim.c) and collectives (comm/sim_telemetry.c)
+ * say what they load: `gpu` (the machine's GPU index) moves tx/rx bytes per
+ * second over `kind` for the next `seconds`. The process that shows it
+ * sets the hook - a rank worker sets mgpu_telemetry_publish (trace/, above
+ * dev/ and comm/, which must not call it); unset, the load goes nowhere.
+ * Set it once, before any backend opens. */
+typedef void (*mgpu_link_load_fn)(int gpu, mgpu_link_kind kind, double tx_bps, double rx_bps, double seconds);
+void mgpu_link_load_set_hook(mgpu_link_load_fn fn);
+void mgpu_link_load(int gpu, mgpu_link_kind kind, double tx_bps, double rx_bps, double seconds);
+
 #ifdef __cplusplus
 }
 #endif

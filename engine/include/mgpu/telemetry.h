@@ -63,16 +63,15 @@ const char *mgpu_telemetry_env(const mgpu_telemetry *t);
 
 /*--- Worker side (sim) -----------------------------------------------------*/
 
-/* NET: the GPU's traffic through its NIC to other nodes (publish it on
- * PCIe as well: it crosses the GPU's PCIe link on the way) */
-typedef enum mgpu_link_kind { MGPU_LINK_NVLINK = 0, MGPU_LINK_PCIE = 1, MGPU_LINK_NET = 2 } mgpu_link_kind;
-/* Publish that `gpu` (the machine's GPU index, as the sampler reports it)
+/* The link kinds are mgpu/dev.h's mgpu_link_kind. Publish that `gpu` (the machine's GPU index, as the sampler reports it)
  * moves tx/rx bytes per second over `kind` for the next `seconds` of wall
  * time (a modelled operation in progress). A rate <= 0 leaves that
  * direction as it was, so a copy's receiving GPU does not wipe what it
  * sends; a later rate for the same GPU, kind and direction replaces the
  * earlier one. No-op when the process has no MGPU_TELEMETRY table (mapped
- * lazily on the first call). Cheap: a few atomic stores. */
+ * lazily on the first call). Cheap: a few atomic stores. A rank worker
+ * hands it to mgpu_link_load_set_hook, where the sim's copies and
+ * collectives report their load. */
 void mgpu_telemetry_publish(int gpu, mgpu_link_kind kind, double tx_bps, double rx_bps, double seconds);
 
 #ifdef __cplusplus
