@@ -149,7 +149,7 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
     }
     mgpu_result r = MGPU_OK;
     static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions",
-                                        "roster", "share", "stuck_minutes", "pacing", "lang", NULL};
+                                        "roster", "share", "stuck_minutes", "pacing", "lang", "draw_seed", NULL};
     const char *key;
     json_t *v;
     if (!json_is_object(doc)) {
@@ -160,9 +160,9 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         int k = 0;
         while (known[k] && strcmp(known[k], key)) k++;
         if (!known[k]) {
-            char why[200];
+            char why[240];
             snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
-                     "options, export_solutions, roster, share, stuck_minutes, pacing, lang)", key);
+                     "options, export_solutions, roster, share, stuck_minutes, pacing, lang, draw_seed)", key);
             r = bad(path, why);
             goto out;
         }
@@ -171,7 +171,8 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         (r = get_str(path, doc, "backend", c->backend, sizeof c->backend)) != MGPU_OK ||
         (r = get_str(path, doc, "machine", c->machine, sizeof c->machine)) != MGPU_OK ||
         (r = get_str(path, doc, "fault", c->fault, sizeof c->fault)) != MGPU_OK ||
-        (r = get_str(path, doc, "lang", c->lang, sizeof c->lang)) != MGPU_OK)
+        (r = get_str(path, doc, "lang", c->lang, sizeof c->lang)) != MGPU_OK ||
+        (r = get_str(path, doc, "draw_seed", c->draw_seed, sizeof c->draw_seed)) != MGPU_OK)
         goto out;
     /* the instructor pins the language of the class; --lang still wins */
     if (c->lang[0] && strcmp(c->lang, "en") && strcmp(c->lang, "ko")) {

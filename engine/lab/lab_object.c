@@ -4,6 +4,7 @@
  * lab_jobs.c and lab_spmd.c; the helpers they share with this file are in
  * lab_aux.c. */
 #include "lab/lab_object.h"
+#include "mgpu/classcfg.h"
 #include "mgpu/lua_mgpu.h"
 #include <pwd.h>
 #include <stdio.h>
@@ -208,4 +209,9 @@ void lab_push_object(lua_State *L, lab_run *run)
     struct passwd *pw = user && *user ? NULL : getpwuid(getuid());
     lua_pushstring(L, user && *user ? user : pw ? pw->pw_name : "unknown");
     lua_setfield(L, -2, "learner");
+    /* the class's seed for such draws: another class, other faults */
+    const mgpu_class_config *cc = NULL;
+    if (mgpu_class_config_active(&cc) != MGPU_OK) mgpu_error_clear();
+    lua_pushstring(L, cc ? cc->draw_seed : "");
+    lua_setfield(L, -2, "draw_seed");
 }

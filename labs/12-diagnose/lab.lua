@@ -122,7 +122,10 @@ local function hidden_fault(lab, m)
   local cands = {}
   for _, kind in ipairs(KINDS) do if kind.applies(m) then cands[#cands + 1] = kind end end
   if #cands == 0 then return nil, L("no fault of this lab can show on this machine") end
-  local h = hash(tostring(lab.learner) .. "|" .. tostring(lab.backend.machine))
+  -- the class configuration's draw_seed (when it has one) mixes in: the
+  -- instructor varies the draws from one class to the next
+  local seed = (lab.draw_seed and lab.draw_seed ~= "") and ("|" .. lab.draw_seed) or ""
+  local h = hash(tostring(lab.learner) .. "|" .. tostring(lab.backend.machine) .. seed)
   local kind = cands[h % #cands + 1]
   local k = (h // 7919) % 1000
   local spec = kind.spec(m, k)

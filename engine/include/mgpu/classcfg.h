@@ -12,7 +12,7 @@
  *    "options": {"launcher": "local", "ranks": 8, "timeout": 60},
  *    "export_solutions": true,
  *    "roster": [{"id": "ada", "name": "Ada Lovelace"}, "alan", ...],
- *    "share": "/mnt/class", "stuck_minutes": 10, "lang": "ko",
+ *    "share": "/mnt/class", "stuck_minutes": 10, "lang": "ko", "draw_seed": "dec-2026",
  *    "pacing": {"steps_in_order": true, "labs_opened_by_instructor": true}}
  * Every member is optional; an unknown one is an error (a typo must not
  * silently leave a setting unpinned). The roster lists the learners by the
@@ -57,6 +57,8 @@ typedef struct mgpu_class_config {
     int steps_in_order;        /* pacing: a step runs once the steps before it in its lab are done */
     int labs_by_instructor;    /* pacing: a lab after the first runs once the instructor opened it */
     char lang[8];              /* "" = not pinned; else "en" or "ko" (mgpu/lang.h: --lang beats it) */
+    char draw_seed[64];        /* "" = none; else what per-learner draws mix in (lab 12's hidden fault),
+                                * so an instructor varies the draws from one class to the next */
 } mgpu_class_config;
 
 /* The file in the shared folder that lists the labs the instructor opened
