@@ -577,19 +577,12 @@ template <int G> __device__ __forceinline__ float row_max(float v)
 /* OP is a template parameter so each op's kernel holds only its own
  * registers (the softmax backward's two row copies would otherwise cost
  * the norms their occupancy). */
-template <int OP, typename T, int G, int NP>
-__global__ void __launch_bounds__(NN_THREADS) k_rows_reg(mgpu_nn_args a, float *__restrict__ part)
+template <int OP, typename T, int G, int NP> __global__ void __launch_bounds__(NN_THREADS) k_rows_reg(mgpu_nn_args a)
 {
     constexpr int K = pack_of<T>(), RPB = NN_THREADS / G; /* rows per block */
     const T *x = (const T *)a.t[0];
     size_t rows = a.n[0], cols = a.n[1], packs = cols / K;
     int lane = (int)(threadIdx.x % G);
-    /* NORM_BACKWARD with `part` (G = NN_THREADS): a thread's columns are the
-     * same in every row its block takes, so it sums dbeta's dy and dgamma's
-     * dy * xhat for them as it goes; the block's partial sums go to
-     * part[block][col] and part[blocks + block][col] for k_col_combine -
-     * no second pass over x and dy for the column sums. */
-    float cb[NP][K] = {}, cg[NP][K] = {};
     /* All threads of a block run the same number of iterations (the row
      * sums synchronize the block when G = NN_THREADS). */
     for (size_t r0 = (size_t)blockIdx.x * RPB; r0 < rows; r0 += (size_t)gridDim.x * RPB) {
@@ -703,12 +696,8 @@ __global__ void __launch_bounds__(NN_THREADS) k_rows_reg(mgpu_nn_args a, float *
                 load_k<K>(gamma, j, g);
 #pragma unroll
                 for (int e = 0; e < K; e++) {
-                    v[q][e] = (v[q][e] - mean) * rstd; /* v now holds xhat */
-                    if (G == NN_THREADS && part) {
-                        cb[q][e] += d[q][e];
-                        cg[q][e] += d[q][e] * v[q][e];
-                    }
                     d[q][e] *= g[e]; /* d now holds dy * gamma */
+                    v[q][e] = (v[q][e] - mean) * rstd; /* v now holds xhat */
                     s1 += d[q][e];
                     s2 += d[q][e] * v[q][e];
                 }
@@ -728,41 +717,23 @@ __global__ void __launch_bounds__(NN_THREADS) k_rows_reg(mgpu_nn_args a, float *
         default: break;
         }
     }
-    if (OP == MGPU_NNK_NORM_BACKWARD && G == NN_THREADS && part)
-        RP_LOOP(q)
-        {
-            size_t p = (size_t)(threadIdx.x + q * G);
-            if (p >= packs) continue;
-#pragma unroll
-            for (int e = 0; e < K; e++) {
-                part[blockIdx.x * cols + p * K + e] = cb[q][e];
-                part[(gridDim.x + blockIdx.x) * cols + p * K + e] = cg[q][e];
-            }
-        }
 }
 
 #undef RP_LOOP
 
-/* Blocks of the norm backward with its column sums fused: a number fixed
- * by the shape (so the sums' order is), enough to fill an H100's 132 SMs
- * about 4 times over; its partials take 2 x 512 x cols floats of scratch. */
-#define NORM_BWD_BLOCKS 512
-
-/* part: the norm backward's column partials (fused), or NULL. */
-template <typename T, int G, int NP>
-static void rows_reg_launch(cudaStream_t st, const mgpu_nn_args *a, int sms, float *part = NULL)
+template <typename T, int G, int NP> static void rows_reg_launch(cudaStream_t st, const mgpu_nn_args *a, int sms)
 {
     size_t groups = ceil_div(a->n[0], NN_THREADS / G);
     /* Enough blocks to fill every SM several times over; the loop takes the rest. */
-    size_t cap = part ? NORM_BWD_BLOCKS : (size_t)(sms > 0 ? sms : 132) * 32;
+    size_t cap = (size_t)(sms > 0 ? sms : 132) * 32;
     unsigned blocks = (unsigned)(groups < 1 ? 1 : groups > cap ? cap : groups);
     switch (a->op) {
-    case MGPU_NNK_SOFTMAX: k_rows_reg<MGPU_NNK_SOFTMAX, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a, part); break;
+    case MGPU_NNK_SOFTMAX: k_rows_reg<MGPU_NNK_SOFTMAX, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
     case MGPU_NNK_SOFTMAX_BACKWARD:
-        k_rows_reg<MGPU_NNK_SOFTMAX_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a, part);
+        k_rows_reg<MGPU_NNK_SOFTMAX_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a);
         break;
-    case MGPU_NNK_NORM: k_rows_reg<MGPU_NNK_NORM, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a, part); break;
-    case MGPU_NNK_NORM_BACKWARD: k_rows_reg<MGPU_NNK_NORM_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a, part); break;
+    case MGPU_NNK_NORM: k_rows_reg<MGPU_NNK_NORM, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
+    case MGPU_NNK_NORM_BACKWARD: k_rows_reg<MGPU_NNK_NORM_BACKWARD, T, G, NP><<<blocks, NN_THREADS, 0, st>>>(*a); break;
     default: break;
     }
 }
@@ -784,35 +755,14 @@ template <typename T> static bool rows_reg_try(cudaStream_t st, const mgpu_nn_ar
     return true;
 }
 
-static bool rows_vec(const mgpu_nn_args *a, int P)
-{
-    bool vec = a->n[1] % P == 0;
-    for (int j = 0; j < 8; j++)
-        if (a->t[j] && !nn_aligned16(a->t[j])) vec = false;
-    return vec;
-}
-
-/* The norm backward in one pass when a block takes a row (wide rows):
- * dx, and dgamma/dbeta's partials per block, then k_col_combine. */
-template <typename T> static bool norm_bwd_fused_try(cudaStream_t st, const mgpu_nn_args *a, float *ws, int sms)
-{
-    size_t packs = a->n[1] / pack_of<T>(), rows = a->n[0];
-    if (!rows_vec(a, pack_of<T>()) || rows == 0 || packs <= 128 || packs > ROW_MAX_NP * NN_THREADS) return false;
-    if (packs <= NN_THREADS) rows_reg_launch<T, NN_THREADS, 1>(st, a, sms, ws);
-    else if (packs <= 2 * NN_THREADS) rows_reg_launch<T, NN_THREADS, 2>(st, a, sms, ws);
-    else rows_reg_launch<T, NN_THREADS, ROW_MAX_NP>(st, a, sms, ws);
-    size_t blocks = rows < NORM_BWD_BLOCKS ? rows : NORM_BWD_BLOCKS, cols = a->n[1];
-    k_col_combine<T><<<(unsigned)ceil_div(cols, NN_THREADS), NN_THREADS, 0, st>>>(ws, cols, blocks, 1, 0, NULL,
-                                                                                 (T *)a->t[6], (T *)a->t[7]);
-    return true;
-}
-
 template <typename T> static void rows_launch(cudaStream_t st, const mgpu_nn_args *a, int sms)
 {
     size_t rows = a->n[0];
     unsigned blocks = (unsigned)(rows < 1 ? 1 : rows > 65535 * 16 ? 65535 * 16 : rows);
     constexpr int P = pack_of<T>();
-    bool vec = rows_vec(a, P);
+    bool vec = a->n[1] % P == 0;
+    for (int j = 0; j < 8; j++)
+        if (a->t[j] && !nn_aligned16(a->t[j])) vec = false;
     if (rows_reg_try<T>(st, a, vec, sms)) return;
     if (a->op == MGPU_NNK_SOFTMAX) vec = false; /* the memory kernel's causal limit cuts packs */
     if (vec) k_rows<T, P><<<blocks, NN_THREADS, 0, st>>>(*a);
@@ -888,11 +838,8 @@ size_t cuda_nn_scratch_bytes(const mgpu_nn_args *a)
     switch (a->op) {
     case MGPU_NNK_BATCHNORM:
     case MGPU_NNK_BATCHNORM_BACKWARD: return bn_scratch(a);
-    case MGPU_NNK_BIAS_GRAD: return col_scratch(a);
-    case MGPU_NNK_NORM_BACKWARD: { /* the two-pass column sums' or the fused kernel's partials */
-        size_t fused = 2 * (a->n[0] < NORM_BWD_BLOCKS ? a->n[0] : NORM_BWD_BLOCKS) * a->n[1] * sizeof(float);
-        return col_scratch(a) > fused ? col_scratch(a) : fused;
-    }
+    case MGPU_NNK_BIAS_GRAD:
+    case MGPU_NNK_NORM_BACKWARD: return col_scratch(a);
     case MGPU_NNK_SUMSQ: return (ceil_div(a->n[0], sumsq_chunk(a->n[0])) + 1) * sizeof(float);
     case MGPU_NNK_CROSS_ENTROPY: return (a->n[0] * 2 + 1) * sizeof(float);
     default: return 0;
@@ -911,7 +858,6 @@ template <typename T> static void reduce_t(cudaStream_t st, const mgpu_nn_args *
     }
     case MGPU_NNK_BIAS_GRAD: col_launch<T>(st, a, ws); break;
     case MGPU_NNK_NORM_BACKWARD:
-        if (norm_bwd_fused_try<T>(st, a, ws, sms)) break;
         rows_launch<T>(st, a, sms);
         col_launch<T>(st, a, ws);
         break;
