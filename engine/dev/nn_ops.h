@@ -18,6 +18,16 @@ extern "C" {
 
 /* mgpu_nn_class (what an op is made of) is public: mgpu/nn.h. */
 
+/* 1 when cuda holds a row of `cols` elements of `elem` bytes in registers
+ * for the norms and the softmax (cuda_nn_reduce.cu, k_rows_reg: 16-byte
+ * packs, at most 4 a thread of 256): the row is read once and written
+ * once, at the rate of a streaming kernel, so the model prices it so. */
+static inline int mgpu_nn_row_in_registers(size_t cols, size_t elem)
+{
+    size_t pack = elem ? 16 / elem : 0;
+    return pack && cols > 0 && cols % pack == 0 && cols / pack <= 4 * 256;
+}
+
 /* The price nn.c computed for one op: its name and its work (mgpu/nn.h). */
 typedef struct mgpu_nn_cost {
     const char *name;   /* "gemm", "relu", ... */

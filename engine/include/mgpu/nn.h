@@ -47,13 +47,20 @@ typedef struct mgpu_nn_work {
 #define MGPU_NN_GATHER_BLOCK_ACCESSES 470.0
 
 /* The accesses the softmax is priced by (a GATHER), for the op (nn_attn.c)
- * and the what-if (whatif_ops.c) alike: three passes over a row's unmasked
- * part (max, sum, write; half the row on average when causal) and a store
- * of the whole row, one element at a time. Each counts 990/740 of an
- * im2col access: on the H200 (ncu) the causal softmax made 740 accesses a
- * ns, k_im2col 990, and the model's rate is im2col's. */
+ * and the what-if (whatif_ops.c) alike. A row of at most 4096 elements, a
+ * multiple of 8 (either dtype), is held in registers on cuda (k_rows_reg):
+ * read once in 16-byte packs and written once. On an H100 (2026-12-06,
+ * fourteenth session) 65536 x 2048 bf16 took 0.267 ms plain and 0.370 ms
+ * causal: 1.95 and 2.71 accesses of the model's rate (990 a ns, im2col's)
+ * an element. The causal one skips the masked packs' loads yet takes
+ * longer - measured, not explained (no profile of it yet). Other rows: the
+ * memory kernel's three passes over a row's unmasked part (max, sum,
+ * write; half the row on average when causal) and a store of the whole
+ * row, one element at a time, each 990/740 of an im2col access (740 a ns
+ * for the causal softmax on the H200, ncu). */
 static inline double mgpu_nn_softmax_accesses(double rows, double cols, int causal)
 {
+    if (cols > 0 && cols <= 4096 && (long long)cols % 8 == 0) return rows * cols * (causal ? 2.71 : 1.95);
     double seen = causal ? (cols + 1) / 2 : cols;
     return rows * (3 * seen + cols + MGPU_NN_GATHER_BLOCK_ACCESSES) * (990.0 / 740.0);
 }
