@@ -561,8 +561,20 @@ local function judge(lab, e)
                                          "it shows nothing wrong", val, tool, hit_good.label), val,
                                 L("a number that differs from the reference"), where)
       else
-        out[#out + 1] = verdict(false, L("the evidence: no %s number of this run reads %s: quote it as the table " ..
-                                         "shows it", tool, val), val, L("a value from the %s table", tool), where)
+        -- the number is there, under another tool's table (the ranks
+        -- table has a column named copy): say where, not what it means
+        local elsewhere
+        for _, c in ipairs(e.cells) do
+          if c.tool ~= tool and same(c) then elsewhere = c.tool; break end
+        end
+        if elsewhere then
+          out[#out + 1] = verdict(false, L("the evidence: %s is in the %s table, not in %s's: the tool is the table "
+                                           .. "the number comes from", val, elsewhere, tool), val,
+                                  L("a value from the %s table", tool), where)
+        else
+          out[#out + 1] = verdict(false, L("the evidence: no %s number of this run reads %s: quote it as the table " ..
+                                           "shows it", tool, val), val, L("a value from the %s table", tool), where)
+        end
       end
     end
   end

@@ -197,4 +197,6 @@ return {
     "사고 %s: %s 는 log 가 보여 주는 것과 맞지 않는다 - 일상적이지 않은 첫 줄부터 다시 읽는다",
   ["the cause the log shows"] = "log 가 보여 주는 원인",
   ["incident %s: %s is right"] = "사고 %s: %s 가 맞다",
+  ["the evidence: %s is in the %s table, not in %s's: the tool is the table the number comes from"] =
+    "증거: %s - %s 표에 있고, %s 의 표에는 없다: tool 은 그 숫자가 나온 표다",
 }
