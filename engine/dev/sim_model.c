@@ -96,7 +96,9 @@ static const struct {
      * priced the conv 13.5 % slow on the H200 and 15.5 % on an H100.) */
     .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0},
     .eff_bytes = {0.85, 0.85, 0.85, 1.0},
-    /* Row reductions are bound by the SMs, not by HBM: on an H100 (3.35
+    /* Row reductions are bound by the SMs, not by HBM (the memory-pass
+     * kernels: the norms whose row cuda holds in registers are priced as
+     * streaming, nn_norm.c, since the fourteenth session): on an H100 (3.35
      * TB/s HBM3) layernorm and rmsnorm moved 1.77 and 2.02 TB/s, the same
      * as on the H200 (4.8 TB/s HBM3e: 1.8 and 2.1), both with 132 SMs
      * (docs/gpu-results.md, 2026-12-06). Priced as 0.42 of the H200's HBM
