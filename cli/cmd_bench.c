@@ -163,11 +163,11 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
     }
 }
 
-/* The model's figure for the largest size (sim machine, or the named one). */
-static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll, const mgpu_collbench_options *o,
+/* The model's figure for the largest size on the sim's machine (NULL: no
+ * machine to ask, on cuda). */
+static void print_prediction(const mgpu_topo *t, const mgpu_collbench_coll *coll, const mgpu_collbench_options *o,
                              int ranks, json_t *doc)
 {
-    const mgpu_topo *t = sim ? mgpu_backend_topo(sim) : NULL;
     mgpu_coll_prediction p;
     /* NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE, ... as the sim's own runs read them */
     mgpu_coll_tuning tun;
@@ -193,6 +193,84 @@ static void print_prediction(mgpu_backend *sim, const mgpu_collbench_coll *coll,
            p.algo_name, p.proto_name, p.link ? p.link : "?");
 }
 
+/* On the sim: the ranks default to the GPUs of the machine's first host
+ * (what a rank process's backend sees), and every rank's send and receive
+ * buffers are real host memory, which must fit. 0, or the exit status. */
+static int sim_run_fits(const mgpu_topo *t, const mgpu_collbench_options *o, mgpu_rt_config *cfg)
+{
+    if (cfg->ranks == 0)
+        while (mgpu_topo_gpu_index(t, 0, cfg->ranks) >= 0) cfg->ranks++;
+    unsigned long long need = (unsigned long long)cfg->ranks * 2ull * (o->max_bytes + (4ull << 20));
+    unsigned long long avail = mgpu_host_available_bytes();
+    if (need <= avail / 2) return 0;
+    fprintf(stderr, "mgpulab bench: -e %llu on %d simulated ranks needs about %llu MiB of host memory; "
+                    "only %llu MiB are available (the sim keeps every buffer in host memory): lower -e or "
+                    "--ranks\n", (unsigned long long)o->max_bytes, cfg->ranks, need >> 20, avail >> 20);
+    return 1;
+}
+
+/* What the run's report adds to the output; the exit status. */
+static int finish(bench_out *b, const mgpu_rt_report *rep, const mgpu_topo *machine, int ranks)
+{
+    const mgpu_collbench_options *o = b->o;
+    double avg = b->bw_count ? b->bw_sum / b->bw_count : 0;
+    int rc = 0;
+    if (b->json) {
+        json_object_set_new(b->doc, "rows", b->rows);
+        b->rows = NULL;
+        json_object_set_new(b->doc, "avg_bus_bw", json_real(avg));
+        json_object_set_new(b->doc, "wrong_checks", json_integer(b->wrong_checks));
+        json_object_set_new(b->doc, "report", json_pack("{s:b, s:i, s:s, s:s, s:f}", "ok", rep->ok, "failed_rank",
+                                                        rep->failed_rank, "reason", rep->reason, "analysis",
+                                                        rep->analysis, "wall_s", rep->wall_s));
+        if (o->predict) print_prediction(machine, b->coll, o, ranks, b->doc);
+        json_dumpf(b->doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        printf("\n");
+    } else if (b->header_done) {
+        char foot[256];
+        mgpu_collbench_format_footer(b->wrong_checks, avg, foot, sizeof foot);
+        fputs(foot, stdout);
+        if (o->predict) print_prediction(machine, b->coll, o, ranks, NULL);
+        printf("# Collective test concluded: %s_perf\n", b->coll->name);
+    }
+    if (!rep->ok) {
+        fprintf(stderr, "mgpulab bench: the run failed: %s\n", rep->reason[0] ? rep->reason : "(no reason given)");
+        if (rep->analysis[0]) fprintf(stderr, "mgpulab bench: flight recorder: %s\n", rep->analysis);
+        rc = 1;
+    } else if (!b->summary_seen) {
+        fprintf(stderr, "mgpulab bench: rank 0 ended without its summary\n");
+        rc = 1;
+    }
+    if (b->wrong_checks) {
+        fprintf(stderr, "mgpulab bench: %ld check%s found wrong values\n", b->wrong_checks,
+                b->wrong_checks == 1 ? "" : "s");
+        rc = 1;
+    }
+    return rc;
+}
+
+/* The bench job on the workers, its rows printed as they come. */
+static int bench_run(const mgpu_cli_globals *g, const mgpu_collbench_options *o, const mgpu_collbench_coll *coll,
+                     const mgpu_rt_config *cfg, const mgpu_topo *machine)
+{
+    bench_out b = {.o = o, .coll = coll, .json = o->json || g->json, .fault = g->backend.fault};
+    if (b.json) {
+        b.rows = json_array();
+        b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
+        json_object_set_new(b.doc, "options", mgpu_collbench_params_json(coll, o));
+        if (b.fault && *b.fault) json_object_set_new(b.doc, "fault", json_string(b.fault));
+    }
+    json_t *params = mgpu_collbench_params_json(coll, o);
+    mgpu_rt_report rep;
+    memset(&rep, 0, sizeof rep);
+    mgpu_result r = mgpu_rt_run(cfg, "bench", params, on_msg, &b, &rep);
+    json_decref(params);
+    int rc = r != MGPU_OK ? mgpu_cli_error("bench") : finish(&b, &rep, machine, cfg->ranks);
+    json_decref(b.rows);
+    json_decref(b.doc);
+    return rc;
+}
+
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     mgpu_collbench_options o;
@@ -205,90 +283,16 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     mgpu_rt_config cfg = {.jobs = mgpu_jobs, .ranks = g->ranks, .backend = g->backend, .timeout_s = g->timeout_s};
     if (mgpu_launcher_parse(g->launcher ? g->launcher : "local", &cfg.launcher) != MGPU_OK)
         return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
-    /* The coordinator never touches CUDA; a sim backend it may open, to
-     * count the machine's GPUs, name it and ask its model. */
-    mgpu_backend *sim = NULL;
-    int sim_only = mgpu_backend_config_is_sim(&g->backend);
-    if (sim_only) {
-        mgpu_backend_config bc = g->backend;
-        bc.kind = MGPU_BACKEND_SIM;
-        if (mgpu_backend_open(&bc, &sim) != MGPU_OK) return mgpu_cli_error("bench");
-        if (cfg.ranks == 0) {
-            int n = 0;
-            if (mgpu_device_count(sim, &n) != MGPU_OK || n < 1) {
-                mgpu_backend_close(sim);
-                return mgpu_cli_error("bench");
-            }
-            cfg.ranks = n;
-        }
-        /* every rank's send and receive buffers are real host memory */
-        unsigned long long need = (unsigned long long)cfg.ranks * 2ull * (o.max_bytes + (4ull << 20));
-        unsigned long long avail = mgpu_host_available_bytes();
-        if (need > avail / 2) {
-            mgpu_backend_close(sim);
-            fprintf(stderr, "mgpulab bench: -e %llu on %d simulated ranks needs about %llu MiB of host memory; "
-                            "only %llu MiB are available (the sim keeps every buffer in host memory): lower -e or "
-                            "--ranks\n", (unsigned long long)o.max_bytes, cfg.ranks, need >> 20, avail >> 20);
-            return 1;
-        }
-    }
-    if (coll->rooted && cfg.ranks > 0 && o.root >= cfg.ranks) {
-        if (sim) mgpu_backend_close(sim);
-        return mgpu_cli_usage_error("bench", "-r %d: the root must be a rank, 0..%d", o.root, cfg.ranks - 1);
-    }
-    bench_out b = {.o = &o, .coll = coll, .json = o.json || g->json, .fault = g->backend.fault};
-    if (b.json) {
-        b.rows = json_array();
-        b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
-        json_object_set_new(b.doc, "options", mgpu_collbench_params_json(coll, &o));
-        if (b.fault && *b.fault) json_object_set_new(b.doc, "fault", json_string(b.fault));
-    }
-    json_t *params = mgpu_collbench_params_json(coll, &o);
-    mgpu_rt_report rep;
-    memset(&rep, 0, sizeof rep);
-    mgpu_result r = mgpu_rt_run(&cfg, "bench", params, on_msg, &b, &rep);
-    json_decref(params);
-    int rc = 0;
-    if (r != MGPU_OK) {
-        rc = mgpu_cli_error("bench");
-    } else {
-        double avg = b.bw_count ? b.bw_sum / b.bw_count : 0;
-        int ranks = cfg.ranks;
-        if (b.json) {
-            json_object_set_new(b.doc, "rows", b.rows);
-            b.rows = NULL;
-            json_object_set_new(b.doc, "avg_bus_bw", json_real(avg));
-            json_object_set_new(b.doc, "wrong_checks", json_integer(b.wrong_checks));
-            json_object_set_new(b.doc, "report", json_pack("{s:b, s:i, s:s, s:s, s:f}", "ok", rep.ok, "failed_rank",
-                                                           rep.failed_rank, "reason", rep.reason, "analysis",
-                                                           rep.analysis, "wall_s", rep.wall_s));
-            if (o.predict) print_prediction(sim, coll, &o, ranks, b.doc);
-            json_dumpf(b.doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-            printf("\n");
-        } else if (b.header_done) {
-            char foot[256];
-            mgpu_collbench_format_footer(b.wrong_checks, avg, foot, sizeof foot);
-            fputs(foot, stdout);
-            if (o.predict) print_prediction(sim, coll, &o, ranks, NULL);
-            printf("# Collective test concluded: %s_perf\n", coll->name);
-        }
-        if (!rep.ok) {
-            fprintf(stderr, "mgpulab bench: the run failed: %s\n", rep.reason[0] ? rep.reason : "(no reason given)");
-            if (rep.analysis[0]) fprintf(stderr, "mgpulab bench: flight recorder: %s\n", rep.analysis);
-            rc = 1;
-        } else if (!b.summary_seen) {
-            fprintf(stderr, "mgpulab bench: rank 0 ended without its summary\n");
-            rc = 1;
-        }
-        if (b.wrong_checks) {
-            fprintf(stderr, "mgpulab bench: %ld check%s found wrong values\n", b.wrong_checks,
-                    b.wrong_checks == 1 ? "" : "s");
-            rc = 1;
-        }
-    }
-    json_decref(b.rows);
-    json_decref(b.doc);
-    if (sim) mgpu_backend_close(sim);
+    /* The coordinator never opens a device backend: on the sim it asks the
+     * machine's model (GPU count, name, --predict) instead. */
+    mgpu_topo *machine = NULL;
+    if (mgpu_backend_config_is_sim(&g->backend) && mgpu_backend_config_sim_topo(&g->backend, &machine) != MGPU_OK)
+        return mgpu_cli_error("bench");
+    int rc = machine ? sim_run_fits(machine, &o, &cfg) : 0;
+    if (!rc && coll->rooted && cfg.ranks > 0 && o.root >= cfg.ranks)
+        rc = mgpu_cli_usage_error("bench", "-r %d: the root must be a rank, 0..%d", o.root, cfg.ranks - 1);
+    if (!rc) rc = bench_run(g, &o, coll, &cfg, machine);
+    mgpu_topo_free(machine);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 /* cmd_lab_common.c - the catalog, run environment and verdict printing that
  * the headless lab commands share (cmd_lab.h). */
 #include "cmd_lab.h"
+#include "mgpu/topo.h"
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -184,21 +185,17 @@ void lab_cli_env(const mgpu_cli_globals *g, lab_cli_out *out, mgpu_lab_env *env)
 
 void lab_cli_banner(const mgpu_cli_globals *g, FILE *f)
 {
-    /* only the sim is opened here: the coordinator never touches CUDA */
-    int sim = mgpu_backend_config_is_sim(&g->backend);
-    if (!sim) return;
-    mgpu_backend *be = NULL;
-    mgpu_backend_config bc = g->backend;
-    bc.kind = MGPU_BACKEND_SIM;
-    if (mgpu_backend_open(&bc, &be) != MGPU_OK) {
+    /* the coordinator never opens a device backend: the sim's machine is
+     * named by its model, in the words of mgpu_backend_describe */
+    if (!mgpu_backend_config_is_sim(&g->backend)) return;
+    mgpu_topo *t = NULL;
+    if (mgpu_backend_config_sim_topo(&g->backend, &t) != MGPU_OK) {
         fprintf(f, "# SIMULATED machine %s\n", g->backend.machine ? g->backend.machine : "dgx-h100");
         mgpu_error_clear();
         return;
     }
-    char line[512];
-    mgpu_backend_describe(be, line, sizeof line);
-    fprintf(f, "# %s\n", line);
-    mgpu_backend_close(be);
+    fprintf(f, "# SIMULATED machine %s (sim backend requested)\n", mgpu_topo_machine_name(t));
+    mgpu_topo_free(t);
 }
 
 /*--- Verdicts -------------------------------------------------------------------*/

@@ -82,11 +82,24 @@ static void sim_close(mgpu_backend *be)
     be->impl = NULL;
 }
 
-static mgpu_result sim_open(mgpu_backend *be, const mgpu_backend_config *cfg)
+mgpu_result mgpu_backend_config_sim_topo(const mgpu_backend_config *cfg, mgpu_topo **out)
 {
     const char *machine = cfg && cfg->machine ? cfg->machine : "dgx-h100";
-    MGPU_CHECK(mgpu_topo_open_machine(machine, &be->topo));
-    if (cfg && cfg->fault && *cfg->fault) MGPU_CHECK(mgpu_topo_apply_faults(be->topo, cfg->fault));
+    *out = NULL;
+    mgpu_topo *t = NULL;
+    MGPU_CHECK(mgpu_topo_open_machine(machine, &t));
+    mgpu_result r = cfg && cfg->fault && *cfg->fault ? mgpu_topo_apply_faults(t, cfg->fault) : MGPU_OK;
+    if (r != MGPU_OK) {
+        mgpu_topo_free(t);
+        return r;
+    }
+    *out = t;
+    return MGPU_OK;
+}
+
+static mgpu_result sim_open(mgpu_backend *be, const mgpu_backend_config *cfg)
+{
+    MGPU_CHECK(mgpu_backend_config_sim_topo(cfg, &be->topo));
     int host;
     MGPU_CHECK(sim_host_from_env(be->topo, &host));
 

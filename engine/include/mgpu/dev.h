@@ -65,9 +65,14 @@ int mgpu_driver_gpu_count(void);
 /* 1 when opening `cfg` will give the sim without touching CUDA: --backend
  * sim, or auto with --machine/--fault, without the cuda backend built in,
  * or with no GPU listed by the driver (mgpu_backend_open's own rule). The
- * coordinator uses it to open the sim's model itself (rank count, banner,
- * --predict) where the workers will run on the sim. */
+ * coordinator uses it to ask the sim's machine (below) where the workers
+ * will run on the sim. */
 int mgpu_backend_config_is_sim(const mgpu_backend_config *cfg);
+/* The machine a sim backend of this config models - its --machine preset or
+ * XML (default dgx-h100) with its --fault list applied - without opening a
+ * backend: what a coordinator asks (rank count, banner, --predict), since
+ * it never opens one. Free it with mgpu_topo_free. */
+mgpu_result mgpu_backend_config_sim_topo(const mgpu_backend_config *cfg, mgpu_topo **out);
 mgpu_result mgpu_backend_kind_parse(const char *text, mgpu_backend_kind *out);
 /* "auto", "cuda" or "sim" (an out-of-range kind reads "auto"). */
 const char *mgpu_backend_kind_name(mgpu_backend_kind kind);
