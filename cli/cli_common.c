@@ -25,14 +25,33 @@ int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...)
     return 2;
 }
 
+void mgpu_cli_print_usage(const mgpu_cmd *cmd, FILE *f)
+{
+    fputs(cmd->usage, f);
+    if (!cmd->options) return;
+    fputs("Options:\n", f);
+    mgpu_opts_print_help(f, cmd->options);
+    if (cmd->epilog) fputs(cmd->epilog, f);
+}
+
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(cmd->usage, stdout);
+            mgpu_cli_print_usage(cmd, stdout);
             return 1;
         }
+        if (strcmp(argv[i], "--list-options") == 0) {
+            mgpu_opts_print_list(stdout, cmd->options);
+            return 1;
+        }
+    }
     return 0;
+}
+
+int mgpu_cli_parse(const mgpu_cmd *cmd, int argc, char **argv, mgpu_opt_args *args)
+{
+    return mgpu_opts_parse(cmd->name, cmd->options, argc, argv, 0, args);
 }
 
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "mgpu/dev.h"
 #include "mgpu/lang.h"
+#include "options.h"
 
 typedef struct mgpu_cli_globals {
     mgpu_backend_config backend;  /* --backend, --machine, --fault */
@@ -24,7 +25,12 @@ typedef struct mgpu_cli_globals {
 typedef struct mgpu_cmd {
     const char *name;
     const char *summary;          /* one line for `mgpulab --help` */
-    const char *usage;            /* full `--help` text of the command */
+    const char *usage;            /* `--help`'s text; with options, the part before them */
+    /* The command's options (options.h), or NULL for a command that still
+     * parses its own: --help prints usage, "Options:", their lines from
+     * this table, then epilog; --list-options lists them for completion. */
+    const mgpu_opt *options;
+    const char *epilog;           /* --help's text after the options (examples, exit status) */
     /* Returns the process exit status: 0 only on success. */
     int (*run)(const mgpu_cli_globals *g, int argc, char **argv);
 } mgpu_cmd;
@@ -38,8 +44,14 @@ int mgpu_cli_error(const char *cmd);
 int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Text escaped for HTML or XML element content and attribute values. */
 void mgpu_cli_markup_text(FILE *f, const char *s);
-/* 1 when argv has --help / -h; prints the command's usage to stdout. */
+/* 1 when argv has --help / -h (prints the command's usage to stdout) or
+ * --list-options (prints its options for shell completion, options.h). */
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv);
+/* Parse a command's argv against its options table (mgpu_opts_parse):
+ * 0, or 2 with the usage error printed. Free args with mgpu_opts_free. */
+int mgpu_cli_parse(const mgpu_cmd *cmd, int argc, char **argv, mgpu_opt_args *args);
+/* The command's usage as --help prints it. */
+void mgpu_cli_print_usage(const mgpu_cmd *cmd, FILE *f);
 
 /*--- The learner's language (cli_strings_ko.c; mgpu/lang.h) --------------*/
 
