@@ -24,19 +24,10 @@ static const char usage[] =
     "the samples is reported. Every copy's destination is verified against its source.\n"
     "Testcases that need more GPUs, or peer access, than the machine has are waived.\n"
     "\n"
-    "Options (nvbandwidth's names):\n"
-    "  -b, --bufferSize N      buffer size per copy in MiB (default 512); a size with a\n"
-    "                          suffix (64M, 1G; powers of 1024) is taken as written\n"
-    "      --loopCount N       copies per sample between the timing events (default 16)\n"
-    "  -i, --testSamples N     timed samples per measurement (default 3); also --samples\n"
-    "  -m, --useMean           report the mean of the samples instead of the median;\n"
-    "                          also --mean\n"
-    "  -t, --testcase NAME     run this testcase (name, index or prefix); repeatable;\n"
-    "                          names and prefixes may also stand alone\n"
-    "  -p, --testcasePrefixes P  run every testcase whose name starts with P\n"
-    "  -s, --skipVerification  do not check the copied data\n"
-    "  -l, --list              list the testcases with their descriptions\n"
-    "  -j, --json              print one JSON object instead of text\n"
+    "Options have nvbandwidth's names.\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Examples:\n"
     "  mgpulab copy host_to_device_memcpy_ce device_to_host_memcpy_ce\n"
@@ -89,64 +80,58 @@ static mgpu_result parse_buffer(const char *text, uint64_t *out)
     return MGPU_OK;
 }
 
+static mgpu_result buffer_value(const char *text, mgpu_opt_value *v)
+{
+    return parse_buffer(text, &v->size);
+}
+
+enum { O_BUFFER, O_LOOPS, O_SAMPLES, O_MEAN, O_TESTCASE, O_PREFIX, O_SKIP, O_LIST, O_JSON };
+static const mgpu_opt options[] = {
+    [O_BUFFER] = {.name = "--bufferSize", .short_name = 'b', .kind = MGPU_OPT_SIZE, .value_name = "N",
+                  .parse = buffer_value,
+                  .help = "buffer size per copy in MiB (default 512); a size with a\nsuffix (64M, 1G; powers of 1024) is taken as written"},
+    [O_LOOPS] = {.name = "--loopCount", .kind = MGPU_OPT_INT, .min = 1, .max = 1000000,
+                 .help = "copies per sample between the timing events (default 16)"},
+    [O_SAMPLES] = {.name = "--testSamples", .short_name = 'i', .alias = "--samples", .kind = MGPU_OPT_INT, .min = 1,
+                   .max = 1000, .help = "timed samples per measurement (default 3)"},
+    [O_MEAN] = {.name = "--useMean", .short_name = 'm', .alias = "--mean",
+                .help = "report the mean of the samples instead of the median"},
+    [O_TESTCASE] = {.name = "--testcase", .short_name = 't', .kind = MGPU_OPT_STRING, .value_name = "NAME",
+                    .flags = MGPU_OPT_REPEAT,
+                    .help = "run this testcase (name, index or prefix); repeatable;\nnames and prefixes may also stand alone"},
+    [O_PREFIX] = {.name = "--testcasePrefixes", .short_name = 'p', .kind = MGPU_OPT_STRING, .value_name = "P",
+                  .flags = MGPU_OPT_REPEAT, .help = "run every testcase whose name starts with P; repeatable"},
+    [O_SKIP] = {.name = "--skipVerification", .short_name = 's', .help = "do not check the copied data"},
+    [O_LIST] = {.name = "--list", .short_name = 'l', .help = "list the testcases with their descriptions"},
+    [O_JSON] = {.name = "--json", .short_name = 'j', .help = "print one JSON object instead of text"},
+    MGPU_OPT_END,
+};
+
 static int parse_args(int argc, char **argv, copy_args *a)
 {
     mgpu_copy_options_default(&a->opt);
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *val = NULL;
-        /* options that take a value: "--opt V", "--opt=V", "-b V" */
-        static const struct { const char *shortn, *longn; int id; } withv[] = {
-            {"-b", "--bufferSize", 'b'}, {NULL, "--loopCount", 'L'}, {"-i", "--testSamples", 'i'},
-            {NULL, "--samples", 'i'},    {"-t", "--testcase", 't'},  {"-p", "--testcasePrefixes", 't'},
-        };
-        int id = 0;
-        for (size_t k = 0; k < sizeof withv / sizeof withv[0] && !id; k++) {
-            size_t ln = strlen(withv[k].longn);
-            if ((withv[k].shortn && strcmp(s, withv[k].shortn) == 0) || strcmp(s, withv[k].longn) == 0) {
-                if (i + 1 >= argc) return mgpu_cli_usage_error("copy", "%s needs a value", s);
-                id = withv[k].id;
-                val = argv[++i];
-            } else if (strncmp(s, withv[k].longn, ln) == 0 && s[ln] == '=') {
-                id = withv[k].id;
-                val = s + ln + 1;
-            }
-        }
-        long long n = 0;
-        switch (id) {
-        case 'b':
-            if (parse_buffer(val, &a->opt.buffer_bytes) != MGPU_OK)
-                return mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
-            a->set_buffer = 1;
-            continue;
-        case 'L':
-            if (mgpu_parse_count(val, "--loopCount", 1, 1000000, &n) != MGPU_OK)
-                return mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
-            a->opt.loop_count = (uint64_t)n;
-            a->set_loops = 1;
-            continue;
-        case 'i':
-            if (mgpu_parse_count(val, "--testSamples", 1, 1000, &n) != MGPU_OK)
-                return mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
-            a->opt.samples = (unsigned)n;
-            a->set_samples = 1;
-            continue;
-        case 't':
-            if (mgpu_copy_case_select(val, a->sel, MAX_SELECTED, &a->nsel) != MGPU_OK)
-                return mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
-            continue;
-        default: break;
-        }
-        if (!strcmp(s, "-m") || !strcmp(s, "--useMean") || !strcmp(s, "--mean")) a->opt.use_mean = 1;
-        else if (!strcmp(s, "-s") || !strcmp(s, "--skipVerification")) a->opt.skip_verify = 1;
-        else if (!strcmp(s, "-l") || !strcmp(s, "--list")) a->list = 1;
-        else if (!strcmp(s, "-j") || !strcmp(s, "--json")) a->json = 1;
-        else if (s[0] == '-') return mgpu_cli_usage_error("copy", "unknown option '%s'", s);
-        else if (all_digits(s)) /* an index alone is too easy to mistake for an option's value */
-            return mgpu_cli_usage_error("copy", "'%s': select a testcase by index with -t %s", s, s);
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("copy", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    if (o.v[O_BUFFER].count) a->opt.buffer_bytes = o.v[O_BUFFER].size, a->set_buffer = 1;
+    if (o.v[O_LOOPS].count) a->opt.loop_count = (uint64_t)o.v[O_LOOPS].i, a->set_loops = 1;
+    if (o.v[O_SAMPLES].count) a->opt.samples = (unsigned)o.v[O_SAMPLES].i, a->set_samples = 1;
+    a->opt.use_mean = o.v[O_MEAN].count > 0;
+    a->opt.skip_verify = o.v[O_SKIP].count > 0;
+    a->list = o.v[O_LIST].count > 0;
+    a->json = o.v[O_JSON].count > 0;
+    /* testcases in the order given, by -t/-p and standing alone */
+    for (int k = 0; k < o.order_len && !rc; k++) {
+        const char *s;
+        int id = mgpu_opts_at(&o, k, &s);
+        if (id != -1 && id != O_TESTCASE && id != O_PREFIX) continue;
+        if (id == -1 && all_digits(s)) /* an index alone is too easy to mistake for an option's value */
+            rc = mgpu_cli_usage_error("copy", "'%s': select a testcase by index with -t %s", s, s);
         else if (mgpu_copy_case_select(s, a->sel, MAX_SELECTED, &a->nsel) != MGPU_OK)
-            return mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
+            rc = mgpu_cli_usage_error("copy", "%s", mgpu_error_message());
     }
-    return 0;
+    mgpu_opts_free(&o);
+    return rc;
 }
 
 static void list_cases(void)
@@ -349,5 +334,7 @@ const mgpu_cmd mgpu_cmd_copy = {
     .name = "copy",
     .summary = "copy bandwidth and latency (nvbandwidth's testcases and method)",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };
