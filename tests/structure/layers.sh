@@ -57,11 +57,12 @@ def folder(path):
         return parts[0]
     return None
 
-# The objects the build compiled, with their sources.
+# The objects the build compiled for the program, with their sources (the
+# top directory's targets: tests compile some cli/ files again, elsewhere).
 objs = {}
 for e in json.load(open(os.path.join(build, 'compile_commands.json'))):
     f = os.path.realpath(e['file'])
-    if folder(f) is None:
+    if folder(f) is None or os.path.realpath(e['directory']) != build:
         continue
     args = shlex.split(e['command'])
     if '-o' not in args:
