@@ -218,16 +218,33 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
     free_layout(&L);
 }
 
+/* NCCL's word for each collective in its tuner line ("AllReduce: opCount
+ * ..."), NULL where NCCL prints none (point-to-point, alltoall as grouped
+ * sends, the barrier). Every collective has an entry, in any order: one
+ * added to mgpu_coll without a line here fails the build, where a switch's
+ * default silently dropped its INFO line. */
+static const struct {
+    mgpu_coll op;
+    const char *word;
+} coll_words[] = {
+    {MGPU_COLL_ALL_REDUCE, "AllReduce"},
+    {MGPU_COLL_ALL_GATHER, "AllGather"},
+    {MGPU_COLL_REDUCE_SCATTER, "ReduceScatter"},
+    {MGPU_COLL_BROADCAST, "Broadcast"},
+    {MGPU_COLL_REDUCE, "Reduce"},
+    {MGPU_COLL_ALLTOALL, NULL},
+    {MGPU_COLL_SEND, NULL},
+    {MGPU_COLL_RECV, NULL},
+    {MGPU_COLL_BARRIER, NULL},
+};
+_Static_assert(sizeof coll_words / sizeof coll_words[0] == MGPU_COLL_COUNT,
+               "every mgpu_coll needs a line in coll_words: its word in NCCL's tuner line, or NULL for none");
+
 static const char *coll_word(mgpu_coll op)
 {
-    switch (op) {
-    case MGPU_COLL_ALL_REDUCE: return "AllReduce";
-    case MGPU_COLL_ALL_GATHER: return "AllGather";
-    case MGPU_COLL_REDUCE_SCATTER: return "ReduceScatter";
-    case MGPU_COLL_BROADCAST: return "Broadcast";
-    case MGPU_COLL_REDUCE: return "Reduce";
-    default: return NULL; /* point-to-point and barriers: no tuner line */
-    }
+    for (size_t i = 0; i < sizeof coll_words / sizeof coll_words[0]; i++)
+        if (coll_words[i].op == op) return coll_words[i].word;
+    return NULL;
 }
 
 void sim_log_collective(mgpu_comm *c, sim_comm *sc, mgpu_coll op, size_t bytes, const mgpu_coll_prediction *p)
