@@ -10,14 +10,21 @@ static const char usage[] =
     "The next hint for the first step of LAB you have not passed (or step N: its number\n"
     "or id). Asking again shows the next hint, cycling through them; the hints taken are\n"
     "counted in your progress. The last hint stops short of the code.\n"
-    "\n"
-    "Options:\n"
-    "  --solution   show the reference solution of the step's exercise instead: a line\n"
-    "               saying what it is, then the file. Your progress records that you\n"
-    "               saw it (\"solution_shown\"), and `mgpulab report` shows it.\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Exit status: 0, 1 when the solution cannot be read or the record not saved, or 2\n"
     "for an unknown lab or step.\n";
+
+enum { O_STEP, O_SOLUTION };
+static const mgpu_opt options[] = {
+    [O_STEP] = {.name = "--step", .short_name = 's', .kind = MGPU_OPT_STRING, .value_name = "N",
+                .help = "this step (number from 1, or the step's id) instead\nof the first one not passed"},
+    [O_SOLUTION] = {.name = "--solution",
+                    .help = "show the reference solution of the step's exercise\ninstead: a line saying what it is, then the file. Your\nprogress records that you saw it (\"solution_shown\"),\nand `mgpulab report` shows it."},
+    MGPU_OPT_END,
+};
 
 /* The step's reference solution, after a line that says what it is and
  * that progress keeps the asking. */
@@ -54,18 +61,14 @@ static int show_solution(mgpu_lab_catalog *cat, int lab, int step)
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     (void)g;
-    const char *name = NULL, *step_arg = NULL;
-    int solution = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--solution") == 0) solution = 1;
-        else if (strcmp(argv[i], "--step") == 0 || strcmp(argv[i], "-s") == 0) {
-            if (i + 1 >= argc) return mgpu_cli_usage_error("hint", "--step needs a value");
-            step_arg = argv[++i];
-        } else if (strncmp(argv[i], "--step=", 7) == 0) step_arg = argv[i] + 7;
-        else if (argv[i][0] == '-') return mgpu_cli_usage_error("hint", "unknown option '%s'", argv[i]);
-        else if (!name) name = argv[i];
-        else return mgpu_cli_usage_error("hint", "unexpected argument '%s'", argv[i]);
-    }
+    mgpu_opt_args o;
+    int orc = mgpu_opts_parse("hint", options, argc, argv, 0, &o);
+    if (orc) return orc;
+    const char *name = o.noperands ? o.operands[0] : NULL, *step_arg = o.v[O_STEP].text;
+    int solution = o.v[O_SOLUTION].count > 0;
+    if (o.noperands > 1) orc = mgpu_cli_usage_error("hint", "unexpected argument '%s'", o.operands[1]);
+    mgpu_opts_free(&o);
+    if (orc) return orc;
     if (!name) return mgpu_cli_usage_error("hint", "which lab? give LAB");
     mgpu_lab_catalog *cat = lab_cli_open("hint");
     if (!cat) return 1;
@@ -114,5 +117,7 @@ const mgpu_cmd mgpu_cmd_hint = {
     .name = "hint",
     .summary = "the next hint for a lab's step (--solution: its reference solution)",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

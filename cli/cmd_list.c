@@ -10,12 +10,17 @@ static const char usage[] =
     "passed and the backends each runs on. A lab that does not load is listed with its\n"
     "error; the others are usable. Progress is read from $XDG_STATE_HOME/mgpulab\n"
     "(default ~/.local/state/mgpulab).\n"
-    "\n"
-    "Options:\n"
-    "  --json   one JSON object: {labs: [{id, number, title, summary, backends, passed,\n"
-    "           steps: [{id, title, state, exercise, ...}], load_error}], progress_file}\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Exit status: 0, or 1 when no labs directory was found, 2 for bad options.\n";
+
+static const mgpu_opt options[] = {
+    {.name = "--json", .short_name = 'j',
+     .help = "one JSON object: {labs: [{id, number, title, summary,\nbackends, passed, steps: [{id, title, state, exercise,\n...}], load_error}], progress_file}"},
+    MGPU_OPT_END,
+};
 
 static json_t *lab_json(const mgpu_lab_info *l)
 {
@@ -53,11 +58,13 @@ static json_t *lab_json(const mgpu_lab_info *l)
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    int json = g->json;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) json = 1;
-        else return mgpu_cli_usage_error("list", "unexpected argument '%s'", argv[i]);
-    }
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("list", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    int json = g->json || o.v[0].count;
+    if (o.noperands) rc = mgpu_cli_usage_error("list", "unexpected argument '%s'", o.operands[0]);
+    mgpu_opts_free(&o);
+    if (rc) return rc;
     mgpu_lab_catalog *cat = lab_cli_open("list");
     if (!cat) return 1;
     int n = mgpu_lab_count(cat);
@@ -104,5 +111,7 @@ const mgpu_cmd mgpu_cmd_list = {
     .name = "list",
     .summary = "the labs and your progress",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

@@ -10,14 +10,24 @@ static const char usage[] =
     "copy is kept as FILE.bak beside it) and forget the lab's progress: states, times,\n"
     "answers and measurements. LAB is a number (2), an id (02-allreduce) or a name\n"
     "(allreduce).\n"
+    "\n";
+
+static const char epilog[] =
+    "(none)\n"
     "\n"
     "Exit status: 0 when done, 1 when a file could not be written, 2 for an unknown lab.\n";
+
+static const mgpu_opt options[] = {MGPU_OPT_END};
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     (void)g;
-    if (argc != 2 || argv[1][0] == '-')
-        return mgpu_cli_usage_error("reset", argc < 2 ? "which lab? give LAB" : "give exactly one LAB");
+    mgpu_opt_args o;
+    int orc = mgpu_opts_parse("reset", options, argc, argv, 0, &o);
+    int nlabs = o.noperands;
+    mgpu_opts_free(&o);
+    if (orc) return orc;
+    if (nlabs != 1) return mgpu_cli_usage_error("reset", nlabs == 0 ? "which lab? give LAB" : "give exactly one LAB");
     mgpu_lab_catalog *cat = lab_cli_open("reset");
     if (!cat) return 1;
     int lab = lab_cli_find("reset", cat, argv[1]);
@@ -41,5 +51,7 @@ const mgpu_cmd mgpu_cmd_reset = {
     .name = "reset",
     .summary = "put a lab's exercises back and forget its progress",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

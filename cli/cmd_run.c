@@ -16,14 +16,10 @@ static const char usage[] =
     "\"saw:\", \"wanted:\" and \"where:\" lines; a lab error adds the Lua traceback.\n"
     "Exercises are the files in your workspace ($XDG_STATE_HOME/mgpulab/work/LAB/);\n"
     "progress is saved after every step.\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
-    "Options:\n"
-    "  --step N, -s N        only this step (number from 1, or the step's id)\n"
-    "  --answer ID=VALUE     answer a step's question before running (repeatable); the\n"
-    "                        answer is saved and the check reads it\n"
-    "  --text                print each step's text (Markdown) before running it\n"
-    "  --json                one JSON object: {lab, steps: [{state, message, saw, wanted,\n"
-    "                        where, traceback, seconds, measurements, logs, results}], ok}\n"
     "Global options that matter here: --backend, --machine, --fault, --launcher, --ranks\n"
     "(override the lab's choice), --timeout. Ctrl-C cancels the running step.\n"
     "\n"
@@ -42,30 +38,42 @@ typedef struct run_args {
     int nanswers, text, json;
 } run_args;
 
+static mgpu_result answer_value(const char *text, mgpu_opt_value *v)
+{
+    (void)v;
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text) return mgpu_fail(MGPU_ERR_INVALID, "--answer '%s': write ID=VALUE", text);
+    return MGPU_OK;
+}
+
+enum { O_STEP, O_ANSWER, O_TEXT, O_JSON };
+static const mgpu_opt options[] = {
+    [O_STEP] = {.name = "--step", .short_name = 's', .kind = MGPU_OPT_STRING, .value_name = "N",
+                .help = "only this step (number from 1, or the step's id)"},
+    [O_ANSWER] = {.name = "--answer", .kind = MGPU_OPT_STRING, .value_name = "ID=VALUE", .flags = MGPU_OPT_REPEAT,
+                  .parse = answer_value,
+                  .help = "answer a step's question before running (repeatable);\nthe answer is saved and the check reads it"},
+    [O_TEXT] = {.name = "--text", .help = "print each step's text (Markdown) before running it"},
+    [O_JSON] = {.name = "--json", .short_name = 'j',
+                .help = "one JSON object: {lab, steps: [{state, message, saw,\nwanted, where, traceback, seconds, measurements, logs,\nresults}], ok}"},
+    MGPU_OPT_END,
+};
+
 static int parse(int argc, char **argv, run_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *val = NULL;
-        int is_step = strcmp(s, "--step") == 0 || strcmp(s, "-s") == 0, is_ans = strcmp(s, "--answer") == 0;
-        if (strncmp(s, "--step=", 7) == 0) val = s + 7, is_step = 1;
-        else if (strncmp(s, "--answer=", 9) == 0) val = s + 9, is_ans = 1;
-        else if (is_step || is_ans) {
-            if (i + 1 >= argc) return mgpu_cli_usage_error("run", "%s needs a value", s);
-            val = argv[++i];
-        }
-        if (is_step) a->step = val;
-        else if (is_ans) {
-            const char *eq = strchr(val, '=');
-            if (!eq || eq == val) return mgpu_cli_usage_error("run", "--answer '%s': write ID=VALUE", val);
-            a->answers[a->nanswers++] = val;
-        } else if (strcmp(s, "--text") == 0) a->text = 1;
-        else if (strcmp(s, "--json") == 0 || strcmp(s, "-j") == 0) a->json = 1;
-        else if (s[0] == '-') return mgpu_cli_usage_error("run", "unknown option '%s'", s);
-        else if (!a->lab) a->lab = s;
-        else return mgpu_cli_usage_error("run", "unexpected argument '%s' (one LAB at a time; --step N for a step)", s);
-    }
-    if (!a->lab) return mgpu_cli_usage_error("run", "which lab? give LAB (`mgpulab list` shows them)");
-    return 0;
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("run", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    a->step = o.v[O_STEP].text;
+    for (int k = 0; k < o.v[O_ANSWER].count; k++) a->answers[a->nanswers++] = o.v[O_ANSWER].texts[k];
+    a->text |= o.v[O_TEXT].count > 0;
+    a->json |= o.v[O_JSON].count > 0;
+    if (o.noperands > 1)
+        rc = mgpu_cli_usage_error("run", "unexpected argument '%s' (one LAB at a time; --step N for a step)", o.operands[1]);
+    else if (o.noperands == 0) rc = mgpu_cli_usage_error("run", "which lab? give LAB (`mgpulab list` shows them)");
+    else a->lab = o.operands[0];
+    mgpu_opts_free(&o);
+    return rc;
 }
 
 /* Save each --answer on its step: the given --step, else the step that asks it. */
@@ -193,5 +201,7 @@ const mgpu_cmd mgpu_cmd_run = {
     .name = "run",
     .summary = "run a lab's steps and print the verdicts",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

@@ -16,14 +16,19 @@ static const char usage[] =
     "there (its answers may depend on the machine). Progress is saved as with\n"
     "`mgpulab run`. The run's log lines are not shown; `mgpulab run LAB --step N` shows\n"
     "them for one step.\n"
-    "\n"
-    "Options:\n"
-    "  --json   {labs: [...], steps: [{lab, step, id, title, state, message, machine,\n"
-    "           passed_on (when it passed elsewhere), ...}], passed, total, ok}\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Exit status: 0 only when every check passed and no step hit an error (a reading\n"
     "step's run that broke, or did not finish, counts too), 1 otherwise, 2 for an\n"
     "unknown lab or bad options.\n";
+
+static const mgpu_opt options[] = {
+    {.name = "--json", .short_name = 'j',
+     .help = "one JSON object: {labs: [...], steps: [{lab, step, id,\ntitle, state, message, machine, passed_on (when it\npassed elsewhere), ...}], passed, total, ok}"},
+    MGPU_OPT_END,
+};
 
 static void row(const char *lab, const char *step, const char *state, const char *msg)
 {
@@ -64,16 +69,14 @@ static void passed_elsewhere(const mgpu_lab_info *l, const char *passed_on, cons
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    int json = g->json, nnames = 0;
+    mgpu_opt_args o;
+    int orc = mgpu_opts_parse("verify", options, argc, argv, 0, &o);
+    if (orc) return orc;
+    int json = g->json || o.v[0].count, nnames = o.noperands;
     const char **names = calloc((size_t)argc + 1, sizeof *names);
+    for (int i = 0; names && i < nnames; i++) names[i] = o.operands[i];
+    mgpu_opts_free(&o);
     if (!names) return 1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) json = 1;
-        else if (argv[i][0] == '-') {
-            free(names);
-            return mgpu_cli_usage_error("verify", "unknown option '%s'", argv[i]);
-        } else names[nnames++] = argv[i];
-    }
     mgpu_lab_catalog *cat = lab_cli_open("verify");
     if (!cat) {
         free(names);
@@ -171,5 +174,7 @@ const mgpu_cmd mgpu_cmd_verify = {
     .name = "verify",
     .summary = "run every check, one row per step",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };
