@@ -24,18 +24,10 @@ static const char usage[] =
     "or tables the script returns) as \"[rank K] result {...}\". Scripts run sandboxed: no\n"
     "files, no programs, no bytecode; a time budget and a memory cap per rank. The API is\n"
     "described in docs/spmd.md; examples are in examples/spmd/. FILE may be - (stdin).\n"
-    "\n"
-    "Options:\n"
-    "  --time-limit SECONDS  the script's wall-clock budget on each rank (default: twice\n"
-    "                        --timeout, 120 s when that is not given, so the watchdog reports\n"
-    "                        a hung collective first); an endless loop is stopped then\n"
-    "  --mem-limit SIZE      Lua memory per rank, e.g. 64M (default 256M); when given, also\n"
-    "                        the most host memory a rank's buffers may hold: pinned ones,\n"
-    "                        and on sim every real tensor (phantom ones are not memory)\n"
-    "  --race                exit 1 when the race detector finds a race (it is on anyway)\n"
-    "  --no-race             turn the stream-ordering race detector off (docs/spmd.md#races);\n"
-    "                        it costs a few percent of a script that launches many small ops\n"
-    "  ARGS                  strings for the script, in mgpu.args\n"
+    "\n";
+
+static const char epilog[] =
+    "  ARGS                    strings for the script, in mgpu.args\n"
     "Global options that matter here: --ranks N (default 2 on sim, one per GPU on cuda),\n"
     "--launcher, --backend, --machine, --fault, --timeout (a collective that waits longer\n"
     "is aborted by the watchdog), --json, --trace FILE (record every rank's copies, fills,\n"
@@ -61,47 +53,34 @@ typedef struct spmd_args {
     int emulated_gpus; /* > 0: more ranks than this host's GPUs, so emulated nodes (the banner says why) */
 } spmd_args;
 
+enum { O_TIME_LIMIT, O_MEM_LIMIT, O_RACE, O_NO_RACE };
+static const mgpu_opt options[] = {
+    [O_TIME_LIMIT] = {.name = "--time-limit", .kind = MGPU_OPT_SECONDS, .max = 86400,
+                      .help = "the script's wall-clock budget on each rank (default:\ntwice --timeout, 120 s when that is not given, so the\nwatchdog reports a hung collective first); an endless\nloop is stopped then"},
+    [O_MEM_LIMIT] = {.name = "--mem-limit", .kind = MGPU_OPT_SIZE, .min = 1u << 20, .max = 64.0 * (1ull << 30),
+                     .help = "Lua memory per rank, e.g. 64M (default 256M); when given,\nalso the most host memory a rank's buffers may hold:\npinned ones, and on sim every real tensor (phantom ones\nare not memory)"},
+    [O_RACE] = {.name = "--race", .conflicts = "--no-race",
+                .help = "exit 1 when the race detector finds a race (it is on anyway)"},
+    [O_NO_RACE] = {.name = "--no-race",
+                   .help = "turn the stream-ordering race detector off\n(docs/spmd.md#races); it costs a few percent of a script\nthat launches many small ops"},
+    MGPU_OPT_END,
+};
+
 static int parse_args(int argc, char **argv, spmd_args *a)
 {
     a->args = calloc((size_t)argc + 1, sizeof *a->args);
     if (!a->args) return mgpu_cli_usage_error("spmd", "out of memory");
-    int rest = 0; /* after "--" everything is the script's */
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *val = NULL;
-        if (!rest && strcmp(s, "--") == 0) {
-            rest = 1;
-            continue;
-        }
-        int tl = !rest && strncmp(s, "--time-limit", 12) == 0 && (s[12] == '\0' || s[12] == '=');
-        int ml = !rest && strncmp(s, "--mem-limit", 11) == 0 && (s[11] == '\0' || s[11] == '=');
-        if (tl || ml) {
-            const char *eq = strchr(s, '=');
-            if (eq) val = eq + 1;
-            else if (i + 1 < argc) val = argv[++i];
-            else return mgpu_cli_usage_error("spmd", "%s needs a value", s);
-            if (tl && mgpu_parse_seconds(val, "--time-limit", 86400, &a->time_limit_s) != MGPU_OK)
-                return mgpu_cli_usage_error("spmd", "%s", mgpu_error_message());
-            if (ml && mgpu_parse_size(val, "--mem-limit", &a->mem_limit) != MGPU_OK)
-                return mgpu_cli_usage_error("spmd", "%s", mgpu_error_message());
-            if (ml && (a->mem_limit < (1u << 20) || a->mem_limit > (64ull << 30)))
-                return mgpu_cli_usage_error("spmd", "--mem-limit: '%s' must be between 1M and 64G", val);
-            continue;
-        }
-        if (!rest && (strcmp(s, "--race") == 0 || strcmp(s, "--no-race") == 0)) {
-            int want = s[2] == 'r' ? 1 : -1;
-            if (a->race && a->race != want) return mgpu_cli_usage_error("spmd", "--race and --no-race: give one");
-            a->race = want;
-            continue;
-        }
-        if (!rest && s[0] == '-' && s[1] != '\0') /* a typo must not become a script argument */
-            return mgpu_cli_usage_error("spmd", "unknown option '%s' (script arguments that start with '-' go after --)",
-                                        s);
-        if (!a->file) {
-            a->file = s;
-            continue;
-        }
-        a->args[a->nargs++] = s;
-    }
+    /* a typo must not become a script argument: after FILE, options are
+     * still options; the script's own go after "--" */
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("spmd", options, argc, argv, MGPU_OPTS_DASH_OPERANDS, &o);
+    if (rc) return rc;
+    a->time_limit_s = o.v[O_TIME_LIMIT].d;
+    a->mem_limit = o.v[O_MEM_LIMIT].size;
+    a->race = o.v[O_RACE].count ? 1 : o.v[O_NO_RACE].count ? -1 : 0;
+    if (o.noperands) a->file = o.operands[0];
+    for (int i = 1; i < o.noperands; i++) a->args[a->nargs++] = o.operands[i];
+    mgpu_opts_free(&o);
     if (!a->file) return mgpu_cli_usage_error("spmd", "which script? give FILE.lua");
     return 0;
 }
@@ -446,5 +425,7 @@ const mgpu_cmd mgpu_cmd_spmd = {
     .name = "spmd",
     .summary = "run an SPMD Lua script on N ranks",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

@@ -158,7 +158,8 @@ int mgpu_opts_parse_from(const char *cmd, const mgpu_opt *spec, int argc, char *
             k = find(spec, n, w, &val);
             if (k < 0 && !(flags & MGPU_OPTS_PASS_UNKNOWN)) {
                 mgpu_opts_free(args);
-                return usage_error(cmd, "unknown option '%s'", w);
+                return usage_error(cmd, "unknown option '%s'%s", w,
+                                   flags & MGPU_OPTS_DASH_OPERANDS ? " (arguments that start with '-' go after --)" : "");
             }
         }
         if (k < 0) {

@@ -83,6 +83,8 @@ typedef struct mgpu_opt_args {
 /* How mgpu_opts_parse treats words it does not know. */
 enum {
     MGPU_OPTS_PASS_UNKNOWN = 1 << 0, /* keep unknown options as operands (main.c's global options) */
+    MGPU_OPTS_DASH_OPERANDS = 1 << 1, /* operands that start with '-' are common (a script's arguments):
+                                         the unknown-option error says they go after "--" */
 };
 
 /* Parse argv[1..argc) against spec. 0 on success; on bad usage the message
