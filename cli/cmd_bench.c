@@ -110,10 +110,9 @@ static int row_from_json(json_t *j, mgpu_collbench_row *r)
     int t = mgpu_dtype_parse(type);
     if (t < 0) return -1;
     r->dtype = (mgpu_dtype)t;
-    static const char *const ops[] = {"sum", "prod", "max", "min", "avg"};
-    r->op = -1;
+    r->op = -1; /* "none": a collective without a reduction */
     for (int i = 0; i < MGPU_REDOP_COUNT; i++)
-        if (strcmp(op, ops[i]) == 0) r->op = i;
+        if (strcmp(op, mgpu_redop_name((mgpu_redop)i)) == 0) r->op = i;
     for (int k = 0; k < 2; k++) {
         json_t *w = json_object_get(h[k], "nwrong");
         if (!json_is_object(h[k]) || !json_is_number(json_object_get(h[k], "time"))) return -1;

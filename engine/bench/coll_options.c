@@ -75,8 +75,6 @@ const char *mgpu_collbench_type_name(mgpu_dtype t)
     return (unsigned)t < MGPU_DTYPE_COUNT ? names[t] : "?";
 }
 
-static const char *const op_names[] = {"sum", "prod", "max", "min", "avg"};
-
 static mgpu_result parse_op(const char *v, mgpu_collbench_options *o)
 {
     if (strcmp(v, "all") == 0) {
@@ -85,7 +83,7 @@ static mgpu_result parse_op(const char *v, mgpu_collbench_options *o)
         return MGPU_OK;
     }
     for (int i = 0; i < MGPU_REDOP_COUNT; i++)
-        if (strcmp(v, op_names[i]) == 0) {
+        if (strcmp(v, mgpu_redop_name((mgpu_redop)i)) == 0) {
             o->nops = 1;
             o->ops[0] = (mgpu_redop)i;
             return MGPU_OK;
@@ -302,7 +300,7 @@ void mgpu_collbench_format_row(const mgpu_collbench_row *r, char *buf, size_t le
 {
     int n = snprintf(buf, len, "%12llu  %12llu  %8s  %6s  %6d", (unsigned long long)r->bytes,
                      (unsigned long long)r->count, mgpu_collbench_type_name(r->dtype),
-                     r->op >= 0 && r->op < MGPU_REDOP_COUNT ? op_names[r->op] : "none", r->root);
+                     r->op >= 0 && r->op < MGPU_REDOP_COUNT ? mgpu_redop_name((mgpu_redop)r->op) : "none", r->root);
     if (n < 0 || (size_t)n >= len) return;
     int m = half(&r->oop, buf + n, len - (size_t)n);
     if (m < 0 || (size_t)(n + m) >= len) return;

@@ -11,19 +11,6 @@
 #include "sim_algos.h"
 #include "sim_comm.h"
 
-static const char *op_name(mgpu_coll op)
-{
-    static const char *const n[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                    "alltoall",   "send",       "recv",           "barrier"};
-    return (unsigned)op < MGPU_COLL_COUNT ? n[op] : "?";
-}
-
-static const char *dtype_str(mgpu_dtype t)
-{
-    static const char *const n[] = {"f32", "f16", "bf16", "i32"};
-    return (unsigned)t < MGPU_DTYPE_COUNT ? n[t] : "?";
-}
-
 /*--- Entering and leaving (abort safety) --------------------------------*/
 
 /* A call holds impl->busy while it runs, so an abort from another thread
@@ -74,8 +61,8 @@ static int same_call(const arrival *a, const arrival *b)
 
 static void describe(const arrival *a, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s #%llu with %llu %s", op_name((mgpu_coll)a->op), (unsigned long long)a->seq,
-             (unsigned long long)a->count, dtype_str((mgpu_dtype)a->dtype));
+    snprintf(buf, len, "%s #%llu with %llu %s", mgpu_coll_name((mgpu_coll)a->op), (unsigned long long)a->seq,
+             (unsigned long long)a->count, mgpu_dtype_name((mgpu_dtype)a->dtype));
 }
 
 static mgpu_result stream_times(mgpu_stream *s, double *ns)
@@ -94,7 +81,7 @@ static mgpu_result run_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_ar
     char what[64];
     uint64_t t0 = mgpu_now_ns(), seq = ++sc->coll_seq;
     sim_fault_crash_point(c, sc);
-    snprintf(what, sizeof what, "%s #%llu", op_name(a->op), (unsigned long long)seq);
+    snprintf(what, sizeof what, "%s #%llu", mgpu_coll_name(a->op), (unsigned long long)seq);
     sim_ctx x;
     sim_comm_ctx(c, sc, what, &x);
 
@@ -199,7 +186,7 @@ static mgpu_result check_align(const mgpu_coll_args *a)
     for (int i = 0; i < 2; i++)
         if (b[i] && (((uintptr_t)b[i]->ptr + off[i]) % es) != 0)
             return mgpu_fail(MGPU_ERR_INVALID, "%s: the %s buffer at offset %zu is not aligned to its %zu-byte %s "
-                             "elements", op_name(a->op), i ? "receive" : "send", off[i], es, dtype_str(a->dtype));
+                             "elements", mgpu_coll_name(a->op), i ? "receive" : "send", off[i], es, mgpu_dtype_name(a->dtype));
     return MGPU_OK;
 }
 
@@ -207,9 +194,9 @@ static mgpu_result sim_collective(mgpu_comm *c, const mgpu_coll_args *a, mgpu_st
 {
     if (!a) return mgpu_fail(MGPU_ERR_INVALID, "sim collective: no arguments");
     if (!s) s = c->stream;
-    if (!s) return mgpu_fail(MGPU_ERR_INVALID, "%s on '%s': no stream", op_name(a->op), c->name);
+    if (!s) return mgpu_fail(MGPU_ERR_INVALID, "%s on '%s': no stream", mgpu_coll_name(a->op), c->name);
     if ((unsigned)a->dtype >= MGPU_DTYPE_COUNT || (unsigned)a->redop >= MGPU_REDOP_COUNT)
-        return mgpu_fail(MGPU_ERR_INVALID, "%s: unknown dtype %d or reduction %d", op_name(a->op), (int)a->dtype,
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: unknown dtype %d or reduction %d", mgpu_coll_name(a->op), (int)a->dtype,
                          (int)a->redop);
     MGPU_CHECK(check_align(a));
     if (sim_group_depth() > 0) {

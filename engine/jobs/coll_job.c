@@ -111,8 +111,7 @@ static json_t *half_json(const mgpu_collbench_half *h)
 
 static const char *op_name(int op)
 {
-    static const char *const names[] = {"sum", "prod", "max", "min", "avg"};
-    return op >= 0 && op < MGPU_REDOP_COUNT ? names[op] : "none";
+    return op >= 0 && op < MGPU_REDOP_COUNT ? mgpu_redop_name((mgpu_redop)op) : "none";
 }
 
 typedef struct job_ctx {
