@@ -8,7 +8,6 @@
 #include "watch.h"
 #include <errno.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +16,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-const snap_lab *app_lab(const shell_app *a, int lab)
-{
-    return lab >= 0 && lab < a->snap.nlabs ? &a->snap.labs[lab] : NULL;
-}
-
-const snap_step *app_step(const shell_app *a, int lab, int step)
-{
-    const snap_lab *l = app_lab(a, lab);
-    return l && step >= 0 && step < l->nsteps ? &l->steps[step] : NULL;
-}
-
-void status_set(shell_app *a, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->status, sizeof a->status, fmt, ap);
-    va_end(ap);
-    text_trim_partial(a->status);
-    a->dirty = 1;
-}
 
 /* The catalog is the work thread's while a step runs. */
 static int catalog_free(shell_app *a, const char *what)
@@ -112,16 +90,6 @@ static void start_step(shell_app *a, int lab, int step, int check_only)
 }
 
 void act_run(shell_app *a, int lab, int step) { start_step(a, lab, step, 0); }
-
-/* After `step`: the first step not passed, else simply the next one. */
-int next_step_of(const shell_app *a, int lab, int step)
-{
-    const snap_lab *l = app_lab(a, lab);
-    if (!l || step + 1 >= l->nsteps) return -1;
-    for (int k = step + 1; k < l->nsteps; k++)
-        if (l->steps[k].state != MGPU_STEP_PASSED && l->steps[k].state != MGPU_STEP_READ) return k;
-    return step + 1;
-}
 
 void act_next(shell_app *a)
 {
@@ -210,7 +178,7 @@ void act_hint(shell_app *a)
     const char *h = mgpu_lab_hint(a->cat, a->lab_open, a->step_sel);
     if (!h) dialog_message(a, tr("Hint"), tr("This step has no hints."));
     else dialog_message(a, tr("Hint"), "%s", h);
-    work_refresh_snapshot(a);
+    app_refresh_snapshot(a);
 }
 
 /* The reference solution is its own action, never the last hint: asked for,
@@ -252,7 +220,7 @@ void act_solution(shell_app *a, int lab, int step)
              r == MGPU_OK ? tr("recorded in your progress") : tr("NOT recorded: the progress could not be saved"));
     dialog_text(a, title, text);
     free(text);
-    work_refresh_snapshot(a);
+    app_refresh_snapshot(a);
 }
 
 static void prompt_question(shell_app *a, int q)
@@ -300,7 +268,7 @@ void act_answer_next(shell_app *a)
         return;
     }
     int next = m->question + 1, nq = st->nquestions, lab = m->lab, step = m->step;
-    work_refresh_snapshot(a); /* st is stale from here on */
+    app_refresh_snapshot(a); /* st is stale from here on */
     if (next < nq) {
         prompt_question(a, next);
     } else {
@@ -322,7 +290,7 @@ void act_reset(shell_app *a)
     }
     char id[256];
     snprintf(id, sizeof id, "%s", l->id);
-    work_refresh_snapshot(a);
+    app_refresh_snapshot(a);
     watch_rebase(a->watch); /* the originals coming back are not a learner's save */
     if (a->verdict.lab == lab) a->verdict.valid = 0;
     status_set(a, tr("%s reset: exercises back to the originals (old copies kept as .bak), progress forgotten"), id);
@@ -334,6 +302,14 @@ void act_quit(shell_app *a)
     a->quit = 1;
 }
 
+/* y in a confirmation: what it asked about (dialog_confirm's action). */
+void act_confirmed(shell_app *a, confirm_action act, int lab, int step)
+{
+    if (act == CONFIRM_QUIT) act_quit(a);
+    else if (act == CONFIRM_SOLUTION) act_solution(a, lab, step);
+    else act_reset(a);
+}
+
 /* L: the other language. The lists, the step's text, its hints and
  * questions come back from the catalog in it (a step that runs now
  * finishes in the language it started in; its verdict says which). */
@@ -341,7 +317,7 @@ void act_lang(shell_app *a)
 {
     mgpu_lang to = mgpu_lang_get() == MGPU_LANG_KO ? MGPU_LANG_EN : MGPU_LANG_KO;
     mgpu_lang_set(to);
-    work_refresh_snapshot(a); /* a running step: when it ends (step_done takes a new one) */
+    app_refresh_snapshot(a); /* a running step: when it ends (step_done takes a new one) */
     a->text_lab = -1;         /* the step's text again, from the other file */
     status_set(a, "%s", tr("language: English (L: Korean)"));
 }

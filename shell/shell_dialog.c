@@ -127,7 +127,7 @@ void dialog_draw(shell_app *a)
  * first character typed replaces it, Backspace or ^U clear it, Right or
  * End keep it for editing at its end. Once edited, the keys are a
  * terminal's: Backspace drops one character, ^U clears the line. */
-static void prompt_key(shell_app *a, int ch)
+static void prompt_key(shell_app *a, int ch, dialog_outcome *out)
 {
     modal *m = &a->modal;
     if (m->input_old && ch != 27 && ch != '\n' && ch != '\r' && ch != KEY_ENTER && ch != KEY_RESIZE &&
@@ -145,7 +145,7 @@ static void prompt_key(shell_app *a, int ch)
         dialog_close(a);
         status_set(a, tr("answer not saved"));
     } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-        act_answer_next(a);
+        out->kind = DIALOG_ENTERED; /* the caller saves it (the dialog stays open for that) */
     } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
         /* drop one UTF-8 character: continuation bytes are 10xxxxxx */
         while (m->input_len > 0) {
@@ -162,21 +162,20 @@ static void prompt_key(shell_app *a, int ch)
     }
 }
 
-int dialog_key(shell_app *a, int ch)
+/* The dialog only says what the learner chose (out): acting on it is the
+ * caller's (shell_keys.c), so a dialog never calls the actions that open it. */
+int dialog_key(shell_app *a, int ch, dialog_outcome *out)
 {
     modal *m = &a->modal;
+    *out = (dialog_outcome){.kind = DIALOG_KEPT};
     if (m->kind == MODAL_NONE) return 0;
     a->dirty = 1;
     switch (m->kind) {
-    case MODAL_PROMPT: prompt_key(a, ch); break;
+    case MODAL_PROMPT: prompt_key(a, ch, out); break;
     case MODAL_CONFIRM:
         if (ch == 'y' || ch == 'Y') {
-            confirm_action act = m->action;
-            int lab = m->lab, step = m->step;
+            *out = (dialog_outcome){.kind = DIALOG_CONFIRMED, .action = m->action, .lab = m->lab, .step = m->step};
             dialog_close(a);
-            if (act == CONFIRM_QUIT) act_quit(a);
-            else if (act == CONFIRM_SOLUTION) act_solution(a, lab, step);
-            else act_reset(a);
         } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
             dialog_close(a);
         }

@@ -80,7 +80,12 @@ void keys_handle(shell_app *a, int ch)
         mouse_handle(a);
         return;
     }
-    if (dialog_key(a, ch)) return;
+    dialog_outcome d;
+    if (dialog_key(a, ch, &d)) {
+        if (d.kind == DIALOG_CONFIRMED) act_confirmed(a, d.action, d.lab, d.step);
+        else if (d.kind == DIALOG_ENTERED) act_answer_next(a);
+        return;
+    }
     int text_page = a->r_text.h > 4 ? a->r_text.h - 3 : 1;
     switch (ch) {
     case 'q':

@@ -176,6 +176,10 @@ static void poll_once(shell_app *a)
         evq_event_free(ev);
         ev = next;
     }
+    if (a->rerun_pending && !app_busy(a)) { /* a save arrived while the step ran, which has ended */
+        a->rerun_pending = 0;
+        act_run(a, a->rerun_lab, a->rerun_step);
+    }
     int changed[64], n = 0, i;
     while ((i = watch_changed(a->watch)) >= 0)
         if (n < 64) changed[n++] = i;

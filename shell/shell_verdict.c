@@ -47,12 +47,6 @@ static theme_role state_role(mgpu_step_state s)
     }
 }
 
-void verdict_clear(shell_verdict *v)
-{
-    json_decref(v->checks);
-    memset(v, 0, sizeof *v);
-}
-
 /* The live verdict of the selected step, or NULL. */
 static const shell_verdict *selected_verdict(const shell_app *a)
 {

@@ -6,33 +6,6 @@
 #include "results_store.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double shell_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-int app_busy(const shell_app *a) { return a->work.active; }
-
-/* After the work, sampling goes on until the bandwidth pane's window (its
- * last 50 samples, ~5 s) holds only idle samples, so it reads 0.0: 56 in a
- * row with no traffic. Counted in samples, not seconds (on a loaded machine
- * a 100 ms poll comes late), and counted from the last traffic seen, not
- * from the end: a rate still held when the step ended (the workers' last
- * calls) kept a 365.8 in the window once under ASan on a loaded machine.
- * A tail that never goes quiet (failing samples, traffic from elsewhere)
- * still ends, so an idle shell sleeps. */
-#define SAMPLE_TAIL_QUIET 56
-#define SAMPLE_TAIL_MAX 600
-
-int app_sampling(const shell_app *a)
-{
-    return a->work.active || (a->work.ended > 0 && a->tel && a->tail_quiet < SAMPLE_TAIL_QUIET &&
-                              a->tail_samples < SAMPLE_TAIL_MAX);
-}
 
 /*--- callbacks: work thread -----------------------------------------------*/
 
@@ -155,17 +128,6 @@ void work_join(shell_app *a)
     a->tail_samples = a->tail_quiet = 0;
 }
 
-void work_refresh_snapshot(shell_app *a)
-{
-    if (!a->cat || a->work.active) return;
-    /* the catalog's texts in the language the learner chose (L may have
-     * switched it while a step ran and the catalog was the work thread's) */
-    mgpu_lab_catalog_set_lang(a->cat, mgpu_lang_get());
-    if (snap_take(a->cat, &a->snap) != MGPU_OK)
-        status_set(a, "%s", mgpu_error_message());
-    a->text_lab = -1; /* answers and states may change the text shown */
-}
-
 static void log_to_panes(shell_app *a, int rank, const char *line)
 {
     for (int i = 0; i < a->npanes; i++)
@@ -255,7 +217,7 @@ static void step_done(shell_app *a, shell_event *ev)
         sv->checks = v->checks ? json_incref(v->checks) : NULL;
     }
     log_verdict(a, sv);
-    work_refresh_snapshot(a);
+    app_refresh_snapshot(a);
     verdict_view_refresh(a);
     status_set(a, tr("%s: %s (%.1f s)"), ev->verdict ? tr("step ended") : tr("step failed to run"),
                tr(mgpu_step_state_name(sv->state)), sv->seconds);
@@ -266,10 +228,6 @@ static void step_done(shell_app *a, shell_event *ev)
                    ns->title ? ns->title : ns->id);
     } else if (sv->state == MGPU_STEP_AWAITING) {
         status_set(a, tr("step ended: measured; its questions wait for your answers (press a)"));
-    }
-    if (a->rerun_pending) { /* a save arrived while it ran */
-        a->rerun_pending = 0;
-        act_run(a, a->rerun_lab, a->rerun_step);
     }
 }
 
