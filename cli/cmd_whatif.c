@@ -26,18 +26,12 @@ static const char usage[] =
     "DP group are symmetric), with the sim's compute and NCCL models: no process per\n"
     "rank, nothing runs on a GPU. Ranks are numbered TP fastest, then DP, then PP.\n"
     "\n"
-    "Options:\n"
-    "  --dp, --tp, --pp N      data, tensor and pipeline parallel sizes\n"
-    "  --micro-batches M       micro-batches per step and DP replica (1F1B)\n"
-    "  --global-batch B        sequences per step, default 1024 (M = B / (dp x S))\n"
-    "  --micro-batch-size S    sequences per micro-batch, default 1\n"
-    "  --zero 0|1              0: all-reduce the gradients (default); 1: distributed\n"
-    "                          optimizer (reduce-scatter gradients, all-gather weights)\n"
-    "  --recompute 0|1         1: recompute each layer's activations in the backward\n"
-    "                          (keeps only its input; the forward runs twice)\n"
-    "  --nodes N               nodes in the cluster (default dp x tp x pp / GPUs per node)\n"
-    "  --layers ... --seq      the model's shapes (default 80, 8192, 28672, 64, 8, 32000, 4096)\n"
-    "  --json                  one JSON object instead of the tables\n"
+    "\n";
+
+static const char epilog[] =
+    "\n"
+    "The machine is the global --machine (default dgx-h100); --json prints one JSON object\n"
+    "instead of the tables.\n"
     "\n"
     "Examples:\n"
     "  mgpulab whatif\n"
@@ -49,59 +43,58 @@ static const char usage[] =
     "does not divide the heads, --pp the layers, an unknown --machine), 1 when the\n"
     "simulation itself fails.\n";
 
-typedef struct flag {
-    const char *name;
-    int *value;
-} flag;
+static const char *const zero_one[] = {"0", "1", NULL};
+
+#define COUNT(opt, lo, text) {.name = opt, .kind = MGPU_OPT_INT, .min = lo, .max = 1 << 30, .help = text}
+enum { O_DP, O_TP, O_PP, O_MICRO_BATCHES, O_GLOBAL_BATCH, O_MBS, O_ZERO, O_RECOMPUTE, O_NODES, O_LAYERS, O_HIDDEN,
+       O_FFN, O_HEADS, O_KV_HEADS, O_VOCAB, O_SEQ, O_JSON };
+static const mgpu_opt options[] = {
+    [O_DP] = COUNT("--dp", 1, "data parallel size (default 8)"),
+    [O_TP] = COUNT("--tp", 1, "tensor parallel size (default 8)"),
+    [O_PP] = COUNT("--pp", 1, "pipeline parallel size (default 4)"),
+    [O_MICRO_BATCHES] = {.name = "--micro-batches", .kind = MGPU_OPT_INT, .value_name = "M", .min = 0, .max = 1 << 30,
+                         .conflicts = "--global-batch",
+                         .conflict_why = "both given: give one (the other follows from it, B = M x dp x S)",
+                         .help = "micro-batches per step and DP replica (1F1B)"},
+    [O_GLOBAL_BATCH] = {.name = "--global-batch", .kind = MGPU_OPT_INT, .value_name = "B", .min = 1, .max = 1 << 30,
+                        .help = "sequences per step, default 1024 (M = B / (dp x S))"},
+    [O_MBS] = {.name = "--micro-batch-size", .kind = MGPU_OPT_INT, .value_name = "S", .min = 1, .max = 1 << 30,
+               .help = "sequences per micro-batch, default 1"},
+    [O_ZERO] = {.name = "--zero", .kind = MGPU_OPT_ENUM, .choices = zero_one,
+                .help = "0: all-reduce the gradients (default); 1: distributed\noptimizer (reduce-scatter gradients, all-gather weights)"},
+    [O_RECOMPUTE] = {.name = "--recompute", .kind = MGPU_OPT_ENUM, .choices = zero_one,
+                     .help = "1: recompute each layer's activations in the backward\n(keeps only its input; the forward runs twice)"},
+    [O_NODES] = COUNT("--nodes", 0, "nodes in the cluster (default dp x tp x pp / GPUs per node)"),
+    [O_LAYERS] = COUNT("--layers", 1, "the model's layers (default 80)"),
+    [O_HIDDEN] = COUNT("--hidden", 1, "hidden size (default 8192)"),
+    [O_FFN] = COUNT("--ffn", 1, "feed-forward size (default 28672)"),
+    [O_HEADS] = COUNT("--heads", 1, "attention heads (default 64)"),
+    [O_KV_HEADS] = COUNT("--kv-heads", 1, "KV heads (default 8)"),
+    [O_VOCAB] = COUNT("--vocab", 1, "vocabulary (default 32000)"),
+    [O_SEQ] = COUNT("--seq", 1, "sequence length (default 4096)"),
+    [O_JSON] = {.name = "--json", .short_name = 'j', .help = "one JSON object instead of the tables"},
+    MGPU_OPT_END,
+};
 
 static int parse(int argc, char **argv, mgpu_whatif_config *c, int *json)
 {
-    const flag flags[] = {
-        {"--dp", &c->dp},
-        {"--tp", &c->tp},
-        {"--pp", &c->pp},
-        {"--micro-batches", &c->micro_batches},
-        {"--global-batch", &c->global_batch},
-        {"--micro-batch-size", &c->micro_batch_size},
-        {"--zero", &c->zero},
-        {"--recompute", &c->recompute},
-        {"--nodes", &c->nodes},
-        {"--layers", &c->model.layers},
-        {"--hidden", &c->model.hidden},
-        {"--ffn", &c->model.ffn},
-        {"--heads", &c->model.heads},
-        {"--kv-heads", &c->model.kv_heads},
-        {"--vocab", &c->model.vocab},
-        {"--seq", &c->model.seq},
+    int *const fields[] = {
+        [O_DP] = &c->dp, [O_TP] = &c->tp, [O_PP] = &c->pp, [O_MICRO_BATCHES] = &c->micro_batches,
+        [O_GLOBAL_BATCH] = &c->global_batch, [O_MBS] = &c->micro_batch_size, [O_ZERO] = &c->zero,
+        [O_RECOMPUTE] = &c->recompute, [O_NODES] = &c->nodes, [O_LAYERS] = &c->model.layers,
+        [O_HIDDEN] = &c->model.hidden, [O_FFN] = &c->model.ffn, [O_HEADS] = &c->model.heads,
+        [O_KV_HEADS] = &c->model.kv_heads, [O_VOCAB] = &c->model.vocab, [O_SEQ] = &c->model.seq,
     };
-    int seen[sizeof flags / sizeof flags[0]] = {0};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
-            *json = 1;
-            continue;
-        }
-        const flag *f = NULL;
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0] && !f; k++)
-            if (!strcmp(argv[i], flags[k].name)) f = &flags[k];
-        if (!f) return mgpu_cli_usage_error("whatif", "unknown option '%s' (mgpulab whatif --help lists them)", argv[i]);
-        /* a repeated option would silently take the last value */
-        if (seen[f - flags]++) return mgpu_cli_usage_error("whatif", "%s given twice", f->name);
-        if (i + 1 >= argc) return mgpu_cli_usage_error("whatif", "%s needs a value", f->name);
-        const char *v = argv[++i];
-        char *end;
-        long n = strtol(v, &end, 10);
-        int zero_ok = !strcmp(f->name, "--zero") || !strcmp(f->name, "--recompute") ||
-                      !strcmp(f->name, "--micro-batches") || !strcmp(f->name, "--nodes");
-        if (!*v || *end || n > 1 << 30 || n < (zero_ok ? 0 : 1))
-            return mgpu_cli_usage_error("whatif", "%s '%s': want a %s integer", f->name, v,
-                                        zero_ok ? "non-negative" : "positive");
-        *f->value = (int)n;
-    }
-    /* one of them sets the other (M = B / (dp x S)): both would leave one unused */
-    if (seen[3] && seen[4])
-        return mgpu_cli_usage_error("whatif", "--micro-batches and --global-batch both given: give one (the other "
-                                    "follows from it, B = M x dp x S)");
-    return 0;
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("whatif", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    for (int k = 0; k < O_JSON; k++)
+        if (o.v[k].count)
+            *fields[k] = options[k].kind == MGPU_OPT_ENUM ? o.v[k].choice : (int)o.v[k].i;
+    if (o.v[O_JSON].count) *json = 1;
+    if (o.noperands) rc = mgpu_cli_usage_error("whatif", "unexpected argument '%s'", o.operands[0]);
+    mgpu_opts_free(&o);
+    return rc;
 }
 
 static const char *gib(double bytes, char *buf, size_t len)
@@ -213,7 +206,6 @@ static int print_json(const mgpu_whatif_config *c, const mgpu_whatif_result *r)
 
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    if (mgpu_cli_wants_help(&mgpu_cmd_whatif, argc, argv)) return 0;
     mgpu_whatif_config c;
     mgpu_whatif_defaults(&c);
     int json = g->json;
@@ -240,5 +232,7 @@ const mgpu_cmd mgpu_cmd_whatif = {
     .name = "whatif",
     .summary = "one training step at scale (DP x TP x PP, 1F1B), timing-only",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

@@ -48,8 +48,8 @@ check_err() { # WANT_RC PATTERN ARGS...
   "$bin" whatif "$@" >"$tmp/e" 2>&1; local rc=$?
   if [ $rc -eq "$want" ] && grep -q -- "$pat" "$tmp/e"; then ok; else bad "whatif $* (rc=$rc, want $want, '$pat')"; cat "$tmp/e"; fi
 }
-check_err 2 "--tp 'x'" --tp x
-check_err 2 "--dp '0'" --dp 0
+check_err 2 "--tp: 'x' is not a whole number" --tp x
+check_err 2 "--dp: 0 is out of range" --dp 0
 check_err 2 "unknown option '--bogus'" --bogus 1
 check_err 2 "--pp needs a value" --pp
 # a value the model refuses is bad usage too: exit 2, as other commands (issue 31)
@@ -58,7 +58,7 @@ check_err 2 "--tp 16 does not divide the 8 KV heads" --dp 8 --tp 16 --pp 2
 check_err 2 "--pp 3 does not divide the 80 layers" --pp 3
 check_err 2 "--nodes 5" --nodes 5
 check_err 2 "not a preset" --machine no-such-box
-check_err 2 "--zero 2" --zero 2
+check_err 2 "--zero '2': use 0 or 1" --zero 2
 # a repeated option silently took the last value; both batch options were accepted
 check_err 2 "--tp given twice" --tp 8 --tp 4
 check_err 2 "--micro-batches and --global-batch both given" --global-batch 512 --micro-batches 8
