@@ -45,24 +45,9 @@ static const char usage[] =
     "refuses (exit 3) and says why (no driver, no device, a driver too old for this\n"
     "build). --backend sim --machine PRESET [--fault F] runs it on a SIMULATED machine\n"
     "for practice, and every output says so.\n"
-    "\n"
-    "Options:\n"
-    "  --expect M        the machine it should be: a preset (dgx-h100, ...) or an NCCL\n"
-    "                    topology XML of a healthy node; default: its own topology dump\n"
-    "  --quick           smaller buffers and fewer iterations (about a quarter the time)\n"
-    "  --sweep           also every collective from 8 B to 8 GiB (factor 2) with #wrong, as\n"
-    "                    nccl-tests prints them, each size next to the model (on the sim\n"
-    "                    capped at 64 MiB, 4 MiB with --quick, and it says so)\n"
-    "  --sustained D     also D of sustained load (HBM copies, PCIe both ways, all_reduce)\n"
-    "                    in 10 windows: drift and wrong results over time. D: 90s, 10m,\n"
-    "                    1.5h, 0.05m (seconds without a unit); device time (the model's\n"
-    "                    clock on the sim)\n"
-    "  --format F        what goes to stdout: text (a table; default), markdown, json\n"
-    "                    (also the global --json) or junit (JUnit XML for a CI)\n"
-    "  --markdown FILE   also write the Markdown report to FILE\n"
-    "  --junit FILE      also write JUnit XML to FILE\n"
-    "  --tolerance P     one tolerance, percent below the prediction, for every check\n"
-    "                    (default: each check's own, the model's uncertainty)\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Ranks: every GPU of every node - the sim machine's GPUs, the GPUs the driver lists\n"
     "(local), SLURM_NTASKS (srun); with mpirun give --ranks.\n"
@@ -262,51 +247,66 @@ static int parse_duration(const char *v, double *out)
     return 0;
 }
 
+static mgpu_result sustained_value(const char *text, mgpu_opt_value *v)
+{
+    if (parse_duration(text, &v->d) != 0)
+        return mgpu_fail(MGPU_ERR_INVALID, "--sustained '%s': a duration from 1ms to a week, like 90s, 10m, 1.5h or "
+                                           "0.05m", text);
+    return MGPU_OK;
+}
+
+static mgpu_result tolerance_value(const char *text, mgpu_opt_value *v)
+{
+    char *end = NULL;
+    errno = 0;
+    double p = strtod(text, &end);
+    if (errno || end == text || *end || !(p > 0 && p < 100))
+        return mgpu_fail(MGPU_ERR_INVALID, "--tolerance '%s': a percentage between 0 and 100", text);
+    v->d = p;
+    return MGPU_OK;
+}
+
+static const char *const format_names[] = {"text", "markdown", "json", "junit", NULL};
+
+enum { O_EXPECT, O_QUICK, O_SWEEP, O_SUSTAINED, O_FORMAT, O_MARKDOWN, O_JUNIT, O_TOLERANCE };
+static const mgpu_opt options[] = {
+    [O_EXPECT] = {.name = "--expect", .kind = MGPU_OPT_STRING, .value_name = "M",
+                  .help = "the machine it should be: a preset (dgx-h100, ...) or an\nNCCL topology XML of a healthy node; default: its own\ntopology dump"},
+    [O_QUICK] = {.name = "--quick", .help = "smaller buffers and fewer iterations (about a quarter\nthe time)"},
+    [O_SWEEP] = {.name = "--sweep",
+                 .help = "also every collective from 8 B to 8 GiB (factor 2) with\n#wrong, as nccl-tests prints them, each size next to the\nmodel (on the sim capped at 64 MiB, 4 MiB with --quick,\nand it says so)"},
+    [O_SUSTAINED] = {.name = "--sustained", .kind = MGPU_OPT_SECONDS, .value_name = "D", .parse = sustained_value,
+                     .max = 7 * 86400,
+                     .help = "also D of sustained load (HBM copies, PCIe both ways,\nall_reduce) in 10 windows: drift and wrong results over\ntime. D: 90s, 10m, 1.5h, 0.05m (seconds without a unit);\ndevice time (the model's clock on the sim)"},
+    [O_FORMAT] = {.name = "--format", .kind = MGPU_OPT_ENUM, .choices = format_names,
+                  .help = "what goes to stdout: text (a table; default), markdown,\njson (also the global --json) or junit (JUnit XML for a CI)"},
+    [O_MARKDOWN] = {.name = "--markdown", .kind = MGPU_OPT_STRING, .value_name = "FILE",
+                    .help = "also write the Markdown report to FILE"},
+    [O_JUNIT] = {.name = "--junit", .kind = MGPU_OPT_STRING, .value_name = "FILE", .help = "also write JUnit XML to FILE"},
+    [O_TOLERANCE] = {.name = "--tolerance", .kind = MGPU_OPT_DOUBLE, .value_name = "P", .min = 0, .max = 100,
+                     .parse = tolerance_value,
+                     .help = "one tolerance, percent below the prediction, for every\ncheck (default: each check's own, the model's uncertainty)"},
+    MGPU_OPT_END,
+};
+
 static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, vargs *a)
 {
     memset(a, 0, sizeof *a);
     if (g->json) a->format = F_JSON;
-    static const char *const opts[] = {"--quick", "--sweep", "--expect", "--format", "--markdown", "--junit",
-                                       "--tolerance", "--sustained"};
-    int seen[8] = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int k = -1;
-        for (int o = 0; o < 8; o++)
-            if (strcmp(s, opts[o]) == 0) k = o;
-        if (k < 0)
-            return mgpu_cli_usage_error("validate", s[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", s);
-        /* a repeated option would silently take the last value */
-        if (seen[k]++) return mgpu_cli_usage_error("validate", "%s given twice", s);
-        int takes = k >= 2;
-        if (takes && !val) return mgpu_cli_usage_error("validate", "%s needs a value", s);
-        if (strcmp(s, "--quick") == 0) a->quick = 1;
-        else if (strcmp(s, "--sweep") == 0) a->sweep = 1;
-        else if (strcmp(s, "--expect") == 0) a->expect = val;
-        else if (strcmp(s, "--markdown") == 0) a->markdown = val;
-        else if (strcmp(s, "--junit") == 0) a->junit = val;
-        else if (strcmp(s, "--format") == 0) {
-            static const char *const names[] = {"text", "markdown", "json", "junit"};
-            int f = -1;
-            for (int n = 0; n < 4; n++)
-                if (strcmp(val, names[n]) == 0) f = n;
-            if (f < 0) return mgpu_cli_usage_error("validate", "--format '%s': use text, markdown, json or junit", val);
-            a->format = (vformat)f;
-        } else if (strcmp(s, "--sustained") == 0) {
-            if (parse_duration(val, &a->sustained_s) != 0)
-                return mgpu_cli_usage_error("validate", "--sustained '%s': a duration from 1ms to a week, like 90s, "
-                                            "10m, 1.5h or 0.05m", val);
-        } else if (strcmp(s, "--tolerance") == 0) {
-            char *end = NULL;
-            errno = 0;
-            double p = strtod(val, &end);
-            if (errno || end == val || *end || !(p > 0 && p < 100))
-                return mgpu_cli_usage_error("validate", "--tolerance '%s': a percentage between 0 and 100", val);
-            a->tolerance = p / 100.0;
-        }
-        if (takes) i++;
-    }
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("validate", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    a->quick = o.v[O_QUICK].count > 0;
+    a->sweep = o.v[O_SWEEP].count > 0;
+    a->expect = o.v[O_EXPECT].text;
+    a->markdown = o.v[O_MARKDOWN].text;
+    a->junit = o.v[O_JUNIT].text;
+    if (o.v[O_FORMAT].count) a->format = (vformat)o.v[O_FORMAT].choice;
+    if (o.v[O_SUSTAINED].count) a->sustained_s = o.v[O_SUSTAINED].d;
+    if (o.v[O_TOLERANCE].count) a->tolerance = o.v[O_TOLERANCE].d / 100.0;
+    if (o.noperands) rc = mgpu_cli_usage_error("validate", "unexpected argument '%s'", o.operands[0]);
+    mgpu_opts_free(&o);
+    if (rc) return rc;
     if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault))
         return mgpu_cli_usage_error("validate", "--machine and --fault describe a simulated machine; use them with "
                                                 "--backend sim (the cuda backend validates the real one)");
@@ -622,5 +622,7 @@ const mgpu_cmd mgpu_cmd_validate = {
     .name = "validate",
     .summary = "does this machine perform as it should? topology, NVML, copies, collectives",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

@@ -288,7 +288,7 @@ static void list_line(FILE *f, const char *name, const mgpu_opt *o)
     fprintf(f, "%s\t", kind_name(o->kind));
     if (o->kind == MGPU_OPT_ENUM)
         for (int c = 0; o->choices[c]; c++) fprintf(f, "%s%s", c ? "," : "", o->choices[c]);
-    else if ((o->kind == MGPU_OPT_INT || o->kind == MGPU_OPT_DOUBLE || (o->kind == MGPU_OPT_SIZE && o->max > 0)) && !o->parse)
+    else if ((o->kind == MGPU_OPT_INT || o->kind == MGPU_OPT_DOUBLE || o->kind == MGPU_OPT_SIZE) && o->max > o->min)
         fprintf(f, "%.17g..%.17g", o->min, o->max);
     else if (o->kind == MGPU_OPT_SECONDS) fprintf(f, "0..%g", o->max > 0 ? o->max : 86400);
     else fprintf(f, "-");
