@@ -81,6 +81,6 @@ void app_refresh_snapshot(shell_app *a)
 
 void verdict_clear(shell_verdict *v)
 {
-    json_decref(v->checks);
+    mgpu_lab_verdict_clear(&v->v);
     memset(v, 0, sizeof *v);
 }

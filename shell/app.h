@@ -65,14 +65,13 @@ typedef struct shell_work {
     mgpu_lab_catalog *cat;
 } shell_work;
 
-/* The last verdict, shown when its step is selected. */
+/* The last verdict, shown when its step is selected: the engine's own,
+ * whole (a step that could not run: state ERROR and why in its message),
+ * and which step it judged. */
 typedef struct shell_verdict {
     int valid, lab, step;
-    mgpu_step_state state;
-    char message[1024], saw[256], wanted[256], where[256], traceback[4096];
-    double seconds;
     mgpu_lang lang;         /* the language it was made in (it is not redone on a switch) */
-    json_t *checks;         /* every check, whole (owned; may be NULL) */
+    mgpu_lab_verdict v;     /* owned: verdict_clear frees its checks and measurements */
 } shell_verdict;
 
 typedef struct shell_watch shell_watch;

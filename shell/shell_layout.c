@@ -9,8 +9,9 @@ static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; 
  * nothing to say yet). */
 static int verdict_rows(const shell_app *a)
 {
-    const shell_verdict *v = &a->verdict;
-    if (v->valid && v->lab == a->lab_open && v->step == a->step_sel) {
+    const shell_verdict *sv = &a->verdict;
+    if (sv->valid && sv->lab == a->lab_open && sv->step == a->step_sel) {
+        const mgpu_lab_verdict *v = &sv->v;
         /* a read step or a pass has one line to say: the text keeps the rows */
         if (v->state == MGPU_STEP_READ) return 3;
         if (v->state == MGPU_STEP_PASSED) return 4;

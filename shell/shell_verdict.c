@@ -54,9 +54,15 @@ static const shell_verdict *selected_verdict(const shell_app *a)
     return v->valid && v->lab == a->lab_open && v->step == a->step_sel ? v : NULL;
 }
 
+/* The engine's verdict in it, or NULL. */
+static const mgpu_lab_verdict *verdict_of(const shell_verdict *sv)
+{
+    return sv ? &sv->v : NULL;
+}
+
 /* Questions of the verdict wait for the learner's answers: the box says how
  * to answer them here (the message is the engine's, the same headless). */
-static int verdict_waits(const shell_verdict *v)
+static int verdict_waits(const mgpu_lab_verdict *v)
 {
     size_t i;
     json_t *c;
@@ -95,15 +101,16 @@ void draw_verdict(shell_app *a)
     const rect *r = &a->r_verdict;
     if (r->h < 3) return;
     int running = app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel;
-    const shell_verdict *v = selected_verdict(a);
+    const shell_verdict *sv = selected_verdict(a);
+    const mgpu_lab_verdict *v = verdict_of(sv);
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     /* a verdict made in the other language stays as it was made (the run's
      * language): the frame says which, so a switch does not look broken */
     char title[160];
     snprintf(title, sizeof title, "%s%s%s",
              running ? tr("Verdict (running...)") : (v || (st && st->last_message)) ? tr("Verdict  v: all of it") : tr("Verdict"),
-             v && v->lang != mgpu_lang_get() ? "  " : "",
-             v && v->lang != mgpu_lang_get() ? (v->lang == MGPU_LANG_KO ? tr("(in Korean)") : tr("(in English)")) : "");
+             sv && sv->lang != mgpu_lang_get() ? "  " : "",
+             sv && sv->lang != mgpu_lang_get() ? (sv->lang == MGPU_LANG_KO ? tr("(in Korean)") : tr("(in English)")) : "");
     draw_box(r, title, 0);
     int y = r->y + 1, maxy = r->y + r->h - 1, x = r->x + 2, w = r->w - 4;
     mgpu_step_state state = v ? v->state : st ? st->state : MGPU_STEP_NEW;
@@ -230,7 +237,8 @@ static void add_checks(sbuf *b, json_t *checks)
 
 void verdict_show_all(shell_app *a)
 {
-    const shell_verdict *v = selected_verdict(a);
+    const shell_verdict *sv = selected_verdict(a);
+    const mgpu_lab_verdict *v = verdict_of(sv);
     const snap_step *st = app_step(a, a->lab_open, a->step_sel);
     if (!st) {
         status_set(a, tr("open a lab and select a step first"));
@@ -245,8 +253,8 @@ void verdict_show_all(shell_app *a)
     if (app_busy(a) && a->work.lab == a->lab_open && a->work.step == a->step_sel)
         sb_add(&b, "%s", tr("(a new run of this step is under way: this is the last verdict; the view\n"
                             " shows the new one when the run ends)\n\n"));
-    if (v && v->lang != mgpu_lang_get())
-        sb_add(&b, "%s", v->lang == MGPU_LANG_KO ? tr("(this verdict was made in Korean; r runs the step again)\n\n")
+    if (sv && sv->lang != mgpu_lang_get())
+        sb_add(&b, "%s", sv->lang == MGPU_LANG_KO ? tr("(this verdict was made in Korean; r runs the step again)\n\n")
                                                  : tr("(this verdict was made in English; r runs the step again)\n\n"));
     if (v) {
         sb_add(&b, "%s (%.1f s)\n", state_label(v->state), v->seconds);

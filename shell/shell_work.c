@@ -137,7 +137,7 @@ static void log_to_panes(shell_app *a, int rank, const char *line)
 /* The verdict into the log too: "where: log pane" must find the error
  * there, and a lab's own error (a syntax error in lab.lua or a check) has
  * no other place that shows its traceback whole. */
-static void log_verdict(shell_app *a, const shell_verdict *sv)
+static void log_verdict(shell_app *a, const mgpu_lab_verdict *sv)
 {
     char line[1400];
     snprintf(line, sizeof line, "---- step ended: %s (%.1f s): %s", mgpu_step_state_name(sv->state), sv->seconds,
@@ -196,30 +196,25 @@ static void step_done(shell_app *a, shell_event *ev)
 {
     work_join(a);
     save_results(a, ev->lab, ev->step);
-    shell_verdict *sv = &a->verdict;
-    verdict_clear(sv);
-    sv->valid = 1;
-    sv->lab = ev->lab;
-    sv->step = ev->step;
-    sv->lang = a->work.lang;
-    if (ev->rc != MGPU_OK) {
+    verdict_clear(&a->verdict);
+    a->verdict.valid = 1;
+    a->verdict.lab = ev->lab;
+    a->verdict.step = ev->step;
+    a->verdict.lang = a->work.lang;
+    mgpu_lab_verdict *sv = &a->verdict.v;
+    int ran = ev->rc == MGPU_OK && ev->verdict;
+    if (ran) { /* the engine's verdict itself: the event gives it up */
+        *sv = *ev->verdict;
+        free(ev->verdict);
+        ev->verdict = NULL;
+    } else {
         sv->state = MGPU_STEP_ERROR;
         snprintf(sv->message, sizeof sv->message, tr("the step could not run: %s"), ev->text ? ev->text : "?");
-    } else {
-        const mgpu_lab_verdict *v = ev->verdict;
-        sv->state = v->state;
-        snprintf(sv->message, sizeof sv->message, "%s", v->message);
-        snprintf(sv->saw, sizeof sv->saw, "%s", v->saw);
-        snprintf(sv->wanted, sizeof sv->wanted, "%s", v->wanted);
-        snprintf(sv->where, sizeof sv->where, "%s", v->where);
-        snprintf(sv->traceback, sizeof sv->traceback, "%s", v->traceback);
-        sv->seconds = v->seconds;
-        sv->checks = v->checks ? json_incref(v->checks) : NULL;
     }
     log_verdict(a, sv);
     app_refresh_snapshot(a);
     verdict_view_refresh(a);
-    status_set(a, tr("%s: %s (%.1f s)"), ev->verdict ? tr("step ended") : tr("step failed to run"),
+    status_set(a, tr("%s: %s (%.1f s)"), ran ? tr("step ended") : tr("step failed to run"),
                tr(mgpu_step_state_name(sv->state)), sv->seconds);
     int next = next_step_of(a, ev->lab, ev->step);
     if ((sv->state == MGPU_STEP_PASSED || sv->state == MGPU_STEP_READ) && next >= 0 && ev->lab == a->lab_open) {
