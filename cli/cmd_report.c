@@ -42,19 +42,9 @@ static const char usage[] =
     "\"stuck_minutes\" or failing a step 3 times is marked; Enter shows a learner's\n"
     "last verdict, o opens the next lab. --open LAB opens a lab for the class when its\n"
     "pacing keeps labs closed (\"labs_opened_by_instructor\").\n"
-    "\n"
-    "Options:\n"
-    "  --format F     markdown (default), json, html (one page, no external files), and\n"
-    "                 with --class also text (aligned for a terminal) and csv (one row\n"
-    "                 per learner and step); the global --json means --format json\n"
-    "  --export FILE  write the exported JSON to FILE (atomic: a temporary file renamed)\n"
-    "  --name NAME    the learner's name in the export (default: the name given last,\n"
-    "                 else the login's full name)\n"
-    "  --id ID        the learner's id (default: the id given last, else the login name)\n"
-    "  --class DIR    the class from the exported files in DIR\n"
-    "  --verify       with --class: re-run the claimed passes here\n"
-    "  --watch        with --class: the live grid (q quits)\n"
-    "  --open LAB     with --class: open LAB for the learners (open-labs.txt in DIR)\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Examples:\n"
     "  mgpulab report\n"
@@ -194,24 +184,39 @@ static int export_doc(json_t *doc, const char *path)
     return 0;
 }
 
+static const char *const format_names[] = {"markdown", "json", "html", "text", "csv", NULL};
+
+enum { O_FORMAT, O_EXPORT, O_NAME, O_ID, O_CLASS, O_VERIFY, O_WATCH, O_OPEN };
+static const mgpu_opt options[] = {
+    [O_FORMAT] = {.name = "--format", .kind = MGPU_OPT_ENUM, .choices = format_names,
+                  .help = "markdown (default), json, html (one page, no external\nfiles), and with --class also text (aligned for a\nterminal) and csv (one row per learner and step); the\nglobal --json means --format json"},
+    [O_EXPORT] = {.name = "--export", .kind = MGPU_OPT_STRING, .value_name = "FILE",
+                  .help = "write the exported JSON to FILE (atomic: a temporary file\nrenamed)"},
+    [O_NAME] = {.name = "--name", .kind = MGPU_OPT_STRING, .value_name = "NAME",
+                .help = "the learner's name in the export (default: the name given\nlast, else the login's full name)"},
+    [O_ID] = {.name = "--id", .kind = MGPU_OPT_STRING, .value_name = "ID",
+              .help = "the learner's id (default: the id given last, else the\nlogin name)"},
+    [O_CLASS] = {.name = "--class", .kind = MGPU_OPT_STRING, .value_name = "DIR",
+                 .help = "the class from the exported files in DIR"},
+    [O_VERIFY] = {.name = "--verify", .help = "with --class: re-run the claimed passes here"},
+    [O_WATCH] = {.name = "--watch", .help = "with --class: the live grid (q quits)"},
+    [O_OPEN] = {.name = "--open", .kind = MGPU_OPT_STRING, .value_name = "LAB",
+                .help = "with --class: open LAB for the learners (open-labs.txt in DIR)"},
+    MGPU_OPT_END,
+};
+
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
-    const char *format = g->json ? "json" : NULL, *export = NULL, *name = NULL, *id = NULL, *class_dir = NULL;
-    const char *open = NULL;
-    int verify = 0, watch = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--verify") == 0 || strcmp(s, "--watch") == 0) {
-            *(s[2] == 'v' ? &verify : &watch) = 1;
-            continue;
-        }
-        const char **dst = strcmp(s, "--format") == 0 ? &format : strcmp(s, "--export") == 0 ? &export
-                         : strcmp(s, "--name") == 0 ? &name : strcmp(s, "--id") == 0 ? &id
-                         : strcmp(s, "--class") == 0 ? &class_dir : strcmp(s, "--open") == 0 ? &open : NULL;
-        if (!dst) return mgpu_cli_usage_error("report", s[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", s);
-        if (i + 1 >= argc || !*argv[i + 1]) return mgpu_cli_usage_error("report", "%s needs a value", s);
-        *dst = argv[++i];
-    }
+    mgpu_opt_args o;
+    int orc = mgpu_opts_parse("report", options, argc, argv, 0, &o);
+    if (orc) return orc;
+    const char *format = o.v[O_FORMAT].count ? format_names[o.v[O_FORMAT].choice] : g->json ? "json" : NULL;
+    const char *export = o.v[O_EXPORT].text, *name = o.v[O_NAME].text, *id = o.v[O_ID].text;
+    const char *class_dir = o.v[O_CLASS].text, *open = o.v[O_OPEN].text;
+    int verify = o.v[O_VERIFY].count > 0, watch = o.v[O_WATCH].count > 0;
+    if (o.noperands) orc = mgpu_cli_usage_error("report", "unexpected argument '%s'", o.operands[0]);
+    mgpu_opts_free(&o);
+    if (orc) return orc;
     if (!format) format = "markdown";
     int class_fmt = strcmp(format, "csv") == 0 || strcmp(format, "text") == 0;
     if (strcmp(format, "markdown") && strcmp(format, "json") && strcmp(format, "html") && !(class_fmt && class_dir))
@@ -276,5 +281,7 @@ const mgpu_cmd mgpu_cmd_report = {
     .name = "report",
     .summary = "a learner's progress and measurements; --class DIR for an instructor",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

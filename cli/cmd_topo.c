@@ -18,14 +18,9 @@ static const char usage[] =
     "(cudaDeviceCanAccessPeer) and what discovery could not tell. On the cuda backend\n"
     "the topology is discovered (CUDA, NVML, sysfs); on sim it is the --machine model,\n"
     "and every output says SIMULATED.\n"
-    "\n"
-    "Options:\n"
-    "  --json         one JSON object: gpus, nics, the path-type matrix, peer access,\n"
-    "                 notes (and \"simulated\"/\"machine\")\n"
-    "  --xml [FILE]   write NCCL's topology XML (the NCCL_TOPO_DUMP_FILE format) to FILE,\n"
-    "                 or to stdout; `--machine FILE` replays it in sim\n"
-    "  --peer         also list the P2P attributes of every GPU pair (native atomics,\n"
-    "                 CUDA's performance rank)\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Examples:\n"
     "  mgpulab topo\n"
@@ -239,28 +234,34 @@ static int run_job(const mgpu_cli_globals *g, int peer, int tables, json_t **doc
 
 /*--- The command -----------------------------------------------------------*/
 
+enum { O_JSON, O_XML, O_PEER };
+static const mgpu_opt options[] = {
+    [O_JSON] = {.name = "--json", .short_name = 'j', .conflicts = "--xml",
+                .conflict_why = "are two output formats; pick one",
+                .help = "one JSON object: gpus, nics, the path-type matrix, peer\naccess, notes (and \"simulated\"/\"machine\")"},
+    [O_XML] = {.name = "--xml", .kind = MGPU_OPT_STRING, .value_name = "FILE", .flags = MGPU_OPT_OPTIONAL,
+               .help = "write NCCL's topology XML (the NCCL_TOPO_DUMP_FILE format)\nto FILE, or to stdout; `--machine FILE` replays it in sim"},
+    [O_PEER] = {.name = "--peer",
+                .help = "also list the P2P attributes of every GPU pair (native\natomics, CUDA's performance rank)"},
+    MGPU_OPT_END,
+};
+
 static int parse_args(int argc, char **argv, const mgpu_cli_globals *g, topo_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->json = g->json;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "--json") == 0 || strcmp(s, "-j") == 0) a->json = 1;
-        else if (strcmp(s, "--peer") == 0) a->peer = 1;
-        else if (strcmp(s, "--xml") == 0) {
-            a->xml = 1;
-            /* FILE is optional: the next word is it unless it is an option. */
-            if (i + 1 < argc && argv[i + 1][0] != '-') a->xml_file = argv[++i];
-        } else if (strncmp(s, "--xml=", 6) == 0) {
-            a->xml = 1;
-            a->xml_file = s + 6;
-            if (!*a->xml_file) return mgpu_cli_usage_error("topo", "--xml=: the file name is empty");
-        } else if (s[0] == '-')
-            return mgpu_cli_usage_error("topo", "unknown option '%s'", s);
-        else
-            return mgpu_cli_usage_error("topo", "unexpected argument '%s'", s);
-    }
-    if (a->json && a->xml) return mgpu_cli_usage_error("topo", "--json and --xml are two output formats; pick one");
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse("topo", options, argc, argv, 0, &o);
+    if (rc) return rc;
+    a->json = o.v[O_JSON].count > 0;
+    a->peer = o.v[O_PEER].count > 0;
+    a->xml = o.v[O_XML].count > 0;
+    a->xml_file = o.v[O_XML].text;
+    if (o.noperands) rc = mgpu_cli_usage_error("topo", "unexpected argument '%s'", o.operands[0]);
+    mgpu_opts_free(&o);
+    if (rc) return rc;
+    /* the global --json too */
+    if (g->json && a->xml) return mgpu_cli_usage_error("topo", "--json and --xml are two output formats; pick one");
+    a->json |= g->json;
     return 0;
 }
 
@@ -323,5 +324,7 @@ const mgpu_cmd mgpu_cmd_topo = {
     .name = "topo",
     .summary = "the machine's topology (nvidia-smi topo -m), peer access, NCCL XML",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };
