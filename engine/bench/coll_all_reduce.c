@@ -8,9 +8,6 @@ static void counts(size_t count, int nranks, mgpu_cb_counts *k)
     *k = (mgpu_cb_counts){.send = count, .recv = count, .param = count};
 }
 
-/* A ring all-reduce sends and receives 2(n-1)/n of the data per rank. */
-static double factor(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0; }
-
 static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
                     double *out)
 {
@@ -28,5 +25,5 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 
 const mgpu_collbench_coll mgpu_cb_all_reduce = {
     .name = "all_reduce", .coll = MGPU_COLL_ALL_REDUCE, .reduces = 1, .rooted = 0, .inplace_checked = 1, .periodic = 1,
-    .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
+    .counts = counts, .expected = expected, .run = run,
 };

@@ -9,9 +9,6 @@ static void counts(size_t count, int nranks, mgpu_cb_counts *k)
     *k = (mgpu_cb_counts){.send = per * (size_t)nranks, .recv = per * (size_t)nranks, .param = per};
 }
 
-/* The block a rank keeps for itself never crosses a link. */
-static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0; }
-
 /* Block q of rank r's output is block r of rank q's input. */
 static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
                     double *out)
@@ -33,5 +30,5 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 
 const mgpu_collbench_coll mgpu_cb_alltoall = {
     .name = "alltoall", .coll = MGPU_COLL_ALLTOALL, .reduces = 0, .rooted = 0, .inplace_checked = 1,
-    .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
+    .counts = counts, .expected = expected, .run = run,
 };

@@ -6,6 +6,7 @@
  * sample: mgpu/collbench.h, "What is checked"). Times are combined over ranks with an
  * all-reduce (-a), wrong counts summed, as nccl-tests does over MPI. */
 #include "mgpu/collbench.h"
+#include "mgpu/collmodel.h"
 #include "mgpu/mem.h"
 #include <math.h>
 #include <stdlib.h>
@@ -333,7 +334,7 @@ static mgpu_result bench_half(sweep *w, const mgpu_cb_data *d, const mgpu_cb_cou
     double us = ms * 1e3 / o->iters;
     MGPU_CHECK(combine_time(w, &us));
     out->time_us = us;
-    mgpu_collbench_bw(bytes, us, w->coll->busbw_factor(w->nranks), &out->algbw, &out->busbw);
+    mgpu_collbench_bw(bytes, us, mgpu_coll_busbw_factor(w->coll->coll, w->nranks), &out->algbw, &out->busbw);
     out->wrong = -1;
     if (!checked) return MGPU_OK;
     /* With one timed call on fresh data and no warm-up, that call's output is

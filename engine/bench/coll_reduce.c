@@ -7,8 +7,6 @@ static void counts(size_t count, int nranks, mgpu_cb_counts *k)
     *k = (mgpu_cb_counts){.send = count, .recv = count, .param = count};
 }
 
-static double factor(int n) { (void)n; return 1.0; }
-
 /* Only the root's output is defined (NCCL leaves the others' alone). */
 static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
                     double *out)
@@ -27,5 +25,5 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 
 const mgpu_collbench_coll mgpu_cb_reduce = {
     .name = "reduce", .coll = MGPU_COLL_REDUCE, .reduces = 1, .rooted = 1, .inplace_checked = 1, .periodic = 1,
-    .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
+    .counts = counts, .expected = expected, .run = run,
 };

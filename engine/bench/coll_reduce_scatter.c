@@ -11,8 +11,6 @@ static void counts(size_t count, int nranks, mgpu_cb_counts *k)
                           .send_inplace_off = 0, .recv_inplace_off = per};
 }
 
-static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0; }
-
 static int expected(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
                     double *out)
 {
@@ -30,5 +28,5 @@ static mgpu_result run(mgpu_comm *c, const mgpu_buffer *send, size_t send_off, m
 
 const mgpu_collbench_coll mgpu_cb_reduce_scatter = {
     .name = "reduce_scatter", .coll = MGPU_COLL_REDUCE_SCATTER, .reduces = 1, .rooted = 0,
-    .inplace_checked = 1, .periodic = 1, .counts = counts, .busbw_factor = factor, .expected = expected, .run = run,
+    .inplace_checked = 1, .periodic = 1, .counts = counts, .expected = expected, .run = run,
 };

@@ -86,15 +86,22 @@ const char *mgpu_coll_proto_name(mgpu_coll_proto p)
     return (unsigned)p < MGPU_PROTO_COUNT ? n[p] : "?";
 }
 
+/* The one source of the factors: the bench (engine/bench/coll_bench.c) and
+ * the model's predictions both multiply by it. */
 double mgpu_coll_busbw_factor(mgpu_coll op, int n)
 {
     if (n <= 0) return 0.0;
     switch (op) {
+    /* a ring all-reduce sends and receives 2(n-1)/n of the data per rank */
     case MGPU_COLL_ALL_REDUCE:
     case MGPU_COLL_BARRIER: return 2.0 * (n - 1) / n;
+    /* each rank receives the n-1 blocks it does not own; the block a rank
+     * keeps for itself never crosses a link */
     case MGPU_COLL_ALL_GATHER:
     case MGPU_COLL_REDUCE_SCATTER:
     case MGPU_COLL_ALLTOALL: return (double)(n - 1) / n;
+    /* broadcast, reduce, send/recv: every byte crosses each link of the
+     * pipeline once, busbw = algbw */
     default: return 1.0;
     }
 }

@@ -57,13 +57,12 @@ typedef struct mgpu_cb_data {
 
 typedef struct mgpu_collbench_coll {
     const char *name;          /* "all_reduce" (nccl-tests' binary is all_reduce_perf) */
-    mgpu_coll coll;
+    mgpu_coll coll;            /* also its busbw factor: mgpu_coll_busbw_factor (collmodel.h), the model's */
     int reduces;               /* takes -o; other collectives print redop "none" */
     int rooted;                /* takes -r and prints it; others print root -1 */
     int inplace_checked;       /* 0: nccl-tests does not check in-place sendrecv (N/A) */
     int periodic;              /* a rank's expected values repeat with MGPU_CB_PERIOD (not for prod) */
     void (*counts)(size_t count, int nranks, mgpu_cb_counts *out);
-    double (*busbw_factor)(int nranks);
     /* Expected values of recv elements [first, first+n) on `rank` into out.
      * Returns 0 when this rank's output is undefined (reduce off the root). */
     int (*expected)(const mgpu_cb_data *d, int rank, const mgpu_cb_counts *k, size_t first, size_t n,
