@@ -202,16 +202,8 @@ static void bw_draw(void *self, WINDOW *win, int focused)
 static int bw_key(void *self, int ch)
 {
     bw_pane *p = self;
-    switch (ch) {
-    case KEY_UP: p->sy--; break;
-    case KEY_DOWN: p->sy++; break;
-    case KEY_PPAGE: p->sy -= p->page; break;
-    case KEY_NPAGE: p->sy += p->page; break;
-    case KEY_HOME: p->sy = 0; break;
-    default: return 0;
-    }
-    if (p->sy > p->content_h - p->page) p->sy = p->content_h - p->page;
-    if (p->sy < 0) p->sy = 0;
+    int sx = 0; /* the rows fit the width: no sideways scroll */
+    if (!chart_view_scroll_key(ch, &p->sy, &sx, p->content_h, p->page, 0)) return 0;
     p->dirty = 1;
     return 1;
 }

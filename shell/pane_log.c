@@ -246,19 +246,16 @@ static void log_draw(void *self, WINDOW *win, int focused)
 static int log_key(void *self, int ch)
 {
     log_pane *p = self;
-    int page = p->page > 1 ? p->page - 1 : 1;
-    switch (ch) {
-    case 's': p->show_summary = !p->show_summary; break;
-    case KEY_UP: p->sy++; break;
-    case KEY_DOWN: p->sy--; break;
-    case KEY_PPAGE: p->sy += page; break;
-    case KEY_NPAGE: p->sy -= page; break;
-    case KEY_HOME: p->sy = p->count; break;
-    case KEY_END: p->sy = 0; break;
-    default: return 0;
+    if (ch == 's') {
+        p->show_summary = !p->show_summary;
+    } else {
+        /* sy counts lines up from the newest (0 follows the log): the
+         * view's keys move the top line, counted from the oldest */
+        int end = p->count - p->page, top = end - p->sy, sx = 0;
+        if (!chart_view_scroll_key(ch, &top, &sx, p->count, p->page, 0)) return 0;
+        p->sy = end - top;
+        if (p->sy < 0) p->sy = 0;
     }
-    if (p->sy > p->count - p->page) p->sy = p->count - p->page;
-    if (p->sy < 0) p->sy = 0;
     p->dirty = 1;
     return 1;
 }

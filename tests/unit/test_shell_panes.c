@@ -220,6 +220,18 @@ static void test_bandwidth(WINDOW *w)
         two[g].pcie_tx = two[g].pcie_rx = two[g].net_tx = two[g].net_rx = 29.0e9;
     }
     for (int k = 0; k < 5; k++) pc->on_telemetry(p, two, 16, "modelled (SIMULATED 2x-dgx-h100)");
+    /* 48 rows in a 40-row pane: the view's keys (chart_view_scroll_key)
+     * scroll it, End to the last GPU and Home back */
+    t = draw(pc, p, w);
+    CHECKF(strstr(t, "GPU0 ") && !strstr(t, "GPU15"), "the top of 16 GPUs:\n%s", t);
+    CHECK(pc->key(p, KEY_END) == 1 && pc->dirty(p));
+    t = draw(pc, p, w);
+    CHECKF(strstr(t, "GPU15") && !strstr(t, "GPU0 "), "End shows the last GPU:\n%s", t);
+    CHECK(pc->key(p, KEY_PPAGE) == 1);
+    CHECK(!strstr(draw(pc, p, w), "GPU15"));
+    CHECK(pc->key(p, KEY_HOME) == 1);
+    CHECK(strstr(draw(pc, p, w), "GPU0 "));
+    CHECK(pc->key(p, 'Z') == 0);
     WINDOW *tall = newwin(60, 100, 0, 0);
     t = draw(pc, p, tall);
     CHECKF(strstr(t, "203.1") && strstr(t, "29.0"), "the NVLink and NIC shares:\n%s", t);
@@ -418,6 +430,14 @@ static void test_log(WINDOW *w)
     CHECK(pc->key(p, KEY_HOME) == 1);
     t = draw(pc, p, w);
     CHECK(strstr(t, "[r1] line 01000") && !strstr(t, "line 00999") && !strstr(t, "line 04999"));
+    /* End follows the log again; Up leaves the newest line, and says so */
+    CHECK(pc->key(p, KEY_END) == 1);
+    CHECK(strstr(draw(pc, p, w), "[r1] line 04999"));
+    CHECK(pc->key(p, KEY_UP) == 1);
+    t = draw(pc, p, w);
+    CHECKF(!strstr(t, "line 04999") && strstr(t, "line 04998") && strstr(t, " 1 newer lines v "), "one up:\n%s", t);
+    CHECK(pc->key(p, KEY_DOWN) == 1 && pc->key(p, KEY_DOWN) == 1);
+    CHECK(strstr(draw(pc, p, w), "line 04999")); /* not past the newest */
     CHECK(pc->key(p, 's') == 1);
     t = draw(pc, p, w);
     CHECK(!strstr(t, "transport:"));
