@@ -64,11 +64,12 @@ static chart_tone path_tone(const char *t)
     return CHART_NTONES;
 }
 
+/* The matrix itself: a row and a column per GPU and NIC, the path type in
+ * each cell (NVLink stands out), then each GPU's CPU and NUMA affinity. */
 static void draw_matrix(topo_pane *p, chart_view *v)
 {
     json_t *m = json_object_get(p->doc, "matrix"), *labels = json_object_get(m, "labels");
     json_t *rows = json_object_get(m, "rows"), *gpus = json_object_get(p->doc, "gpus");
-    json_t *nics = json_object_get(p->doc, "nics");
     int n = (int)json_array_size(labels), ngpus = (int)json_array_size(gpus);
     int lw = 6, cw = 5;
     for (int i = 0; i < n; i++) {
@@ -108,6 +109,12 @@ static void draw_matrix(topo_pane *p, chart_view *v)
         }
     }
     p->content_w = cpu_col + cpu_w + 14;
+}
+
+/* What the cells mean, as nvidia-smi says it, and the NICs named. */
+static void draw_legend(const topo_pane *p, chart_view *v)
+{
+    json_t *nics = json_object_get(p->doc, "nics");
     chart_view_nl(v);
     static const char *const legend[] = {
         "Legend:",
@@ -136,7 +143,11 @@ static void draw_matrix(topo_pane *p, chart_view *v)
                             json_is_true(json_object_get(nic, "gdr")) ? "yes" : "no");
         }
     }
-    /* peer access: the pairs that cannot, since "all yes" is the common case */
+}
+
+/* Peer access: the pairs that cannot, since "all yes" is the common case. */
+static void draw_peer_access(const topo_pane *p, chart_view *v)
+{
     json_t *pa = json_object_get(p->doc, "peer_access");
     if (json_array_size(pa)) {
         char buf[400];
@@ -160,6 +171,11 @@ static void draw_matrix(topo_pane *p, chart_view *v)
         } else chart_view_putf(v, 0, 0, "Peer access: unknown for %d pairs", unknown);
         chart_view_nl(v);
     }
+}
+
+/* What the machine's description adds ("note: ..."), in the warning tone. */
+static void draw_notes(const topo_pane *p, chart_view *v)
+{
     json_t *notes = json_object_get(p->doc, "notes");
     for (size_t i = 0; i < json_array_size(notes); i++, chart_view_nl(v))
         chart_view_putf(v, 0, chart_tone_attr(p->color, CHART_WARN), "note: %s",
@@ -192,7 +208,12 @@ static void topo_draw(void *self, WINDOW *win, int focused)
     } else if (p->show_graph) {
         chart_view_put(&v, 0, 0, "(no GPUs in this topology: nothing to draw)");
         chart_view_nl(&v);
-    } else draw_matrix(p, &v);
+    } else {
+        draw_matrix(p, &v);
+        draw_legend(p, &v);
+        draw_peer_access(p, &v);
+        draw_notes(p, &v);
+    }
     p->content_h = v.line;
     p->page = h - top;
     /* say there is more, in the corner the content leaves free */
