@@ -31,6 +31,71 @@ static const mgpu_cmd *const commands[] = {
     NULL,
 };
 
+/*--- The global options: a table like every command's (options.h) ----------*/
+
+static mgpu_result backend_value(const char *text, mgpu_opt_value *v)
+{
+    mgpu_backend_kind k;
+    MGPU_CHECK(mgpu_backend_kind_parse(text, &k));
+    v->choice = (int)k;
+    return MGPU_OK;
+}
+
+static const char *const launchers[] = {"local", "emulate", "mpirun", "srun", NULL};
+static mgpu_result launcher_value(const char *text, mgpu_opt_value *v)
+{
+    for (int k = 0; launchers[k]; k++)
+        if (strcmp(text, launchers[k]) == 0) {
+            v->choice = k;
+            return MGPU_OK;
+        }
+    return mgpu_fail(MGPU_ERR_INVALID, "--launcher: '%s' is not a launcher; use local, emulate, mpirun or srun", text);
+}
+
+static const char *const languages[] = {"en", "ko", NULL};
+static mgpu_result lang_value(const char *text, mgpu_opt_value *v)
+{
+    mgpu_lang l;
+    if (mgpu_lang_parse(text, &l) != 0 || (strcmp(text, "en") && strcmp(text, "ko")))
+        return mgpu_fail(MGPU_ERR_INVALID, "--lang: '%s' is not a language; use en (English) or ko (한국어)", text);
+    v->choice = strcmp(text, "ko") == 0;
+    return MGPU_OK;
+}
+
+/* ranks beat every 0.5 s (engine/rt/protocol.h): a shorter timeout would
+ * call a healthy rank hung */
+static mgpu_result timeout_value(const char *text, mgpu_opt_value *v)
+{
+    MGPU_CHECK(mgpu_parse_seconds(text, "--timeout", 86400, &v->d));
+    if (v->d < MIN_TIMEOUT_S)
+        return mgpu_fail(MGPU_ERR_INVALID, "--timeout %s: at least %g s (ranks send a heartbeat every 0.5 s; a shorter "
+                                           "timeout would report a healthy rank as hung)", text, MIN_TIMEOUT_S);
+    return MGPU_OK;
+}
+
+static const char *const backends[] = {"auto", "cuda", "sim", NULL};
+
+enum { G_BACKEND, G_MACHINE, G_FAULT, G_LAUNCHER, G_RANKS, G_TIMEOUT, G_TRACE, G_JSON, G_LANG };
+static const mgpu_opt globals[] = {
+    [G_BACKEND] = {.name = "--backend", .kind = MGPU_OPT_ENUM, .choices = backends, .parse = backend_value,
+                   .help = "device backend (auto: cuda when a GPU is present)"},
+    [G_MACHINE] = {.name = "--machine", .kind = MGPU_OPT_STRING, .value_name = "PRESET|FILE",
+                   .help = "sim machine: dgx-h100, dgx-h200, pcie-4gpu,\n2x-dgx-h100, single-gpu, or an NCCL topology XML"},
+    [G_FAULT] = {.name = "--fault", .kind = MGPU_OPT_STRING, .value_name = "LIST",
+                 .help = "sim faults (comma-separated; GPU, NIC, RANK: 0 when\nleft out; a name the machine lacks is refused):"},
+    [G_LAUNCHER] = {.name = "--launcher", .kind = MGPU_OPT_ENUM, .choices = launchers, .parse = launcher_value,
+                    .help = "how ranks start: local, emulate, mpirun or srun"},
+    [G_RANKS] = {.name = "--ranks", .kind = MGPU_OPT_INT, .min = 1, .max = 4096, .help = "number of ranks"},
+    [G_TIMEOUT] = {.name = "--timeout", .kind = MGPU_OPT_SECONDS, .max = 86400, .parse = timeout_value,
+                   .help = "per-operation timeout (at least 2 s)"},
+    [G_TRACE] = {.name = "--trace", .kind = MGPU_OPT_STRING, .value_name = "FILE",
+                 .help = "write a Chrome trace (opens in Perfetto); spmd only"},
+    [G_JSON] = {.name = "--json", .help = "machine-readable output"},
+    [G_LANG] = {.name = "--lang", .kind = MGPU_OPT_ENUM, .choices = languages, .parse = lang_value,
+                .help = "the language of labs and messages (default: the class\nconfiguration's, else LC_ALL, LC_MESSAGES, LANG:\nko_KR.* gives ko)"},
+    MGPU_OPT_END,
+};
+
 static void print_help(FILE *f)
 {
     fprintf(f,
@@ -39,110 +104,41 @@ static void print_help(FILE *f)
             "An interactive lab for multi-GPU programming. With no command it opens\n"
             "the shell (labs, live panes, exercises). Commands:\n");
     for (int i = 0; commands[i]; i++) fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\nGlobal options (anywhere on the line before a command's --):\n");
+    /* --fault's kinds follow its line */
+    mgpu_opts_print_help(f, (const mgpu_opt[]){globals[G_BACKEND], globals[G_MACHINE], globals[G_FAULT], MGPU_OPT_END});
+    fputs(mgpu_topo_fault_help(), f);
+    mgpu_opts_print_help(f, globals + G_LAUNCHER);
     fprintf(f,
+            "      --version, --help\n"
             "\n"
-            "Global options (anywhere on the line):\n"
-            "  --backend auto|cuda|sim  device backend (auto: cuda when a GPU is present)\n"
-            "  --machine PRESET|FILE    sim machine: dgx-h100, dgx-h200, pcie-4gpu,\n"
-            "                           2x-dgx-h100, single-gpu, or an NCCL topology XML\n"
-            "  --fault LIST             sim faults (comma-separated; GPU, NIC, RANK: 0 when\n"
-            "                           left out; a name the machine lacks is refused):\n"
-            "%s"
-            "  --launcher NAME          local, emulate, mpirun or srun\n"
-            "  --ranks N                number of ranks\n"
-            "  --timeout SECONDS        per-operation timeout\n"
-            "  --trace FILE             write a Chrome trace (opens in Perfetto)\n"
-            "  --json                   machine-readable output\n"
-            "  --lang en|ko             the language of labs and messages (default: the class\n"
-            "                           configuration's, else LC_ALL, LC_MESSAGES, LANG:\n"
-            "                           ko_KR.* gives ko)\n"
-            "  --version, --help\n"
-            "\n"
-            "`mgpulab COMMAND --help` describes a command.\n", mgpu_topo_fault_help());
+            "`mgpulab COMMAND --help` describes a command; `mgpulab COMMAND --list-options`\n"
+            "lists its options for shell completion (name, short name, kind, values, once or\n"
+            "repeat; tab-separated), `mgpulab --list-options` the global ones and\n"
+            "`mgpulab --list-commands` the commands.\n");
 }
 
-/* Take the global options out of argv (they may stand anywhere), leaving
- * the command and its own arguments in order. Returns 0, or 2 on a bad
- * global option (message printed). */
+/* Take the global options out of argv (they may stand anywhere before a
+ * "--"), leaving the command and its own arguments in order. Returns 0, or
+ * 2 on a bad global option (message printed). */
 static int take_globals(int *argc, char **argv, mgpu_cli_globals *g)
 {
-    int out = 0;
-    for (int i = 0; i < *argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
-        static const char *const with_value[] = {"--backend", "--machine", "--fault", "--launcher",
-                                                 "--ranks", "--timeout", "--trace", "--lang", NULL};
-        int takes = -1;
-        for (int k = 0; with_value[k]; k++) {
-            size_t n = strlen(with_value[k]);
-            if (strncmp(a, with_value[k], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-                takes = k;
-                if (a[n] == '=') val = a + n + 1;
-                else if (i + 1 < *argc) val = argv[++i];
-                else {
-                    fprintf(stderr, "mgpulab: %s needs a value\n", with_value[k]);
-                    return 2;
-                }
-                break;
-            }
-        }
-        if (takes < 0) {
-            if (strcmp(a, "--json") == 0) g->json = 1;
-            else argv[out++] = argv[i];
-            continue;
-        }
-        switch (takes) {
-        case 0:
-            if (mgpu_backend_kind_parse(val, &g->backend.kind) != MGPU_OK) {
-                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
-                return 2;
-            }
-            break;
-        case 1: g->backend.machine = val; break;
-        case 2: g->backend.fault = val; break;
-        case 3:
-            if (strcmp(val, "local") && strcmp(val, "emulate") && strcmp(val, "mpirun") && strcmp(val, "srun")) {
-                fprintf(stderr, "mgpulab: --launcher: '%s' is not a launcher; use local, emulate, mpirun or srun\n", val);
-                return 2;
-            }
-            g->launcher = val;
-            break;
-        case 4: {
-            long long n;
-            if (mgpu_parse_count(val, "--ranks", 1, 4096, &n) != MGPU_OK) {
-                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
-                return 2;
-            }
-            g->ranks = (int)n;
-            break;
-        }
-        case 5:
-            if (mgpu_parse_seconds(val, "--timeout", 86400, &g->timeout_s) != MGPU_OK) {
-                fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
-                return 2;
-            }
-            /* ranks beat every 0.5 s (engine/rt/protocol.h): a shorter
-             * timeout would call a healthy rank hung */
-            if (g->timeout_s > 0 && g->timeout_s < MIN_TIMEOUT_S) {
-                fprintf(stderr, "mgpulab: --timeout %s: at least %g s (ranks send a heartbeat every 0.5 s; a "
-                                "shorter timeout would report a healthy rank as hung)\n", val, MIN_TIMEOUT_S);
-                return 2;
-            }
-            break;
-        case 6: g->trace = val; break;
-        case 7: {
-            mgpu_lang l;
-            if (mgpu_lang_parse(val, &l) != 0 || (strcmp(val, "en") && strcmp(val, "ko"))) {
-                fprintf(stderr, "mgpulab: --lang: '%s' is not a language; use en (English) or ko (한국어)\n", val);
-                return 2;
-            }
-            g->lang = val;
-            break;
-        }
-        }
-    }
-    *argc = out;
-    argv[out] = NULL;
+    mgpu_opt_args o;
+    int rc = mgpu_opts_parse_from(NULL, globals, *argc, argv, 0, MGPU_OPTS_PASS_UNKNOWN, &o);
+    if (rc) return rc;
+    if (o.v[G_BACKEND].count) g->backend.kind = (mgpu_backend_kind)o.v[G_BACKEND].choice;
+    g->backend.machine = o.v[G_MACHINE].text;
+    g->backend.fault = o.v[G_FAULT].text;
+    g->launcher = o.v[G_LAUNCHER].text;
+    if (o.v[G_RANKS].count) g->ranks = (int)o.v[G_RANKS].i;
+    if (o.v[G_TIMEOUT].count) g->timeout_s = o.v[G_TIMEOUT].d;
+    g->trace = o.v[G_TRACE].text;
+    g->json = o.v[G_JSON].count > 0;
+    g->lang = o.v[G_LANG].text;
+    for (int i = 0; i < o.noperands; i++) argv[i] = o.operands[i];
+    *argc = o.noperands;
+    argv[*argc] = NULL;
+    mgpu_opts_free(&o);
     return 0;
 }
 
@@ -209,7 +205,8 @@ int main(int argc, char **argv)
     /* the child a shell or `run` starts to run lab steps in (engine/lab/runner.c) */
     int runner = n > 0 && strcmp(args[0], "__lab-runner") == 0;
     int help = n > 0 && (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0 ||
-                         strcmp(args[0], "--version") == 0);
+                         strcmp(args[0], "--version") == 0 || strcmp(args[0], "--list-options") == 0 ||
+                         strcmp(args[0], "--list-commands") == 0);
     if (!worker && !runner && !help && (rc = apply_class(&g, n == 0))) return rc;
     if (!g.launcher) g.launcher = "local";
     /* --lang > the class's pin > the locale (mgpu/lang.h); both were checked */
@@ -224,6 +221,15 @@ int main(int argc, char **argv)
     }
     if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
         print_help(stdout);
+        return 0;
+    }
+    if (strcmp(args[0], "--list-options") == 0) {
+        mgpu_opts_print_list(stdout, globals);
+        return 0;
+    }
+    if (strcmp(args[0], "--list-commands") == 0) {
+        for (int i = 0; commands[i]; i++)
+            if (commands[i] != &mgpu_cmd_worker) printf("%s\t%s\n", commands[i]->name, commands[i]->summary);
         return 0;
     }
     if (strcmp(args[0], "--version") == 0) {
