@@ -80,8 +80,9 @@ static mgpu_result parse_buffer(const char *text, uint64_t *out)
     return MGPU_OK;
 }
 
-static mgpu_result buffer_value(const char *text, mgpu_opt_value *v)
+static mgpu_result buffer_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     return parse_buffer(text, &v->size);
 }
 

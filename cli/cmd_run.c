@@ -38,8 +38,9 @@ typedef struct run_args {
     int nanswers, text, json;
 } run_args;
 
-static mgpu_result answer_value(const char *text, mgpu_opt_value *v)
+static mgpu_result answer_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     (void)v;
     const char *eq = strchr(text, '=');
     if (!eq || eq == text) return mgpu_fail(MGPU_ERR_INVALID, "--answer '%s': write ID=VALUE", text);

@@ -247,16 +247,18 @@ static int parse_duration(const char *v, double *out)
     return 0;
 }
 
-static mgpu_result sustained_value(const char *text, mgpu_opt_value *v)
+static mgpu_result sustained_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     if (parse_duration(text, &v->d) != 0)
         return mgpu_fail(MGPU_ERR_INVALID, "--sustained '%s': a duration from 1ms to a week, like 90s, 10m, 1.5h or "
                                            "0.05m", text);
     return MGPU_OK;
 }
 
-static mgpu_result tolerance_value(const char *text, mgpu_opt_value *v)
+static mgpu_result tolerance_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     char *end = NULL;
     errno = 0;
     double p = strtod(text, &end);

@@ -33,8 +33,9 @@ static const mgpu_cmd *const commands[] = {
 
 /*--- The global options: a table like every command's (options.h) ----------*/
 
-static mgpu_result backend_value(const char *text, mgpu_opt_value *v)
+static mgpu_result backend_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     mgpu_backend_kind k;
     MGPU_CHECK(mgpu_backend_kind_parse(text, &k));
     v->choice = (int)k;
@@ -42,8 +43,9 @@ static mgpu_result backend_value(const char *text, mgpu_opt_value *v)
 }
 
 static const char *const launchers[] = {"local", "emulate", "mpirun", "srun", NULL};
-static mgpu_result launcher_value(const char *text, mgpu_opt_value *v)
+static mgpu_result launcher_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     for (int k = 0; launchers[k]; k++)
         if (strcmp(text, launchers[k]) == 0) {
             v->choice = k;
@@ -53,8 +55,9 @@ static mgpu_result launcher_value(const char *text, mgpu_opt_value *v)
 }
 
 static const char *const languages[] = {"en", "ko", NULL};
-static mgpu_result lang_value(const char *text, mgpu_opt_value *v)
+static mgpu_result lang_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     mgpu_lang l;
     if (mgpu_lang_parse(text, &l) != 0 || (strcmp(text, "en") && strcmp(text, "ko")))
         return mgpu_fail(MGPU_ERR_INVALID, "--lang: '%s' is not a language; use en (English) or ko (한국어)", text);
@@ -64,8 +67,9 @@ static mgpu_result lang_value(const char *text, mgpu_opt_value *v)
 
 /* ranks beat every 0.5 s (engine/rt/protocol.h): a shorter timeout would
  * call a healthy rank hung */
-static mgpu_result timeout_value(const char *text, mgpu_opt_value *v)
+static mgpu_result timeout_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     MGPU_CHECK(mgpu_parse_seconds(text, "--timeout", 86400, &v->d));
     if (v->d < MIN_TIMEOUT_S)
         return mgpu_fail(MGPU_ERR_INVALID, "--timeout %s: at least %g s (ranks send a heartbeat every 0.5 s; a shorter "

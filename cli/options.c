@@ -32,9 +32,14 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 static int find(const mgpu_opt *spec, int n, const char *word, const char **val)
 {
     *val = NULL;
-    if (word[0] == '-' && word[1] && word[1] != '-' && !word[2]) {
+    if (word[0] == '-' && word[1] && word[1] != '-') {
         for (int k = 0; k < n; k++)
-            if (spec[k].short_name && spec[k].short_name == word[1]) return k;
+            if (spec[k].short_name && spec[k].short_name == word[1]) {
+                if (!word[2]) return k;
+                if (spec[k].kind == MGPU_OPT_FLAG) return -1; /* "-jx" is no option */
+                *val = word + 2;                              /* getopt's "-b8" */
+                return k;
+            }
         return -1;
     }
     if (strncmp(word, "--", 2) != 0) return -1;
@@ -66,7 +71,7 @@ static int parse_double(const char *text, double *out)
 static int take_value(const char *cmd, const mgpu_opt *o, const char *text, mgpu_opt_value *v)
 {
     if (o->parse) {
-        if (o->parse(text, v) != MGPU_OK) return usage_error(cmd, "%s", mgpu_error_message());
+        if (o->parse(o, text, v) != MGPU_OK) return usage_error(cmd, "%s", mgpu_error_message());
         return 0;
     }
     switch (o->kind) {

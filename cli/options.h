@@ -11,8 +11,9 @@
  * malformed value, a value out of range or not among the choices, a
  * non-repeatable option given twice, two options that conflict.
  *
- * Values are written "--opt V", "--opt=V" or "-o V". A word after "--" is
- * an operand, as is "-" alone. Options and operands may be mixed. */
+ * Values are written "--opt V", "--opt=V", "-o V" or "-oV" (getopt's way).
+ * A word after "--" is an operand, as is "-" alone. Options and operands
+ * may be mixed. */
 #ifndef MGPU_CLI_OPTIONS_H
 #define MGPU_CLI_OPTIONS_H
 #include <stdint.h>
@@ -51,8 +52,9 @@ typedef struct mgpu_opt {
     const char *conflict_why; /* the refusal's reason, after "X and Y: " (default "give one") */
     /* A value check of the command's own (an INT kind that also takes a
      * suffix, a name that must exist): parse `text` into v, or fail with
-     * a message naming the option. Runs instead of the kind's own parse. */
-    mgpu_result (*parse)(const char *text, mgpu_opt_value *v);
+     * a message naming the option. Runs instead of the kind's own parse;
+     * `opt` is this entry (one hook may serve several options). */
+    mgpu_result (*parse)(const struct mgpu_opt *opt, const char *text, mgpu_opt_value *v);
     const char *help;        /* --help text; "\n" starts an indented continuation line */
 } mgpu_opt;
 

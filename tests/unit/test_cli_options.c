@@ -12,8 +12,9 @@
 static const char *const formats[] = {"text", "json", "junit", NULL};
 
 enum { O_STEP, O_COUNT, O_RATIO, O_TIME, O_MEM, O_FORMAT, O_ANSWER, O_XML, O_QUIET, O_LOUD, O_MIB, O_N };
-static mgpu_result parse_mib(const char *text, mgpu_opt_value *v)
+static mgpu_result parse_mib(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
 {
+    (void)opt;
     if (strcmp(text, "bad") == 0) return mgpu_fail(MGPU_ERR_INVALID, "--mib: '%s' is refused by its own check", text);
     v->i = atoi(text) * 2;
     return MGPU_OK;
@@ -94,6 +95,10 @@ int main(void)
     mgpu_opts_free(&a);
     CHECK(parse(&a, "demo", "--step", "-1", NULL) == 0 && strcmp(a.v[O_STEP].text, "-1") == 0);
     mgpu_opts_free(&a);
+    /* getopt's attached short value; a flag takes none */
+    CHECK(parse(&a, "demo", "-s7", NULL) == 0 && strcmp(a.v[O_STEP].text, "7") == 0);
+    mgpu_opts_free(&a);
+    refused("unknown option '-qq'", parse(&a, "demo", "-qq", NULL));
 
     /* an optional value: taken unless the next word is an option */
     CHECK(parse(&a, "demo", "--xml", "-q", NULL) == 0 && a.v[O_XML].count == 1 && !a.v[O_XML].text);
