@@ -6,8 +6,10 @@
  * the leaves (snap, text, the engine). */
 #include "app.h"
 #include "text.h"
+#include "watch.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,4 +85,52 @@ void verdict_clear(shell_verdict *v)
 {
     mgpu_lab_verdict_clear(&v->v);
     memset(v, 0, sizeof *v);
+}
+
+/* The top bar's first words, before the machine answers (shell_topo.c). */
+static void initial_backend_line(shell_app *a)
+{
+    const mgpu_backend_config *b = &a->g->backend;
+    if (b->kind == MGPU_BACKEND_SIM || (b->kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda())) {
+        a->simulated = 1;
+        snprintf(a->backend_line, sizeof a->backend_line, "SIMULATED machine %s%s%s",
+                 b->machine ? b->machine : "dgx-h100", b->fault ? ", faults: " : "", b->fault ? b->fault : "");
+    } else {
+        snprintf(a->backend_line, sizeof a->backend_line, "%s backend (asking the machine...)",
+                 b->kind == MGPU_BACKEND_CUDA ? "cuda" : "auto");
+    }
+}
+
+mgpu_result app_new(const mgpu_shell_options *g, shell_app **out)
+{
+    *out = NULL;
+    shell_app *a = calloc(1, sizeof *a);
+    if (!a) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+    a->g = g;
+    a->lab_open = -1;
+    a->text_lab = -1;
+    a->shown_lab = a->shown_step = -1;
+    initial_backend_line(a);
+    mgpu_result rc = evq_open(&a->q);
+    if (rc != MGPU_OK) {
+        free(a);
+        return rc;
+    }
+    *out = a;
+    return MGPU_OK;
+}
+
+void app_free(shell_app *a)
+{
+    if (!a) return;
+    free(a->modal.text);
+    verdict_clear(&a->verdict);
+    json_decref(a->run_results);
+    md_lines_free(&a->text);
+    snap_free(&a->snap);
+    if (a->cat) mgpu_lab_catalog_close(a->cat);
+    if (a->tel) mgpu_telemetry_close(a->tel);
+    watch_close(a->watch);
+    evq_close(a->q);
+    free(a);
 }

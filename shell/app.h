@@ -135,6 +135,11 @@ typedef struct shell_app {
 /* app.c: the state's own functions. Every module below calls these, and
  * app.c calls none of them back (no call circle in the shell's core). */
 double shell_now(void); /* monotonic seconds */
+/* The state for a session with the command line's options `g` (kept, not
+ * copied), and its end: everything it owns (not the panes, not the screen:
+ * panes_destroy and the terminal go first). */
+mgpu_result app_new(const mgpu_shell_options *g, shell_app **out);
+void app_free(shell_app *a);
 const snap_lab *app_lab(const shell_app *a, int lab);
 const snap_step *app_step(const shell_app *a, int lab, int step);
 int next_step_of(const shell_app *a, int lab, int step); /* -1 when step is the last */

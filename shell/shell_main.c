@@ -64,19 +64,11 @@ static void shell_locale(void)
     if (!setlocale(LC_ALL, "")) setlocale(LC_ALL, "C");
     if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0 && env_wants_utf8() && !setlocale(LC_CTYPE, "C.UTF-8"))
         setlocale(LC_CTYPE, "C.utf8");
-}
-
-static void initial_backend_line(shell_app *a)
-{
-    const mgpu_backend_config *b = &a->g->backend;
-    if (b->kind == MGPU_BACKEND_SIM || (b->kind == MGPU_BACKEND_AUTO && !mgpu_build_has_cuda())) {
-        a->simulated = 1;
-        snprintf(a->backend_line, sizeof a->backend_line, "SIMULATED machine %s%s%s",
-                 b->machine ? b->machine : "dgx-h100", b->fault ? ", faults: " : "", b->fault ? b->fault : "");
-    } else {
-        snprintf(a->backend_line, sizeof a->backend_line, "%s backend (asking the machine...)",
-                 b->kind == MGPU_BACKEND_CUDA ? "cuda" : "auto");
-    }
+    /* block characters draw the sparklines where the terminal is UTF-8 */
+    int utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    chart_use_blocks(utf8);
+    md_use_unicode(utf8);
+    text_use_unicode(utf8);
 }
 
 /* The slow part of start-up, after the first frame. */
@@ -206,40 +198,14 @@ static void finish_work(shell_app *a)
     evq_event_free(evq_take(a->q));
 }
 
-int mgpu_shell_run(const mgpu_shell_options *g)
+/* The terminal for the shell: curses on it, SIGWINCH kept for ppoll, the
+ * mouse. 0, or the exit status when this terminal cannot be driven (it
+ * says why). */
+static int terminal_open(SCREEN **out, sigset_t *poll_mask)
 {
-    double t0 = shell_now();
-    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-        fprintf(stderr, "mgpulab: the interactive shell needs a terminal, and %s is not one.\n"
-                        "Run it in a terminal, or use a headless command (`mgpulab --help` lists them).\n",
-                isatty(STDOUT_FILENO) ? "standard input" : "standard output");
-        return 2;
-    }
-    shell_locale();
-    /* block characters draw the sparklines where the terminal is UTF-8 */
-    chart_use_blocks(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
-    md_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
-    text_use_unicode(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
-    shell_app *a = calloc(1, sizeof *a);
-    if (!a) {
-        fprintf(stderr, "mgpulab: out of memory\n");
-        return 1;
-    }
-    a->g = g;
-    a->lab_open = -1;
-    a->text_lab = -1;
-    a->shown_lab = a->shown_step = -1;
-    initial_backend_line(a);
-    if (evq_open(&a->q) != MGPU_OK) {
-        fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
-        free(a);
-        return 1;
-    }
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         fprintf(stderr, "mgpulab: cannot drive this terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "unset");
-        evq_close(a->q);
-        free(a);
         return 2;
     }
     /* a terminal that cannot move the cursor (TERM=dumb, an editor's
@@ -251,16 +217,14 @@ int mgpu_shell_run(const mgpu_shell_options *g)
         fprintf(stderr, "mgpulab: the interactive shell needs a terminal that can move the cursor, and TERM=%s "
                         "cannot.\nRun it in a full terminal (TERM=xterm-256color, tmux, screen), or use a headless "
                         "command (`mgpulab --help` lists them).\n", getenv("TERM") ? getenv("TERM") : "unset");
-        evq_close(a->q);
-        free(a);
         return 2;
     }
     /* before any thread starts, so they all inherit it (see poll_mask) */
     sigset_t winch;
     sigemptyset(&winch);
     sigaddset(&winch, SIGWINCH);
-    pthread_sigmask(SIG_BLOCK, &winch, &a->poll_mask);
-    sigdelset(&a->poll_mask, SIGWINCH);
+    pthread_sigmask(SIG_BLOCK, &winch, poll_mask);
+    sigdelset(poll_mask, SIGWINCH);
     cbreak();
     noecho();
     nonl();
@@ -274,21 +238,56 @@ int mgpu_shell_run(const mgpu_shell_options *g)
 #endif
               , NULL);
     mouseinterval(0);
+    *out = scr;
+    return 0;
+}
+
+static void terminal_close(SCREEN *scr, const sigset_t *poll_mask)
+{
+    endwin();
+    delscreen(scr);
+    pthread_sigmask(SIG_SETMASK, poll_mask, NULL);
+}
+
+/* MGPU_SHELL_PERF=FILE: how long the first frame took (the start-up test
+ * holds it under a limit). */
+static void report_first_frame(double t0)
+{
+    const char *perf = getenv("MGPU_SHELL_PERF");
+    if (!perf || !*perf) return;
+    FILE *f = fopen(perf, "w");
+    if (!f) return;
+    fprintf(f, "first_frame_ms %.1f\nfirst_frame_ms_in_shell %.1f\n", ms_since_start(t0), (shell_now() - t0) * 1e3);
+    fclose(f);
+}
+
+int mgpu_shell_run(const mgpu_shell_options *g)
+{
+    double t0 = shell_now();
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "mgpulab: the interactive shell needs a terminal, and %s is not one.\n"
+                        "Run it in a terminal, or use a headless command (`mgpulab --help` lists them).\n",
+                isatty(STDOUT_FILENO) ? "standard input" : "standard output");
+        return 2;
+    }
+    shell_locale();
+    shell_app *a = NULL;
+    if (app_new(g, &a) != MGPU_OK) {
+        fprintf(stderr, "mgpulab: %s\n", mgpu_error_message());
+        return 1;
+    }
+    SCREEN *scr = NULL;
+    int rc = terminal_open(&scr, &a->poll_mask);
+    if (rc != 0) {
+        app_free(a);
+        return rc;
+    }
     theme_init();
     a->pctx = (pane_context){.backend_line = a->backend_line, .simulated = a->simulated, .color = theme_color()};
     panes_create(a);
 
     draw_frame(a);
-    const char *perf = getenv("MGPU_SHELL_PERF");
-    if (perf && *perf) {
-        FILE *f = fopen(perf, "w");
-        if (f) {
-            fprintf(f, "first_frame_ms %.1f\nfirst_frame_ms_in_shell %.1f\n", ms_since_start(t0),
-                    (shell_now() - t0) * 1e3);
-            fclose(f);
-        }
-    }
-
+    report_first_frame(t0);
     load_catalog(a);
     start_services(a);
     a->dirty = 1;
@@ -302,18 +301,7 @@ int mgpu_shell_run(const mgpu_shell_options *g)
     finish_work(a);
 
     panes_destroy(a);
-    endwin();
-    delscreen(scr);
-    pthread_sigmask(SIG_SETMASK, &a->poll_mask, NULL);
-    dialog_close(a);
-    verdict_clear(&a->verdict);
-    json_decref(a->run_results);
-    md_lines_free(&a->text);
-    snap_free(&a->snap);
-    if (a->cat) mgpu_lab_catalog_close(a->cat);
-    if (a->tel) mgpu_telemetry_close(a->tel);
-    watch_close(a->watch);
-    evq_close(a->q);
-    free(a);
+    terminal_close(scr, &a->poll_mask);
+    app_free(a);
     return 0;
 }
