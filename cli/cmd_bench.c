@@ -27,22 +27,10 @@ static const char usage[] =
     "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1); #wrong counts\n"
     "output elements that differ from the exact expected result.\n"
     "\n"
-    "Options (nccl-tests' names; sizes take K, M, G = powers of 1024):\n"
-    "  -b, --minbytes N       smallest size (default 8)\n"
-    "  -e, --maxbytes N       largest size (default 32M)\n"
-    "  -f, --stepfactor N     multiply the size by N each step (default 1: add -i)\n"
-    "  -i, --stepbytes N      add N bytes each step when -f is 1 (default 1M)\n"
-    "  -n, --iters N          timed calls per measurement (default 20; 1 on sim)\n"
-    "  -w, --warmup_iters N   warm-up calls (default 5; 0 on sim)\n"
-    "  -c, --check 0|1        check the results (default 1)\n"
-    "  -o, --op OP            sum, prod, max, min, avg or all (default sum)\n"
-    "  -d, --datatype T       float, half, bfloat16, int32 or all (default float)\n"
-    "  -r, --root N           root rank of broadcast and reduce (default 0)\n"
-    "  -z, --blocking 0|1     wait for each call to finish before the next (default 0)\n"
-    "  -a, --average 0..3     time reported: 0 rank 0, 1 mean, 2 min, 3 max over ranks (default 1)\n"
-    "  -G, --cudagraph N      CUDA graph launches: only 0 (not supported)\n"
-    "  -j, --json             print the rows as JSON (nccl-tests' field names)\n"
-    "      --predict          add the machine model's prediction for the largest size\n"
+    "Options have nccl-tests' names; sizes take K, M, G (powers of 1024).\n"
+    "\n";
+
+static const char epilog[] =
     "\n"
     "Examples:\n"
     "  mgpulab bench all_reduce -b 8 -e 256M -f 2\n"
@@ -270,12 +258,94 @@ static int bench_run(const mgpu_cli_globals *g, const mgpu_collbench_options *o,
     return rc;
 }
 
+/*--- Options -----------------------------------------------------------------*/
+
+/* Each value is checked by the engine's own setter (coll_options.c, whose
+ * messages name nccl-tests' flag: "-b: ..."), on a scratch copy here and
+ * for real in command-line order once every word has parsed. */
+static mgpu_result bench_value(const mgpu_opt *opt, const char *text, mgpu_opt_value *v)
+{
+    (void)v;
+    mgpu_collbench_options scratch;
+    mgpu_collbench_options_default(&scratch);
+    return mgpu_collbench_set(&scratch, opt->short_name, text);
+}
+
+static const char *const ops[] = {"sum", "prod", "max", "min", "avg", "all", NULL};
+static const char *const types[] = {"float", "half", "bfloat16", "int32", "all", NULL};
+
+#define BENCH_INT(s, n, lo, hi, text) \
+    {.name = n, .short_name = s, .kind = MGPU_OPT_INT, .min = lo, .max = hi, .parse = bench_value, .help = text}
+#define BENCH_SIZE(s, n, text) \
+    {.name = n, .short_name = s, .kind = MGPU_OPT_SIZE, .max = 64.0 * (1ull << 30), .parse = bench_value, .help = text}
+enum { O_JSON = 16, O_PREDICT };
+static const mgpu_opt options[] = {
+    BENCH_SIZE('b', "--minbytes", "smallest size (default 8)"),
+    BENCH_SIZE('e', "--maxbytes", "largest size (default 32M)"),
+    BENCH_INT('f', "--stepfactor", 1, 1 << 20, "multiply the size by N each step (default 1: add -i)"),
+    BENCH_SIZE('i', "--stepbytes", "add SIZE bytes each step when -f is 1 (default 1M)"),
+    BENCH_INT('n', "--iters", 1, 1000000, "timed calls per measurement (default 20; 1 on sim)"),
+    BENCH_INT('w', "--warmup_iters", 0, 1000000, "warm-up calls (default 5; 0 on sim)"),
+    {.name = "--check", .short_name = 'c', .kind = MGPU_OPT_INT, .value_name = "0|1", .min = 0, .max = 1,
+     .parse = bench_value, .help = "check the results (default 1)"},
+    {.name = "--op", .short_name = 'o', .kind = MGPU_OPT_ENUM, .choices = ops, .parse = bench_value,
+     .help = "the reduction (default sum)"},
+    {.name = "--datatype", .short_name = 'd', .kind = MGPU_OPT_ENUM, .choices = types, .parse = bench_value,
+     .help = "the element type (default float)"},
+    BENCH_INT('r', "--root", 0, 1 << 20, "root rank of broadcast and reduce (default 0)"),
+    {.name = "--blocking", .short_name = 'z', .kind = MGPU_OPT_INT, .value_name = "0|1", .min = 0, .max = 1,
+     .parse = bench_value, .help = "wait for each call to finish before the next (default 0)"},
+    {.name = "--average", .short_name = 'a', .kind = MGPU_OPT_INT, .value_name = "0..3", .min = 0, .max = 3,
+     .parse = bench_value, .help = "time reported: 0 rank 0, 1 mean, 2 min, 3 max over ranks\n(default 1)"},
+    BENCH_INT('G', "--cudagraph", 0, 0, "CUDA graph launches: only 0 (not supported)"),
+    BENCH_INT('t', "--nthreads", 1, 1, "threads per process: only 1 (one rank per process)"),
+    BENCH_INT('g', "--ngpus", 1, 1, "GPUs per thread: only 1 (choose ranks with --ranks)"),
+    BENCH_INT('m', "--agg_iters", 1, 1, "collectives aggregated per iteration: only 1"),
+    [O_JSON] = {.name = "--json", .short_name = 'j', .help = "print the rows as JSON (nccl-tests' field names)"},
+    [O_PREDICT] = {.name = "--predict", .help = "add the machine model's prediction for the largest size"},
+    MGPU_OPT_END,
+};
+
+/* The collective and the options; 0, or 2 with the usage error printed. */
+static int parse(int argc, char **argv, mgpu_collbench_options *o, const mgpu_collbench_coll **coll)
+{
+    mgpu_collbench_options_default(o);
+    *coll = NULL;
+    mgpu_opt_args a;
+    int rc = mgpu_opts_parse("bench", options, argc, argv, 0, &a);
+    if (rc) return rc;
+    o->json = a.v[O_JSON].count > 0;
+    o->predict = a.v[O_PREDICT].count > 0;
+    char names[256];
+    for (int k = 0; k < a.order_len && !rc; k++) {
+        const char *text;
+        int id = mgpu_opts_at(&a, k, &text);
+        if (id >= 0 && options[id].parse == bench_value) {
+            if (mgpu_collbench_set(o, options[id].short_name, text) != MGPU_OK)
+                rc = mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
+        } else if (id < 0) {
+            const mgpu_collbench_coll *c = mgpu_collbench_find(text);
+            if (!c)
+                rc = mgpu_cli_usage_error("bench", "'%s' is not a collective; use %s", text,
+                                          mgpu_collbench_names(names, sizeof names));
+            else if (*coll && *coll != c)
+                rc = mgpu_cli_usage_error("bench", "one collective per run ('%s' and '%s' given)", (*coll)->name, c->name);
+            *coll = c;
+        }
+    }
+    mgpu_opts_free(&a);
+    if (rc) return rc;
+    if (!*coll) return mgpu_cli_usage_error("bench", "which collective? %s", mgpu_collbench_names(names, sizeof names));
+    if (mgpu_collbench_options_check(o, *coll) != MGPU_OK) return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
+    return 0;
+}
+
 static int run(const mgpu_cli_globals *g, int argc, char **argv)
 {
     mgpu_collbench_options o;
     const mgpu_collbench_coll *coll = NULL;
-    if (mgpu_collbench_parse(argc, argv, &o, &coll) != MGPU_OK)
-        return mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
+    int prc = parse(argc, argv, &o, &coll);
+    if (prc) return prc;
     if (g->backend.kind == MGPU_BACKEND_CUDA && (g->backend.machine || g->backend.fault))
         return mgpu_cli_usage_error("bench", "--machine and --fault describe a simulated machine; use them with "
                                              "--backend sim");
@@ -299,5 +369,7 @@ const mgpu_cmd mgpu_cmd_bench = {
     .name = "bench",
     .summary = "collective bandwidth (nccl-tests' method, flags and output)",
     .usage = usage,
+    .options = options,
+    .epilog = epilog,
     .run = run,
 };

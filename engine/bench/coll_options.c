@@ -147,7 +147,7 @@ static const flag_def flags[] = {
     {'m', "agg_iters"}, {0, NULL},
 };
 
-static mgpu_result set_flag(char f, const char *v, mgpu_collbench_options *o)
+mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char f, const char *v)
 {
     char name[4] = {'-', f, 0, 0};
     long long n = 0;
@@ -220,7 +220,7 @@ mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *
             if (i + 1 >= argc) return mgpu_fail(MGPU_ERR_INVALID, "%s needs a value", s);
             val = argv[++i];
         }
-        MGPU_CHECK(set_flag(f, val, o));
+        MGPU_CHECK(mgpu_collbench_set(o, f, val));
     }
     char names[256];
     if (!*coll) return mgpu_fail(MGPU_ERR_INVALID, "which collective? %s", mgpu_collbench_names(names, sizeof names));

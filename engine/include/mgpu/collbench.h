@@ -166,6 +166,12 @@ typedef struct mgpu_collbench_options {
                                                   before each check (-1 = off; MGPU_BENCH_TAMPER) */
 } mgpu_collbench_options;
 
+/* Set one of nccl-tests' flags that take a value ('b', 'e', 'i', 'f', 'n',
+ * 'w', 'c', 'o', 'd', 'r', 'z', 'a', 'G', 't', 'g', 'm') from its text, as
+ * written after -X; fails with a message naming the flag. `mgpulab bench`'s
+ * option table (cli/cmd_bench.c) checks and applies its values with it. */
+mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char flag, const char *value);
+
 /* nccl-tests' defaults: -b 8 -e 32M -f 1 -i 1M -n 20 -w 5 -c 1 -o sum
  * -d float -r 0 -z 0 -a 1. */
 void mgpu_collbench_options_default(mgpu_collbench_options *o);
