@@ -417,6 +417,130 @@ static int same_or_apart(const float *a, const float *b, size_t n)
     return x == y || x + len <= y || y + len <= x;
 }
 
+/* y = act(x), i[0] the activation */
+static mgpu_result act(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t n = a->n[0];
+    if (dt == MGPU_F32 && a->i[0] == 0) { /* f32 ReLU, a ResNet's every layer: a loop that vectorises */
+        const float *x = a->t[0];
+        float *y = a->t[1];
+        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.f;
+        return MGPU_OK;
+    }
+    for (size_t i = 0; i < n; i++) st(a->t[1], dt, i, act_f(a->i[0], ld(a->t[0], dt, i)));
+    return MGPU_OK;
+}
+
+/* dx = dy * act'(x) */
+static mgpu_result act_backward(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t n = a->n[0];
+    if (dt == MGPU_F32 && a->i[0] == 0) {
+        const float *x = a->t[0], *dy = a->t[1];
+        float *dx = a->t[2];
+        /* Vectorised (the scalar loop's branch on the sign mispredicted
+         * half the time: a tenth of a lab 4 run) given -fno-trapping-math
+         * (CMakeLists.txt) and no overlap gcc must check for: backward
+         * writes its gradient in place (dx == dy), and element i reads
+         * and writes index i only, so the same array or apart are both
+         * safe. */
+        if (same_or_apart(dx, dy, n) && same_or_apart(dx, x, n)) {
+#pragma GCC ivdep
+            for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (x[i] > 0 ? 1.f : 0.f); /* act_grad(0), same bits */
+        } else {
+            for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (x[i] > 0 ? 1.f : 0.f);
+        }
+        return MGPU_OK;
+    }
+    for (size_t i = 0; i < n; i++) st(a->t[2], dt, i, ld(a->t[1], dt, i) * act_grad(a->i[0], ld(a->t[0], dt, i)));
+    return MGPU_OK;
+}
+
+/* SGD with momentum and weight decay, in place: t0 the parameters, t1 the
+ * gradients, t2 the momentum (f32) */
+static mgpu_result sgd(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t n = a->n[0];
+    float *m = a->t[2], lr = a->f[0], mu = a->f[1], wd = a->f[2];
+    for (size_t i = 0; i < n; i++) {
+        float p = ld(a->t[0], dt, i);
+        m[i] = mu * m[i] + ld(a->t[1], dt, i) + wd * p;
+        st(a->t[0], dt, i, p - lr * m[i]);
+    }
+    return MGPU_OK;
+}
+
+/* AdamW, in place: t0 the parameters, t1 the gradients, t2/t3 the moments
+ * (f32) */
+static mgpu_result adamw(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t n = a->n[0];
+    float *m = a->t[2], *v = a->t[3], lr = a->f[0], b1 = a->f[1], b2 = a->f[2], eps = a->f[3], wd = a->f[4];
+    float bc1 = a->f[5], bc2 = a->f[6];
+    for (size_t i = 0; i < n; i++) {
+        float p = ld(a->t[0], dt, i), g = ld(a->t[1], dt, i);
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        p *= 1 - lr * wd;
+        p -= lr * (m[i] / bc1) / (sqrtf(v[i] / bc2) + eps);
+        st(a->t[0], dt, i, p);
+    }
+    return MGPU_OK;
+}
+
+/* Rows of a table by id (t0 ids; forward t1 the table, t2 the rows;
+ * backward t1 the rows' gradients, t2 the table's, added to); an id outside
+ * the vocabulary fails */
+static mgpu_result embedding(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t n = a->n[0];
+    const int32_t *ids = a->t[0];
+    size_t D = a->n[1];
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] < 0 || (size_t)ids[i] >= a->n[2])
+            return mgpu_fail(MGPU_ERR_INVALID, "embedding: id %d at %zu is not in the vocabulary 0..%zu", (int)ids[i],
+                             i, a->n[2] - 1);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < D; j++) {
+            size_t row = (size_t)ids[i] * D + j;
+            if (a->op == MGPU_NNK_EMBEDDING) st(a->t[2], dt, i * D + j, ld(a->t[1], dt, row));
+            else st(a->t[2], dt, row, ld(a->t[2], dt, row) + ld(a->t[1], dt, i * D + j));
+        }
+    return MGPU_OK;
+}
+
+/* dx = scale * y * (dy - sum(y * dy)) per row */
+static mgpu_result softmax_backward(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    for (size_t r = 0; r < a->n[0]; r++) {
+        size_t o = r * a->n[1];
+        double dot = 0;
+        for (size_t j = 0; j < a->n[1]; j++) dot += (double)ld(a->t[0], dt, o + j) * ld(a->t[1], dt, o + j);
+        for (size_t j = 0; j < a->n[1]; j++)
+            st(a->t[2], dt, o + j, a->f[0] * ld(a->t[0], dt, o + j) * (float)(ld(a->t[1], dt, o + j) - dot));
+    }
+    return MGPU_OK;
+}
+
+/* t0 [A, B, C, D] to t1 [A, C, B, D] */
+static mgpu_result swap12(const mgpu_nn_args *a)
+{
+    mgpu_dtype dt = a->dtype;
+    size_t A = a->n[0], B = a->n[1], C = a->n[2], D = a->n[3], es = mgpu_dtype_size(dt);
+    for (size_t i = 0; i < A; i++)
+        for (size_t b = 0; b < B; b++)
+            for (size_t c = 0; c < C; c++)
+                memcpy((char *)a->t[1] + (((i * C + c) * B + b) * D) * es,
+                       (const char *)a->t[0] + (((i * B + b) * C + c) * D) * es, D * es);
+    return MGPU_OK;
+}
+
 static mgpu_result compute(const mgpu_nn_args *a)
 {
     mgpu_dtype dt = a->dtype;
@@ -434,35 +558,8 @@ static mgpu_result compute(const mgpu_nn_args *a)
             st(a->t[1], dt, c, (float)(a->f[0] != 0 ? a->f[0] * ld(a->t[1], dt, c) + s : s));
         }
         return MGPU_OK;
-    case MGPU_NNK_ACT:
-        if (dt == MGPU_F32 && a->i[0] == 0) { /* f32 ReLU, a ResNet's every layer: a loop that vectorises */
-            const float *x = a->t[0];
-            float *y = a->t[1];
-            for (size_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.f;
-            return MGPU_OK;
-        }
-        for (size_t i = 0; i < n; i++) st(a->t[1], dt, i, act_f(a->i[0], ld(a->t[0], dt, i)));
-        return MGPU_OK;
-    case MGPU_NNK_ACT_BACKWARD:
-        if (dt == MGPU_F32 && a->i[0] == 0) {
-            const float *x = a->t[0], *dy = a->t[1];
-            float *dx = a->t[2];
-            /* Vectorised (the scalar loop's branch on the sign mispredicted
-             * half the time: a tenth of a lab 4 run) given -fno-trapping-math
-             * (CMakeLists.txt) and no overlap gcc must check for: backward
-             * writes its gradient in place (dx == dy), and element i reads
-             * and writes index i only, so the same array or apart are both
-             * safe. */
-            if (same_or_apart(dx, dy, n) && same_or_apart(dx, x, n)) {
-#pragma GCC ivdep
-                for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (x[i] > 0 ? 1.f : 0.f); /* act_grad(0), same bits */
-            } else {
-                for (size_t i = 0; i < n; i++) dx[i] = dy[i] * (x[i] > 0 ? 1.f : 0.f);
-            }
-            return MGPU_OK;
-        }
-        for (size_t i = 0; i < n; i++) st(a->t[2], dt, i, ld(a->t[1], dt, i) * act_grad(a->i[0], ld(a->t[0], dt, i)));
-        return MGPU_OK;
+    case MGPU_NNK_ACT: return act(a);
+    case MGPU_NNK_ACT_BACKWARD: return act_backward(a);
     case MGPU_NNK_SWIGLU:
         for (size_t i = 0; i < n; i++) st(a->t[2], dt, i, act_f(2, ld(a->t[0], dt, i)) * ld(a->t[1], dt, i));
         return MGPU_OK;
@@ -486,28 +583,8 @@ static mgpu_result compute(const mgpu_nn_args *a)
         }
         cross_entropy(a);
         return MGPU_OK;
-    case MGPU_NNK_SGD: {
-        float *m = a->t[2], lr = a->f[0], mu = a->f[1], wd = a->f[2];
-        for (size_t i = 0; i < n; i++) {
-            float p = ld(a->t[0], dt, i);
-            m[i] = mu * m[i] + ld(a->t[1], dt, i) + wd * p;
-            st(a->t[0], dt, i, p - lr * m[i]);
-        }
-        return MGPU_OK;
-    }
-    case MGPU_NNK_ADAMW: {
-        float *m = a->t[2], *v = a->t[3], lr = a->f[0], b1 = a->f[1], b2 = a->f[2], eps = a->f[3], wd = a->f[4];
-        float bc1 = a->f[5], bc2 = a->f[6];
-        for (size_t i = 0; i < n; i++) {
-            float p = ld(a->t[0], dt, i), g = ld(a->t[1], dt, i);
-            m[i] = b1 * m[i] + (1 - b1) * g;
-            v[i] = b2 * v[i] + (1 - b2) * g * g;
-            p *= 1 - lr * wd;
-            p -= lr * (m[i] / bc1) / (sqrtf(v[i] / bc2) + eps);
-            st(a->t[0], dt, i, p);
-        }
-        return MGPU_OK;
-    }
+    case MGPU_NNK_SGD: return sgd(a);
+    case MGPU_NNK_ADAMW: return adamw(a);
     case MGPU_NNK_SUMSQ: {
         double s = a->i[0] ? ((float *)a->t[1])[0] : 0;
         for (size_t i = 0; i < n; i++) s += (double)ld(a->t[0], dt, i) * ld(a->t[0], dt, i);
@@ -538,40 +615,10 @@ static mgpu_result compute(const mgpu_nn_args *a)
     case MGPU_NNK_NORM: norm(a); return MGPU_OK;
     case MGPU_NNK_NORM_BACKWARD: return norm_backward(a);
     case MGPU_NNK_EMBEDDING:
-    case MGPU_NNK_EMBEDDING_BACKWARD: {
-        const int32_t *ids = a->t[0];
-        size_t D = a->n[1];
-        for (size_t i = 0; i < n; i++)
-            if (ids[i] < 0 || (size_t)ids[i] >= a->n[2])
-                return mgpu_fail(MGPU_ERR_INVALID, "embedding: id %d at %zu is not in the vocabulary 0..%zu", (int)ids[i],
-                                 i, a->n[2] - 1);
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < D; j++) {
-                size_t row = (size_t)ids[i] * D + j;
-                if (a->op == MGPU_NNK_EMBEDDING) st(a->t[2], dt, i * D + j, ld(a->t[1], dt, row));
-                else st(a->t[2], dt, row, ld(a->t[2], dt, row) + ld(a->t[1], dt, i * D + j));
-            }
-        return MGPU_OK;
-    }
+    case MGPU_NNK_EMBEDDING_BACKWARD: return embedding(a);
     case MGPU_NNK_SOFTMAX: softmax(a); return MGPU_OK;
-    case MGPU_NNK_SOFTMAX_BACKWARD:
-        for (size_t r = 0; r < a->n[0]; r++) {
-            size_t o = r * a->n[1];
-            double dot = 0;
-            for (size_t j = 0; j < a->n[1]; j++) dot += (double)ld(a->t[0], dt, o + j) * ld(a->t[1], dt, o + j);
-            for (size_t j = 0; j < a->n[1]; j++)
-                st(a->t[2], dt, o + j, a->f[0] * ld(a->t[0], dt, o + j) * (float)(ld(a->t[1], dt, o + j) - dot));
-        }
-        return MGPU_OK;
-    case MGPU_NNK_SWAP12: {
-        size_t A = a->n[0], B = a->n[1], C = a->n[2], D = a->n[3], es = mgpu_dtype_size(dt);
-        for (size_t i = 0; i < A; i++)
-            for (size_t b = 0; b < B; b++)
-                for (size_t c = 0; c < C; c++)
-                    memcpy((char *)a->t[1] + (((i * C + c) * B + b) * D) * es,
-                           (const char *)a->t[0] + (((i * B + b) * C + c) * D) * es, D * es);
-        return MGPU_OK;
-    }
+    case MGPU_NNK_SOFTMAX_BACKWARD: return softmax_backward(a);
+    case MGPU_NNK_SWAP12: return swap12(a);
     case MGPU_NNK_COUNT: break;
     }
     return mgpu_fail(MGPU_ERR_INVALID, "sim: unknown training op %d", (int)a->op);
