@@ -28,13 +28,15 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 }
 
 /* The entry a word names: "--name", "--name=V", "--alias[=V]" or "-s".
- * *val is set to what follows '=' when there is one. -1 when none. */
-static int find(const mgpu_opt *spec, int n, const char *word, const char **val)
+ * *val is set to what follows '=' when there is one, *said to the name
+ * messages use (the alias when the alias was written). -1 when none. */
+static int find(const mgpu_opt *spec, int n, const char *word, const char **val, const char **said)
 {
     *val = NULL;
     if (word[0] == '-' && word[1] && word[1] != '-') {
         for (int k = 0; k < n; k++)
             if (spec[k].short_name && spec[k].short_name == word[1]) {
+                *said = spec[k].name;
                 if (!word[2]) return k;
                 if (spec[k].kind == MGPU_OPT_FLAG) return -1; /* "-jx" is no option */
                 *val = word + 2;                              /* getopt's "-b8" */
@@ -50,6 +52,7 @@ static int find(const mgpu_opt *spec, int n, const char *word, const char **val)
         for (int a = 0; a < 2; a++)
             if (names[a] && strlen(names[a]) == len && strncmp(word, names[a], len) == 0) {
                 if (eq) *val = eq + 1;
+                *said = names[a];
                 return k;
             }
     }
@@ -68,10 +71,14 @@ static int parse_double(const char *text, double *out)
 }
 
 /* Parse and range-check one value into v. 0, or 2 with the message printed. */
-static int take_value(const char *cmd, const mgpu_opt *o, const char *text, mgpu_opt_value *v)
+static int take_value(const char *cmd, const mgpu_opt *spec_entry, const char *said, const char *text,
+                      mgpu_opt_value *v)
 {
+    mgpu_opt said_as = *spec_entry; /* messages name the option as it was written */
+    said_as.name = said;
+    const mgpu_opt *o = &said_as;
     if (o->parse) {
-        if (o->parse(o, text, v) != MGPU_OK) return usage_error(cmd, "%s", mgpu_error_message());
+        if (o->parse(spec_entry, text, v) != MGPU_OK) return usage_error(cmd, "%s", mgpu_error_message());
         return 0;
     }
     switch (o->kind) {
@@ -153,14 +160,14 @@ int mgpu_opts_parse_from(const char *cmd, const mgpu_opt *spec, int argc, char *
     }
     int rest = 0; /* after "--" every word is an operand */
     for (int i = first; i < argc; i++) {
-        const char *w = argv[i], *val = NULL;
+        const char *w = argv[i], *val = NULL, *said = NULL;
         int k = -1;
         if (!rest && strcmp(w, "--") == 0 && !(flags & MGPU_OPTS_PASS_UNKNOWN)) {
             rest = 1;
             continue;
         }
         if (!rest && w[0] == '-' && w[1]) {
-            k = find(spec, n, w, &val);
+            k = find(spec, n, w, &val, &said);
             if (k < 0 && !(flags & MGPU_OPTS_PASS_UNKNOWN)) {
                 mgpu_opts_free(args);
                 return usage_error(cmd, "unknown option '%s'%s", w,
@@ -178,15 +185,15 @@ int mgpu_opts_parse_from(const char *cmd, const mgpu_opt *spec, int argc, char *
         mgpu_opt_value *v = &args->v[k];
         int rc = 0;
         /* a repeated option would silently take the last value */
-        if (v->count && !(o->flags & MGPU_OPT_REPEAT)) rc = usage_error(cmd, "%s given twice", o->name);
-        else if (o->kind == MGPU_OPT_FLAG && val) rc = usage_error(cmd, "%s takes no value", o->name);
+        if (v->count && !(o->flags & MGPU_OPT_REPEAT)) rc = usage_error(cmd, "%s given twice", said);
+        else if (o->kind == MGPU_OPT_FLAG && val) rc = usage_error(cmd, "%s takes no value", said);
         else if (o->kind != MGPU_OPT_FLAG && !val) {
             if (o->flags & MGPU_OPT_OPTIONAL) {
                 if (i + 1 < argc && argv[i + 1][0] != '-') val = argv[++i];
             } else if (i + 1 < argc) val = argv[++i];
-            else rc = usage_error(cmd, "%s needs a value", o->name);
+            else rc = usage_error(cmd, "%s needs a value", said);
         }
-        if (!rc && val) rc = take_value(cmd, o, val, v);
+        if (!rc && val) rc = take_value(cmd, o, said, val, v);
         if (rc) {
             mgpu_opts_free(args);
             return rc;
@@ -199,8 +206,8 @@ int mgpu_opts_parse_from(const char *cmd, const mgpu_opt *spec, int argc, char *
     }
     for (int k = 0; k < n; k++) {
         if (!args->v[k].count || !spec[k].conflicts) continue;
-        const char *dummy;
-        int other = find(spec, n, spec[k].conflicts, &dummy);
+        const char *dummy, *other_said;
+        int other = find(spec, n, spec[k].conflicts, &dummy, &other_said);
         if (other >= 0 && args->v[other].count) {
             int rc = usage_error(cmd, "%s and %s%s %s", spec[k].name, spec[other].name,
                                  spec[k].conflict_why ? "" : ":", spec[k].conflict_why ? spec[k].conflict_why : "give one");
@@ -293,7 +300,7 @@ static void list_line(FILE *f, const char *name, const mgpu_opt *o)
     fprintf(f, "%s\t", kind_name(o->kind));
     if (o->kind == MGPU_OPT_ENUM)
         for (int c = 0; o->choices[c]; c++) fprintf(f, "%s%s", c ? "," : "", o->choices[c]);
-    else if ((o->kind == MGPU_OPT_INT || o->kind == MGPU_OPT_DOUBLE || o->kind == MGPU_OPT_SIZE) && o->max > o->min)
+    else if (o->kind == MGPU_OPT_INT || o->kind == MGPU_OPT_DOUBLE || (o->kind == MGPU_OPT_SIZE && o->max > 0))
         fprintf(f, "%.17g..%.17g", o->min, o->max);
     else if (o->kind == MGPU_OPT_SECONDS) fprintf(f, "0..%g", o->max > 0 ? o->max : 86400);
     else fprintf(f, "-");

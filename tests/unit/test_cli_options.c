@@ -125,7 +125,8 @@ int main(void)
     refused("--format 'xml': use text, json or junit", parse(&a, "demo", "--format", "xml", NULL));
     refused("--step: the value is empty", parse(&a, "demo", "--step=", NULL));
     refused("--step given twice", parse(&a, "demo", "-s", "1", "--step", "2", NULL));
-    refused("--count given twice", parse(&a, "demo", "--count", "1", "--n", "2", NULL));
+    refused("--n given twice", parse(&a, "demo", "--count", "1", "--n", "2", NULL)); /* named as written */
+    refused("--n: 11 is out of range (1..10)", parse(&a, "demo", "--n", "11", NULL));
     refused("--quiet takes no value", parse(&a, "demo", "--quiet=1", NULL));
     refused("--quiet and --loud: give one", parse(&a, "demo", "--loud", "-q", NULL));
     CHECK(a.v == NULL && a.noperands == 0); /* emptied on failure */
