@@ -36,7 +36,7 @@ void mgpu_cli_print_usage(const mgpu_cmd *cmd, FILE *f)
 
 int mgpu_cli_wants_help(const mgpu_cmd *cmd, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) { /* after --: a script's words */
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             mgpu_cli_print_usage(cmd, stdout);
             return 1;
