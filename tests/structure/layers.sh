@@ -162,12 +162,14 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-# The fixture: engine/core/a.c calls lab_b() of engine/lab/b.c (up), which
-# calls a() back (down, fine): exactly one upward call and one circle.
+# The fixture: engine/core/a.c calls lab_b() of engine/lab/b.c (up) and
+# includes lab's b.h (up), and b.c calls core_a() back (down, fine):
+# exactly one upward call, one upward include and one circle.
 fixture=$(mktemp -d)
 trap 'rm -rf "$fixture"' EXIT
 mkdir -p "$fixture/engine/core" "$fixture/engine/lab" "$fixture/build" "$fixture/docs"
-printf 'int lab_b(void);\nint core_a(void) { return lab_b(); }\n' > "$fixture/engine/core/a.c"
+printf 'int lab_b(void);\n' > "$fixture/engine/lab/b.h"
+printf '#include "../lab/b.h"\nint core_a(void) { return lab_b(); }\n' > "$fixture/engine/core/a.c"
 printf 'int core_a(void);\nint lab_b(void) { return 1; }\nint lab_c(void) { return core_a(); }\n' \
     > "$fixture/engine/lab/b.c"
 printf 'Layer order (bottom up): core -> lab -> cli\n' > "$fixture/docs/ARCHITECTURE.md"
@@ -175,18 +177,19 @@ cc=${CC:-cc}
 entries=()
 for f in engine/core/a.c engine/lab/b.c; do
     o=$fixture/build/${f//\//_}.o
-    "$cc" -c -MD "$fixture/$f" -o "$o" || { echo "FAIL: cannot compile the fixture with $cc"; exit 1; }
-    entries+=("{\"directory\": \"$fixture/build\", \"file\": \"$fixture/$f\", \"command\": \"$cc -MD -c $fixture/$f -o $o\"}")
+    "$cc" -c -MD -MF "$o.d" "$fixture/$f" -o "$o" || { echo "FAIL: cannot compile the fixture with $cc"; exit 1; }
+    entries+=("{\"directory\": \"$fixture/build\", \"file\": \"$fixture/$f\", \"command\": \"$cc -MD -MF $o.d -c $fixture/$f -o $o\"}")
 done
 (IFS=,; printf '[%s]\n' "${entries[*]}") > "$fixture/build/compile_commands.json"
 out=$(check "$fixture" "$fixture/build" "$fixture/docs/ARCHITECTURE.md")
 if [[ $? -eq 0 || $out != *"engine/core/a.c: calls lab_b in engine/lab/b.c (core -> lab: up)"* ||
-      $out != *"1 upward calls, 0 upward includes"* || $out != *"call circles: 1, the widest 2 files"* ]]; then
-    echo "FAIL: the checker did not catch exactly the fixture's one upward call:"
+      $out != *"engine/core/a.c: reads engine/lab/b.h (core -> lab: up)"* ||
+      $out != *"1 upward calls, 1 upward includes"* || $out != *"call circles: 1, the widest 2 files"* ]]; then
+    echo "FAIL: the checker did not catch exactly the fixture's one upward call and include:"
     echo "$out"
     exit 1
 fi
-echo "ok - the checker catches a call up the layers"
+echo "ok - the checker catches a call and an include up the layers"
 
 if [[ ! -f $build/compile_commands.json ]]; then
     echo "FAIL: $build has no compile_commands.json (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt)"
