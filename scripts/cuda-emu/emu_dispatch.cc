@@ -1,10 +1,10 @@
 /* emu_dispatch.cc - cuda_nn.cu's dispatch for the host emulation: an op's
  * kernels by kind, with the reductions' scratch from malloc (filled with
  * NaN bits, so a partial sum never written shows in the result). */
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 #undef NULL
 #define NULL nullptr
-#include "dev/cuda_nn.h"
+#include "dev/cuda/cuda_nn.h"
 dim3 gridDim, blockIdx, blockDim;
 thread_local dim3 threadIdx;
 std::barrier<> *emu_bar;

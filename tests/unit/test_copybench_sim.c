@@ -3,7 +3,7 @@
  * single-gpu; matrices have the right shape, N/A pattern and SUM; the
  * numbers match the sim's link model; verification catches a wrong copy;
  * too large a buffer is a device-OOM error; peer access is left as found. */
-#include "dev/sim_model.h"
+#include "dev/sim/sim_model.h"
 #include "mgpu/copybench.h"
 #include "mgpu/topo.h"
 #include "tap.h"

@@ -3,7 +3,7 @@
  * the program still starts where the toolkit's libraries are missing (the
  * sim needs none of it); the error then says which library was looked for.
  * $MGPU_CUBLAS_LIBRARY picks another build (torch's wheel ships one). */
-#include "dev/cuda_blas.h"
+#include "dev/cuda/cuda_blas.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>

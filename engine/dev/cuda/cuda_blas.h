@@ -3,7 +3,7 @@
 #ifndef MGPU_CUDA_BLAS_H
 #define MGPU_CUDA_BLAS_H
 #include <cublas_api.h>
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 
 /* The device's handle, bound to stream st (created on first use). */
 mgpu_result cuda_blas_handle(struct cuda_backend *cb, int dev, cudaStream_t st, cublasHandle_t *out);

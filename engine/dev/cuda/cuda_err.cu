@@ -1,7 +1,7 @@
 /* cuda_err.cu - CUDA errors as mgpu results with messages a user can act on. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 
 /* Errors after which the context is unusable: every later call returns the
  * same error until the process exits (CUDA's "sticky" errors). */

@@ -3,8 +3,8 @@
  * (nvbandwidth's method), with a timeout so a lost gate cannot hang a GPU. */
 #include <stdlib.h>
 #include <string.h>
-#include "dev/cuda_internal.h"
-#include "dev/cuda_kernels.h"
+#include "dev/cuda/cuda_internal.h"
+#include "dev/cuda/cuda_kernels.h"
 
 /* Gate flags live in pinned, mapped pages that are reused rather than freed
  * per gate, and the first page is allocated at open: pinned allocation and

@@ -1,6 +1,6 @@
 /* cuda_internal.h - what the cuda backend's files share: its state, the
  * CUDA-error-to-mgpu_result mapping, the device guard and the CUDA_TRY macro.
- * C++ (CUDA) only: included by engine/dev/cuda_*.cu and dev_cuda.cu. */
+ * C++ (CUDA) only: included by the files of engine/dev/cuda/ (cuda_*.cu, dev_cuda.cu). */
 #ifndef MGPU_CUDA_INTERNAL_H
 #define MGPU_CUDA_INTERNAL_H
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "dev/cuda_ipc.h"
+#include "dev/cuda/cuda_ipc.h"
 
 static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(((mgpu_ipc_wire *)0)->payload), "IPC handle fits");
 

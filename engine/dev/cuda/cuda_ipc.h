@@ -2,7 +2,7 @@
  * and the memory code in dev_cuda.cu. CUDA C++ only. */
 #ifndef MGPU_CUDA_IPC_H
 #define MGPU_CUDA_IPC_H
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 
 mgpu_result cuda_ipc_export(mgpu_buffer *buf, size_t off, size_t bytes, mgpu_ipc_wire *w);
 mgpu_result cuda_ipc_open(mgpu_backend *be, int dev, const mgpu_ipc_wire *w, mgpu_buffer *buf);

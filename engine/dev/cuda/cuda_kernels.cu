@@ -1,6 +1,6 @@
 /* cuda_kernels.cu - the cuda backend's kernels: SM copy, fill, checksum,
  * stream gate (spin), and the pointer chase of the latency test. */
-#include "dev/cuda_kernels.h"
+#include "dev/cuda/cuda_kernels.h"
 
 /* 512 threads x 2 blocks an SM (64 registers a thread, for 8 uint4 in flight); each thread
  * keeps COPY_UNROLL 16-byte loads in flight before its first store, which is

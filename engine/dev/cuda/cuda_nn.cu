@@ -5,8 +5,8 @@
  * reductions). Values are loaded and stored through dtype.h's conversions,
  * so bf16 rounds exactly as on the sim, and every reduction has a fixed
  * order: no atomics, so the same inputs give the same bits on every run. */
-#include "dev/cuda_blas.h"
-#include "dev/cuda_nn.h"
+#include "dev/cuda/cuda_blas.h"
+#include "dev/cuda/cuda_nn.h"
 #include "mgpu/mem.h"
 
 static int sm_count(mgpu_stream *s) { return cuda_be(s->be)->props[s->device].multiProcessorCount; }

@@ -8,7 +8,7 @@
 #ifndef MGPU_CUDA_NN_H
 #define MGPU_CUDA_NN_H
 #include <stdint.h>
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 #include "dev/nn_ops.h"
 
 #define NN_THREADS 256

@@ -6,7 +6,7 @@
  * and shift (nn_div) rather than the 64-bit divide; 32-bit indices unless
  * a tensor passes 2^31 elements. Element types are templated, so no dtype
  * branch runs per element. */
-#include "dev/cuda_nn.h"
+#include "dev/cuda/cuda_nn.h"
 
 /* Elements per thread in a plane: enough to amortise the plane's own index
  * math, few enough to keep a 32x32 plane in one block. */

@@ -7,7 +7,7 @@
  * stream at memory bandwidth. Per-element arithmetic is the sim's
  * (sim_nn.c), in f32, so results agree to the last bits of expf/tanhf. */
 #include <math.h>
-#include "dev/cuda_nn.h"
+#include "dev/cuda/cuda_nn.h"
 
 #define SQRT_2_OVER_PI 0.7978845608028654f
 

@@ -10,7 +10,7 @@
  * cuda_nn_scratch_bytes on the stream). Element types are templated, and
  * each thread loads a 16-byte pack when the shapes and pointers allow. */
 #include <math.h>
-#include "dev/cuda_nn.h"
+#include "dev/cuda/cuda_nn.h"
 
 /* Values per first-stage block of batch norm and sumsq (a multiple of every pack). */
 #define CHUNK 4096

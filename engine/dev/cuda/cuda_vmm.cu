@@ -8,7 +8,7 @@
 #include <cuda.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dev/cuda_internal.h"
+#include "dev/cuda/cuda_internal.h"
 
 #define VMM_MAGIC 0x564d4d31u /* not cuda_ipc.cu's import magic */
 

@@ -2,8 +2,8 @@
  * kernel), fills, checksums and the pointer-chase latency measurement. */
 #include <stdlib.h>
 #include <string.h>
-#include "dev/cuda_internal.h"
-#include "dev/cuda_kernels.h"
+#include "dev/cuda/cuda_internal.h"
+#include "dev/cuda/cuda_kernels.h"
 
 static int sm_count_of(mgpu_stream *s)
 {

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dev/cuda_internal.h"
-#include "dev/cuda_ipc.h"
+#include "dev/cuda/cuda_internal.h"
+#include "dev/cuda/cuda_ipc.h"
 #include "dev/mem/mem_dev.h"
 #include "mgpu/size.h"
-#include "dev/cuda_kernels.h"
+#include "dev/cuda/cuda_kernels.h"
 #include "mgpu/topo.h"
 
 /*--- Open and close ---------------------------------------------------*/

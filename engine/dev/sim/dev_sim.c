@@ -3,8 +3,8 @@
  * enqueued; time is virtual: each stream has a clock that the timing model
  * (sim_model.c) advances, events carry it and waits join it. See
  * docs/sim-model.md for the rules. */
-#include "dev/sim_ipc.h"
-#include "dev/sim_peer.h"
+#include "dev/sim/sim_ipc.h"
+#include "dev/sim/sim_peer.h"
 #include "mgpu/clock.h"
 #include "mgpu/topo.h"
 #include <errno.h>

@@ -5,7 +5,7 @@
 #ifndef MGPU_SIM_INTERNAL_H
 #define MGPU_SIM_INTERNAL_H
 #include "dev/backend.h"
-#include "dev/sim_model.h"
+#include "dev/sim/sim_model.h"
 #include <pthread.h>
 
 /* Every buffer is real host memory aligned like cudaMalloc's. */

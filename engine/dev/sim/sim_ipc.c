@@ -8,7 +8,7 @@
  * freed before letting go, a random token detects a reused fd number, and
  * the exporter's start time detects a reused pid, so a stale handle is
  * refused and an importer still using freed memory is told so. */
-#include "dev/sim_ipc.h"
+#include "dev/sim/sim_ipc.h"
 #include "mgpu/topo.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * when first exported; importers map that memfd through /proc/PID/fd/N. */
 #ifndef MGPU_SIM_IPC_H
 #define MGPU_SIM_IPC_H
-#include "dev/sim_internal.h"
+#include "dev/sim/sim_internal.h"
 
 /* buf->impl of every sim device buffer. */
 typedef struct sim_devmem {

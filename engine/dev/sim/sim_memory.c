@@ -3,7 +3,7 @@
  * device against the modelled GPU's size and is a mapping of its own, so it
  * can be shared with other processes (sim_ipc.c); a registry answers UVA
  * pointer attributes for any address inside a live buffer. */
-#include "dev/sim_ipc.h"
+#include "dev/sim/sim_ipc.h"
 #include "dev/mem/mem_dev.h"
 #include "mgpu/host_memory.h"
 #include "mgpu/size.h"

@@ -1,6 +1,6 @@
 /* sim_model.c - prices of copies, fills, checksums and loads on a modelled
  * machine, from its topology and one table of measured constants. */
-#include "dev/sim_model.h"
+#include "dev/sim/sim_model.h"
 #include <math.h>
 #include <stdlib.h>
 

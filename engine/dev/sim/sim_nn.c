@@ -5,7 +5,7 @@
  * stream (sim_model_compute) and occupies the GPU's SMs, so kernels on two
  * streams of one GPU serialise while copies and collectives overlap them. */
 #include "dev/nn_ops.h"
-#include "dev/sim_internal.h"
+#include "dev/sim/sim_internal.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* sim_peer.c - the sim backend's peer access: what the topology allows
  * (NVLink or PCIe P2P, faults such as p2p-disabled) and the per-process
  * on/off switch that the copy model and kernel reach checks read. */
-#include "dev/sim_peer.h"
+#include "dev/sim/sim_peer.h"
 #include "mgpu/topo.h"
 
 /*--- Peer access -------------------------------------------------------*/

@@ -4,7 +4,7 @@
  * readable and writable page by page as the caching allocator maps it, and
  * counted against the simulated GPU's memory while mapped. A phantom
  * segment's pages are counted the same way and stay inaccessible. */
-#include "dev/sim_ipc.h"
+#include "dev/sim/sim_ipc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* shim/dev/cuda_internal.h - stands in for engine/dev/cuda_internal.h when
+/* shim/dev/cuda/cuda_internal.h - stands in for engine/dev/cuda/cuda_internal.h when
  * scripts/cuda-emu/run compiles the cuda backend's training-op kernels
  * (cuda_nn_*.cu) as plain C++ for the host: the CUDA keywords the kernels
  * use, and a launch that runs a grid block after block, each block's
