@@ -2,7 +2,7 @@
  * the writes and reads that may still race, the check of a new access
  * against them, the report's sentence, and on the sim the poison a racing
  * read sees. The clocks are race.c. */
-#include "dev/race_internal.h"
+#include "dev/race/race_internal.h"
 #include "mgpu/size.h"
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * stream, a copy per recorded event, the host's clock; the script lines
  * ("sites") accesses are made at; the reports and the host syncs. The
  * accesses themselves are race_access.c. */
-#include "dev/race_internal.h"
+#include "dev/race/race_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
