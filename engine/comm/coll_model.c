@@ -514,22 +514,11 @@ mgpu_result mgpu_coll_ring_order(const mgpu_topo *t, int nranks, const int *gpu_
     return ring_over_nodes(t, nranks, gpu_of_rank, tun, hbm, order, &slowest, NULL);
 }
 
-static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
-                              shape *sh)
+/* The hosts a communicator spans (real hosts for an explicit placement,
+ * virtual identical hosts of gph GPUs otherwise) and its ranks per node. */
+static mgpu_result shape_hosts(const mgpu_topo *t, int n, const int *gpu_of_rank, int gph, shape *sh)
 {
     int G = mgpu_topo_gpu_count(t);
-    if (G <= 0) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs to price a collective on",
-                                 mgpu_topo_machine_name(t));
-    int gph = gpus_per_host(t);
-    memset(sh, 0, sizeof *sh);
-    sh->intra_hw = HW_NVLINK;
-    sh->intra_link = "NVLink";
-    sh->intra_bus = 1e30;
-    const mgpu_topo_gpu *g0 = mgpu_topo_gpu_at(t, gpu_of_rank ? gpu_of_rank[0] : 0);
-    sh->hbm = (g0 && g0->hbm_gbs > 0 ? g0->hbm_gbs : 2000.0) * EFF_HBM;
-
-    /* Hosts spanned: real hosts for an explicit placement, virtual identical
-     * hosts of gph GPUs otherwise (so 4096 ranks price as 512 DGX nodes). */
     if (gpu_of_rank) {
         unsigned char seen[256] = {0};
         for (int r = 0; r < n; r++) {
@@ -544,14 +533,20 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
             }
         }
     } else {
-        sh->nnodes = (n + gph - 1) / gph;
+        sh->nnodes = (n + gph - 1) / gph; /* so 4096 ranks price as 512 DGX nodes */
     }
     if (sh->nnodes < 1) sh->nnodes = 1;
     sh->ppn = n / sh->nnodes;
     if (sh->ppn < 1) sh->ppn = 1;
+    return MGPU_OK;
+}
 
-    /* The ring NCCL's search would build: its slowest intra-node edge bounds
-     * the bus. NVLS needs every GPU on NVSwitches, one rank a GPU. */
+/* Inside a node: the ring NCCL's search would build - its slowest edge
+ * bounds the bus, its links name the transport - and whether NVLS runs. */
+static mgpu_result shape_intra(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                               shape *sh)
+{
+    /* NVLS needs every GPU on NVSwitches, one rank a GPU */
     int *order = malloc(sizeof(int) * (size_t)n);
     if (!order) return mgpu_fail(MGPU_ERR_NOMEM, "out of host memory pricing a collective");
     nodes N;
@@ -603,6 +598,14 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
     sh->nvls = nvls && nvls_bw < 1e30;
     sh->nvls_bw = sh->nvls ? nvls_bw * EFF_NVLS : 0;
 
+    return MGPU_OK;
+}
+
+/* Between nodes: the NICs NCCL uses, at what rate, with or without
+ * GPUDirect RDMA, and NVLS's heads. */
+static void shape_net(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun, int gph,
+                      const mgpu_topo_gpu *g0, shape *sh)
+{
     int host = g0 ? g0->host : 0, nnic = 0;
     double node = nic_gbs(t, host, &nnic);
     sh->nvls_heads = nnic < sh->ppn ? nnic : sh->ppn;
@@ -634,6 +637,25 @@ static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank,
     sh->gpu_net = node / (nnic < gph ? nnic : gph) * EFF_NET * staged;
     if (nnic > sh->ppn) node = node / nnic * sh->ppn; /* a ring cannot use more NICs than ranks per node */
     sh->node_net = node * EFF_NET * staged;
+}
+
+static mgpu_result make_shape(const mgpu_topo *t, int n, const int *gpu_of_rank, const mgpu_coll_tuning *tun,
+                              shape *sh)
+{
+    int G = mgpu_topo_gpu_count(t);
+    if (G <= 0) return mgpu_fail(MGPU_ERR_INVALID, "the machine model '%s' has no GPUs to price a collective on",
+                                 mgpu_topo_machine_name(t));
+    int gph = gpus_per_host(t);
+    memset(sh, 0, sizeof *sh);
+    sh->intra_hw = HW_NVLINK;
+    sh->intra_link = "NVLink";
+    sh->intra_bus = 1e30;
+    const mgpu_topo_gpu *g0 = mgpu_topo_gpu_at(t, gpu_of_rank ? gpu_of_rank[0] : 0);
+    sh->hbm = (g0 && g0->hbm_gbs > 0 ? g0->hbm_gbs : 2000.0) * EFF_HBM;
+
+    MGPU_CHECK(shape_hosts(t, n, gpu_of_rank, gph, sh));
+    MGPU_CHECK(shape_intra(t, n, gpu_of_rank, tun, sh));
+    shape_net(t, n, gpu_of_rank, tun, gph, g0, sh);
     return MGPU_OK;
 }
 
