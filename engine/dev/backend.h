@@ -135,7 +135,7 @@ struct mgpu_dev_ops {
     void (*vmm_release)(mgpu_buffer *seg);
     size_t (*vmm_granularity)(mgpu_backend *be, int dev);
 
-    /* Training ops (nn_ops.h, called by nn.c). NULL: the backend has none. */
+    /* Training ops (mgpu/nn_ops.h, called by engine/nn/). NULL: the backend has none. */
     const struct mgpu_nn_ops *nn;
 };
 

@@ -2,6 +2,7 @@
  * backend, then dispatch through the backend's ops (see backend.h). */
 #include "dev/backend.h"
 #include "dev/mem/mem_dev.h"
+#include "mgpu/nn_ops.h"
 #include "mgpu/race.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
@@ -117,6 +118,8 @@ void mgpu_backend_close(mgpu_backend *be)
 
 const char *mgpu_backend_name(const mgpu_backend *be) { return be->ops->name; }
 int mgpu_backend_simulated(const mgpu_backend *be) { return be->ops == &mgpu_dev_sim_ops; }
+const struct mgpu_nn_ops *mgpu_backend_nn_ops(const mgpu_backend *be) { return be->ops->nn; }
+int mgpu_backend_models_time(const mgpu_backend *be) { return be->ops->stream_model_time != NULL; }
 const char *mgpu_backend_reason(const mgpu_backend *be) { return be->reason; }
 const char *mgpu_backend_reason_detail(const mgpu_backend *be) { return be->reason_detail; }
 const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be) { return be->topo; }

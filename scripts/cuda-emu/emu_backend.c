@@ -3,7 +3,7 @@
  * run the emulated cuda kernels (emu_dispatch.cc) on the sim's host
  * memory; GEMMs stay the sim's (cuBLAS is not ours to check). */
 #include "dev/backend.h"
-#include "dev/nn_ops.h"
+#include "mgpu/nn_ops.h"
 #include <stdlib.h>
 
 int emu_kernel(const mgpu_nn_args *a);

@@ -9,7 +9,7 @@
 #define MGPU_CUDA_NN_H
 #include <stdint.h>
 #include "dev/cuda/cuda_internal.h"
-#include "dev/nn_ops.h"
+#include "mgpu/nn_ops.h"
 
 #define NN_THREADS 256
 

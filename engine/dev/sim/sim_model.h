@@ -10,7 +10,7 @@
 #define MGPU_SIM_MODEL_H
 #include "mgpu/dev.h"
 #include "mgpu/topo.h"
-#include "dev/nn_ops.h"
+#include "mgpu/nn_ops.h"
 
 /* Per-GPU resources. Each direction of a link is its own resource, so
  * bidirectional traffic runs at full speed both ways. */

@@ -4,7 +4,7 @@
  * the sim's copies are. Each op then takes its modelled duration on the
  * stream (sim_model_compute) and occupies the GPU's SMs, so kernels on two
  * streams of one GPU serialise while copies and collectives overlap them. */
-#include "dev/nn_ops.h"
+#include "mgpu/nn_ops.h"
 #include "dev/sim/sim_internal.h"
 #include <cblas.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* nn_norm.c - normalisation and pooling ops: batchnorm, layernorm and
  * rmsnorm, average pooling, forward and backward. */
-#include "dev/nn_call.h"
+#include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* nn_call.c - one training op's call (nn_call.h): tensor and shape checks,
  * the phantom rule, and the dispatch of kernels and GEMMs to the backend's
  * nn-ops table with each launch's work for the compute-time model. */
-#include "dev/nn_call.h"
+#include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +14,14 @@ void nn_call_init(nn_call *c, mgpu_stream *s, const char *what)
     /* the op's end is its next op's begin (or any ordering call): its
      * several return paths need no end of their own (mgpu/race.h) */
     mgpu_race_op_begin(&c->race, s, what);
-    if (!s) c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: no stream", what);
-    else if (!s->be->ops->nn)
+    if (!s) {
+        c->r = mgpu_fail(MGPU_ERR_INVALID, "%s: no stream", what);
+        return;
+    }
+    c->ops = mgpu_backend_nn_ops(mgpu_stream_backend(s));
+    if (!c->ops)
         c->r = mgpu_fail(MGPU_ERR_UNSUPPORTED, "%s: the %s backend has no training ops in this build", what,
-                         s->be->ops->name);
+                         mgpu_backend_name(mgpu_stream_backend(s)));
 }
 
 static void *ptr_of(const mgpu_tensor *t) { return (char *)t->buf->ptr + t->offset; }
@@ -39,12 +43,12 @@ static void *add(nn_call *c, const mgpu_tensor *t, const char *name, int kind, i
                          mgpu_tensor_shape_str(t, sh, sizeof sh));
         return NULL;
     }
-    if (t->buf->kind != MGPU_MEM_DEVICE || t->buf->device != c->s->device) {
+    if (t->buf->kind != MGPU_MEM_DEVICE || t->buf->device != mgpu_stream_device(c->s)) {
         c->r = mgpu_fail(MGPU_ERR_INVALID,
                          "%s: %s is in %s memory%s, but the op runs on GPU %d (the stream's); ops take "
                          "device tensors of the stream's GPU",
                          c->what, name, mgpu_mem_kind_name(t->buf->kind),
-                         t->buf->kind == MGPU_MEM_DEVICE ? " of another GPU" : "", c->s->device);
+                         t->buf->kind == MGPU_MEM_DEVICE ? " of another GPU" : "", mgpu_stream_device(c->s));
         return NULL;
     }
     if (kind == K_FLOAT) {
@@ -155,7 +159,7 @@ int nn_phantom_mode(nn_call *c)
 }
 
 /* The backend models time (sim) or skips phantom work entirely (cuda). */
-int nn_models_time(const nn_call *c) { return c->s->be->ops->stream_model_time != NULL; }
+int nn_models_time(const nn_call *c) { return mgpu_backend_models_time(mgpu_stream_backend(c->s)); }
 
 /* kernels: how many the op launches on a GPU (cuda's two-stage reductions
  * launch a partial pass, a combine and sometimes an apply); each pays the
@@ -169,7 +173,7 @@ mgpu_result nn_run_kernels(nn_call *c, mgpu_nn_args *a, mgpu_nn_class cls, doubl
     a->phantom = ph;
     a->cost.name = c->what;
     a->cost.w = (mgpu_nn_work){.cls = cls, .flops = flops, .bytes = c->bytes, .kernels = kernels};
-    return c->s->be->ops->nn->kernel(c->s, a);
+    return c->ops->kernel(c->s, a);
 }
 
 mgpu_result nn_run_kernel(nn_call *c, mgpu_nn_args *a, mgpu_nn_class cls, double flops)
@@ -214,7 +218,7 @@ mgpu_result nn_gemm_raw(nn_call *c, int phantom, int ta, int tb, size_t m, size_
         .bytes = (double)esz * ((double)(sa ? batch : 1) * (double)(m * k) + (double)(sb ? batch : 1) * (double)(k * n) +
                                 (double)batch * (double)(m * n) * (beta != 0 ? 2 : 1)),
         .m = m, .n = n, .batch = batch, .kernels = 1};
-    return c->s->be->ops->nn->gemm(c->s, &g);
+    return c->ops->gemm(c->s, &g);
 }
 
 /* y [A, C, B, D] = x [A, B, C, D] on raw pointers (conv2d's transposes). */
@@ -226,5 +230,5 @@ mgpu_result nn_swap12_raw(nn_call *c, int phantom, size_t A, size_t B, size_t C,
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_ELEMENTWISE,
                               .bytes = 2.0 * (double)mgpu_dtype_size(c->dtype) * (double)A * (double)B * (double)C * (double)D,
                               .kernels = 1};
-    return c->s->be->ops->nn->kernel(c->s, &a);
+    return c->ops->kernel(c->s, &a);
 }

@@ -1,7 +1,7 @@
 /* nn_conv.c - conv2d forward and backward as im2col + GEMM, built from the
  * backend's pieces so every backend runs the same algorithm; the batch is cut
  * into chunks of images so the columns fit a bounded workspace. */
-#include "dev/nn_call.h"
+#include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include <stdio.h>
 #include <string.h>
@@ -81,13 +81,13 @@ static mgpu_result im2col(nn_call *c, int phantom, mgpu_nn_kernel op, const conv
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_GATHER,
                               .flops = (back ? 2 * cols + xs : 2 * cols) + MGPU_NN_GATHER_BLOCK_ACCESSES * planes,
                               .bytes = (double)esz * (xs + cols), .kernels = 1};
-    return c->s->be->ops->nn->kernel(c->s, &a);
+    return c->ops->kernel(c->s, &a);
 }
 
 /* A workspace for nb images' columns on the stream (phantom when the op is). */
 static mgpu_result workspace(nn_call *c, int phantom, size_t bytes, mgpu_buffer **out)
 {
-    if (phantom) return mgpu_mem_alloc_phantom(c->s->be, c->s->device, c->s, bytes, 1, out);
+    if (phantom) return mgpu_mem_alloc_phantom(mgpu_stream_backend(c->s), mgpu_stream_device(c->s), c->s, bytes, 1, out);
     return mgpu_mem_alloc_stream(c->s, bytes, out);
 }
 

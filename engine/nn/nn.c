@@ -6,7 +6,7 @@
  * ops: nn_conv.c (conv2d, built from the backend's pieces so every backend
  * runs the same algorithm), nn_norm.c (normalisation, pooling), nn_attn.c
  * (embedding, softmax, swap12). */
-#include "dev/nn_call.h"
+#include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include "mgpu/nn.h"
 #include <math.h>
@@ -25,7 +25,7 @@ int mgpu_nn_act_parse(const char *name)
     return -1;
 }
 
-int mgpu_nn_available(mgpu_backend *be) { return be && be->ops->nn != NULL; }
+int mgpu_nn_available(mgpu_backend *be) { return be && mgpu_backend_nn_ops(be) != NULL; }
 
 /*--- GEMM -------------------------------------------------------------------*/
 

@@ -3,20 +3,21 @@
  * (live, in range, on the stream's GPU, one float dtype), shape checks whose
  * errors name both shapes, the phantom rule, and the dispatch to the
  * backend's kernels and GEMM with the op's work for the compute-time model
- * (nn_ops.h). The first error sticks in `r`; later checks do nothing, so an
+ * (mgpu/nn_ops.h). The first error sticks in `r`; later checks do nothing, so an
  * op checks all its tensors and tests `r` once. */
 #ifndef MGPU_NN_CALL_H
 #define MGPU_NN_CALL_H
-#include "dev/backend.h"
-#include "dev/nn_ops.h"
 #include "mgpu/nn.h"
+#include "mgpu/nn_ops.h"
 #include "mgpu/race.h"
+#include "mgpu/tensor.h"
 
 /* What a tensor slot holds: the call's float dtype, f32 always, or i32. */
 enum { K_FLOAT = 0, K_F32, K_I32 };
 
 typedef struct nn_call {
     mgpu_stream *s;
+    const struct mgpu_nn_ops *ops; /* the stream's backend's (mgpu/nn_ops.h) */
     const char *what;      /* "conv2d" */
     mgpu_result r;         /* the first error */
     int have_dtype;

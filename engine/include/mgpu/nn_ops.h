@@ -1,5 +1,8 @@
-/* nn_ops.h - the seam between the training ops (nn.c, mgpu/nn.h) and the
- * backends: `struct mgpu_nn_ops`, reached through mgpu_dev_ops.nn.
+/* nn_ops.h - the seam between the training ops (engine/nn/: nn.c and its
+ * siblings, mgpu/nn.h) and the device backends (engine/dev/sim/sim_nn.c,
+ * engine/dev/cuda/cuda_nn.cu): `struct mgpu_nn_ops`, which a backend puts in
+ * mgpu_dev_ops.nn and nn/ reaches through mgpu_backend_nn_ops. Public
+ * because two folders meet here; not for scripts or commands.
  *
  * nn.c checks shapes, dtypes and phantoms, works out each op's FLOPs and
  * bytes, and hands the backend flat arguments: device pointers (buffer
@@ -144,6 +147,12 @@ struct mgpu_nn_ops {
     mgpu_result (*gemm)(mgpu_stream *s, const mgpu_nn_gemm_args *g);
     mgpu_result (*kernel)(mgpu_stream *s, const mgpu_nn_args *a);
 };
+
+/* The device API's side (dev.c): the backend's table, NULL when it has no
+ * training ops in this build; 1 when the backend models time (the sim),
+ * where a phantom op is priced - elsewhere it is skipped. */
+const struct mgpu_nn_ops *mgpu_backend_nn_ops(const mgpu_backend *be);
+int mgpu_backend_models_time(const mgpu_backend *be);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* nn_attn.c - the decoder's pieces: embedding, (causal) softmax, and the
  * swap of dims 1 and 2 that moves heads between [B, T, H, D] and [B, H, T, D]. */
-#include "dev/nn_call.h"
+#include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include <stdio.h>
 #include <string.h>
