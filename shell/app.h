@@ -1,6 +1,8 @@
-/* app.h - the shell core's state, shared by its modules (main loop, layout,
- * drawing, keys, dialogs, work thread, watch). The panes never see it: they
- * get only pane.h's pane_context. */
+/* app.h - the shell core's state and app.c, its one owner: the modules
+ * (main loop, keys, actions, dialogs, drawing, the work thread; each with
+ * its own header, shell_NAME.h) read and change the state through app.c and
+ * call each other only downwards, never in a circle. The panes never see it:
+ * they get only pane.h's pane_context. */
 #ifndef MGPU_SHELL_APP_H
 #define MGPU_SHELL_APP_H
 #include <curses.h>
@@ -132,8 +134,8 @@ typedef struct shell_app {
     sigset_t poll_mask;
 } shell_app;
 
-/* app.c: the state's own functions. Every module below calls these, and
- * app.c calls none of them back (no call circle in the shell's core). */
+/* app.c: the state's own functions. Every module of the core calls these,
+ * and app.c calls none of them back (no call circle in the shell's core). */
 double shell_now(void); /* monotonic seconds */
 /* The state for a session with the command line's options `g` (kept, not
  * copied), and its end: everything it owns (not the panes, not the screen:
@@ -152,83 +154,5 @@ void status_set(shell_app *a, const char *fmt, ...) __attribute__((format(printf
  * catalog is the UI thread's (no step runs). */
 void app_refresh_snapshot(shell_app *a);
 void verdict_clear(shell_verdict *v);
-
-/* shell_layout.c */
-void layout_compute(shell_app *a);
-
-/* shell_box.c: a frame around r with a title in its top edge */
-void draw_box(const rect *r, const char *title, int focused);
-/* shell_lists.c: the lab list and the open lab's steps. Rows they take at
- * `inner_w` columns, each title wrapped to at most `wrap` rows (the layout
- * asks), and their drawing. */
-int list_lab_rows(const shell_app *a, int inner_w, int wrap);
-int list_step_rows(const shell_app *a, int inner_w, int wrap);
-void draw_labs(shell_app *a);
-void draw_steps(shell_app *a);
-/* shell_draw.c: one full frame (stdscr, the pane window, then any dialog) */
-void draw_frame(shell_app *a);
-/* shell_draw_main.c */
-void draw_text(shell_app *a);
-void draw_pane(shell_app *a);
-const char *pane_title(const pane_class *pc); /* in the current language */
-void ensure_text(shell_app *a);
-/* shell_verdict.c */
-void draw_verdict(shell_app *a);
-void verdict_show_all(shell_app *a);  /* v: the whole verdict in a scrollable view */
-void verdict_view_refresh(shell_app *a); /* a new verdict arrived: an open `v` view of its step shows it */
-/* shell_dialog.c */
-/* What a key did in an open dialog. */
-typedef struct dialog_outcome {
-    enum {
-        DIALOG_KEPT,      /* scrolled, typed, closed: nothing more to do */
-        DIALOG_CONFIRMED, /* y: do `action` (for lab, step); the dialog is closed */
-        DIALOG_ENTERED,   /* Enter in a prompt: its input (a->modal) is to be saved; still open */
-    } kind;
-    confirm_action action;
-    int lab, step;
-} dialog_outcome;
-void dialog_draw(shell_app *a);
-int dialog_key(shell_app *a, int ch, dialog_outcome *out); /* 1 when a dialog took the key */
-void dialog_message(shell_app *a, const char *title, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void dialog_confirm(shell_app *a, confirm_action act, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void dialog_text(shell_app *a, const char *title, const char *text); /* a message of any length */
-void dialog_help(shell_app *a);
-void dialog_close(shell_app *a);
-/* shell_keys.c */
-void keys_handle(shell_app *a, int ch);
-void mouse_handle(shell_app *a);
-/* shell_actions.c */
-void act_open_lab(shell_app *a, int lab);
-void act_run(shell_app *a, int lab, int step);
-void act_check(shell_app *a, int lab, int step); /* answers against the last run's measurement */
-void act_cancel(shell_app *a);
-void act_edit(shell_app *a);
-void act_hint(shell_app *a);
-void act_ask_solution(shell_app *a);   /* S: asks first (CONFIRM_SOLUTION) */
-void act_solution(shell_app *a, int lab, int step); /* after y: show it, recorded in progress */
-void act_answer(shell_app *a);
-void act_answer_next(shell_app *a); /* after a prompt was answered */
-void act_confirmed(shell_app *a, confirm_action act, int lab, int step); /* y in a confirmation */
-void act_reset(shell_app *a);
-void act_quit(shell_app *a);
-void act_select_step(shell_app *a, int step);
-void act_next(shell_app *a);  /* n: the next step of the open lab */
-void act_lang(shell_app *a);  /* L: Korean <-> English; the lists and the step text redraw */
-/* shell_work.c */
-/* check_only: judge the last run again (new answers), no new measurement */
-mgpu_result work_start(shell_app *a, int lab, int step, int check_only);
-void work_join(shell_app *a);          /* after EV_STEP_DONE */
-void work_dispatch(shell_app *a, shell_event *ev); /* one event to the panes and the state */
-/* The selected step's last saved results into the results pane, when the
- * selection moved to a step whose results are not shown (results_store.h). */
-void results_follow_selection(shell_app *a);
-/* shell_topo.c */
-void topo_probe_start(shell_app *a);
-void topo_probe_join(shell_app *a);
-/* shell_panes.c */
-void panes_create(shell_app *a);
-void panes_destroy(shell_app *a);
-void panes_telemetry(shell_app *a);
-int panes_dirty(shell_app *a);
 
 #endif

@@ -2,7 +2,9 @@
  * edit the exercise, hints, answers, reset, quit. Everything that touches
  * the catalog goes through mgpu/lab.h, and only while no step runs (the
  * catalog belongs to the work thread then). */
-#include "app.h"
+#include "shell_actions.h"
+#include "shell_dialog.h"
+#include "shell_work.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "watch.h"

@@ -1,6 +1,6 @@
 /* shell_box.c - the frame every region of the screen is drawn in: a box
  * around a rect with its title in the top edge, focus shown in the frame. */
-#include "app.h"
+#include "shell_box.h"
 #include "text.h"
 #include "theme.h"
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* shell_dialog.c - modal boxes over the screen: help, messages (hints,
  * warnings, errors), y/n confirmations and one-line prompts. The main loop
  * keeps running under them (events still arrive); keys go to the dialog. */
-#include "app.h"
+#include "shell_dialog.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "theme.h"

@@ -2,7 +2,12 @@
  * work runs) and the too-small screen; the lists are shell_lists.c, the
  * text and pane shell_draw_main.c, the verdict box shell_verdict.c. */
 #include "mgpu/classcfg.h"
-#include "app.h"
+#include "shell_draw.h"
+#include "shell_dialog.h"
+#include "shell_draw_main.h"
+#include "shell_layout.h"
+#include "shell_lists.h"
+#include "shell_verdict.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "theme.h"

@@ -1,7 +1,8 @@
 /* shell_draw_main.c - the main area: the step text (rendered Markdown,
  * scrollable) and the active pane in its own window (the verdict box is
  * shell_verdict.c). */
-#include "app.h"
+#include "shell_draw_main.h"
+#include "shell_box.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "theme.h"
@@ -109,7 +110,7 @@ static void text_target(const shell_app *a, int *lab, int *step)
     *step = open ? a->step_sel : -1;
 }
 
-void ensure_text(shell_app *a)
+static void ensure_text(shell_app *a)
 {
     int lab, step;
     text_target(a, &lab, &step);
@@ -177,7 +178,8 @@ void draw_text(shell_app *a)
 
 /*--- the pane ---------------------------------------------------------------*/
 
-const char *pane_title(const pane_class *pc) { return tr(pc->title); }
+/* A pane's title in the current language. */
+static const char *pane_title(const pane_class *pc) { return tr(pc->title); }
 
 void draw_pane(shell_app *a)
 {

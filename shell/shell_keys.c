@@ -1,5 +1,8 @@
 /* shell_keys.c - keys and mouse to actions: lists, focus, panes, steps. */
-#include "app.h"
+#include "shell_keys.h"
+#include "shell_actions.h"
+#include "shell_dialog.h"
+#include "shell_verdict.h"
 #include "shell_strings.h"
 
 static int in_rect(const rect *r, int y, int x)

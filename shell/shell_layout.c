@@ -1,7 +1,8 @@
 /* shell_layout.c - where every region of the screen goes for the current
  * terminal size: top bar, lab list and steps on the left, the step text,
  * the verdict box and the active pane on the right, the status line. */
-#include "app.h"
+#include "shell_layout.h"
+#include "shell_lists.h"
 
 static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 

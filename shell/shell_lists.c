@@ -2,7 +2,8 @@
  * titles wrapped to the rows the layout gives them (the layout asks how
  * many they need), the selection kept in view, the rows recorded for the
  * mouse. */
-#include "app.h"
+#include "shell_lists.h"
+#include "shell_box.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "theme.h"

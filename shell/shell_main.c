@@ -3,6 +3,13 @@
  * event pipe and the watch, and an orderly exit. */
 #include "shell.h"
 #include "app.h"
+#include "shell_actions.h"
+#include "shell_dialog.h"
+#include "shell_draw.h"
+#include "shell_keys.h"
+#include "shell_panes.h"
+#include "shell_topo.h"
+#include "shell_work.h"
 #include "shell_strings.h"
 #include "theme.h"
 #include "watch.h"

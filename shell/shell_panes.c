@@ -1,6 +1,6 @@
 /* shell_panes.c - the panes' lifetimes, dirtiness and the telemetry feed
  * (10 Hz while a step runs, nothing while idle). */
-#include "app.h"
+#include "shell_panes.h"
 #include "shell_strings.h"
 
 void panes_create(shell_app *a)

@@ -2,7 +2,7 @@
  * topology query yet, so the shell asks `mgpulab topo --json` in a child
  * process (the coordinator must not open a CUDA context itself) on a thread
  * of its own, and the document reaches the panes as a "topo" result. */
-#include "app.h"
+#include "shell_topo.h"
 #include "shell_strings.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,9 @@
  * scrollable view on `v`. A verdict cut to the box's width hides exactly
  * the part a learner needs (the "why", the line number), so the box says
  * when it is cut and the view never cuts. */
-#include "app.h"
+#include "shell_verdict.h"
+#include "shell_box.h"
+#include "shell_dialog.h"
 #include "shell_strings.h"
 #include "text.h"
 #include "theme.h"

@@ -1,7 +1,9 @@
 /* shell_work.c - a step runs on a work thread (mgpu_lab_run_step); its
  * callbacks copy what they get into the event queue, and the UI thread
  * hands the events to the panes. */
-#include "app.h"
+#include "shell_work.h"
+#include "shell_topo.h"
+#include "shell_verdict.h"
 #include "shell_strings.h"
 #include "results_store.h"
 #include <stdlib.h>
