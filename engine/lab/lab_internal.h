@@ -81,11 +81,12 @@ struct lab_run {
     char whatif_topo_machine[128];
 };
 
-/* Keep a copy of s in the entry (NULL stays NULL); NULL on OOM. */
+/* Keep a copy of s in the entry (NULL stays NULL); NULL on OOM (lab_entry.c). */
 const char *lab_keep(lab_entry *e, const char *s);
+/* load.c */
 void lab_entry_free(lab_entry *e);
 
-/* Copy the info's progress fields (state, time, answers, ...) from the
+/* lab_entry.c: copy the info's progress fields (state, time, answers, ...) from the
  * progress document; call after every change to it. */
 void lab_sync_progress(mgpu_lab_catalog *cat, lab_entry *e);
 void lab_sync_all_progress(mgpu_lab_catalog *cat);

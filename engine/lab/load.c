@@ -9,21 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *lab_keep(lab_entry *e, const char *s)
-{
-    if (!s) return NULL;
-    if (e->nstrings == e->capstrings) {
-        int cap = e->capstrings ? 2 * e->capstrings : 32;
-        char **n = realloc(e->strings, (size_t)cap * sizeof *n);
-        if (!n) return NULL;
-        e->strings = n;
-        e->capstrings = cap;
-    }
-    char *c = strdup(s);
-    if (c) e->strings[e->nstrings++] = c;
-    return c;
-}
-
 void lab_entry_free(lab_entry *e)
 {
     if (e->sb) mgpu_lua_close(e->sb);

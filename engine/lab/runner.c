@@ -19,10 +19,13 @@
  * for a step already over touches no other); a cancel the child does not
  * answer within CANCEL_GRACE_S stops it (SIGTERM, then SIGKILL). Progress
  * goes through the file, as between any two commands: the child saves the
- * step, the parent reads it back. */
+ * step, the parent reads it back.
+ *
+ * This file is the parent's side; the child's is runner_child.c, and what
+ * both ends speak (lines of JSON, the verdict as JSON) is runner_wire.c. */
 #include "lab/lab_internal.h"
+#include "lab/runner_wire.h"
 #include "mgpu/clock.h"
-#include "mgpu/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,7 +41,6 @@
 
 extern char **environ;
 
-#define RUNNER_FD 3
 /* A cancel the child does not act on within this long stops it. */
 #define CANCEL_GRACE_S 5.0
 /* and one that SIGTERM does not end within this long is killed */
@@ -50,7 +51,6 @@ extern char **environ;
 /* An idle child asked to end gets this long (a sanitizer's leak report at
  * its exit takes a while). */
 #define CLOSE_WAIT_S 30.0
-#define LINE_MAX_BYTES ((size_t)256 << 20)
 
 struct lab_runner {
     pid_t pid;
@@ -59,129 +59,6 @@ struct lab_runner {
     int err;             /* the child's stdout and stderr */
 };
 
-/*--- Lines of JSON ---------------------------------------------------------------*/
-
-typedef struct line_buf {
-    char *p;
-    size_t n, cap;
-    int eof;
-} line_buf;
-
-/* Read what is there (fd is readable); 0 at end of file or on an error. */
-static int fill(line_buf *b, int fd)
-{
-    if (b->cap - b->n < 65536) {
-        size_t cap = b->cap ? b->cap * 2 : 131072;
-        char *p = cap <= LINE_MAX_BYTES + 65536 ? realloc(b->p, cap) : NULL;
-        if (!p) { /* a line past any message's size: the channel is broken */
-            b->eof = 1;
-            return 0;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    ssize_t r = read(fd, b->p + b->n, b->cap - b->n - 1);
-    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
-    if (r <= 0) {
-        b->eof = 1;
-        return 0;
-    }
-    b->n += (size_t)r;
-    return 1;
-}
-
-/* The next complete line (NUL-terminated, in b), or NULL; `take` drops it. */
-static char *next_line(line_buf *b, size_t *len)
-{
-    char *nl = b->n ? memchr(b->p, '\n', b->n) : NULL;
-    if (!nl) return NULL;
-    *nl = '\0';
-    *len = (size_t)(nl - b->p);
-    return b->p;
-}
-static void take(line_buf *b, size_t len)
-{
-    memmove(b->p, b->p + len + 1, b->n - len - 1);
-    b->n -= len + 1;
-}
-
-static mgpu_result send_json(int fd, json_t *doc)
-{
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-    json_decref(doc);
-    if (!text) return mgpu_fail(MGPU_ERR_NOMEM, "the step runner: cannot serialise a message");
-    size_t n = strlen(text);
-    text[n] = '\n'; /* over the NUL: the length is kept */
-    const char *p = text;
-    size_t left = n + 1;
-    mgpu_result r = MGPU_OK;
-    while (left) {
-        ssize_t w = send(fd, p, left, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            r = mgpu_fail(MGPU_ERR_IO, "the step runner's channel is closed (%s)", strerror(errno));
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    free(text);
-    return r;
-}
-
-/* A JSON string of text, whatever its bytes (a log line need not be UTF-8). */
-static json_t *jstr(const char *text)
-{
-    json_t *s = json_string(text ? text : "");
-    if (s) return s;
-    /* not well-formed UTF-8 (a message cut inside a character): only the
-     * broken bytes become '?', the rest of the text stays as written */
-    char *copy = strdup(text);
-    if (!copy) return json_string("");
-    mgpu_utf8_scrub(copy);
-    s = json_string(copy);
-    free(copy);
-    return s ? s : json_string("");
-}
-
-static const char *jget(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-
-/*--- The verdict both ways -------------------------------------------------------*/
-
-static json_t *verdict_json(const mgpu_lab_verdict *v)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "state", json_integer(v->state));
-    json_object_set_new(o, "message", jstr(v->message));
-    json_object_set_new(o, "saw", jstr(v->saw));
-    json_object_set_new(o, "wanted", jstr(v->wanted));
-    json_object_set_new(o, "where", jstr(v->where));
-    json_object_set_new(o, "traceback", jstr(v->traceback));
-    json_object_set_new(o, "machine", jstr(v->machine));
-    json_object_set_new(o, "seconds", json_real(v->seconds));
-    if (v->measurements) json_object_set(o, "measurements", v->measurements);
-    if (v->checks) json_object_set(o, "checks", v->checks);
-    return o;
-}
-
-static void copy_str(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src ? src : ""); }
-
-static void verdict_from(json_t *o, mgpu_lab_verdict *v)
-{
-    v->state = (mgpu_step_state)json_integer_value(json_object_get(o, "state"));
-    copy_str(v->message, sizeof v->message, jget(o, "message"));
-    copy_str(v->saw, sizeof v->saw, jget(o, "saw"));
-    copy_str(v->wanted, sizeof v->wanted, jget(o, "wanted"));
-    copy_str(v->where, sizeof v->where, jget(o, "where"));
-    copy_str(v->traceback, sizeof v->traceback, jget(o, "traceback"));
-    copy_str(v->machine, sizeof v->machine, jget(o, "machine"));
-    v->seconds = json_number_value(json_object_get(o, "seconds"));
-    json_t *m = json_object_get(o, "measurements"), *c = json_object_get(o, "checks");
-    v->measurements = m ? json_incref(m) : NULL;
-    v->checks = c ? json_incref(c) : NULL;
-}
-
-/*--- The parent's side -------------------------------------------------------------*/
 
 static void runner_stop(lab_runner *r, int kill_it)
 {
@@ -316,8 +193,8 @@ static mgpu_result runner_start(mgpu_lab_catalog *cat, lab_runner **out)
     r->sock = sv[0];
     r->err = ep[0];
     json_t *ids = json_array();
-    for (int i = 0; i < cat->nlabs; i++) json_array_append_new(ids, jstr(cat->labs[i].info.id));
-    mgpu_result res = send_json(r->sock, json_pack("{s:s, s:s, s:s, s:s, s:o}", "cmd", "open", "labs", cat->labs_dir,
+    for (int i = 0; i < cat->nlabs; i++) json_array_append_new(ids, lab_wire_str(cat->labs[i].info.id));
+    mgpu_result res = lab_wire_send(r->sock, json_pack("{s:s, s:s, s:s, s:s, s:o}", "cmd", "open", "labs", cat->labs_dir,
                                                    "checks", cat->checks_dir, "state", cat->state_dir, "ids", ids));
     if (res != MGPU_OK) {
         runner_stop(r, 1);
@@ -330,18 +207,18 @@ static mgpu_result runner_start(mgpu_lab_catalog *cat, lab_runner **out)
 static json_t *env_json(int seq, int lab, int step, const mgpu_lab_env *env)
 {
     json_t *extra = json_array();
-    for (const char *const *e = env->extra_env; e && *e; e++) json_array_append_new(extra, jstr(*e));
+    for (const char *const *e = env->extra_env; e && *e; e++) json_array_append_new(extra, lab_wire_str(*e));
     json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:f, s:f, s:b, s:b, s:o}", "cmd", "step", "lab", lab, "step", step,
                           "kind", env->backend.kind, "ranks", env->ranks, "timeout_s", env->timeout_s,
                           "cancel_stops_process_s", env->cancel_stops_process_s, "check_only", env->check_only,
                           "instructor_rerun", env->instructor_rerun, "extra_env", extra);
     if (!o) return NULL;
     json_object_set_new(o, "seq", json_integer(seq));
-    json_object_set_new(o, "lang", jstr(mgpu_lang_name(mgpu_lang_get())));
-    if (env->backend.machine) json_object_set_new(o, "machine", jstr(env->backend.machine));
-    if (env->backend.fault) json_object_set_new(o, "fault", jstr(env->backend.fault));
-    if (env->backend.alloc_conf) json_object_set_new(o, "alloc_conf", jstr(env->backend.alloc_conf));
-    if (env->launcher) json_object_set_new(o, "launcher", jstr(env->launcher));
+    json_object_set_new(o, "lang", lab_wire_str(mgpu_lang_name(mgpu_lang_get())));
+    if (env->backend.machine) json_object_set_new(o, "machine", lab_wire_str(env->backend.machine));
+    if (env->backend.fault) json_object_set_new(o, "fault", lab_wire_str(env->backend.fault));
+    if (env->backend.alloc_conf) json_object_set_new(o, "alloc_conf", lab_wire_str(env->backend.alloc_conf));
+    if (env->launcher) json_object_set_new(o, "launcher", lab_wire_str(env->launcher));
     json_object_set_new(o, "events", json_pack("{s:b, s:b, s:b, s:b}", "log", env->events.log != NULL, "progress",
                                                env->events.progress != NULL, "result", env->events.result != NULL,
                                                "span", env->events.span != NULL));
@@ -353,11 +230,11 @@ static void dispatch(const mgpu_lab_events *ev, json_t *m)
 {
     json_t *x;
     if ((x = json_object_get(m, "log")) && ev->log)
-        ev->log(ev->ctx, (int)json_integer_value(json_object_get(x, "rank")), jget(x, "line") ?: "");
+        ev->log(ev->ctx, (int)json_integer_value(json_object_get(x, "rank")), lab_wire_get(x, "line") ?: "");
     else if ((x = json_object_get(m, "progress")) && ev->progress)
-        ev->progress(ev->ctx, json_number_value(json_object_get(x, "fraction")), jget(x, "what") ?: "");
+        ev->progress(ev->ctx, json_number_value(json_object_get(x, "fraction")), lab_wire_get(x, "what") ?: "");
     else if ((x = json_object_get(m, "result")) && ev->result)
-        ev->result(ev->ctx, jget(x, "kind") ?: "", json_object_get(x, "doc"));
+        ev->result(ev->ctx, lab_wire_get(x, "kind") ?: "", json_object_get(x, "doc"));
     else if ((x = json_object_get(m, "span")) && ev->span)
         ev->span(ev->ctx, x);
 }
@@ -368,13 +245,13 @@ static void child_output(const mgpu_lab_events *ev, line_buf *b, char *last, siz
 {
     size_t len;
     char *l;
-    while ((l = next_line(b, &len))) {
+    while ((l = lab_line_next(b, &len))) {
         if (len) {
             snprintf(last, last_len, "%s", l);
             if (ev->log) ev->log(ev->ctx, -1, l);
             else fprintf(stderr, "%s\n", l);
         }
-        take(b, len);
+        lab_line_take(b, len);
     }
     if (flush && b->n) {
         b->p[b->n] = '\0';
@@ -417,13 +294,13 @@ mgpu_result lab_runner_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu
     if (!cat->runner) MGPU_CHECK(runner_start(cat, &cat->runner));
     lab_runner *r = cat->runner;
     json_t *cmd = env_json(++r->seq, lab, step, env);
-    if (!cmd || send_json(r->sock, cmd) != MGPU_OK) {
+    if (!cmd || lab_wire_send(r->sock, cmd) != MGPU_OK) {
         /* a child that went away since the last step: a new one */
         runner_stop(r, 1);
         cat->runner = NULL;
         MGPU_CHECK(runner_start(cat, &cat->runner));
         r = cat->runner;
-        if (send_json(r->sock, env_json(++r->seq, lab, step, env)) != MGPU_OK) {
+        if (lab_wire_send(r->sock, env_json(++r->seq, lab, step, env)) != MGPU_OK) {
             runner_stop(r, 1);
             cat->runner = NULL;
             return mgpu_fail(MGPU_ERR_IO, "the step runner did not take the step: %s", mgpu_error_message());
@@ -451,33 +328,33 @@ mgpu_result lab_runner_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu
         struct pollfd p[2] = {{.fd = r->sock, .events = POLLIN}, {.fd = err.eof ? -1 : r->err, .events = POLLIN}};
         if (poll(p, 2, 100) < 0 && errno != EINTR) break;
         if (p[1].revents) {
-            fill(&err, r->err);
+            lab_line_fill(&err, r->err);
             child_output(&env->events, &err, last, sizeof last, 0);
         }
         if (!p[0].revents) continue;
-        fill(&in, r->sock);
+        lab_line_fill(&in, r->sock);
         size_t len;
         char *l;
-        while (!done && (l = next_line(&in, &len))) {
+        while (!done && (l = lab_line_next(&in, &len))) {
             json_t *m = json_loadb(l, len, 0, NULL);
             json_t *d = json_object_get(m, "done");
             if (d) {
                 done = 1;
                 rc = (mgpu_result)json_integer_value(json_object_get(d, "rc"));
-                if (rc != MGPU_OK) mgpu_fail(rc, "%s", jget(d, "error") ?: "the step runner failed");
-                verdict_from(json_object_get(d, "verdict"), out);
+                if (rc != MGPU_OK) mgpu_fail(rc, "%s", lab_wire_get(d, "error") ?: "the step runner failed");
+                lab_verdict_from_json(json_object_get(d, "verdict"), out);
             } else if (m) {
                 dispatch(&env->events, m);
             }
             json_decref(m);
-            take(&in, len);
+            lab_line_take(&in, len);
         }
     }
     free(in.p);
     if (done) {
         /* what the child's output still holds (it ran on) */
         struct pollfd p = {.fd = r->err, .events = POLLIN};
-        while (!err.eof && poll(&p, 1, 0) > 0 && fill(&err, r->err)) {}
+        while (!err.eof && poll(&p, 1, 0) > 0 && lab_line_fill(&err, r->err)) {}
         child_output(&env->events, &err, last, sizeof last, 1);
         free(err.p);
         return rc;
@@ -488,7 +365,7 @@ mgpu_result lab_runner_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu
     uint64_t until = mgpu_now_ns() + (uint64_t)(EXIT_WAIT_S * 1e9);
     struct pollfd ep = {.fd = r->err, .events = POLLIN};
     while (!err.eof && mgpu_now_ns() < until && poll(&ep, 1, 100) >= 0)
-        if (ep.revents) fill(&err, r->err);
+        if (ep.revents) lab_line_fill(&err, r->err);
     child_output(&env->events, &err, last, sizeof last, 1);
     free(err.p);
     /* a child whose channel closed is exiting: it gets as long to be gone
@@ -507,167 +384,4 @@ mgpu_result lab_runner_step(mgpu_lab_catalog *cat, int lab, int step, const mgpu
     death_verdict(status, cancel_sent, killed, last, out);
     *died = 1;
     return MGPU_OK;
-}
-
-/*--- The child's side ------------------------------------------------------------------*/
-
-static void *watch_parent(void *arg)
-{
-    pid_t parent = *(pid_t *)arg;
-    while (getppid() == parent) usleep(200000);
-    kill(getpid(), SIGTERM); /* the cleanup handler's paths go, then the process */
-    return NULL;
-}
-
-/* The parent's cancel names its step (cancel_seq): a cancel that comes
- * before the child read that step cancels it as it starts, one for a step
- * already over does not touch the next. Ctrl-C at the terminal cancels the
- * step running now. */
-static volatile int child_cancel;
-static volatile sig_atomic_t step_seq, cancel_seq = -1;
-static void on_cancel(int sig, siginfo_t *info, void *uc)
-{
-    (void)uc;
-    if (sig == SIGUSR1 && info->si_code == SI_QUEUE) {
-        cancel_seq = info->si_value.sival_int;
-        if (cancel_seq == step_seq) child_cancel = 1;
-    } else {
-        child_cancel = 1;
-    }
-}
-
-static void ev_log(void *ctx, int rank, const char *line)
-{
-    (void)send_json(*(int *)ctx, json_pack("{s:{s:i, s:o}}", "log", "rank", rank, "line", jstr(line)));
-}
-static void ev_progress(void *ctx, double fraction, const char *what)
-{
-    (void)send_json(*(int *)ctx, json_pack("{s:{s:f, s:o}}", "progress", "fraction", fraction, "what", jstr(what)));
-}
-static void ev_result(void *ctx, const char *kind, json_t *doc)
-{
-    (void)send_json(*(int *)ctx, json_pack("{s:{s:o, s:O?}}", "result", "kind", jstr(kind), "doc", doc));
-}
-static void ev_span(void *ctx, json_t *span)
-{
-    if (span) (void)send_json(*(int *)ctx, json_pack("{s:O}", "span", span));
-}
-
-static mgpu_result child_open(json_t *m, mgpu_lab_catalog **cat)
-{
-    json_t *ids = json_object_get(m, "ids");
-    size_t n = json_array_size(ids);
-    const char **only = calloc(n + 1, sizeof *only);
-    if (!only) return mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) only[i] = json_string_value(json_array_get(ids, i));
-    mgpu_result r = mgpu_lab_catalog_open_selected(jget(m, "labs") ?: "", jget(m, "checks") ?: "",
-                                                   jget(m, "state") ?: "", only, (int)n, cat);
-    free(only);
-    return r;
-}
-
-static void child_step(int fd, mgpu_lab_catalog *cat, json_t *m)
-{
-    mgpu_lab_env env;
-    memset(&env, 0, sizeof env);
-    env.backend.kind = (mgpu_backend_kind)json_integer_value(json_object_get(m, "kind"));
-    env.backend.machine = jget(m, "machine");
-    env.backend.fault = jget(m, "fault");
-    env.backend.alloc_conf = jget(m, "alloc_conf");
-    env.launcher = jget(m, "launcher");
-    env.ranks = (int)json_integer_value(json_object_get(m, "ranks"));
-    env.timeout_s = json_number_value(json_object_get(m, "timeout_s"));
-    env.cancel_stops_process_s = json_number_value(json_object_get(m, "cancel_stops_process_s"));
-    env.check_only = json_is_true(json_object_get(m, "check_only"));
-    env.instructor_rerun = json_is_true(json_object_get(m, "instructor_rerun"));
-    json_t *extra = json_object_get(m, "extra_env");
-    size_t ne = json_array_size(extra);
-    const char **ee = calloc(ne + 1, sizeof *ee);
-    for (size_t i = 0; ee && i < ne; i++) ee[i] = json_string_value(json_array_get(extra, i));
-    env.extra_env = ne && ee ? ee : NULL;
-    /* the number first: a cancel that lands in between sees it */
-    step_seq = (int)json_integer_value(json_object_get(m, "seq"));
-    child_cancel = cancel_seq == step_seq;
-    env.cancel = &child_cancel;
-    json_t *want = json_object_get(m, "events");
-    static int sock;
-    sock = fd;
-    env.events.ctx = &sock;
-    if (json_is_true(json_object_get(want, "log"))) env.events.log = ev_log;
-    if (json_is_true(json_object_get(want, "progress"))) env.events.progress = ev_progress;
-    if (json_is_true(json_object_get(want, "result"))) env.events.result = ev_result;
-    if (json_is_true(json_object_get(want, "span"))) env.events.span = ev_span;
-    /* the language the caller speaks now (the shell switches at run time) */
-    mgpu_lang lang;
-    if (mgpu_lang_parse(jget(m, "lang"), &lang) == 0) mgpu_lab_catalog_set_lang(cat, lang);
-    /* what the caller saved since (answers, hints) counts in this run */
-    if (lab_progress_refresh(&cat->progress) != MGPU_OK) mgpu_error_clear();
-    lab_sync_all_progress(cat);
-    mgpu_lab_verdict v;
-    mgpu_result rc = mgpu_lab_run_step(cat, (int)json_integer_value(json_object_get(m, "lab")),
-                                       (int)json_integer_value(json_object_get(m, "step")), &env, &v);
-    json_t *done = json_pack("{s:i, s:o}", "rc", rc, "verdict", verdict_json(&v));
-    if (rc != MGPU_OK) json_object_set_new(done, "error", jstr(mgpu_error_message()));
-    (void)send_json(fd, json_pack("{s:o}", "done", done));
-    mgpu_lab_verdict_clear(&v);
-    free(ee);
-}
-
-int mgpu_lab_runner_main(void)
-{
-    int fd = RUNNER_FD;
-    /* a Ctrl-C at the terminal reaches the whole group: here it cancels the
-     * step, as the parent's SIGUSR1 does; the parent decides what ends */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_cancel;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGUSR1, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigset_t cancels;
-    sigemptyset(&cancels);
-    sigaddset(&cancels, SIGUSR1);
-    sigaddset(&cancels, SIGINT);
-    sigprocmask(SIG_UNBLOCK, &cancels, NULL);
-    /* the caller gone (killed, crashed): this child too, as the caller's
-     * own signal would have taken the step with it. (PR_SET_PDEATHSIG
-     * fires when the thread that started the child ends: the shell's work
-     * thread does after every step.) */
-    static pid_t parent;
-    parent = getppid();
-    pthread_t watch;
-    if (pthread_create(&watch, NULL, watch_parent, &parent) == 0) pthread_detach(watch);
-    /* the parent's language before the catalog opens (its *_local texts) */
-    mgpu_lang lang;
-    if (mgpu_lang_parse(getenv("MGPU_LANG"), &lang) == 0) mgpu_lang_set(lang);
-    mgpu_lab_catalog *cat = NULL;
-    line_buf in = {0};
-    int status = 0;
-    while (!in.eof) {
-        size_t len;
-        char *l = next_line(&in, &len);
-        if (!l) {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            if (poll(&p, 1, -1) < 0 && errno != EINTR) break;
-            if (p.revents) fill(&in, fd);
-            continue;
-        }
-        json_t *m = json_loadb(l, len, 0, NULL);
-        take(&in, len);
-        const char *cmd = jget(m, "cmd");
-        if (cmd && strcmp(cmd, "open") == 0 && !cat) {
-            if (child_open(m, &cat) != MGPU_OK) {
-                fprintf(stderr, "mgpulab: the step runner could not open the labs: %s\n", mgpu_error_message());
-                status = 1;
-                json_decref(m);
-                break;
-            }
-        } else if (cmd && strcmp(cmd, "step") == 0 && cat) {
-            child_step(fd, cat, m);
-        }
-        json_decref(m);
-    }
-    free(in.p);
-    mgpu_lab_catalog_close(cat);
-    return status;
 }
