@@ -25,12 +25,13 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     mgpu_opt_args o;
     int orc = mgpu_opts_parse("reset", options, argc, argv, 0, &o);
     int nlabs = o.noperands;
+    const char *name = nlabs ? o.operands[0] : NULL; /* a word of argv: outlives o */
     mgpu_opts_free(&o);
     if (orc) return orc;
     if (nlabs != 1) return mgpu_cli_usage_error("reset", nlabs == 0 ? "which lab? give LAB" : "give exactly one LAB");
     mgpu_lab_catalog *cat = lab_cli_open("reset");
     if (!cat) return 1;
-    int lab = lab_cli_find("reset", cat, argv[1]);
+    int lab = lab_cli_find("reset", cat, name);
     int rc = 2;
     if (lab >= 0) {
         const mgpu_lab_info *l = mgpu_lab_get(cat, lab);
