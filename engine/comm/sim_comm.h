@@ -1,6 +1,8 @@
 /* sim_comm.h - the sim communicator's private state and the calls between
- * its files: comm_sim.c (ops, collectives), comm_sim_init.c (init, split),
- * comm_sim_p2p.c (send/recv, group calls). */
+ * its files, top down: comm_sim.c (the ops table, where a call goes),
+ * comm_sim_p2p.c (send/recv, group calls), comm_sim_init.c (init, split),
+ * comm_sim_coll.c (one collective), comm_sim_call.c (entering and leaving
+ * a call). A file calls only those below it. */
 #ifndef MGPU_SIM_COMM_H
 #define MGPU_SIM_COMM_H
 #include <stdatomic.h>
@@ -36,10 +38,13 @@ void sim_comm_free(sim_comm *sc);
 void sim_publish_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_prediction *p, uint64_t t0);
 void sim_publish_p2p(sim_comm *sc, int gpu, int peer_gpu, int send, double bps, double secs);
 
-/* A wait context for `what` with the communicator's timeout and abort flags. */
+/* A wait context for `what` with the communicator's timeout and abort flags
+ * (comm_sim_call.c). A call holds sc->busy between enter and leave. */
 void sim_comm_ctx(mgpu_comm *c, sim_comm *sc, const char *what, sim_ctx *x);
 mgpu_result sim_comm_enter(mgpu_comm *c, sim_comm **out);
 void sim_comm_leave(sim_comm *sc);
+/* One collective (comm_sim_coll.c; the caller has entered). */
+mgpu_result sim_comm_collective(mgpu_comm *c, sim_comm *sc, const mgpu_coll_args *a, mgpu_stream *s);
 /* Run a queued collective (group_end): enter, run, leave. */
 mgpu_result sim_comm_collective_now(mgpu_comm *c, const mgpu_coll_args *a, mgpu_stream *s);
 
