@@ -92,6 +92,26 @@ void lm_new_class(lua_State *L, const char *name, const luaL_Reg *methods, const
 
 int lm_is_stream(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_STREAM) != NULL; }
 
+int lm_is_tensor(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_TENSOR) != NULL; }
+
+/* 0: live; 1: freed; 2: a view whose tensor was freed (lua_mgpu_internal.h) */
+int lm_tensor_freed(const lm_tensor *t)
+{
+    if (!t->t.buf) return 1;
+    for (const lm_tensor *p = t->parent; p; p = p->parent)
+        if (!p->t.buf) return 2;
+    return 0;
+}
+
+lm_tensor *lm_check_tensor(lua_State *L, int idx)
+{
+    lm_tensor *t = luaL_checkudata(L, idx, LM_TENSOR);
+    int f = lm_tensor_freed(t);
+    if (f == 1) luaL_error(L, "this tensor was freed");
+    if (f == 2) luaL_error(L, "this view's tensor was freed (a view shares its tensor's memory)");
+    return t;
+}
+
 void lm_push_borrowed_stream(lua_State *L, mgpu_stream *s, const char *label, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);

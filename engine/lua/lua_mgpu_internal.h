@@ -121,6 +121,8 @@ lm_ctx *lm_ctx_get(lua_State *L);
 lm_ctx *lm_ctx_peek(lua_State *L);
 /* A live tensor at idx (error if not a tensor or already freed). */
 lm_tensor *lm_check_tensor(lua_State *L, int idx);
+/* 0: live; 1: freed; 2: a view whose tensor was freed. */
+int lm_tensor_freed(const lm_tensor *t);
 int lm_is_tensor(lua_State *L, int idx);
 int lm_is_stream(lua_State *L, int idx);
 /* Push a stream value that did not create `s` (it takes a reference of its

@@ -14,26 +14,6 @@
  * 256 MiB tensor would only hit the sandbox's memory cap. */
 #define TO_TABLE_DEFAULT_MAX (1 << 20)
 
-int lm_is_tensor(lua_State *L, int idx) { return luaL_testudata(L, idx, LM_TENSOR) != NULL; }
-
-/* 0: live; 1: freed; 2: a view whose tensor was freed */
-static int freed(const lm_tensor *t)
-{
-    if (!t->t.buf) return 1;
-    for (const lm_tensor *p = t->parent; p; p = p->parent)
-        if (!p->t.buf) return 2;
-    return 0;
-}
-
-lm_tensor *lm_check_tensor(lua_State *L, int idx)
-{
-    lm_tensor *t = luaL_checkudata(L, idx, LM_TENSOR);
-    int f = freed(t);
-    if (f == 1) luaL_error(L, "this tensor was freed");
-    if (f == 2) luaL_error(L, "this view's tensor was freed (a view shares its tensor's memory)");
-    return t;
-}
-
 /* A shape from a Lua table {d0, d1, ...} at idx: 1..4 positive dims. */
 static int check_shape(lua_State *L, int idx, const char *what, size_t *dims)
 {
@@ -474,7 +454,7 @@ static int l_tostring(lua_State *L)
 {
     lm_tensor *t = luaL_checkudata(L, 1, LM_TENSOR);
     char sh[128];
-    if (freed(t)) lua_pushstring(L, "tensor (freed)"); /* a view of a freed tensor too: its buffer is gone */
+    if (lm_tensor_freed(t)) lua_pushstring(L, "tensor (freed)"); /* a view of a freed tensor too: its buffer is gone */
     else if (t->kind == MGPU_MEM_DEVICE)
         lua_pushfstring(L, "tensor(%s, device %d%s)", mgpu_tensor_shape_str(&t->t, sh, sizeof sh), t->t.buf->device,
                         t->t.buf->phantom ? ", phantom" : "");
