@@ -12,23 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
-static const struct mgpu_comm_ops *backend_ops(int i)
-{
-    const struct mgpu_comm_ops *all[] = {&mgpu_comm_nccl_ops, &mgpu_comm_sim_ops};
-    return i < 2 ? all[i] : NULL;
-}
-#define N_COMM_BACKENDS 2
-
-static const struct mgpu_comm_ops *ops_for(mgpu_backend *be)
-{
-    for (int i = 0; i < N_COMM_BACKENDS; i++) {
-        const struct mgpu_comm_ops *o = backend_ops(i);
-        if (o && strcmp(o->dev_backend, mgpu_backend_name(be)) == 0) return o;
-    }
-    return NULL;
-}
-
 /*--- Registry of live communicators ------------------------------------*/
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -135,7 +118,7 @@ mgpu_result mgpu_comm_init(mgpu_backend *be, const mgpu_bootstrap *bs, const mgp
     if (cfg->device < 0 || cfg->device >= ndev)
         return mgpu_fail(MGPU_ERR_INVALID, "mgpu_comm_init: device %d does not exist (the %s backend has %d)",
                          cfg->device, mgpu_backend_name(be), ndev);
-    const struct mgpu_comm_ops *ops = ops_for(be);
+    const struct mgpu_comm_ops *ops = mgpu_comm_backend_for(mgpu_backend_name(be));
     if (!ops)
         return mgpu_fail(MGPU_ERR_UNSUPPORTED, "no communicator backend pairs with the %s device backend in this build",
                          mgpu_backend_name(be));

@@ -65,8 +65,15 @@ struct mgpu_comm_ops {
     mgpu_result (*group_end)(void);
 };
 
+/* The backends' ops tables: only comm_registry.c (and the unit tests of a
+ * backend's seam) name them. */
 extern const struct mgpu_comm_ops mgpu_comm_nccl_ops;
 extern const struct mgpu_comm_ops mgpu_comm_sim_ops;
+
+/* Every communicator backend of this build, NULL-ended (comm_registry.c). */
+extern const struct mgpu_comm_ops *const mgpu_comm_backends[];
+/* The one that pairs with device backend `dev_backend` ("cuda", "sim"), or NULL. */
+const struct mgpu_comm_ops *mgpu_comm_backend_for(const char *dev_backend);
 
 #ifdef __cplusplus
 }

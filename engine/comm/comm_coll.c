@@ -167,19 +167,13 @@ static mgpu_result run_coll(mgpu_comm *c, const mgpu_coll_args *a, mgpu_coll sho
 
 /*--- Groups ------------------------------------------------------------*/
 
-static const struct mgpu_comm_ops *group_backend(int i)
-{
-    const struct mgpu_comm_ops *all[] = {&mgpu_comm_nccl_ops, &mgpu_comm_sim_ops};
-    return i < 2 ? all[i] : NULL;
-}
-
+/* A group call names no communicator: it goes to every backend of the
+ * build (comm_registry.c), and each acts on the calls it queued. */
 mgpu_result mgpu_group_start(void)
 {
     if (group_depth == 0)
-        for (int i = 0; i < 2; i++) {
-            const struct mgpu_comm_ops *o = group_backend(i);
-            if (o && o->group_start) MGPU_CHECK(o->group_start());
-        }
+        for (const struct mgpu_comm_ops *const *o = mgpu_comm_backends; *o; o++)
+            if ((*o)->group_start) MGPU_CHECK((*o)->group_start());
     group_depth++;
     return MGPU_OK;
 }
@@ -190,13 +184,11 @@ mgpu_result mgpu_group_end(void)
         return mgpu_fail(MGPU_ERR_INVALID, "mgpu_group_end without a matching mgpu_group_start");
     if (--group_depth > 0) return MGPU_OK;
     mgpu_result r = MGPU_OK;
-    for (int i = 0; i < 2; i++) {
-        const struct mgpu_comm_ops *o = group_backend(i);
-        if (o && o->group_end) {
-            mgpu_result ri = o->group_end();
+    for (const struct mgpu_comm_ops *const *o = mgpu_comm_backends; *o; o++)
+        if ((*o)->group_end) {
+            mgpu_result ri = (*o)->group_end();
             if (ri != MGPU_OK && r == MGPU_OK) r = ri;
         }
-    }
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", mgpu_error_message());
     /* Every op of the group is launched (or failed) now. */
