@@ -40,11 +40,7 @@ void dialog_message(shell_app *a, const char *title, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    dialog_close(a);
-    a->modal.kind = MODAL_MESSAGE;
-    snprintf(a->modal.title, sizeof a->modal.title, "%s", title);
-    text_trim_partial(a->modal.title);
-    set_text(&a->modal, buf);
+    dialog_text(a, title, buf);
 }
 
 void dialog_text(shell_app *a, const char *title, const char *text)
