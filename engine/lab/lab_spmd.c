@@ -54,23 +54,19 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
     }
 }
 
-int lab_l_spmd(lua_State *L)
+/* The spmd job's params from the script at `path` and opts (args, timeout):
+ * the script's text and chunk name, the timeline's spans, the budgets.
+ * real gets the resolved path; *timeout the watchdog's (0: the default). */
+static json_t *script_params(lua_State *L, lab_run *run, int opts, const char *path, char *real, size_t reallen,
+                             double *timeout)
 {
-    lab_run *run = lab_run_of(L);
-    const char *path = luaL_checkstring(L, 1);
-    int opts = lua_istable(L, 2) ? 2 : 0;
-    /* opts.machine: a what-if on that sim preset (before anything is
-     * allocated: an unknown preset raises) */
-    lab_target t;
-    lab_pick_target(L, run, "lab.spmd", lab_opt_string(L, opts, "machine"), &t);
-    const char *expect = lab_opt_string(L, opts, "races");
-    if (expect && strcmp(expect, "expected") != 0)
-        return luaL_error(L, "lab.spmd: races = '%s': the one value is \"expected\"", expect);
-    char real[PATH_MAX], chunk[PATH_MAX + 2];
+    char chunk[PATH_MAX + 2];
     char *text = NULL;
     size_t len = 0;
-    if (lab_resolve_path(run->lab, path, real, sizeof real) != MGPU_OK || lab_read_file(real, &text, &len) != MGPU_OK)
-        return mgpu_lua_raise_engine(L, "lab.spmd");
+    if (lab_resolve_path(run->lab, path, real, reallen) != MGPU_OK || lab_read_file(real, &text, &len) != MGPU_OK) {
+        mgpu_lua_raise_engine(L, "lab.spmd");
+        return NULL;
+    }
     const char *base = strrchr(real, '/');
     snprintf(chunk, sizeof chunk, "@%s", base ? base + 1 : real);
     json_t *args = json_array();
@@ -86,7 +82,10 @@ int lab_l_spmd(lua_State *L)
     }
     json_t *params = json_pack("{s:s%, s:s, s:o}", "script", text, len, "chunkname", chunk, "args", args);
     free(text);
-    if (!params) return luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
+    if (!params) {
+        luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
+        return NULL;
+    }
     /* the shell's timeline pane shows where the ranks' work ran; without a
      * span listener (headless verify) the events are not worth their cost */
     if (run->env->events.span) json_object_set_new(params, "spans", json_true());
@@ -94,38 +93,113 @@ int lab_l_spmd(lua_State *L)
      * as a busy machine (ASan, load 25) stretched a healthy script's wall
      * time past it (the default budget too: twice the run's timeout) */
     json_object_set_new(params, "time_limit_cpu", json_true());
-    double timeout = 0;
+    *timeout = 0;
     if (opts) {
         lua_getfield(L, opts, "timeout");
-        timeout = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
+        *timeout = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
         lua_pop(L, 1);
         /* the script's budget outlasts the watchdog: a hung collective is
          * ended by the watchdog, with its flight records, while a script
          * that polls in a loop (lab 8's async mode) would otherwise be
          * stopped by its budget at the same moment */
-        if (timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * timeout));
+        if (*timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * *timeout));
     }
+    return params;
+}
+
+/* opts.fingerprint: the fingerprint check is the workers' MGPU_FINGERPRINT
+ * (docs/spmd.md), set in opts.env (made when there is none). */
+static void fingerprint_env(lua_State *L, int opts)
+{
+    if (!opts) return;
+    lua_getfield(L, opts, "fingerprint");
+    int fp = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (!fp) return;
+    lua_getfield(L, opts, "env");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, opts, "env");
+    }
+    lua_pushstring(L, "1");
+    lua_setfield(L, -2, "MGPU_FINGERPRINT");
+    lua_pop(L, 1);
+}
+
+/* The run for a result listener (the shell), as `mgpulab spmd --json` writes
+ * it: errors = [{rank, error}]. */
+static void send_result(lab_run *run, const lab_target *t, const char *path, lab_collect *c, const mgpu_rt_report *rep,
+                        int ranks)
+{
+    if (!run->env->events.result) return;
+    json_t *errs = json_array();
+    for (int r = 0; r < ranks; r++) {
+        char k[16];
+        snprintf(k, sizeof k, "%d", r);
+        json_t *e = json_object_get(c->errors, k);
+        if (e) json_array_append_new(errs, json_pack("{s:i, s:O}", "rank", r, "error", e));
+    }
+    json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:O, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd",
+                            "script", path, "logs", c->logs, "results", c->results, "errors", errs, "races", c->races,
+                            "ok", rep->ok, "failed_rank", rep->ok ? json_null() : json_integer(rep->failed_rank),
+                            "reason", rep->reason, "analysis", rep->analysis, "wall_s", rep->wall_s);
+    /* a what-if names its machine wherever the run is shown */
+    if (doc && t->whatif) json_object_set_new(doc, "whatif", json_string(t->machine));
+    if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
+    json_decref(doc);
+}
+
+/* The result table the check reads: where it ran, ok, failed_rank, reason,
+ * analysis, wall_s, ranks, races, nccl. */
+static void push_result(lua_State *L, const lab_target *t, lab_collect *c, const mgpu_rt_report *rep, int ranks)
+{
+    lua_createtable(L, 0, 10);
+    lab_push_target_fields(L, t); /* where it ran: a step can say "SIMULATED dgx-h100" */
+    lua_pushboolean(L, rep->ok);
+    lua_setfield(L, -2, "ok");
+    if (!rep->ok) {
+        lua_pushinteger(L, rep->failed_rank);
+        lua_setfield(L, -2, "failed_rank");
+    }
+    lua_pushstring(L, rep->reason);
+    lua_setfield(L, -2, "reason");
+    lua_pushstring(L, rep->analysis);
+    lua_setfield(L, -2, "analysis");
+    lua_pushnumber(L, rep->wall_s);
+    lua_setfield(L, -2, "wall_s");
+    push_ranks(L, c, ranks);
+    lua_setfield(L, -2, "ranks");
+    lab_push_json(L, c->races);
+    lua_setfield(L, -2, "races");
+    json_t *nccl = lab_collect_nccl_json(c);
+    if (nccl) {
+        lab_push_json(L, nccl);
+        lua_setfield(L, -2, "nccl");
+        json_decref(nccl);
+    }
+}
+
+int lab_l_spmd(lua_State *L)
+{
+    lab_run *run = lab_run_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    int opts = lua_istable(L, 2) ? 2 : 0;
+    /* opts.machine: a what-if on that sim preset (before anything is
+     * allocated: an unknown preset raises) */
+    lab_target t;
+    lab_pick_target(L, run, "lab.spmd", lab_opt_string(L, opts, "machine"), &t);
+    const char *expect = lab_opt_string(L, opts, "races");
+    if (expect && strcmp(expect, "expected") != 0)
+        return luaL_error(L, "lab.spmd: races = '%s': the one value is \"expected\"", expect);
+    char real[PATH_MAX];
+    double timeout = 0;
+    json_t *params = script_params(L, run, opts, path, real, sizeof real, &timeout);
+    const char *base = strrchr(real, '/');
     int ranks = lab_target_ranks(run, &t, lab_opt_int(L, opts, "ranks", 0));
     const char *launcher = lab_target_launcher(run, &t, ranks, lab_opt_string(L, opts, "launcher"));
-    /* the fingerprint check is the workers' MGPU_FINGERPRINT (docs/spmd.md) */
-    int fp = 0;
-    if (opts) {
-        lua_getfield(L, opts, "fingerprint");
-        fp = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        if (fp) {
-            lua_getfield(L, opts, "env");
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_newtable(L);
-                lua_pushvalue(L, -1);
-                lua_setfield(L, opts, "env");
-            }
-            lua_pushstring(L, "1");
-            lua_setfield(L, -2, "MGPU_FINGERPRINT");
-            lua_pop(L, 1);
-        }
-    }
+    fingerprint_env(L, opts);
     lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .errors = json_object(),
                      .flights = json_object(), .races = json_array(), .race_summary = json_object()};
     c.run_index = ++run->spmd_runs;
@@ -142,48 +216,8 @@ int lab_l_spmd(lua_State *L)
         if (!run->races) run->races = json_array();
         json_array_extend(run->races, c.races);
     }
-    if (run->env->events.result) {
-        /* as `mgpulab spmd --json`: errors = [{rank, error}] */
-        json_t *errs = json_array();
-        for (int r = 0; r < ranks; r++) {
-            char k[16];
-            snprintf(k, sizeof k, "%d", r);
-            json_t *e = json_object_get(c.errors, k);
-            if (e) json_array_append_new(errs, json_pack("{s:i, s:O}", "rank", r, "error", e));
-        }
-        json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:O, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd",
-                                "script", path, "logs", c.logs, "results", c.results, "errors", errs, "races", c.races,
-                                "ok", rep.ok, "failed_rank", rep.ok ? json_null() : json_integer(rep.failed_rank),
-                                "reason", rep.reason, "analysis", rep.analysis, "wall_s", rep.wall_s);
-        /* a what-if names its machine wherever the run is shown */
-        if (doc && t.whatif) json_object_set_new(doc, "whatif", json_string(t.machine));
-        if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
-        json_decref(doc);
-    }
-    lua_createtable(L, 0, 10);
-    lab_push_target_fields(L, &t); /* where it ran: a step can say "SIMULATED dgx-h100" */
-    lua_pushboolean(L, rep.ok);
-    lua_setfield(L, -2, "ok");
-    if (!rep.ok) {
-        lua_pushinteger(L, rep.failed_rank);
-        lua_setfield(L, -2, "failed_rank");
-    }
-    lua_pushstring(L, rep.reason);
-    lua_setfield(L, -2, "reason");
-    lua_pushstring(L, rep.analysis);
-    lua_setfield(L, -2, "analysis");
-    lua_pushnumber(L, rep.wall_s);
-    lua_setfield(L, -2, "wall_s");
-    push_ranks(L, &c, ranks);
-    lua_setfield(L, -2, "ranks");
-    lab_push_json(L, c.races);
-    lua_setfield(L, -2, "races");
-    json_t *nccl = lab_collect_nccl_json(&c);
-    if (nccl) {
-        lab_push_json(L, nccl);
-        lua_setfield(L, -2, "nccl");
-        json_decref(nccl);
-    }
+    send_result(run, &t, path, &c, &rep, ranks);
+    push_result(L, &t, &c, &rep, ranks);
     lab_collect_free(&c);
     return 1;
 }
