@@ -322,6 +322,14 @@ static void zoom(timeline_pane *p, double factor)
     p->t0 = mid - p->us_per_col * p->lane_w / 2;
 }
 
+/* Up/Down, PgUp/PgDn, Home/End over the lanes, as every pane's view
+ * scrolls (sideways is time: '<' and '>'). */
+static int scroll_lanes(timeline_pane *p, int ch)
+{
+    int sx = 0;
+    return chart_view_scroll_key(ch, &p->sy, &sx, p->content_h, p->rows_page, 0);
+}
+
 static int tl_key(void *self, int ch)
 {
     timeline_pane *p = self;
@@ -333,14 +341,9 @@ static int tl_key(void *self, int ch)
     case '<': case KEY_LEFT: p->fit = 0; p->t0 -= p->us_per_col * p->lane_w / 4; break;
     case '>': case KEY_RIGHT: p->fit = 0; p->t0 += p->us_per_col * p->lane_w / 4; break;
     case 'f': case '0': p->fit = 1; break;
-    case KEY_UP: p->sy--; break;
-    case KEY_DOWN: p->sy++; break;
-    case KEY_PPAGE: p->sy -= p->rows_page; break;
-    case KEY_NPAGE: p->sy += p->rows_page; break;
-    default: return 0;
+    default:
+        if (!scroll_lanes(p, ch)) return 0;
     }
-    if (p->sy > p->content_h - p->rows_page) p->sy = p->content_h - p->rows_page;
-    if (p->sy < 0) p->sy = 0;
     p->dirty = 1;
     return 1;
 }

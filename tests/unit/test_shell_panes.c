@@ -362,6 +362,10 @@ static void test_timeline(WINDOW *w)
     CHECK(strstr(t, "50 us .. 150 us"));
     CHECK(pc->key(p, '>') == 1 && pc->key(p, 'f') == 1);
     CHECK(strstr(draw(pc, p, w), "0 us .. 200 us"));
+    /* the lanes take the keys every pane's view takes; Left/Right stay time */
+    CHECK(pc->key(p, KEY_END) == 1 && pc->key(p, KEY_HOME) == 1 && pc->key(p, KEY_NPAGE) == 1);
+    CHECK(pc->key(p, 'Z') == 0);
+    CHECK(strstr(draw(pc, p, w), "0 us .. 200 us") && strstr(screen, "r0 compute"));
     check_small(pc, p, "timeline");
     /* two runs in one step (lab 4 step 2: 4 ranks, then 1 rank as the
      * reference): each under its own heading, each on its own clock - they
