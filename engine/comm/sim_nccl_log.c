@@ -116,6 +116,96 @@ static void tree_of(const layout *L, int tc, int r, int *parent, int kids[3])
     }
 }
 
+/* Rank 0's first lines: the version, and on more than one node the network
+ * NCCL chose (the IB ports of its host, or the socket fallback). */
+static void log_network(mgpu_comm *c, sim_comm *sc, const layout *L, const mgpu_topo_gpu *mine)
+{
+    line(c, sc, "NCCL version SIMULATED (mgpulab's sim communicator: rings, trees and transports are the "
+                "model's, not NCCL's)");
+    if (L->nnodes <= 1) return;
+    char nics[512] = "";
+    int k = 0, socket = mgpu_topo_has_fault(sc->topo, "net-socket");
+    for (int i = 0; i < mgpu_topo_nic_count(sc->topo) && !socket; i++) {
+        const mgpu_topo_nic *x = mgpu_topo_nic_at(sc->topo, i);
+        if (!mine || x->host != mine->host) continue;
+        if (x->down) { /* NCCL lists only ports that are ACTIVE */
+            line(c, sc, "NET/IB : %s:%d port is not active (state DOWN), skipping", x->name, x->port > 0 ? x->port : 1);
+            continue;
+        }
+        size_t at = strlen(nics);
+        snprintf(nics + at, sizeof nics - at, " [%d]%s:%d/IB", k++, x->name, x->port > 0 ? x->port : 1);
+    }
+    if (k) line(c, sc, "NET/IB : Using%s ; OOB SIMULATED", nics);
+    if (socket) {
+        /* what NCCL prints when its IB plugin finds no usable verbs
+         * library or device: it falls back without an error */
+        line(c, sc, "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation");
+        line(c, sc, "NET/IB : No device found.");
+        line(c, sc, "NET/Socket : Using [0]eth0:10.0.0.%d<0>", (mine ? mine->host : 0) + 1);
+    }
+    line(c, sc, "Using network %s", k ? "IB" : "Socket");
+}
+
+/* Rank 0: every channel's ring, in rank order. */
+static void log_rings(mgpu_comm *c, sim_comm *sc, const layout *L, int nch, const int *base, int *order)
+{
+    int n = c->size;
+    for (int ch = 0; ch < nch; ch++) {
+        ring_order(L, ch, base, order);
+        char buf[900] = "";
+        for (int i = 0; i < n && strlen(buf) + 8 < sizeof buf; i++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %3d", order[i]);
+        line(c, sc, "Channel %02d/%02d :%s", ch, nch, buf);
+    }
+}
+
+/* This rank's place in both trees: children/->rank->parent. */
+static void log_trees(mgpu_comm *c, sim_comm *sc, const layout *L)
+{
+    int me = c->rank;
+    char trees[256] = "";
+    for (int tc = 0; tc < 2; tc++) {
+        int parent, kids[3];
+        tree_of(L, tc, me, &parent, kids);
+        size_t at = strlen(trees);
+        snprintf(trees + at, sizeof trees - at, "%s[%d] %d/%d/%d->%d->%d", tc ? " " : "", tc, kids[0], kids[1], kids[2],
+                 me, parent);
+    }
+    line(c, sc, "Trees %s", trees);
+}
+
+/* This rank's send edge on every channel, with its transport. */
+static void log_send_edges(mgpu_comm *c, sim_comm *sc, const layout *L, int nch, const int *base, int *order,
+                           const mgpu_topo_gpu *mine)
+{
+    int n = c->size, me = c->rank;
+    for (int ch = 0; ch < nch; ch++) {
+        ring_order(L, ch, base, order);
+        int at = 0;
+        while (order[at] != me) at++;
+        int next = order[(at + 1) % n];
+        mgpu_coll_link l;
+        mgpu_coll_link_between(sc->topo, sc->gpu_of_rank[me], sc->gpu_of_rank[next], &sc->tuning, &l);
+        const mgpu_topo_gpu *gn = mgpu_topo_gpu_at(sc->topo, sc->gpu_of_rank[next]);
+        line(c, sc, "Channel %02d/0 : %d[%d] -> %d[%d]%s via %s", ch, me, mine ? mine->dev : 0, next,
+             gn ? gn->dev : 0, l.kind == MGPU_XPORT_NET ? " [send]" : "", l.via);
+    }
+}
+
+/* NVLink SHARP: every rank says multicast is there, rank 0 the buffers
+ * (the device memory the communicator took for them). */
+static void log_nvls(mgpu_comm *c, sim_comm *sc, const layout *L, int nvls_ch, size_t nvls_bytes,
+                     const mgpu_topo_gpu *mine)
+{
+    int me = c->rank;
+    line(c, sc, "NVLS multicast support is available on dev %d", mine ? mine->dev : c->device);
+    if (me == 0)
+        line(c, sc, "NVLS comm 0x%llx headRank 0 nHeads %d nvlsRanks %d buffSize %u nvlsPerRankSize %zu "
+                    "nvlsTotalSize %zu",
+             (unsigned long long)c->id, (int)(nvls_bytes / ((size_t)nvls_ch * 2 * (1u << 20))),
+             L->count[L->node_of[me]], 1u << 20, (size_t)nvls_ch * 2 * (1u << 20), nvls_bytes);
+}
+
 void sim_log_comm(mgpu_comm *c, sim_comm *sc)
 {
     if (!sc->log_info || c->size < 2) return;
@@ -139,77 +229,15 @@ void sim_log_comm(mgpu_comm *c, sim_comm *sc)
         return;
     }
     const mgpu_topo_gpu *mine = mgpu_topo_gpu_at(sc->topo, sc->gpu_of_rank[me]);
-    if (me == 0) {
-        line(c, sc, "NCCL version SIMULATED (mgpulab's sim communicator: rings, trees and transports are the "
-                    "model's, not NCCL's)");
-        if (L.nnodes > 1) {
-            char nics[512] = "";
-            int k = 0, socket = mgpu_topo_has_fault(sc->topo, "net-socket");
-            for (int i = 0; i < mgpu_topo_nic_count(sc->topo) && !socket; i++) {
-                const mgpu_topo_nic *x = mgpu_topo_nic_at(sc->topo, i);
-                if (!mine || x->host != mine->host) continue;
-                if (x->down) { /* NCCL lists only ports that are ACTIVE */
-                    line(c, sc, "NET/IB : %s:%d port is not active (state DOWN), skipping", x->name,
-                         x->port > 0 ? x->port : 1);
-                    continue;
-                }
-                size_t at = strlen(nics);
-                snprintf(nics + at, sizeof nics - at, " [%d]%s:%d/IB", k++, x->name, x->port > 0 ? x->port : 1);
-            }
-            if (k) line(c, sc, "NET/IB : Using%s ; OOB SIMULATED", nics);
-            if (socket) {
-                /* what NCCL prints when its IB plugin finds no usable verbs
-                 * library or device: it falls back without an error */
-                line(c, sc, "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation");
-                line(c, sc, "NET/IB : No device found.");
-                line(c, sc, "NET/Socket : Using [0]eth0:10.0.0.%d<0>", (mine ? mine->host : 0) + 1);
-            }
-            line(c, sc, "Using network %s", k ? "IB" : "Socket");
-        }
-    }
+    if (me == 0) log_network(c, sc, &L, mine);
     int local = 0;
     while (L.members[L.first[L.node_of[me]] + local] != me) local++;
     line(c, sc, "comm 0x%llx rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL 0",
          (unsigned long long)c->id, me, n, L.nnodes, L.count[L.node_of[me]], local);
-    if (me == 0)
-        for (int ch = 0; ch < nch; ch++) {
-            ring_order(&L, ch, base, order);
-            char buf[900] = "";
-            for (int i = 0; i < n && strlen(buf) + 8 < sizeof buf; i++)
-                snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " %3d", order[i]);
-            line(c, sc, "Channel %02d/%02d :%s", ch, nch, buf);
-        }
-    char trees[256] = "";
-    for (int tc = 0; tc < 2; tc++) {
-        int parent, kids[3];
-        tree_of(&L, tc, me, &parent, kids);
-        size_t at = strlen(trees);
-        snprintf(trees + at, sizeof trees - at, "%s[%d] %d/%d/%d->%d->%d", tc ? " " : "", tc, kids[0], kids[1], kids[2],
-                 me, parent);
-    }
-    line(c, sc, "Trees %s", trees);
-    /* this rank's send edge on every channel, with its transport */
-    for (int ch = 0; ch < nch; ch++) {
-        ring_order(&L, ch, base, order);
-        int at = 0;
-        while (order[at] != me) at++;
-        int next = order[(at + 1) % n];
-        mgpu_coll_link l;
-        mgpu_coll_link_between(sc->topo, sc->gpu_of_rank[me], sc->gpu_of_rank[next], &sc->tuning, &l);
-        const mgpu_topo_gpu *gn = mgpu_topo_gpu_at(sc->topo, sc->gpu_of_rank[next]);
-        line(c, sc, "Channel %02d/0 : %d[%d] -> %d[%d]%s via %s", ch, me, mine ? mine->dev : 0, next,
-             gn ? gn->dev : 0, l.kind == MGPU_XPORT_NET ? " [send]" : "", l.via);
-    }
-    /* NVLink SHARP: every rank says multicast is there, rank 0 the buffers
-     * (the device memory the communicator took for them) */
-    if (nvls_ch) {
-        line(c, sc, "NVLS multicast support is available on dev %d", mine ? mine->dev : c->device);
-        if (me == 0)
-            line(c, sc, "NVLS comm 0x%llx headRank 0 nHeads %d nvlsRanks %d buffSize %u nvlsPerRankSize %zu "
-                        "nvlsTotalSize %zu",
-                 (unsigned long long)c->id, (int)(nvls_bytes / ((size_t)nvls_ch * 2 * (1u << 20))),
-                 L.count[L.node_of[me]], 1u << 20, (size_t)nvls_ch * 2 * (1u << 20), nvls_bytes);
-    }
+    if (me == 0) log_rings(c, sc, &L, nch, base, order);
+    log_trees(c, sc, &L);
+    log_send_edges(c, sc, &L, nch, base, order, mine);
+    if (nvls_ch) log_nvls(c, sc, &L, nvls_ch, nvls_bytes, mine);
     if (me == 0)
         line(c, sc, "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
              nch, sc->tuning.collnet && L.nnodes > 1 ? nch : 0, nvls_ch, nch, nch > 1 ? nch / 2 : 1);
