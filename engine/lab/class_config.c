@@ -127,11 +127,10 @@ static mgpu_result get_live(const char *path, json_t *doc, mgpu_class_config *c)
     return MGPU_OK;
 }
 
-mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
+/* The file's JSON document; mgpu_file_read: MGPULAB_CLASS naming a FIFO
+ * waited for ever (issue 34). */
+static mgpu_result read_doc(const char *path, json_t **out)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->path, sizeof c->path, "%s", path);
-    /* mgpu_file_read: MGPULAB_CLASS naming a FIFO waited for ever (issue 34) */
     char *text = NULL;
     size_t len = 0;
     if (mgpu_file_read(path, CLASS_CONFIG_MAX, &text, &len) != MGPU_OK) {
@@ -140,22 +139,24 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
         return bad(path, why);
     }
     json_error_t err;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
     free(text);
-    if (!doc) {
+    if (!*out) {
         char why[300];
         snprintf(why, sizeof why, "line %d column %d: %s", err.line, err.column, err.text);
         return bad(path, why);
     }
-    mgpu_result r = MGPU_OK;
+    return MGPU_OK;
+}
+
+/* One object, of known members only. */
+static mgpu_result check_members(const char *path, json_t *doc)
+{
     static const char *const known[] = {"name", "backend", "machine", "fault", "labs", "options", "export_solutions",
                                         "roster", "share", "stuck_minutes", "pacing", "lang", "draw_seed", NULL};
     const char *key;
     json_t *v;
-    if (!json_is_object(doc)) {
-        r = bad(path, "the file must hold one JSON object");
-        goto out;
-    }
+    if (!json_is_object(doc)) return bad(path, "the file must hold one JSON object");
     json_object_foreach(doc, key, v) {
         int k = 0;
         while (known[k] && strcmp(known[k], key)) k++;
@@ -163,66 +164,84 @@ mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
             char why[240];
             snprintf(why, sizeof why, "unknown member \"%.60s\" (known: name, backend, machine, fault, labs, "
                      "options, export_solutions, roster, share, stuck_minutes, pacing, lang, draw_seed)", key);
-            r = bad(path, why);
-            goto out;
+            return bad(path, why);
         }
     }
-    if ((r = get_str(path, doc, "name", c->name, sizeof c->name)) != MGPU_OK ||
-        (r = get_str(path, doc, "backend", c->backend, sizeof c->backend)) != MGPU_OK ||
-        (r = get_str(path, doc, "machine", c->machine, sizeof c->machine)) != MGPU_OK ||
-        (r = get_str(path, doc, "fault", c->fault, sizeof c->fault)) != MGPU_OK ||
-        (r = get_str(path, doc, "lang", c->lang, sizeof c->lang)) != MGPU_OK ||
-        (r = get_str(path, doc, "draw_seed", c->draw_seed, sizeof c->draw_seed)) != MGPU_OK)
-        goto out;
+    return MGPU_OK;
+}
+
+/* The strings: the class's name, where it runs (backend, machine, fault),
+ * its language and the draw seed. */
+static mgpu_result get_settings(const char *path, json_t *doc, mgpu_class_config *c)
+{
+    MGPU_CHECK(get_str(path, doc, "name", c->name, sizeof c->name));
+    MGPU_CHECK(get_str(path, doc, "backend", c->backend, sizeof c->backend));
+    MGPU_CHECK(get_str(path, doc, "machine", c->machine, sizeof c->machine));
+    MGPU_CHECK(get_str(path, doc, "fault", c->fault, sizeof c->fault));
+    MGPU_CHECK(get_str(path, doc, "lang", c->lang, sizeof c->lang));
+    MGPU_CHECK(get_str(path, doc, "draw_seed", c->draw_seed, sizeof c->draw_seed));
     /* the instructor pins the language of the class; --lang still wins */
-    if (c->lang[0] && strcmp(c->lang, "en") && strcmp(c->lang, "ko")) {
-        r = bad(path, "\"lang\" must be \"en\" or \"ko\"");
+    if (c->lang[0] && strcmp(c->lang, "en") && strcmp(c->lang, "ko"))
+        return bad(path, "\"lang\" must be \"en\" or \"ko\"");
+    if (c->backend[0] && strcmp(c->backend, "auto") && strcmp(c->backend, "cuda") && strcmp(c->backend, "sim"))
+        return bad(path, "\"backend\" must be auto, cuda or sim");
+    return MGPU_OK;
+}
+
+/* "labs": the labs the class opens, by name. */
+static mgpu_result get_labs(const char *path, json_t *labs, mgpu_class_config *c)
+{
+    if (!labs) return MGPU_OK;
+    if (!json_is_array(labs) || json_array_size(labs) > MGPU_CLASS_MAX_LABS)
+        return bad(path, "\"labs\" must be a list of lab names (at most 64)");
+    size_t i;
+    json_t *v;
+    json_array_foreach(labs, i, v) {
+        if (!json_is_string(v) || !*json_string_value(v) || strlen(json_string_value(v)) >= sizeof c->labs[0])
+            return bad(path, "every entry of \"labs\" must be a lab name such as \"02-allreduce\"");
+        snprintf(c->labs[c->nlabs++], sizeof c->labs[0], "%s", json_string_value(v));
+    }
+    return MGPU_OK;
+}
+
+/* "options": the runs' launcher, ranks and timeout. */
+static mgpu_result get_options(const char *path, json_t *opt, mgpu_class_config *c)
+{
+    if (!opt) return MGPU_OK;
+    if (!json_is_object(opt)) return bad(path, "\"options\" must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(opt, key, v) {
+        if (strcmp(key, "launcher") == 0 && json_is_string(v) && strlen(json_string_value(v)) < sizeof c->launcher)
+            snprintf(c->launcher, sizeof c->launcher, "%s", json_string_value(v));
+        else if (strcmp(key, "ranks") == 0 && json_is_integer(v) && json_integer_value(v) >= 1 &&
+                 json_integer_value(v) <= 4096)
+            c->ranks = (int)json_integer_value(v);
+        else if (strcmp(key, "timeout") == 0 && json_is_number(v) && json_number_value(v) > 0 &&
+                 json_number_value(v) <= 86400)
+            c->timeout_s = json_number_value(v);
+        else {
+            char why[200];
+            snprintf(why, sizeof why, "option \"%.40s\" is unknown or out of range (launcher: a name, ranks: "
+                     "1-4096, timeout: seconds)", key);
+            return bad(path, why);
+        }
+    }
+    return MGPU_OK;
+}
+
+mgpu_result mgpu_class_config_load(const char *path, mgpu_class_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    json_t *doc = NULL;
+    mgpu_result r = read_doc(path, &doc);
+    if (r != MGPU_OK) return r;
+    if ((r = check_members(path, doc)) != MGPU_OK || (r = get_settings(path, doc, c)) != MGPU_OK ||
+        (r = get_labs(path, json_object_get(doc, "labs"), c)) != MGPU_OK ||
+        (r = get_options(path, json_object_get(doc, "options"), c)) != MGPU_OK)
         goto out;
-    }
-    if (c->backend[0] && strcmp(c->backend, "auto") && strcmp(c->backend, "cuda") && strcmp(c->backend, "sim")) {
-        r = bad(path, "\"backend\" must be auto, cuda or sim");
-        goto out;
-    }
-    json_t *labs = json_object_get(doc, "labs");
-    if (labs) {
-        if (!json_is_array(labs) || json_array_size(labs) > MGPU_CLASS_MAX_LABS) {
-            r = bad(path, "\"labs\" must be a list of lab names (at most 64)");
-            goto out;
-        }
-        size_t i;
-        json_array_foreach(labs, i, v) {
-            if (!json_is_string(v) || !*json_string_value(v) || strlen(json_string_value(v)) >= sizeof c->labs[0]) {
-                r = bad(path, "every entry of \"labs\" must be a lab name such as \"02-allreduce\"");
-                goto out;
-            }
-            snprintf(c->labs[c->nlabs++], sizeof c->labs[0], "%s", json_string_value(v));
-        }
-    }
-    json_t *opt = json_object_get(doc, "options");
-    if (opt) {
-        if (!json_is_object(opt)) {
-            r = bad(path, "\"options\" must be an object");
-            goto out;
-        }
-        json_object_foreach(opt, key, v) {
-            if (strcmp(key, "launcher") == 0 && json_is_string(v) && strlen(json_string_value(v)) < sizeof c->launcher)
-                snprintf(c->launcher, sizeof c->launcher, "%s", json_string_value(v));
-            else if (strcmp(key, "ranks") == 0 && json_is_integer(v) && json_integer_value(v) >= 1 &&
-                     json_integer_value(v) <= 4096)
-                c->ranks = (int)json_integer_value(v);
-            else if (strcmp(key, "timeout") == 0 && json_is_number(v) && json_number_value(v) > 0 &&
-                     json_number_value(v) <= 86400)
-                c->timeout_s = json_number_value(v);
-            else {
-                char why[200];
-                snprintf(why, sizeof why, "option \"%.40s\" is unknown or out of range (launcher: a name, ranks: "
-                         "1-4096, timeout: seconds)", key);
-                r = bad(path, why);
-                goto out;
-            }
-        }
-    }
-    v = json_object_get(doc, "export_solutions");
+    json_t *v = json_object_get(doc, "export_solutions");
     if (v && !json_is_boolean(v)) {
         r = bad(path, "\"export_solutions\" must be true or false");
         goto out;
