@@ -78,11 +78,10 @@ uneven:
                      axis, value, g, stride, g);
 }
 
-mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t, whatif_layout *l)
+/* The model's sizes and the parallel sizes: positive, and each split
+ * dividing what it splits. */
+static mgpu_result check_sizes(const mgpu_whatif_config *c)
 {
-    memset(l, 0, sizeof *l);
-    l->c = *c;
-    l->topo = t;
     const mgpu_whatif_model *md = &c->model;
     MGPU_CHECK(positive("layers", md->layers));
     MGPU_CHECK(positive("hidden", md->hidden));
@@ -125,11 +124,17 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
         return mgpu_fail(MGPU_ERR_INVALID, "--tp %d does not divide the vocabulary %d", c->tp, md->vocab);
     if (md->layers % c->pp != 0)
         return mgpu_fail(MGPU_ERR_INVALID, "--pp %d does not divide the %d layers", c->pp, md->layers);
+    return MGPU_OK;
+}
 
+/* The machine: GPUs per node (node 0's: *node_gpus; l->gpus_per_node the
+ * ones used), the world, how many nodes it fills. */
+static mgpu_result place_world(const mgpu_whatif_config *c, const mgpu_topo *t, whatif_layout *l, int *node_gpus)
+{
     int g = 0;
     for (int i = 0; i < mgpu_topo_gpu_count(t); i++) g += mgpu_topo_gpu_at(t, i)->host == 0;
     if (g < 1) return mgpu_fail(MGPU_ERR_INVALID, "--machine %s: the node has no GPU", mgpu_topo_machine_name(t));
-    l->gpus_per_node = g;
+    l->gpus_per_node = *node_gpus = g;
     long world = (long)c->dp * c->tp * c->pp;
     if (world > 1L << 20)
         return mgpu_fail(MGPU_ERR_INVALID, "--dp %d x --tp %d x --pp %d = %ld GPUs; the what-if stops at %d", c->dp,
@@ -147,7 +152,12 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
         l->nodes = c->nodes;
     }
     if (world < g) l->gpus_per_node = (int)world; /* one node, partly used: its first GPUs */
+    return MGPU_OK;
+}
 
+/* The batch: micro-batches per DP replica (l->m) and the global batch. */
+static mgpu_result split_batch(const mgpu_whatif_config *c, whatif_layout *l)
+{
     long per_replica = (long)c->dp * c->micro_batch_size;
     if (c->micro_batches > 0) {
         /* bounded before it is multiplied: 10^8 micro-batches ran for minutes
@@ -170,6 +180,19 @@ mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t,
         l->m = (int)(c->global_batch / per_replica);
         MGPU_CHECK(schedule_size(c, l->m));
     }
+    return MGPU_OK;
+}
+
+mgpu_result whatif_layout_check(const mgpu_whatif_config *c, const mgpu_topo *t, whatif_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->c = *c;
+    l->topo = t;
+    const mgpu_whatif_model *md = &c->model;
+    int g = 0;
+    MGPU_CHECK(check_sizes(c));
+    MGPU_CHECK(place_world(c, t, l, &g));
+    MGPU_CHECK(split_batch(c, l));
     l->layers_per_stage = md->layers / c->pp;
     l->heads = md->heads / c->tp;
     l->kv_heads = md->kv_heads / c->tp;
