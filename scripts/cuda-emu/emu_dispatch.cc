@@ -8,6 +8,8 @@
 dim3 gridDim, blockIdx, blockDim;
 thread_local dim3 threadIdx;
 std::barrier<> *emu_bar;
+thread_local std::barrier<> *emu_warp_bar;
+uint64_t emu_shfl_slot[1024];
 
 extern "C" int emu_kernel(const mgpu_nn_args *a)
 {
