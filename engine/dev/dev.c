@@ -116,24 +116,7 @@ void mgpu_backend_close(mgpu_backend *be)
     free(be);
 }
 
-const char *mgpu_backend_name(const mgpu_backend *be) { return be->ops->name; }
-int mgpu_backend_simulated(const mgpu_backend *be) { return be->ops == &mgpu_dev_sim_ops; }
-const struct mgpu_nn_ops *mgpu_backend_nn_ops(const mgpu_backend *be) { return be->ops->nn; }
-int mgpu_backend_models_time(const mgpu_backend *be) { return be->ops->stream_model_time != NULL; }
-const char *mgpu_backend_reason(const mgpu_backend *be) { return be->reason; }
-const char *mgpu_backend_reason_detail(const mgpu_backend *be) { return be->reason_detail; }
-const mgpu_topo *mgpu_backend_topo(const mgpu_backend *be) { return be->topo; }
-
 /*--- Devices ----------------------------------------------------------*/
-
-mgpu_result mgpu_dev_check_device(const mgpu_backend *be, int dev)
-{
-    if (dev < 0 || dev >= be->device_count)
-        return mgpu_fail(MGPU_ERR_INVALID, "device %d does not exist: the %s backend has %d device%s (0..%d)",
-                         dev, be->ops->name, be->device_count, be->device_count == 1 ? "" : "s",
-                         be->device_count - 1);
-    return MGPU_OK;
-}
 
 mgpu_result mgpu_device_count(mgpu_backend *be, int *count)
 {

@@ -9,16 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const char *mgpu_mem_kind_name(mgpu_mem_kind k)
-{
-    switch (k) {
-    case MGPU_MEM_DEVICE: return "device";
-    case MGPU_MEM_PINNED: return "pinned";
-    case MGPU_MEM_PAGEABLE: return "pageable";
-    default: return "unknown";
-    }
-}
-
 typedef struct alloc_req {
     uint64_t stream; /* caching allocator's free list; 0: none */
     int cached;      /* 0: a plain allocation whatever the configuration */
@@ -168,11 +158,4 @@ void mgpu_mem_free(mgpu_buffer *buf)
     else buf->be->ops->mem_free(buf->be, buf);
     mgpu_race_buffer_free(buf);
     free(buf);
-}
-
-void *mgpu_buffer_host_view(mgpu_buffer *buf)
-{
-    if (!buf || buf->phantom) return NULL;
-    if (buf->kind != MGPU_MEM_DEVICE) return buf->ptr;
-    return buf->be->ops->host_view ? buf->be->ops->host_view(buf) : NULL;
 }
