@@ -46,6 +46,10 @@ static mgpu_result open_with(const struct mgpu_dev_ops *ops, const mgpu_backend_
     be->ops = ops;
     mgpu_result r = ops->open(be, cfg);
     if (r == MGPU_OK) r = ops->device_count(be, &be->device_count);
+    /* A backend of a real machine (cuda) leaves the topology to discovery,
+     * which asks the device API (ordinals checked against device_count,
+     * set above): here, so that no backend calls back up into dev.c. */
+    if (r == MGPU_OK && !be->topo) r = mgpu_topo_discover(be, "/", &be->topo);
     if (r == MGPU_OK) r = mgpu_mem_state_open(be, cfg->alloc_conf);
     if (r != MGPU_OK) {
         mgpu_mem_state_close(be);

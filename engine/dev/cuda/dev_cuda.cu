@@ -69,10 +69,8 @@ static mgpu_result cuda_open(mgpu_backend *be, const mgpu_backend_config *cfg)
         CUDA_TRY(cuda_kernels_preload(), d, "loading the mgpulab kernels (built for sm_90 + PTX)");
     }
     MGPU_CHECK(cuda_gate_pages_init(cb));
-    /* Discovery calls back into the device API, which checks ordinals
-     * against be->device_count: set it before. */
-    be->device_count = n;
-    MGPU_CHECK(mgpu_topo_discover(be, "/", &be->topo));
+    /* be->topo stays NULL: dev.c discovers this machine once the backend
+     * is open (the sim builds its own) */
     return MGPU_OK;
 }
 
