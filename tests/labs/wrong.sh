@@ -22,7 +22,8 @@
 # step that machine cannot show at all (every failing check `unavailable`)
 # is skipped. MGPU_LAB_ARGS replaces the machine (the GPU round: "--backend
 # cuda"); MGPU_LABS_ONLY=ID[,ID] picks labs; MGPU_WRONG_ONLY=NAME[,NAME]
-# picks files by name.
+# picks files by name; MGPU_WRONG_EXERCISES=EXERCISE[,...] picks exercises
+# (the CTest splits a lab's corpus so that each part has its own timeout).
 set -u
 bin=$1
 src=${MGPU_SOURCE_DIR:?MGPU_SOURCE_DIR must point at the source tree}
@@ -31,6 +32,7 @@ corpus=${MGPU_WRONG_DIR:-$src/tests/labs/wrong}
 read -r -a lab_args <<<"${MGPU_LAB_ARGS:-}"
 only=",${MGPU_LABS_ONLY:-},"
 wonly=",${MGPU_WRONG_ONLY:-},"
+exonly=",${MGPU_WRONG_EXERCISES:-},"
 . "$(dirname "$0")/lab_machine.bash"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
@@ -99,6 +101,7 @@ for dir in "$corpus"/*/*/; do
   [ -d "$dir" ] || continue
   id=$(basename "$(dirname "$dir")") ex=$(basename "$dir")
   [ "$only" = ",," ] || [[ $only == *",$id,"* ]] || continue
+  [ "$exonly" = ",," ] || [[ $exonly == *",$ex,"* ]] || continue
   target=$(workspace_file "$id" "$ex")
   [ -n "$target" ] || { bad "$id/$ex: lab $id has no exercise $ex.lua"; continue; }
   own=$(lab_machine "$id")
