@@ -10,7 +10,7 @@ return {
     "sim (어느 preset 이든) 과 cuda (GPU N 개, 또는 GPU 하나 위의 emulated node 로 도는 rank)",
 
   -- shared by the steps
-  ["%s did not finish: %s"] = "%s 이(가) 끝나지 않았다: %s",
+  ["%s did not finish: %s"] = "%s: 끝나지 않았다 - %s",
   ["every rank finishes"] = "모든 rank 가 끝난다",
   ["log pane (5)"] = "log pane (5)",
   ["rank 0 reported no parameters"] = "rank 0 이 parameter 를 보고하지 않았다",
@@ -18,7 +18,7 @@ return {
   ["checksums"] = "checksum",
   ["rank %d reported no parameters"] = "rank %d 에서 parameter 보고가 없다",
   ["the ranks' parameters differ after %d steps: %s on rank %d is not rank 0's (each rank trained on its own shard only?)"] =
-    "%d step 뒤 rank 들의 parameter 가 다르다: %s 이(가) rank %d 에서 rank 0 의 것과 다르다 (각 rank 가 자기 shard 로만 학습했나?)",
+    "%d step 뒤 rank 들의 parameter 가 다르다: parameter %s - rank %d 의 값이 rank 0 의 것과 다르다 (각 rank 가 자기 shard 로만 학습했나?)",
   ["rank %d: %s, rank 0: %s"] = "rank %d: %s, rank 0: %s",
   ["the same bits on every rank"] = "모든 rank 에서 같은 bit",
   ["all %d ranks hold the same parameters after %d steps (checksum %s)"] =

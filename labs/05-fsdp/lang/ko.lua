@@ -13,7 +13,7 @@ return {
   ["SIMULATED %s, the note's 8 H100s: this machine has %d GPU"] = "SIMULATED %s, 노트의 H100 8 개: 이 machine 에는 GPU %d 개",
   ["SIMULATED %s, the note's 8 H100s: this machine has %d GPUs"] = "SIMULATED %s, 노트의 H100 8 개: 이 machine 에는 GPU %d 개",
   ["no result"] = "결과 없음",
-  ["%s did not finish: %s"] = "%s 이(가) 끝나지 않았다: %s",
+  ["%s did not finish: %s"] = "%s: 끝나지 않았다 - %s",
   ["every rank finishes"] = "모든 rank 가 끝난다",
   ["log pane (5)"] = "log pane (5)",
   ["step time (ms)"] = "step time (ms)",
@@ -87,8 +87,8 @@ return {
     "config.lua: 모르는 key '%s' (key 는 sharding, offload, checkpoint, micro_batch, seq)",
   ["config.lua: %s must be a %s"] = "config.lua: %s 에는 %s 값이 와야 한다",
   ["config.lua: sharding '%s' is not FULL_SHARD, SHARD_GRAD_OP or NO_SHARD"] =
-    "config.lua: sharding '%s' 은(는) FULL_SHARD, SHARD_GRAD_OP, NO_SHARD 중 어느 것도 아니다",
-  ["config.lua: %s must be a whole number from 1 to %d"] = "config.lua: %s 은(는) 1 부터 %d 까지의 정수여야 한다",
+    "config.lua: sharding '%s': FULL_SHARD, SHARD_GRAD_OP, NO_SHARD 중 어느 것도 아니다",
+  ["config.lua: %s must be a whole number from 1 to %d"] = "config.lua: %s - 1 부터 %d 까지의 정수여야 한다",
   ["config.lua trains %d-token sequences: the run is Llama 2's, %d tokens each - make the memory fit with how FSDP shards, checkpoints and offloads, not by cutting the work"] =
     "config.lua 는 %d-token sequence 로 학습한다: 이 run 은 Llama 2 의 것, 각 %d token 이다 - 일을 줄여서가 아니라 FSDP 가 shard 하고, checkpoint 하고, offload 하는 방식으로 memory 를 맞춰라",
   ["Llama-2-70B, %s, %d ranks, on phantom tensors"] = "Llama-2-70B, %s, rank %d 개, phantom tensor 위에서",

@@ -10,7 +10,7 @@ return {
     "sim (어느 preset 이든: rank 8 개가 있는 GPU 를 나눠 쓴다) 과 cuda (GPU 8 개, 또는 emulated node 로 도는 rank); step 3 은 node 두 개가 필요하다: 2x-dgx-h100 에서는 거기서, 그 밖에서는 SIMULATED 2x-dgx-h100 에서 돈다",
 
   -- shared by the steps
-  ["%s did not finish: %s"] = "%s 이(가) 끝나지 않았다: %s",
+  ["%s did not finish: %s"] = "%s: 끝나지 않았다 - %s",
   ["every rank finishes"] = "모든 rank 가 끝난다",
   ["log pane (5)"] = "log pane (5)",
   ["nothing"] = "없음",
@@ -103,9 +103,9 @@ return {
   ["megatron.lua: F:backward and where f goes"] = "megatron.lua: F:backward 와 f 의 자리",
   ["megatron.lua: G:forward and where g goes"] = "megatron.lua: G:forward 와 g 의 자리",
   ["rank %d (tp %s, dp %s): the %s differs from the unsharded layer's in %s of %d elements (largest error %s)"] =
-    "rank %d (tp %s, dp %s): %s 이(가) shard 하지 않은 layer 의 것과 %s / %d 개 element 에서 다르다 (가장 큰 오차 %s)",
+    "rank %d (tp %s, dp %s): %s - shard 하지 않은 layer 의 것과 %s / %d 개 element 에서 다르다 (가장 큰 오차 %s)",
   ["within rtol %s, atol %s"] = "rtol %s, atol %s 안",
-  ["the %s equals the unsharded layer's on every rank"] = "모든 rank 에서 %s 이(가) shard 하지 않은 layer 의 것과 같다",
+  ["the %s equals the unsharded layer's on every rank"] = "%s - 모든 rank 에서 shard 하지 않은 layer 의 것과 같다",
   ["output (forward, 2 layers)"] = "output (forward, layer 2 개)",
   ["input gradient"] = "input gradient",
   ["every parameter gradient equals its slice of the unsharded layer's, on every rank"] =
