@@ -26,26 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mgpu/utf8.h"
 
 #define KO_KEY "mgpu.lang.ko"
 
 /* 1 when s[0..len) is well-formed UTF-8 (no overlongs, no surrogates). */
 static int utf8_ok(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        unsigned c = *p;
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (n == 0 || (size_t)(end - p) < n) return 0;
-        unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-        for (size_t i = 1; i < n; i++) {
-            if ((p[i] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
-        static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-        p += n;
-    }
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0, n; i < len; i += n)
+        if ((n = mgpu_utf8_seq_len(p + i, len - i)) == 0) return 0;
     return 1;
 }
 
