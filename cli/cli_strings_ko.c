@@ -83,20 +83,30 @@ static int cp_width(unsigned cp)
     return 1;
 }
 
+/* The code point at p and its length in bytes; a byte that starts no
+ * sequence counts as one character of its own. */
+static int next_cp(const unsigned char *p, unsigned *cp)
+{
+    unsigned c = *p;
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    *cp = n > 1 ? c & (0xFF >> (n + 1)) : c;
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            *cp = c;
+            return 1;
+        }
+        *cp = (*cp << 6) | (p[i] & 0x3F);
+    }
+    return n;
+}
+
 int cli_text_width(const char *s)
 {
     int w = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (p && *p) {
-        unsigned c = *p, cp = c;
-        int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-        if (n > 1) cp = c & (0xFF >> (n + 1));
-        for (int i = 1; i < n; i++) {
-            if ((p[i] & 0xC0) != 0x80) { n = 1; cp = c; break; }
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
+    unsigned cp;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        p += next_cp(p, &cp);
         w += cp_width(cp);
-        p += n;
     }
     return w;
 }
@@ -104,15 +114,9 @@ int cli_text_width(const char *s)
 int cli_text_cut(char *s, int cols)
 {
     int w = 0;
-    unsigned char *p = (unsigned char *)s;
-    while (*p) {
-        unsigned c = *p, cp = c;
-        int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-        if (n > 1) cp = c & (0xFF >> (n + 1));
-        for (int i = 1; i < n; i++) {
-            if ((p[i] & 0xC0) != 0x80) { n = 1; cp = c; break; }
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
+    unsigned cp;
+    for (unsigned char *p = (unsigned char *)s; *p;) {
+        int n = next_cp(p, &cp);
         if (w + cp_width(cp) > cols) {
             *p = '\0';
             return 1;
