@@ -84,7 +84,8 @@ local function judge(res, mode, n, count)
     end
     if not row.ops or not row.ops.send then
       return { ok = false, msg = L("%s sent nothing on rank %d: the ring has not been written yet", what, row.rank),
-               saw = L("no send in the flight record"), wanted = L("a send in every ring step"), where = where_ring() }
+               saw = L("no send in the flight record"), wanted = L("a send in every ring step"), where = where_ring(),
+               unwritten = mode == "rd" and "doubling" or fname }
     end
   end
   for _, case in ipairs({ "exact", "random" }) do
@@ -151,9 +152,25 @@ local function run_modes(lab, modes, counts, large)
   return out
 end
 
+-- A ring not written yet sends nothing on any run: one line says so for all
+-- of them, instead of the same line once per rank count.
 local function judge_all(runs)
-  local v = {}
-  for _, run in ipairs(runs) do v[#v + 1] = judge(run.res, run.mode, run.n, run.count) end
+  local v, counts, names, seen, all_unwritten = {}, {}, {}, {}, true
+  for _, run in ipairs(runs) do
+    v[#v + 1] = judge(run.res, run.mode, run.n, run.count)
+    local u = v[#v].unwritten
+    if not u then all_unwritten = false
+    else
+      if not seen[run.n] then seen[run.n] = true; counts[#counts + 1] = tostring(run.n) end
+      if not seen[u] then seen[u] = true; names[#names + 1] = u end
+    end
+  end
+  if all_unwritten and #v > 1 then
+    local first = v[1]
+    return { ok = false, saw = first.saw, wanted = first.wanted, where = first.where,
+             msg = L("your %s sent nothing on %s ranks: the ring has not been written yet",
+                     table.concat(names, ", "), table.concat(counts, ", ")) }
+  end
   return checks.all(v)
 end
 

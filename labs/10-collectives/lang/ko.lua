@@ -90,6 +90,7 @@ return {
   ["%s in the flight record of your communicator"] = "내 communicator 의 flight record 에 %s",
   ["send and recv only"] = "send 와 recv 뿐",
   ["%s sent nothing on rank %d: the ring has not been written yet"] = "%s: rank %d 가 아무것도 보내지 않았다: ring 을 아직 쓰지 않았다",
+  ["your %s sent nothing on %s ranks: the ring has not been written yet"] = "작성한 %s 가 %s rank 모두에서 아무것도 보내지 않았다: ring 을 아직 쓰지 않았다",
   ["no send in the flight record"] = "flight record 에 send 가 없다",
   ["a send in every ring step"] = "ring 의 단계마다 send",
   ["%s: on rank %d, chunks[%d] (elements %d-%d) is not %s; it holds %s"] =
