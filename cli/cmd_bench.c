@@ -2,7 +2,7 @@
  * output (or JSON), run as the "bench" job on rank workers; this process
  * only prints what rank 0 reports (engine/jobs/coll_job.c). */
 #include "cmd.h"
-#include "mgpu/collbench.h"
+#include "mgpu/coll_doc.h"
 #include "mgpu/collmodel.h"
 #include "mgpu/host_memory.h"
 #include "mgpu/jobs.h"
@@ -44,10 +44,7 @@ typedef struct bench_out {
     const mgpu_collbench_options *o;
     const mgpu_collbench_coll *coll;
     int json, header_done;
-    json_t *doc, *rows;
-    long wrong_checks;
-    double bw_sum;
-    long bw_count;
+    mgpu_collbench_result res; /* the rows, their counts and (--json) the document */
     int summary_seen;
     int simulated;
     char machine[128];
@@ -82,36 +79,6 @@ static void print_header(bench_out *b, json_t *dev)
     fflush(stdout);
 }
 
-/* A result message back into a row, checking every field (a garbled
- * message must not print garbage). */
-static int row_from_json(json_t *j, mgpu_collbench_row *r)
-{
-    json_t *h[2] = {json_object_get(j, "out_of_place"), json_object_get(j, "in_place")};
-    mgpu_collbench_half *dst[2] = {&r->oop, &r->ip};
-    json_int_t size = -1, count = -1;
-    const char *type = NULL, *op = NULL;
-    if (json_unpack(j, "{s:I, s:I, s:s, s:s, s:i}", "size", &size, "count", &count, "type", &type, "redop", &op,
-                    "root", &r->root) != 0 || size < 0 || count < 0)
-        return -1;
-    r->bytes = (uint64_t)size;
-    r->count = (uint64_t)count;
-    int t = mgpu_dtype_parse(type);
-    if (t < 0) return -1;
-    r->dtype = (mgpu_dtype)t;
-    r->op = -1; /* "none": a collective without a reduction */
-    for (int i = 0; i < MGPU_REDOP_COUNT; i++)
-        if (strcmp(op, mgpu_redop_name((mgpu_redop)i)) == 0) r->op = i;
-    for (int k = 0; k < 2; k++) {
-        json_t *w = json_object_get(h[k], "nwrong");
-        if (!json_is_object(h[k]) || !json_is_number(json_object_get(h[k], "time"))) return -1;
-        dst[k]->time_us = json_number_value(json_object_get(h[k], "time"));
-        dst[k]->algbw = json_number_value(json_object_get(h[k], "alg_bw"));
-        dst[k]->busbw = json_number_value(json_object_get(h[k], "bus_bw"));
-        dst[k]->wrong = json_is_integer(w) ? (int64_t)json_integer_value(w) : -1;
-    }
-    return 0;
-}
-
 static void on_msg(void *ctx, const mgpu_rt_msg *m)
 {
     bench_out *b = ctx;
@@ -121,21 +88,16 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         b->simulated = json_is_true(json_object_get(m->body, "simulated"));
         const char *mach = json_string_value(json_object_get(m->body, "machine"));
         snprintf(b->machine, sizeof b->machine, "%s", mach ? mach : "?");
-        if (b->json) json_object_set(b->doc, "devices", m->body);
+        if (b->json) mgpu_collbench_result_devices(&b->res, m->body);
         else print_header(b, m->body);
     } else if (strcmp(m->type, "result") == 0) {
         mgpu_collbench_row r;
-        if (row_from_json(m->body, &r) != 0) {
+        /* a garbled row counts as a wrong check: never a clean run */
+        if (mgpu_collbench_result_add(&b->res, m->body, &r) != MGPU_OK) {
             fprintf(stderr, "mgpulab bench: rank 0 sent a malformed result; ignored\n");
-            b->wrong_checks++; /* never let a garbled row pass as a clean run */
             return;
         }
-        b->wrong_checks += (r.oop.wrong > 0) + (r.ip.wrong > 0);
-        b->bw_sum += r.oop.busbw + r.ip.busbw;
-        b->bw_count += 2;
-        if (b->json) {
-            json_array_append(b->rows, m->body);
-        } else {
+        if (!b->json) {
             char line[512];
             mgpu_collbench_format_row(&r, line, sizeof line);
             printf("%s\n", line);
@@ -200,22 +162,17 @@ static int sim_run_fits(const mgpu_topo *t, const mgpu_collbench_options *o, mgp
 static int finish(bench_out *b, const mgpu_rt_report *rep, const mgpu_topo *machine, int ranks)
 {
     const mgpu_collbench_options *o = b->o;
-    double avg = b->bw_count ? b->bw_sum / b->bw_count : 0;
+    int64_t wrong_checks = b->res.wrong_checks;
     int rc = 0;
     if (b->json) {
-        json_object_set_new(b->doc, "rows", b->rows);
-        b->rows = NULL;
-        json_object_set_new(b->doc, "avg_bus_bw", json_real(avg));
-        json_object_set_new(b->doc, "wrong_checks", json_integer(b->wrong_checks));
-        json_object_set_new(b->doc, "report", json_pack("{s:b, s:i, s:s, s:s, s:f}", "ok", rep->ok, "failed_rank",
-                                                        rep->failed_rank, "reason", rep->reason, "analysis",
-                                                        rep->analysis, "wall_s", rep->wall_s));
-        if (o->predict) print_prediction(machine, b->coll, o, ranks, b->doc);
-        json_dumpf(b->doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_t *doc = mgpu_collbench_result_finish(&b->res, rep);
+        if (o->predict) print_prediction(machine, b->coll, o, ranks, doc);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
+        json_decref(doc);
     } else if (b->header_done) {
         char foot[256];
-        mgpu_collbench_format_footer(b->wrong_checks, avg, foot, sizeof foot);
+        mgpu_collbench_format_footer(wrong_checks, mgpu_collbench_result_avg(&b->res), foot, sizeof foot);
         fputs(foot, stdout);
         if (o->predict) print_prediction(machine, b->coll, o, ranks, NULL);
         printf("# Collective test concluded: %s_perf\n", b->coll->name);
@@ -228,9 +185,9 @@ static int finish(bench_out *b, const mgpu_rt_report *rep, const mgpu_topo *mach
         fprintf(stderr, "mgpulab bench: rank 0 ended without its summary\n");
         rc = 1;
     }
-    if (b->wrong_checks) {
-        fprintf(stderr, "mgpulab bench: %ld check%s found wrong values\n", b->wrong_checks,
-                b->wrong_checks == 1 ? "" : "s");
+    if (wrong_checks) {
+        fprintf(stderr, "mgpulab bench: %lld check%s found wrong values\n", (long long)wrong_checks,
+                wrong_checks == 1 ? "" : "s");
         rc = 1;
     }
     return rc;
@@ -241,20 +198,15 @@ static int bench_run(const mgpu_cli_globals *g, const mgpu_collbench_options *o,
                      const mgpu_rt_config *cfg, const mgpu_topo *machine)
 {
     bench_out b = {.o = o, .coll = coll, .json = o->json || g->json, .fault = g->backend.fault};
-    if (b.json) {
-        b.rows = json_array();
-        b.doc = json_pack("{s:s, s:s, s:s}", "tool", "mgpulab bench", "version", MGPU_VERSION, "collective", coll->name);
-        json_object_set_new(b.doc, "options", mgpu_collbench_params_json(coll, o));
-        if (b.fault && *b.fault) json_object_set_new(b.doc, "fault", json_string(b.fault));
-    }
+    mgpu_collbench_result_init(&b.res, coll, o, MGPU_VERSION);
+    if (b.fault && *b.fault) json_object_set_new(b.res.doc, "fault", json_string(b.fault));
     json_t *params = mgpu_collbench_params_json(coll, o);
     mgpu_rt_report rep;
     memset(&rep, 0, sizeof rep);
     mgpu_result r = mgpu_rt_run(cfg, "bench", params, on_msg, &b, &rep);
     json_decref(params);
     int rc = r != MGPU_OK ? mgpu_cli_error("bench") : finish(&b, &rep, machine, cfg->ranks);
-    json_decref(b.rows);
-    json_decref(b.doc);
+    mgpu_collbench_result_free(&b.res);
     return rc;
 }
 
@@ -268,7 +220,7 @@ static mgpu_result bench_value(const mgpu_opt *opt, const char *text, mgpu_opt_v
     (void)v;
     mgpu_collbench_options scratch;
     mgpu_collbench_options_default(&scratch);
-    return mgpu_collbench_set(&scratch, opt->short_name, text);
+    return mgpu_collbench_set(&scratch, opt->short_name, text, NULL);
 }
 
 static const char *const ops[] = {"sum", "prod", "max", "min", "avg", "all", NULL};
@@ -321,13 +273,12 @@ static int parse(int argc, char **argv, mgpu_collbench_options *o, const mgpu_co
         const char *text;
         int id = mgpu_opts_at(&a, k, &text);
         if (id >= 0 && options[id].parse == bench_value) {
-            if (mgpu_collbench_set(o, options[id].short_name, text) != MGPU_OK)
+            if (mgpu_collbench_set(o, options[id].short_name, text, NULL) != MGPU_OK)
                 rc = mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
         } else if (id < 0) {
-            const mgpu_collbench_coll *c = mgpu_collbench_find(text);
-            if (!c)
-                rc = mgpu_cli_usage_error("bench", "'%s' is not a collective; use %s", text,
-                                          mgpu_collbench_names(names, sizeof names));
+            const mgpu_collbench_coll *c = NULL;
+            if (mgpu_collbench_lookup(text, &c) != MGPU_OK)
+                rc = mgpu_cli_usage_error("bench", "%s", mgpu_error_message());
             else if (*coll && *coll != c)
                 rc = mgpu_cli_usage_error("bench", "one collective per run ('%s' and '%s' given)", (*coll)->name, c->name);
             *coll = c;

@@ -13,7 +13,7 @@
 #include "cmd.h"
 #include "validate.h"
 #include "mgpu/facts.h"
-#include "mgpu/collbench.h"
+#include "mgpu/coll_doc.h"
 #include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"

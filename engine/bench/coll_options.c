@@ -1,6 +1,8 @@
-/* coll_options.c - `mgpulab bench` flags with nccl-tests' names and
- * defaults, the collective table, and nccl-tests' text
- * layout (header, rows, footer) so scripts that parse nccl-tests parse ours. */
+/* coll_options.c - the values of nccl-tests' flags (mgpu_collbench_set:
+ * what `mgpulab bench`'s option table and lab.bench's opts both set), their
+ * defaults and the one check of a run's options, the collective table, and
+ * nccl-tests' text layout (header, rows, footer) so scripts that parse
+ * nccl-tests parse ours. */
 #include "mgpu/collbench.h"
 #include "mgpu/size.h"
 #include <stdio.h>
@@ -48,6 +50,16 @@ const mgpu_collbench_coll *mgpu_collbench_find(const char *name)
     return NULL;
 }
 
+mgpu_result mgpu_collbench_lookup(const char *name, const mgpu_collbench_coll **coll)
+{
+    char names[256];
+    *coll = mgpu_collbench_find(name);
+    if (!*coll)
+        return mgpu_fail(MGPU_ERR_INVALID, "'%s' is not a collective; use %s", name ? name : "",
+                         mgpu_collbench_names(names, sizeof names));
+    return MGPU_OK;
+}
+
 /*--- Options ----------------------------------------------------------------*/
 
 void mgpu_collbench_options_default(mgpu_collbench_options *o)
@@ -75,7 +87,7 @@ const char *mgpu_collbench_type_name(mgpu_dtype t)
     return (unsigned)t < MGPU_DTYPE_COUNT ? names[t] : "?";
 }
 
-static mgpu_result parse_op(const char *v, mgpu_collbench_options *o)
+static mgpu_result parse_op(const char *name, const char *v, mgpu_collbench_options *o)
 {
     if (strcmp(v, "all") == 0) {
         o->nops = MGPU_REDOP_COUNT;
@@ -89,12 +101,12 @@ static mgpu_result parse_op(const char *v, mgpu_collbench_options *o)
             return MGPU_OK;
         }
     if (strcmp(v, "mulsum") == 0)
-        return mgpu_fail(MGPU_ERR_INVALID, "-o: 'mulsum' (ncclRedOpCreatePreMulSum) is not supported; use sum, "
-                                           "prod, max, min, avg or all");
-    return mgpu_fail(MGPU_ERR_INVALID, "-o: '%s' is not a reduction; use sum, prod, max, min, avg or all", v);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: 'mulsum' (ncclRedOpCreatePreMulSum) is not supported; use sum, "
+                                           "prod, max, min, avg or all", name);
+    return mgpu_fail(MGPU_ERR_INVALID, "%s: '%s' is not a reduction; use sum, prod, max, min, avg or all", name, v);
 }
 
-static mgpu_result parse_type(const char *v, mgpu_collbench_options *o)
+static mgpu_result parse_type(const char *name, const char *v, mgpu_collbench_options *o)
 {
     if (strcmp(v, "all") == 0) {
         o->ndtypes = MGPU_DTYPE_COUNT;
@@ -107,9 +119,9 @@ static mgpu_result parse_type(const char *v, mgpu_collbench_options *o)
                                             "f8e4m3", "f8e5m2", "fp8_e4m3", "fp8_e5m2", NULL};
         for (int i = 0; known[i]; i++)
             if (strcmp(v, known[i]) == 0)
-                return mgpu_fail(MGPU_ERR_INVALID, "-d: nccl-tests' type '%s' is not supported by mgpulab; use "
-                                                   "float, half, bfloat16, int32 or all", v);
-        return mgpu_fail(MGPU_ERR_INVALID, "-d: '%s' is not a type; use float, half, bfloat16, int32 or all", v);
+                return mgpu_fail(MGPU_ERR_INVALID, "%s: nccl-tests' type '%s' is not supported by mgpulab; use "
+                                                   "float, half, bfloat16, int32 or all", name, v);
+        return mgpu_fail(MGPU_ERR_INVALID, "%s: '%s' is not a type; use float, half, bfloat16, int32 or all", name, v);
     }
     o->ndtypes = 1;
     o->dtypes[0] = (mgpu_dtype)t;
@@ -134,22 +146,11 @@ static mgpu_result parse_int(const char *flag, const char *v, long long lo, long
     return MGPU_OK;
 }
 
-typedef struct flag_def {
-    char shortn;
-    const char *longn;
-} flag_def;
-
-/* nccl-tests' flags that take a value, with their long names. */
-static const flag_def flags[] = {
-    {'b', "minbytes"}, {'e', "maxbytes"}, {'i', "stepbytes"}, {'f', "stepfactor"}, {'n', "iters"},
-    {'w', "warmup_iters"}, {'c', "check"}, {'o', "op"}, {'d', "datatype"}, {'r', "root"},
-    {'z', "blocking"}, {'G', "cudagraph"}, {'a', "average"}, {'t', "nthreads"}, {'g', "ngpus"},
-    {'m', "agg_iters"}, {0, NULL},
-};
-
-mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char f, const char *v)
+mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char f, const char *v, const char *as)
 {
-    char name[4] = {'-', f, 0, 0};
+    char name[48], what[96];
+    if (as) snprintf(name, sizeof name, "%s", as);
+    else snprintf(name, sizeof name, "-%c", f);
     long long n = 0;
     int x = 0;
     switch (f) {
@@ -157,22 +158,28 @@ mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char f, const char *v)
     case 'e': return parse_bytes(name, v, &o->max_bytes);
     case 'i': return parse_bytes(name, v, &o->step_bytes);
     case 'f':
-        MGPU_CHECK(mgpu_parse_count(v, "-f", 1, 1 << 20, &n));
+        MGPU_CHECK(mgpu_parse_count(v, name, 1, 1 << 20, &n));
         o->step_factor = (uint64_t)n;
         return MGPU_OK;
-    case 'n': o->set_iters = 1; return parse_int("-n", v, 1, 1000000, &o->iters);
-    case 'w': o->set_warmup = 1; return parse_int("-w", v, 0, 1000000, &o->warmup);
-    case 'c': return parse_int("-c (check 0 or 1)", v, 0, 1, &o->check);
-    case 'z': return parse_int("-z (blocking 0 or 1)", v, 0, 1, &o->blocking);
-    case 'a': return parse_int("-a (0 rank 0, 1 avg, 2 min, 3 max)", v, 0, 3, &o->average);
-    case 'r': return parse_int("-r", v, 0, 1 << 20, &o->root);
-    case 'o': return parse_op(v, o);
-    case 'd': return parse_type(v, o);
+    case 'n': o->set_iters = 1; return parse_int(name, v, 1, 1000000, &o->iters);
+    case 'w': o->set_warmup = 1; return parse_int(name, v, 0, 1000000, &o->warmup);
+    case 'c':
+        snprintf(what, sizeof what, "%s (check 0 or 1)", name);
+        return parse_int(what, v, 0, 1, &o->check);
+    case 'z':
+        snprintf(what, sizeof what, "%s (blocking 0 or 1)", name);
+        return parse_int(what, v, 0, 1, &o->blocking);
+    case 'a':
+        snprintf(what, sizeof what, "%s (0 rank 0, 1 avg, 2 min, 3 max)", name);
+        return parse_int(what, v, 0, 3, &o->average);
+    case 'r': return parse_int(name, v, 0, 1 << 20, &o->root);
+    case 'o': return parse_op(name, v, o);
+    case 'd': return parse_type(name, v, o);
     case 'G':
-        MGPU_CHECK(parse_int("-G", v, 0, 1000000, &x));
+        MGPU_CHECK(parse_int(name, v, 0, 1000000, &x));
         if (x > 0)
-            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "-G %d: CUDA graph launches are not supported by mgpulab "
-                                                   "bench; use -G 0", x);
+            return mgpu_fail(MGPU_ERR_UNSUPPORTED, "%s %d: CUDA graph launches are not supported by mgpulab "
+                                                   "bench; use %s 0", name, x, name);
         return MGPU_OK;
     case 't': case 'g': case 'm':
         MGPU_CHECK(parse_int(name, v, 0, 1 << 20, &x));
@@ -182,49 +189,6 @@ mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char f, const char *v)
         return MGPU_OK;
     default: return mgpu_fail(MGPU_ERR_INTERNAL, "flag -%c has no handler", f);
     }
-}
-
-mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *o, const mgpu_collbench_coll **coll)
-{
-    mgpu_collbench_options_default(o);
-    *coll = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *val = NULL;
-        char f = 0;
-        if (!strcmp(s, "-j") || !strcmp(s, "--json")) { o->json = 1; continue; }
-        if (!strcmp(s, "--predict")) { o->predict = 1; continue; }
-        if (s[0] == '-' && s[1] == '-') {
-            const char *eq = strchr(s + 2, '=');
-            size_t len = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
-            for (int k = 0; flags[k].shortn && !f; k++)
-                if (strlen(flags[k].longn) == len && strncmp(s + 2, flags[k].longn, len) == 0) f = flags[k].shortn;
-            if (!f) return mgpu_fail(MGPU_ERR_INVALID, "unknown option '%s'", s);
-            if (eq) val = eq + 1;
-        } else if (s[0] == '-' && s[1]) {
-            for (int k = 0; flags[k].shortn && !f; k++)
-                if (s[1] == flags[k].shortn) f = flags[k].shortn;
-            if (!f) return mgpu_fail(MGPU_ERR_INVALID, "unknown option '%s'", s);
-            if (s[2]) val = s + 2; /* getopt style: -b8 */
-        } else {
-            const mgpu_collbench_coll *c = mgpu_collbench_find(s);
-            char names[256];
-            if (!c)
-                return mgpu_fail(MGPU_ERR_INVALID, "'%s' is not a collective; use %s", s,
-                                 mgpu_collbench_names(names, sizeof names));
-            if (*coll && *coll != c)
-                return mgpu_fail(MGPU_ERR_INVALID, "one collective per run ('%s' and '%s' given)", (*coll)->name, c->name);
-            *coll = c;
-            continue;
-        }
-        if (!val) {
-            if (i + 1 >= argc) return mgpu_fail(MGPU_ERR_INVALID, "%s needs a value", s);
-            val = argv[++i];
-        }
-        MGPU_CHECK(mgpu_collbench_set(o, f, val));
-    }
-    char names[256];
-    if (!*coll) return mgpu_fail(MGPU_ERR_INVALID, "which collective? %s", mgpu_collbench_names(names, sizeof names));
-    return mgpu_collbench_options_check(o, *coll);
 }
 
 uint64_t mgpu_collbench_next_size(const mgpu_collbench_options *o, uint64_t size)

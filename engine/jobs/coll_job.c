@@ -4,13 +4,11 @@
  * Messages to the coordinator (rank 0 only, so they arrive in order):
  *   "devices"  {backend, simulated, machine, ranks, iters, warmup, lines[]}
  *              - once, before any row; lines are nccl-tests' "#  Rank ..." lines
- *   "result"   one per size row: {size, count, type, redop, root,
- *              out_of_place:{time, alg_bw, bus_bw, nwrong}, in_place:{...}}
- *              (nccl-tests' JSON names; nwrong null = not checked)
+ *   "result"   one per size row (mgpu_collbench_row_json, mgpu/coll_doc.h)
  *   "summary"  {rows, avg_bus_bw, wrong_checks}
  * Other ranks send "progress" {row} per row, so a long sweep never looks
  * like a silent (hung) rank to the runtime. */
-#include "mgpu/collbench.h"
+#include "mgpu/coll_doc.h"
 #include "mgpu/rt.h"
 #include "mgpu/topo.h"
 #include <stdio.h>
@@ -20,43 +18,13 @@
 
 #define DEV_LINE 256
 
-/* Params the coordinator sends (cli/cmd_bench.c writes them). */
+/* Params the coordinator sends (mgpu/coll_doc.h), and the test hook. */
 static mgpu_result read_params(json_t *p, mgpu_collbench_options *o, const mgpu_collbench_coll **coll)
 {
-    mgpu_collbench_options_default(o);
-    const char *name = json_string_value(json_object_get(p, "coll"));
-    *coll = mgpu_collbench_find(name);
-    if (!*coll) return mgpu_fail(MGPU_ERR_INVALID, "bench job: unknown collective '%s'", name ? name : "(none)");
-    json_int_t b = 0, e = 0, i = 0, f = 0;
-    if (json_unpack(p, "{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b}", "min_bytes", &b, "max_bytes",
-                    &e, "step_bytes", &i, "step_factor", &f, "iters", &o->iters, "warmup", &o->warmup, "check",
-                    &o->check, "root", &o->root, "blocking", &o->blocking, "average", &o->average, "set_iters",
-                    &o->set_iters, "set_warmup", &o->set_warmup) != 0 ||
-        b < 0 || e < 0 || i < 0 || f < 1 || o->iters < 1 || o->warmup < 0)
-        return mgpu_fail(MGPU_ERR_INVALID, "bench job: malformed parameters");
-    o->min_bytes = (uint64_t)b;
-    o->max_bytes = (uint64_t)e;
-    o->step_bytes = (uint64_t)i;
-    o->step_factor = (uint64_t)f;
-    json_t *types = json_object_get(p, "dtypes"), *ops = json_object_get(p, "ops");
-    size_t nt = json_array_size(types), no = json_array_size(ops);
-    if (nt < 1 || nt > MGPU_DTYPE_COUNT || no < 1 || no > MGPU_REDOP_COUNT)
-        return mgpu_fail(MGPU_ERR_INVALID, "bench job: malformed type or op list");
-    o->ndtypes = (int)nt;
-    for (size_t k = 0; k < nt; k++) {
-        int t = mgpu_dtype_parse(json_string_value(json_array_get(types, k)));
-        if (t < 0) return mgpu_fail(MGPU_ERR_INVALID, "bench job: unknown type");
-        o->dtypes[k] = (mgpu_dtype)t;
-    }
-    o->nops = (int)no;
-    for (size_t k = 0; k < no; k++) {
-        json_int_t op = json_integer_value(json_array_get(ops, k));
-        if (op < 0 || op >= MGPU_REDOP_COUNT) return mgpu_fail(MGPU_ERR_INVALID, "bench job: unknown op");
-        o->ops[k] = (mgpu_redop)op;
-    }
+    MGPU_CHECK(mgpu_collbench_params_read(p, o, coll));
     const char *t = getenv("MGPU_BENCH_TAMPER"); /* test hook, see collbench.h */
     if (t && *t) o->tamper_rank = atoi(t);
-    return mgpu_collbench_options_check(o, *coll);
+    return MGPU_OK;
 }
 
 /* The sim's times are modelled and deterministic: a warm-up changes
@@ -103,17 +71,6 @@ static mgpu_result send_devices(mgpu_worker *wk, const mgpu_collbench_options *o
     return res;
 }
 
-static json_t *half_json(const mgpu_collbench_half *h)
-{
-    return json_pack("{s:f, s:f, s:f, s:o}", "time", h->time_us, "alg_bw", h->algbw, "bus_bw", h->busbw, "nwrong",
-                     h->wrong < 0 ? json_null() : json_integer((json_int_t)h->wrong));
-}
-
-static const char *op_name(int op)
-{
-    return op >= 0 && op < MGPU_REDOP_COUNT ? mgpu_redop_name((mgpu_redop)op) : "none";
-}
-
 typedef struct job_ctx {
     mgpu_worker *wk;
     int rank;
@@ -136,9 +93,7 @@ static mgpu_result emit(void *p, const mgpu_collbench_row *r)
     j->bw_sum += r->oop.busbw + r->ip.busbw;
     j->bw_count += 2;
     j->wrong_checks += (r->oop.wrong > 0) + (r->ip.wrong > 0);
-    json_t *b = json_pack("{s:I, s:I, s:s, s:s, s:i, s:o, s:o}", "size", (json_int_t)r->bytes, "count",
-                          (json_int_t)r->count, "type", mgpu_collbench_type_name(r->dtype), "redop", op_name(r->op),
-                          "root", r->root, "out_of_place", half_json(&r->oop), "in_place", half_json(&r->ip));
+    json_t *b = mgpu_collbench_row_json(r);
     mgpu_result res = mgpu_worker_send(j->wk, "result", b);
     json_decref(b);
     return res;

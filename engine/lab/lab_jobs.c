@@ -5,7 +5,7 @@
  * lab_spmd.c, the machinery in lab_workers.c. */
 #include "lab/lab_object.h"
 #include "mgpu/lua_mgpu.h"
-#include "mgpu/collbench.h"
+#include "mgpu/coll_doc.h"
 #include "mgpu/jobs.h"
 #include "mgpu/size.h"
 #include <stdio.h>
@@ -14,63 +14,86 @@
 
 /*--- lab.bench ---------------------------------------------------------------*/
 
+/* lab.bench's opts: nccl-tests' flags that take a value (their values
+ * checked by the same setter as `mgpulab bench`'s) and what lab_run_job
+ * reads. Any other key is refused: a typo ("B", "minbytes") must not run
+ * the default sweep in silence. */
+static const char bench_flags[] = "befinwcodrza";
+static const char *const bench_run_keys[] = {"ranks", "launcher", "per_node", "env", "fault", NULL};
+#define BENCH_KEYS "b, e, f, i, n, w, c, o, d, r, z, a (nccl-tests' flags), ranks, launcher, per_node, env or fault"
+
+/* opts into the run's options, each value set as it is met; an error names
+ * the key, the value and what is allowed. Then the one check of the whole
+ * (mgpu_collbench_options_check), as the CLI runs it. */
+static void bench_options(lua_State *L, int opts, const mgpu_collbench_coll *coll, mgpu_collbench_options *o)
+{
+    mgpu_collbench_options_default(o);
+    for (lua_pushnil(L); opts && lua_next(L, opts); lua_pop(L, 1)) {
+        if (lua_type(L, -2) != LUA_TSTRING) {
+            const char *type = luaL_typename(L, -2);
+            const char *key = luaL_tolstring(L, -2, NULL); /* pushes a copy: the key itself stays unchanged */
+            luaL_error(L, "lab.bench: opts has a %s key (%s); opts are named fields: %s", type, key, BENCH_KEYS);
+        }
+        const char *k = lua_tostring(L, -2);
+        if (k[0] && !k[1] && strchr(bench_flags, k[0])) {
+            if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
+                luaL_error(L, "lab.bench: opts.%s is a %s; give nccl-tests' -%s value as a string or a number "
+                              "(e.g. \"256M\", 8)", k, luaL_typename(L, -1), k);
+            char as[16];
+            snprintf(as, sizeof as, "opts.%s", k);
+            if (mgpu_collbench_set(o, k[0], lua_tostring(L, -1), as) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.bench");
+            continue;
+        }
+        int known = 0;
+        for (int i = 0; bench_run_keys[i] && !known; i++) known = strcmp(k, bench_run_keys[i]) == 0;
+        if (!known) luaL_error(L, "lab.bench: opts.%s is not an option of lab.bench; use %s", k, BENCH_KEYS);
+    }
+    /* its words are nccl-tests' flags, -b for opts.b */
+    if (mgpu_collbench_options_check(o, coll) != MGPU_OK)
+        luaL_error(L, "lab.bench: the sweep of opts.b, e, f, i: %s", mgpu_error_message());
+}
+
+/* The sweep's rows and their weights, for the progress bar. */
+static void bench_expect(const mgpu_collbench_options *o, lab_collect *c)
+{
+    long sizes = 0;
+    for (uint64_t s = o->min_bytes; s <= o->max_bytes && sizes < 100000; s = mgpu_collbench_next_size(o, s)) {
+        sizes++;
+        c->weight_total += lab_bench_row_weight(s) * o->ndtypes * o->nops;
+        if (mgpu_collbench_next_size(o, s) <= s) break;
+    }
+    c->expected_rows = sizes * o->ndtypes * o->nops;
+}
+
 int lab_l_bench(lua_State *L)
 {
     lab_run *run = lab_run_of(L);
     const char *coll_name = luaL_checkstring(L, 1);
     int opts = lua_istable(L, 2) ? 2 : 0;
     if (!opts && !lua_isnoneornil(L, 2)) return luaL_error(L, "lab.bench(coll, opts): opts must be a table");
-    /* nccl-tests' flags through the same parser as `mgpulab bench` */
-    static const char *const flags[] = {"b", "e", "f", "i", "n", "w", "c", "o", "d", "r", "z", "a", NULL};
-    char *argv[2 + 2 * 12 + 1];
-    char flagbuf[12][4];
-    int argc = 0;
-    argv[argc++] = (char *)"bench";
-    argv[argc++] = (char *)coll_name;
-    for (int i = 0; flags[i]; i++) {
-        const char *v = lab_opt_string(L, opts, flags[i]);
-        if (!v) continue;
-        snprintf(flagbuf[i], sizeof flagbuf[i], "-%s", flags[i]);
-        argv[argc++] = flagbuf[i];
-        argv[argc++] = (char *)v;
-    }
-    argv[argc] = NULL;
-    mgpu_collbench_options o;
     const mgpu_collbench_coll *coll = NULL;
-    if (mgpu_collbench_parse(argc, argv, &o, &coll) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.bench");
+    if (mgpu_collbench_lookup(coll_name, &coll) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.bench");
+    mgpu_collbench_options o;
+    bench_options(L, opts, coll, &o);
     if (lab_run_backend(run) != MGPU_OK) return mgpu_lua_raise_engine(L, "lab.bench");
     int ranks = lab_pick_ranks(run, lab_opt_int(L, opts, "ranks", 0));
     const char *launcher = lab_pick_launcher(run, ranks, lab_opt_string(L, opts, "launcher"));
     lab_collect c = {.run = run, .kind = "bench", .results = json_array()};
-    long sizes = 0;
-    for (uint64_t s = o.min_bytes; s <= o.max_bytes && sizes < 100000; s = mgpu_collbench_next_size(&o, s)) {
-        sizes++;
-        c.weight_total += lab_bench_row_weight(s) * o.ndtypes * o.nops;
-        if (mgpu_collbench_next_size(&o, s) <= s) break;
-    }
-    c.expected_rows = sizes * o.ndtypes * o.nops;
+    bench_expect(&o, &c);
     mgpu_rt_report rep;
     lab_run_job(L, run, NULL, "lab.bench", "bench", mgpu_collbench_params_json(coll, &o), ranks, launcher, opts, 0, &c, &rep);
     if (!rep.ok) lab_raise_failed(L, "lab.bench", &rep, &c);
-    double sum = 0;
-    long nbw = 0, wrong = 0;
-    for (size_t i = 0; i < json_array_size(c.results); i++) {
-        json_t *row = json_array_get(c.results, i);
-        static const char *const halves[] = {"out_of_place", "in_place"};
-        for (int h = 0; h < 2; h++) {
-            json_t *half = json_object_get(row, halves[h]);
-            sum += json_number_value(json_object_get(half, "bus_bw"));
-            nbw++;
-            wrong += json_integer_value(json_object_get(half, "nwrong")) > 0;
-        }
-    }
-    json_t *doc = json_pack("{s:s, s:s, s:o, s:O?, s:O, s:f, s:i, s:o, s:i, s:s, s:o?}", "tool", "mgpulab bench",
-                            "collective", coll->name, "options", mgpu_collbench_params_json(coll, &o), "devices",
-                            c.devices, "rows", c.results, "avg_bus_bw", nbw ? sum / (double)nbw : 0.0,
-                            "wrong_checks", (int)wrong, "report", lab_report_json(&rep), "ranks", ranks, "launcher",
-                            launcher, "nccl", lab_collect_nccl_json(&c));
+    /* the document `mgpulab bench --json` prints, and where it ran */
+    mgpu_collbench_result res;
+    mgpu_collbench_result_init(&res, coll, &o, NULL);
+    mgpu_collbench_result_devices(&res, c.devices);
+    for (size_t i = 0; i < json_array_size(c.results); i++) mgpu_collbench_result_add(&res, json_array_get(c.results, i), NULL);
+    json_t *doc = mgpu_collbench_result_finish(&res, &rep);
+    json_object_set_new(doc, "ranks", json_integer(ranks));
+    json_object_set_new(doc, "launcher", json_string(launcher));
+    json_t *nccl = lab_collect_nccl_json(&c);
+    if (nccl) json_object_set_new(doc, "nccl", nccl);
     lab_collect_free(&c);
-    if (!doc) return luaL_error(L, "lab.bench: out of memory");
     if (run->env->events.result) run->env->events.result(run->env->events.ctx, "bench", doc);
     lab_push_json(L, doc);
     json_decref(doc);

@@ -88,7 +88,6 @@ int lab_opt_int(lua_State *L, int opts, const char *k, int dflt);
  * raises a Lua error (freeing c) when it could not start or was cancelled. */
 void lab_run_job(lua_State *L, lab_run *run, const lab_target *t, const char *what, const char *job, json_t *params,
                  int ranks, const char *launcher, int opts, double timeout_s, lab_collect *c, mgpu_rt_report *rep);
-json_t *lab_report_json(const mgpu_rt_report *rep);
 /* A failed bench/copy/topo run is a lab error (frees c). */
 void lab_raise_failed(lua_State *L, const char *what, const mgpu_rt_report *rep, lab_collect *c);
 

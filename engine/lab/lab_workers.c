@@ -417,12 +417,6 @@ void lab_run_job(lua_State *L, lab_run *run, const lab_target *t, const char *wh
     }
 }
 
-json_t *lab_report_json(const mgpu_rt_report *rep)
-{
-    return json_pack("{s:b, s:i, s:s, s:s, s:f}", "ok", rep->ok, "failed_rank", rep->failed_rank, "reason", rep->reason,
-                     "analysis", rep->analysis, "wall_s", rep->wall_s);
-}
-
 /* A failed bench/copy/topo run is a lab error; spmd reports instead. */
 void lab_raise_failed(lua_State *L, const char *what, const mgpu_rt_report *rep, lab_collect *c)
 {

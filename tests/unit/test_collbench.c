@@ -3,7 +3,7 @@
  * factors), the exact data and expected results against a brute-force
  * reduction, flag parsing and its errors, and nccl-tests' row layout
  * against the regular expressions nccl-tests users parse it with. */
-#include "mgpu/collbench.h"
+#include "mgpu/coll_doc.h"
 #include "mgpu/collmodel.h"
 #include "tap.h"
 #include <math.h>
@@ -124,14 +124,27 @@ static void test_data(void)
     CHECK(mgpu_cb_reduce_scatter.expected(&d, 3, &k, 0, 10, out) == 1 && out[4] == brute(&d, 34));
 }
 
+/* "COLL -X V -XV ..." through the engine's pieces as both coordinators use
+ * them: the collective by name, each flag's value set, then the one check
+ * (the CLI's own words - long names, --json, a flag given twice - are its
+ * option table's, tests/cli/bench.sh and option_spec.sh). */
 static mgpu_result parse(const char *line, mgpu_collbench_options *o, const mgpu_collbench_coll **c)
 {
-    char buf[512], *argv[32];
-    int argc = 0;
-    snprintf(buf, sizeof buf, "bench %s", line);
-    for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " ")) argv[argc++] = tok;
-    argv[argc] = NULL;
-    return mgpu_collbench_parse(argc, argv, o, c);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", line);
+    mgpu_collbench_options_default(o);
+    *c = NULL;
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        if (tok[0] != '-') {
+            MGPU_CHECK(mgpu_collbench_lookup(tok, c));
+            continue;
+        }
+        char *v = tok[2] ? tok + 2 : strtok(NULL, " ");
+        if (!v) return mgpu_fail(MGPU_ERR_INVALID, "%s needs a value", tok);
+        MGPU_CHECK(mgpu_collbench_set(o, tok[1], v, NULL));
+    }
+    if (!*c) return mgpu_fail(MGPU_ERR_INVALID, "which collective?");
+    return mgpu_collbench_options_check(o, *c);
 }
 
 static void test_parse(void)
@@ -142,11 +155,11 @@ static void test_parse(void)
     CHECK(c == &mgpu_cb_all_reduce && o.min_bytes == 8 && o.max_bytes == 32ull << 20 && o.iters == 20 &&
           o.warmup == 5 && o.check == 1 && o.average == 1 && o.ndtypes == 1 && o.dtypes[0] == MGPU_F32 &&
           o.ops[0] == MGPU_SUM && !o.set_iters);
-    CHECK_OK(parse("all_gather -b 1K -e 256M -f 2 -n 3 -w0 -c 0 -o max -d half -r 1 -z 1 -a 3 -G 0 --json", &o, &c));
+    CHECK_OK(parse("all_gather -b 1K -e 256M -f 2 -n 3 -w0 -c 0 -o max -d half -r 1 -z 1 -a 3 -G 0", &o, &c));
     CHECK(c == &mgpu_cb_all_gather && o.min_bytes == 1024 && o.max_bytes == 256ull << 20 && o.step_factor == 2 &&
           o.iters == 3 && o.warmup == 0 && o.check == 0 && o.ops[0] == MGPU_MAX && o.dtypes[0] == MGPU_F16 &&
-          o.root == 1 && o.blocking == 1 && o.average == 3 && o.json && o.set_iters && o.set_warmup);
-    CHECK_OK(parse("reduce --minbytes=1M --maxbytes 1G --op all --datatype all", &o, &c));
+          o.root == 1 && o.blocking == 1 && o.average == 3 && o.set_iters && o.set_warmup);
+    CHECK_OK(parse("reduce -b 1M -e 1G -o all -d all", &o, &c));
     CHECK(o.min_bytes == 1u << 20 && o.max_bytes == 1u << 30 && o.nops == MGPU_REDOP_COUNT &&
           o.ndtypes == MGPU_DTYPE_COUNT);
     CHECK_OK(parse("-d bfloat16 broadcast_perf -d int32", &o, &c));
@@ -158,17 +171,21 @@ static void test_parse(void)
         {"all_reduce -d float8", "float8"}, {"all_reduce -G 1", "not supported"},
         {"all_reduce -n 0", "-n"},          {"all_reduce -c 2", "-c"},
         {"all_reduce -a 4", "-a"},          {"all_reduce -g 2", "--ranks"},
-        {"all_reduce -q 1", "unknown option"}, {"", "which collective"},
-        {"gather", "not a collective"},     {"all_reduce -b", "needs a value"},
+        {"all_reduce -q 1", "-q has no handler"},
+        {"gather", "not a collective; use all_reduce, all_gather"},
         {"all_reduce -b 0 -e 1M -f 2", "-f"}, {"all_reduce -b 8 -e 1G -i 1", "sizes"},
         {"all_reduce -e 100G", "64G"},      {"all_reduce -r -1", "-r"},
-        {"all_reduce broadcast", "one collective"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mgpu_result r = parse(bad[i].line, &o, &c);
         CHECKF(r != MGPU_OK && strstr(mgpu_error_message(), bad[i].msg), "'%s' -> %d '%s'", bad[i].line, r,
                mgpu_error_message());
     }
+    /* a message names the flag as its caller says (lab.bench: its opts key) */
+    mgpu_collbench_options_default(&o);
+    CHECK(mgpu_collbench_set(&o, 'o', "mean", "opts.o") != MGPU_OK &&
+          strstr(mgpu_error_message(), "opts.o: 'mean' is not a reduction; use sum"));
+    CHECK(mgpu_collbench_set(&o, 'c', "2", "opts.c") != MGPU_OK && strstr(mgpu_error_message(), "opts.c (check 0 or 1)"));
     /* sweep steps as nccl-tests does */
     CHECK_OK(parse("all_reduce -b 8 -e 256M -f 2", &o, &c));
     int rows = 0;
@@ -235,11 +252,66 @@ static void test_format(void)
     regfree(&avg);
 }
 
+/* The job's documents (mgpu/coll_doc.h): params and rows come back as they
+ * went, a malformed one is refused, and the result document counts what the
+ * CLI and lab.bench report. */
+static void test_doc(void)
+{
+    mgpu_collbench_options o, back;
+    const mgpu_collbench_coll *c, *cb;
+    CHECK_OK(parse("reduce -b 1K -e 64M -f 4 -n 3 -w 1 -c 0 -o all -d half -r 2 -z 1 -a 2", &o, &c));
+    json_t *p = mgpu_collbench_params_json(c, &o);
+    CHECK_OK(mgpu_collbench_params_read(p, &back, &cb));
+    CHECK(cb == c && back.min_bytes == o.min_bytes && back.max_bytes == o.max_bytes &&
+          back.step_factor == o.step_factor && back.iters == 3 && back.warmup == 1 && back.check == 0 &&
+          back.root == 2 && back.blocking == 1 && back.average == 2 && back.nops == MGPU_REDOP_COUNT &&
+          back.ndtypes == 1 && back.dtypes[0] == MGPU_F16 && back.set_iters && back.set_warmup);
+    json_object_set_new(p, "max_bytes", json_integer(8)); /* -b 1K > -e 8: the same check as the coordinator's */
+    CHECK(mgpu_collbench_params_read(p, &back, &cb) != MGPU_OK && strstr(mgpu_error_message(), "larger than -e"));
+    json_object_del(p, "iters");
+    CHECK(mgpu_collbench_params_read(p, &back, &cb) != MGPU_OK && strstr(mgpu_error_message(), "malformed"));
+    json_decref(p);
+
+    mgpu_collbench_row r = {.bytes = 4096, .count = 1024, .dtype = MGPU_BF16, .op = -1, .root = -1},
+                       got;
+    r.oop = (mgpu_collbench_half){.time_us = 12.5, .algbw = 0.33, .busbw = 0.58, .wrong = 0};
+    r.ip = (mgpu_collbench_half){.time_us = 13.25, .algbw = 0.31, .busbw = 0.54, .wrong = -1};
+    json_t *j = mgpu_collbench_row_json(&r);
+    CHECK_OK(mgpu_collbench_row_read(j, &got));
+    CHECK(got.bytes == 4096 && got.count == 1024 && got.dtype == MGPU_BF16 && got.op == -1 && got.root == -1 &&
+          got.oop.time_us == 12.5 && got.oop.busbw == 0.58 && got.oop.wrong == 0 && got.ip.wrong == -1);
+    CHECK(!strcmp(json_string_value(json_object_get(j, "redop")), "none") &&
+          json_is_null(json_object_get(json_object_get(j, "in_place"), "nwrong")));
+
+    mgpu_collbench_result res;
+    mgpu_collbench_result_init(&res, c, &o, NULL);
+    CHECK(!json_object_get(res.doc, "version"));
+    CHECK_OK(mgpu_collbench_result_add(&res, j, NULL));
+    r.oop.wrong = 3;
+    json_t *bad = mgpu_collbench_row_json(&r);
+    CHECK_OK(mgpu_collbench_result_add(&res, bad, &got));
+    CHECK(got.oop.wrong == 3 && res.wrong_checks == 1);
+    json_object_del(bad, "type");
+    CHECK(mgpu_collbench_result_add(&res, bad, NULL) != MGPU_OK && res.wrong_checks == 2); /* never a clean run */
+    CHECK(fabs(mgpu_collbench_result_avg(&res) - (0.58 + 0.54) / 2) < 1e-12);
+    mgpu_rt_report rep = {.ok = 1, .failed_rank = -1};
+    json_t *doc = mgpu_collbench_result_finish(&res, &rep);
+    CHECK(json_array_size(json_object_get(doc, "rows")) == 2 &&
+          json_integer_value(json_object_get(doc, "wrong_checks")) == 2 &&
+          json_is_true(json_object_get(json_object_get(doc, "report"), "ok")) &&
+          !strcmp(json_string_value(json_object_get(doc, "collective")), "reduce"));
+    mgpu_collbench_result_free(&res); /* finish emptied it: a no-op */
+    json_decref(doc);
+    json_decref(bad);
+    json_decref(j);
+}
+
 int main(void)
 {
     test_descriptors();
     test_data();
     test_parse();
+    test_doc();
     test_format();
     return tap_done();
 }

@@ -168,23 +168,22 @@ typedef struct mgpu_collbench_options {
 
 /* Set one of nccl-tests' flags that take a value ('b', 'e', 'i', 'f', 'n',
  * 'w', 'c', 'o', 'd', 'r', 'z', 'a', 'G', 't', 'g', 'm') from its text, as
- * written after -X; fails with a message naming the flag. `mgpulab bench`'s
- * option table (cli/cmd_bench.c) checks and applies its values with it. */
-mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char flag, const char *value);
+ * written after -X; fails with a message naming the flag as `as` says
+ * (NULL: nccl-tests' "-X"; lab.bench's "opts.b") and saying what is
+ * allowed. `mgpulab bench`'s option table (cli/cmd_bench.c) and lab.bench's
+ * opts (engine/lab/lab_jobs.c) both set their values with it. */
+mgpu_result mgpu_collbench_set(mgpu_collbench_options *o, char flag, const char *value, const char *as);
 
 /* nccl-tests' defaults: -b 8 -e 32M -f 1 -i 1M -n 20 -w 5 -c 1 -o sum
  * -d float -r 0 -z 0 -a 1. */
 void mgpu_collbench_options_default(mgpu_collbench_options *o);
-/* Parse `argv[1..argc)` (argv[0] is the command name): the collective
- * (positional) and the flags, "-b 8", "-b8", "--minbytes 8", "--minbytes=8".
- * Bad values fail with MGPU_ERR_INVALID and a message naming the flag. */
-mgpu_result mgpu_collbench_parse(int argc, char **argv, mgpu_collbench_options *o,
-                                 const mgpu_collbench_coll **coll);
-/* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...). */
+/* The collective named `name` (as mgpu_collbench_find), or MGPU_ERR_INVALID
+ * with "'NAME' is not a collective; use all_reduce, ...". */
+mgpu_result mgpu_collbench_lookup(const char *name, const mgpu_collbench_coll **coll);
+/* Ranges and consistency (-b <= -e, a sweep of at most 100000 sizes, ...):
+ * the one check of a run's options, on the coordinator before it sends them
+ * and on the worker that reads them (mgpu/coll_doc.h). */
 mgpu_result mgpu_collbench_options_check(const mgpu_collbench_options *o, const mgpu_collbench_coll *coll);
-/* The "bench" job's parameters for these options (engine/jobs/coll_job.c
- * reads them back); a new reference. */
-json_t *mgpu_collbench_params_json(const mgpu_collbench_coll *coll, const mgpu_collbench_options *o);
 /* nccl-tests' type names: "float", "half", "bfloat16", "int32". */
 const char *mgpu_collbench_type_name(mgpu_dtype t);
 /* Next size of the sweep after `size`, as nccl-tests steps. */
