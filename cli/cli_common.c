@@ -28,6 +28,7 @@ int mgpu_cli_usage_error(const char *cmd, const char *fmt, ...)
 void mgpu_cli_print_usage(const mgpu_cmd *cmd, FILE *f)
 {
     fputs(cmd->usage, f);
+    if (cmd->usage_more) cmd->usage_more(f);
     if (!cmd->options) return;
     fputs("Options:\n", f);
     mgpu_opts_print_help(f, cmd->options);

@@ -26,6 +26,9 @@ typedef struct mgpu_cmd {
     const char *name;
     const char *summary;          /* one line for `mgpulab --help` */
     const char *usage;            /* `--help`'s text; with options, the part before them */
+    /* Printed right after usage, or NULL: --help's text made from a table at
+     * run time (bench's busbw factors from the model's one source). */
+    void (*usage_more)(FILE *f);
     /* The command's options (options.h), or NULL for a command that still
      * parses its own: --help prints usage, "Options:", their lines from
      * this table, then epilog; --list-options lists them for completion. */

@@ -16,19 +16,37 @@
 static const char usage[] =
     "usage: mgpulab bench COLL [OPTIONS]\n"
     "\n"
-    "Collective bandwidth with nccl-tests' method, flags and output. COLL is all_reduce,\n"
-    "all_gather, broadcast, reduce_scatter, reduce, alltoall or sendrecv (nccl-tests'\n"
-    "names such as all_reduce_perf work too). Every rank is a worker process (the global\n"
-    "--launcher and --ranks choose them; default: one rank per GPU, on --backend sim one\n"
-    "per GPU of the machine's first host). For each size, out-of-place then in-place: a\n"
-    "warm-up, then -n calls between two events on the communicator's stream; time = the\n"
-    "elapsed time / n (GPU time on cuda, modelled time on sim), algbw = size / time,\n"
-    "busbw = algbw x the collective's factor (all_reduce 2(n-1)/n; all_gather,\n"
-    "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1); #wrong counts\n"
-    "output elements that differ from the exact expected result.\n"
-    "\n"
-    "Options have nccl-tests' names; sizes take K, M, G (powers of 1024).\n"
+    "Collective bandwidth with nccl-tests' method, flags and output. COLL is one of the\n"
+    "collectives below (nccl-tests' names such as all_reduce_perf work too). Every rank is\n"
+    "a worker process (the global --launcher and --ranks choose them; default: one rank\n"
+    "per GPU, on --backend sim one per GPU of the machine's first host). For each size,\n"
+    "out-of-place then in-place: a warm-up, then -n calls between two events on the\n"
+    "communicator's stream; time = the elapsed time / n (GPU time on cuda, modelled time\n"
+    "on sim), algbw = size / time, busbw = algbw x the collective's factor (below, for n\n"
+    "ranks); #wrong counts output elements that differ from the exact expected result.\n"
     "\n";
+
+/* The collectives by busbw factor, as the model gives it
+ * (mgpu_coll_busbw_factor_text), in the collectives' order:
+ * "  busbw factor 2(n-1)/n  all_reduce". */
+static void usage_factors(FILE *f)
+{
+    const mgpu_collbench_coll *const *colls = mgpu_collbench_colls();
+    for (int i = 0; colls[i]; i++) {
+        const char *text = mgpu_coll_busbw_factor_text(colls[i]->coll);
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++) seen = strcmp(mgpu_coll_busbw_factor_text(colls[k]->coll), text) == 0;
+        if (seen) continue;
+        fprintf(f, "  busbw factor %-10s", text);
+        for (int k = i, first = 1; colls[k]; k++)
+            if (strcmp(mgpu_coll_busbw_factor_text(colls[k]->coll), text) == 0) {
+                fprintf(f, "%s%s", first ? "" : ", ", colls[k]->name);
+                first = 0;
+            }
+        fputc('\n', f);
+    }
+    fputs("\nOptions have nccl-tests' names; sizes take K, M, G (powers of 1024).\n\n", f);
+}
 
 static const char epilog[] =
     "\n"
@@ -320,6 +338,7 @@ const mgpu_cmd mgpu_cmd_bench = {
     .name = "bench",
     .summary = "collective bandwidth (nccl-tests' method, flags and output)",
     .usage = usage,
+    .usage_more = usage_factors,
     .options = options,
     .epilog = epilog,
     .run = run,

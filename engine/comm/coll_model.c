@@ -86,23 +86,39 @@ const char *mgpu_coll_proto_name(mgpu_coll_proto p)
     return (unsigned)p < MGPU_PROTO_COUNT ? n[p] : "?";
 }
 
-/* The one source of the factors: the bench (engine/bench/coll_bench.c) and
- * the model's predictions both multiply by it. */
-double mgpu_coll_busbw_factor(mgpu_coll op, int n)
+/* The one source of the factors: busbw = algbw x k(n-1)/n, or algbw when k
+ * is 0. The bench (engine/bench/coll_bench.c), the model's predictions and
+ * `mgpulab bench --help`'s list (mgpu_coll_busbw_factor_text) all read k. */
+static int busbw_k(mgpu_coll op)
 {
-    if (n <= 0) return 0.0;
     switch (op) {
     /* a ring all-reduce sends and receives 2(n-1)/n of the data per rank */
     case MGPU_COLL_ALL_REDUCE:
-    case MGPU_COLL_BARRIER: return 2.0 * (n - 1) / n;
+    case MGPU_COLL_BARRIER: return 2;
     /* each rank receives the n-1 blocks it does not own; the block a rank
      * keeps for itself never crosses a link */
     case MGPU_COLL_ALL_GATHER:
     case MGPU_COLL_REDUCE_SCATTER:
-    case MGPU_COLL_ALLTOALL: return (double)(n - 1) / n;
+    case MGPU_COLL_ALLTOALL: return 1;
     /* broadcast, reduce, send/recv: every byte crosses each link of the
      * pipeline once, busbw = algbw */
-    default: return 1.0;
+    default: return 0;
+    }
+}
+
+double mgpu_coll_busbw_factor(mgpu_coll op, int n)
+{
+    if (n <= 0) return 0.0;
+    int k = busbw_k(op);
+    return k ? (double)k * (n - 1) / n : 1.0;
+}
+
+const char *mgpu_coll_busbw_factor_text(mgpu_coll op)
+{
+    switch (busbw_k(op)) {
+    case 0: return "1";
+    case 1: return "(n-1)/n";
+    default: return "2(n-1)/n";
     }
 }
 

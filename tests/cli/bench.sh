@@ -34,6 +34,11 @@ expect2 "not a collective"  gather
 expect2 "which collective"  -b 8
 expect2 "root must be a rank" broadcast "${sim[@]}" --ranks 2 -r 2
 if "$bin" bench --help | grep -q -- "--minbytes"; then ok; else bad "bench --help"; fi
+# the busbw factors come from the model (mgpu_coll_busbw_factor_text), every collective named once
+help=$("$bin" bench --help)
+grep -qE "^  busbw factor 2\(n-1\)/n +all_reduce$" <<<"$help" &&
+  grep -qE "^  busbw factor \(n-1\)/n +all_gather, reduce_scatter, alltoall$" <<<"$help" &&
+  grep -qE "^  busbw factor 1 +broadcast, reduce, sendrecv$" <<<"$help" && ok || bad "bench --help's busbw factors: $help"
 
 # --- the parser a nccl-tests user would write ---------------------------------
 parse() { # FILE EXPECTED_ROWS -> prints "rows wrong avg busbw_of_last_row"

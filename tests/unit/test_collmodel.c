@@ -76,6 +76,10 @@ int main(void)
     CHECK(fabs(mgpu_coll_busbw_factor(MGPU_COLL_ALLTOALL, 4) - 0.75) < 1e-12);
     CHECK(mgpu_coll_busbw_factor(MGPU_COLL_BROADCAST, 8) == 1.0);
     CHECK(mgpu_coll_busbw_factor(MGPU_COLL_SEND, 2) == 1.0);
+    /* the text `bench --help` lists comes from the same k as the factor */
+    CHECK(!strcmp(mgpu_coll_busbw_factor_text(MGPU_COLL_ALL_REDUCE), "2(n-1)/n"));
+    CHECK(!strcmp(mgpu_coll_busbw_factor_text(MGPU_COLL_REDUCE_SCATTER), "(n-1)/n"));
+    CHECK(!strcmp(mgpu_coll_busbw_factor_text(MGPU_COLL_BROADCAST), "1"));
 
     /* One rank: out of place NCCL copies send to receive through HBM (the
      * H200 measured 2115-2123 GB/s at 1 GiB); in place it has nothing to do

@@ -153,6 +153,9 @@ mgpu_result mgpu_coll_ring_order(const mgpu_topo *t, int nranks, const int *gpu_
 /* nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather,
  * reduce_scatter, alltoall (n-1)/n; broadcast, reduce, send/recv 1. */
 double mgpu_coll_busbw_factor(mgpu_coll op, int nranks);
+/* The same factor as a formula of n for a reader: "2(n-1)/n", "(n-1)/n" or
+ * "1" (`mgpulab bench --help` lists it). */
+const char *mgpu_coll_busbw_factor_text(mgpu_coll op);
 
 #ifdef __cplusplus
 }
