@@ -9,6 +9,7 @@
 #include "mgpu/jobs.h"
 #include "mgpu/rt.h"
 #include "mgpu/size.h"
+#include "mgpu/spmd_doc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,13 +124,11 @@ static char *read_script(const char *path, size_t *len)
 typedef struct spmd_run {
     int json;
     int nranks;
-    json_t *doc;        /* --json: everything collected but the logs */
+    const char *script; /* the script's name as given, for the document */
+    mgpu_spmd_result res; /* results, races, their summaries, the ranks' errors */
     mgpu_log_keep logs; /* --json: the first and last log lines */
-    json_t **lua_err;   /* per rank: the spmd_error body */
     mgpu_chrome_trace *trace; /* --trace: the file the spans stream to */
     long bad_spans;     /* span messages that were not spans */
-    long races;         /* racing accesses, all ranks (their race_summary) */
-    long distinct;      /* distinct races reported */
     int traced;         /* --trace was asked */
     size_t trace_spans; /* --trace: spans written, and dropped past its cap */
     long trace_dropped;
@@ -156,39 +155,20 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         if (!text) return;
         if (r->json) mgpu_log_keep_add(&r->logs, m->rank, text);
         else print_tagged(stdout, m->rank, text);
-    } else if (strcmp(m->type, "result") == 0) {
-        if (r->json) {
-            json_array_append_new(json_object_get(r->doc, "results"),
-                                  json_pack("{s:i, s:O}", "rank", m->rank, "row", m->body));
-            return;
-        }
-        char *text = json_dumps(m->body, JSON_COMPACT | JSON_SORT_KEYS);
-        printf("[rank %d] result %s\n", m->rank, text ? text : "?");
-        fflush(stdout);
-        free(text);
-    } else if (strcmp(m->type, "race") == 0) {
-        r->distinct++;
-        if (r->json) {
-            json_t *row = json_deep_copy(m->body);
-            json_object_set_new(row, "rank", json_integer(m->rank));
-            json_array_append_new(json_object_get(r->doc, "races"), row);
-            return;
-        }
-        const char *text = json_string_value(json_object_get(m->body, "text"));
-        fprintf(stdout, "[rank %d] RACE: %s\n", m->rank, text ? text : "?");
-        fflush(stdout);
-    } else if (strcmp(m->type, "race_summary") == 0) {
-        r->races += (long)json_integer_value(json_object_get(m->body, "races"));
-        if (r->json) {
-            char k[16];
-            snprintf(k, sizeof k, "%d", m->rank);
-            json_object_set(json_object_get(r->doc, "race_summary"), k, m->body);
+    } else if (mgpu_spmd_result_add(&r->res, m)) {
+        if (r->json) return;
+        if (strcmp(m->type, "result") == 0) {
+            char *text = json_dumps(m->body, JSON_COMPACT | JSON_SORT_KEYS);
+            printf("[rank %d] result %s\n", m->rank, text ? text : "?");
+            fflush(stdout);
+            free(text);
+        } else if (strcmp(m->type, "race") == 0) {
+            const char *text = json_string_value(json_object_get(m->body, "text"));
+            fprintf(stdout, "[rank %d] RACE: %s\n", m->rank, text ? text : "?");
+            fflush(stdout);
         }
     } else if (strcmp(m->type, "span") == 0) {
         if (r->trace && mgpu_chrome_trace_add(r->trace, m->rank, m->body) != MGPU_OK) r->bad_spans++;
-    } else if (strcmp(m->type, "spmd_error") == 0 && m->rank >= 0 && m->rank < r->nranks) {
-        json_decref(r->lua_err[m->rank]);
-        r->lua_err[m->rank] = json_incref(m->body);
     }
 }
 
@@ -214,19 +194,20 @@ static void print_indented(const char *text)
 static void print_failure(spmd_run *r, const mgpu_rt_report *rep)
 {
     int first = rep->failed_rank;
-    json_t *e = first >= 0 && first < r->nranks ? r->lua_err[first] : NULL;
+    json_t *e = mgpu_spmd_result_error(&r->res, first);
     if (e) fprintf(stderr, "mgpulab spmd: rank %d failed: %s\n", first, err_field(e, "message"));
     else fprintf(stderr, "mgpulab spmd: FAILED: %s\n", rep->reason[0] ? rep->reason : "a rank failed");
     if (e && *err_field(e, "traceback")) print_indented(err_field(e, "traceback"));
     char same[256] = "";
     size_t used = 0;
     for (int k = 0; k < r->nranks; k++) {
-        if (k == first || !r->lua_err[k]) continue;
-        if (e && strcmp(err_field(r->lua_err[k], "message"), err_field(e, "message")) == 0) {
+        json_t *ek = mgpu_spmd_result_error(&r->res, k);
+        if (k == first || !ek) continue;
+        if (e && strcmp(err_field(ek, "message"), err_field(e, "message")) == 0) {
             if (used + 16 < sizeof same)
                 used += (size_t)snprintf(same + used, sizeof same - used, "%s%d", used ? ", " : "", k);
         } else {
-            fprintf(stderr, "rank %d: %s\n", k, err_field(r->lua_err[k], "message"));
+            fprintf(stderr, "rank %d: %s\n", k, err_field(ek, "message"));
         }
     }
     if (used) fprintf(stderr, "(rank%s %s failed with the same error)\n", strchr(same, ',') ? "s" : "", same);
@@ -301,16 +282,16 @@ static int parse(const mgpu_cli_globals *g, int argc, char **argv, spmd_args *a,
     snprintf(chunk, sizeof chunk, "@%s", strcmp(a->file, "-") == 0 ? "stdin" : a->file);
     json_t *jargs = json_array();
     for (int i = 0; i < a->nargs; i++) json_array_append_new(jargs, json_string(a->args[i]));
-    *params = json_pack("{s:s%, s:s, s:o}", "script", script, len, "chunkname", chunk, "args", jargs);
+    mgpu_spmd_params p = {.script = script, .len = len, .chunkname = chunk, .args = jargs,
+                          .time_limit_s = a->time_limit_s, .mem_limit = a->mem_limit, .spans = g->trace != NULL,
+                          .race_off = a->race < 0};
+    *params = mgpu_spmd_params_json(&p);
+    json_decref(jargs);
     free(script);
     if (!*params) {
         fprintf(stderr, "mgpulab spmd: %s is not valid UTF-8 text\n", a->file);
         return 2;
     }
-    if (a->time_limit_s > 0) json_object_set_new(*params, "time_limit_s", json_real(a->time_limit_s));
-    if (a->mem_limit) json_object_set_new(*params, "mem_limit", json_integer((json_int_t)a->mem_limit));
-    if (g->trace) json_object_set_new(*params, "spans", json_true());
-    if (a->race < 0) json_object_set_new(*params, "race", json_false());
     return 0;
 }
 
@@ -333,29 +314,24 @@ static void print_banner(const mgpu_cli_globals *g, const spmd_args *a, const mg
 static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report *rep, int trace_ok)
 {
     if (r->json) {
-        for (int k = 0; k < r->nranks; k++)
-            if (r->lua_err[k])
-                json_array_append_new(json_object_get(r->doc, "errors"),
-                                      json_pack("{s:i, s:O}", "rank", k, "error", r->lua_err[k]));
-        json_object_set_new(r->doc, "logs", mgpu_log_keep_json(&r->logs));
-        json_object_set_new(r->doc, "ok", json_boolean(rep->ok));
-        json_object_set_new(r->doc, "failed_rank", rep->ok ? json_null() : json_integer(rep->failed_rank));
-        json_object_set_new(r->doc, "reason", json_string(rep->reason));
-        json_object_set_new(r->doc, "analysis", json_string(rep->analysis));
-        json_object_set_new(r->doc, "wall_s", json_real(rep->wall_s));
+        json_t *logs = mgpu_log_keep_json(&r->logs);
+        json_t *doc = mgpu_spmd_result_doc(&r->res, r->script, logs, r->nranks, rep);
+        json_decref(logs);
         if (r->traced)
-            json_object_set_new(r->doc, "trace", json_pack("{s:s, s:I, s:I, s:b}", "file", g->trace, "spans",
-                                                           (json_int_t)r->trace_spans, "dropped",
-                                                           (json_int_t)r->trace_dropped, "written", trace_ok));
-        json_dumpf(r->doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            json_object_set_new(doc, "trace", json_pack("{s:s, s:I, s:I, s:b}", "file", g->trace, "spans",
+                                                         (json_int_t)r->trace_spans, "dropped",
+                                                         (json_int_t)r->trace_dropped, "written", trace_ok));
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
+        json_decref(doc);
     } else if (rep->ok) {
         if (r->traced && trace_ok)
             printf("# trace: %s (%zu spans%s; open it in Perfetto)\n", g->trace, r->trace_spans,
                    r->trace_dropped ? ", the first of more" : "");
-        if (r->races)
-            printf("# race detector: %ld racing access%s, %ld distinct race%s (each shown above once)\n", r->races,
-                   r->races == 1 ? "" : "es", r->distinct, r->distinct == 1 ? "" : "s");
+        long distinct = (long)json_array_size(r->res.races);
+        if (r->res.racing)
+            printf("# race detector: %ld racing access%s, %ld distinct race%s (each shown above once)\n",
+                   r->res.racing, r->res.racing == 1 ? "" : "es", distinct, distinct == 1 ? "" : "s");
         printf("# every rank finished (%.2f s)\n", rep->wall_s);
     } else {
         fflush(stdout);
@@ -365,9 +341,7 @@ static void report(const mgpu_cli_globals *g, spmd_run *r, const mgpu_rt_report 
 
 static void spmd_run_free(spmd_run *r)
 {
-    for (int k = 0; r->lua_err && k < r->nranks; k++) json_decref(r->lua_err[k]);
-    free(r->lua_err);
-    json_decref(r->doc);
+    mgpu_spmd_result_free(&r->res);
     mgpu_log_keep_free(&r->logs);
     mgpu_chrome_trace_free(r->trace);
 }
@@ -390,7 +364,8 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
         goto out;
     }
     r.nranks = cfg.ranks > 0 ? cfg.ranks : 4096;
-    r.lua_err = calloc((size_t)r.nranks, sizeof *r.lua_err);
+    r.script = a.file;
+    mgpu_spmd_result_init(&r.res);
     /* the trace streams to its file as spans arrive (kept in memory whole,
      * 600k spans took 2.2 GB, issue 34): an unwritable file fails now,
      * before the run */
@@ -400,20 +375,17 @@ static int run(const mgpu_cli_globals *g, int argc, char **argv)
     }
     r.traced = g->trace != NULL;
     if (r.json) mgpu_log_keep_init(&r.logs);
-    if (r.json) r.doc = json_pack("{s:s, s:s, s:[], s:[], s:[], s:[], s:{}}", "tool", "mgpulab spmd", "script", a.file,
-                                  "logs", "results", "errors", "races", "race_summary");
     else print_banner(g, &a, &cfg, sim);
     mgpu_rt_report rep;
     memset(&rep, 0, sizeof rep);
-    mgpu_result res = r.lua_err ? mgpu_rt_run(&cfg, "spmd", params, on_msg, &r, &rep)
-                                : mgpu_fail(MGPU_ERR_NOMEM, "out of memory");
+    mgpu_result res = mgpu_rt_run(&cfg, "spmd", params, on_msg, &r, &rep);
     if (res != MGPU_OK) {
         rc = mgpu_cli_error("spmd");
         goto out;
     }
     int trace_ok = write_trace(g, &a, &r, &rep);
     report(g, &r, &rep, trace_ok);
-    rc = rep.ok && trace_ok && !(a.race > 0 && r.distinct > 0) ? 0 : 1;
+    rc = rep.ok && trace_ok && !(a.race > 0 && json_array_size(r.res.races) > 0) ? 0 : 1;
 out:
     json_decref(params);
     free(a.args);

@@ -1,7 +1,8 @@
 /* spmd_job.c - the worker job "spmd": run a learner's Lua script on this
  * rank in the sandbox with the rank API (lua_mgpu.h).
  *
- * params: {"script": source text, "chunkname": "@FILE.lua", "args": [strings],
+ * params (written and read by spmd_doc.c, mgpu/spmd_doc.h):
+ *         {"script": source text, "chunkname": "@FILE.lua", "args": [strings],
  *          "time_limit_s": seconds (default: twice the run's timeout, so
  *                          that a hung collective is ended and reported by
  *                          the watchdog, not cut short by the script's budget),
@@ -28,6 +29,7 @@
 #include "mgpu/lua_mgpu.h"
 #include "mgpu/race.h"
 #include "mgpu/rt.h"
+#include "mgpu/spmd_doc.h"
 #include "mgpu/spans.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,28 +179,16 @@ static mgpu_result report_lua_error(mgpu_worker *w, mgpu_lua *sb, mgpu_result co
 
 static mgpu_result run(mgpu_worker *w, json_t *params)
 {
-    const char *script = json_string_value(json_object_get(params, "script"));
-    if (!script) return mgpu_fail(MGPU_ERR_INVALID, "spmd job: params need \"script\" (the Lua source text)");
-    size_t script_len = json_string_length(json_object_get(params, "script"));
-    const char *chunk = json_string_value(json_object_get(params, "chunkname"));
-    json_t *jargs = json_object_get(params, "args");
-    size_t nargs = json_is_array(jargs) ? json_array_size(jargs) : 0;
-    if (nargs > 4096) return mgpu_fail(MGPU_ERR_INVALID, "spmd job: %zu script arguments is too many", nargs);
+    mgpu_spmd_params p;
+    MGPU_CHECK(mgpu_spmd_params_read(params, &p));
+    size_t nargs = json_array_size(p.args);
     const char **args = calloc(nargs + 1, sizeof *args);
     if (!args) return mgpu_fail(MGPU_ERR_NOMEM, "spmd job: no memory for the arguments");
-    for (size_t i = 0; i < nargs; i++) {
-        args[i] = json_string_value(json_array_get(jargs, i));
-        if (!args[i]) {
-            free(args);
-            return mgpu_fail(MGPU_ERR_INVALID, "spmd job: argument %zu is not a string", i + 1);
-        }
-    }
-    json_t *jt = json_object_get(params, "time_limit_s"), *jm = json_object_get(params, "mem_limit");
+    for (size_t i = 0; i < nargs; i++) args[i] = json_string_value(json_array_get(p.args, i));
     mgpu_lua_config cfg = {
-        .time_limit_s = json_is_number(jt) && json_number_value(jt) > 0 ? json_number_value(jt)
-                                                                          : 2 * mgpu_worker_timeout_s(w),
-        .cpu_time = json_is_true(json_object_get(params, "time_limit_cpu")),
-        .mem_limit = json_is_integer(jm) && json_integer_value(jm) > 0 ? (size_t)json_integer_value(jm) : 0,
+        .time_limit_s = p.time_limit_s > 0 ? p.time_limit_s : 2 * mgpu_worker_timeout_s(w),
+        .cpu_time = p.time_limit_cpu,
+        .mem_limit = (size_t)p.mem_limit,
         .print = send_log,
         .print_ctx = w,
     };
@@ -213,9 +203,9 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
         .log = send_log,
         .result = send_result,
     };
-    int spans = json_is_true(json_object_get(params, "spans"));
+    int spans = p.spans;
     /* on before the rank API opens: its default stream gets its name */
-    if (!json_is_false(json_object_get(params, "race"))) {
+    if (!p.race_off) {
         mgpu_race_enable(host.be, MGPU_RACE_ON | MGPU_RACE_SHOW);
         mgpu_race_set_report_fn(host.be, send_race, w);
     }
@@ -227,10 +217,9 @@ static mgpu_result run(mgpu_worker *w, json_t *params)
     MGPU_CHECKGOTO(mgpu_lua_open_rank_api(sb, &host, args, (int)nargs), r, out);
     MGPU_CHECKGOTO(mgpu_lua_open_comm_api(sb), r, out);
     if (spans) MGPU_CHECKGOTO(mgpu_lua_enable_spans(sb, send_span, w), r, out);
-    const char *chunkname = chunk && *chunk ? chunk : "=script";
     /* a misspelt name in the script is an error, not a silent nil (seed = rnk) */
-    MGPU_CHECKGOTO(mgpu_lua_strict_globals(sb, script, script_len, chunkname), r, out);
-    r = mgpu_lua_load(sb, script, script_len, chunkname);
+    MGPU_CHECKGOTO(mgpu_lua_strict_globals(sb, p.script, p.len, p.chunkname), r, out);
+    r = mgpu_lua_load(sb, p.script, p.len, p.chunkname);
     if (r == MGPU_OK) r = mgpu_lua_pcall(sb, 0, LUA_MULTRET);
     if (spans) flush_spans(w, sb, r == MGPU_OK); /* before the error: the spans show where it stood */
     send_race_summary(w, host.be);

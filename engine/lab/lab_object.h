@@ -11,6 +11,7 @@
 #include "lab/lab_internal.h"
 #include "mgpu/nccl_log.h"
 #include "mgpu/rt.h"
+#include "mgpu/spmd_doc.h"
 
 /*--- Helpers (lab_aux.c) ----------------------------------------------------*/
 
@@ -29,13 +30,11 @@ typedef struct lab_collect {
     lab_run *run;
     const char *kind;          /* "bench", "copy", "topo", "spmd" */
     json_t *devices, *summary; /* rank 0's header and footer */
-    json_t *results;           /* bench rows, copy testcases, topo doc(s); spmd: {rank, row} */
+    json_t *results;           /* bench rows, copy testcases, topo doc(s) */
+    mgpu_spmd_result spmd;     /* spmd: results, races, their summaries, errors (as `spmd --json` keeps them) */
     mgpu_log_keep kept;        /* spmd: the first and last {rank, text} */
     json_t *logs;              /* spmd: kept's lines once the run ended (lab_collect_logs) */
-    json_t *errors;            /* spmd: per-rank spmd_error bodies, keyed by rank */
     json_t *flights;           /* spmd: per-rank flight-recorder dumps (decoded), keyed by rank */
-    json_t *races;             /* spmd: the race detector's reports, {rank, kind, text, ...} */
-    json_t *race_summary;      /* spmd: per-rank race_summary bodies, keyed by rank */
     long expected_rows;        /* bench: for the progress bar */
     double weight_total, weight_done; /* bench: the rows' expected time (lab_bench_row_weight) */
     mgpu_nccl_summary *nccl;   /* the run's NCCL INFO lines, parsed (allocated on the first one) */

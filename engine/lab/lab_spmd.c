@@ -24,8 +24,8 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
         }
         lua_setfield(L, -2, "logs");
         lua_newtable(L);
-        for (size_t i = 0, n = 0; i < json_array_size(c->results); i++) {
-            json_t *e = json_array_get(c->results, i);
+        for (size_t i = 0, n = 0; i < json_array_size(c->spmd.results); i++) {
+            json_t *e = json_array_get(c->spmd.results, i);
             if (json_integer_value(json_object_get(e, "rank")) != r) continue;
             lab_push_json(L, json_object_get(e, "row"));
             lua_seti(L, -2, (lua_Integer)++n);
@@ -33,7 +33,7 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
         lua_setfield(L, -2, "results");
         char k[16];
         snprintf(k, sizeof k, "%d", r);
-        json_t *err = json_object_get(c->errors, k);
+        json_t *err = mgpu_spmd_result_error(&c->spmd, r);
         if (err) {
             lua_pushstring(L, json_string_value(json_object_get(err, "message")));
             lua_setfield(L, -2, "error");
@@ -45,7 +45,7 @@ static void push_ranks(lua_State *L, lab_collect *c, int nranks)
             lab_push_json(L, fl);
             lua_setfield(L, -2, "flight");
         }
-        json_t *rs = json_object_get(c->race_summary, k);
+        json_t *rs = json_object_get(c->spmd.race_summary, k);
         if (rs) {
             lab_push_json(L, rs);
             lua_setfield(L, -2, "race");
@@ -80,30 +80,32 @@ static json_t *script_params(lua_State *L, lab_run *run, int opts, const char *p
         }
         lua_pop(L, 1);
     }
-    json_t *params = json_pack("{s:s%, s:s, s:o}", "script", text, len, "chunkname", chunk, "args", args);
-    free(text);
-    if (!params) {
-        luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
-        return NULL;
-    }
-    /* the shell's timeline pane shows where the ranks' work ran; without a
-     * span listener (headless verify) the events are not worth their cost */
-    if (run->env->events.span) json_object_set_new(params, "spans", json_true());
-    /* The rank script's budget guards against an endless loop: in CPU time,
-     * as a busy machine (ASan, load 25) stretched a healthy script's wall
-     * time past it (the default budget too: twice the run's timeout) */
-    json_object_set_new(params, "time_limit_cpu", json_true());
     *timeout = 0;
     if (opts) {
         lua_getfield(L, opts, "timeout");
         *timeout = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : 0;
         lua_pop(L, 1);
+    }
+    mgpu_spmd_params p = {
+        .script = text, .len = len, .chunkname = chunk, .args = args,
+        /* the shell's timeline pane shows where the ranks' work ran; without
+         * a span listener (headless verify) the events are not worth their cost */
+        .spans = run->env->events.span != NULL,
+        /* The rank script's budget guards against an endless loop: in CPU
+         * time, as a busy machine (ASan, load 25) stretched a healthy
+         * script's wall time past it (the default budget too: twice the
+         * run's timeout) */
+        .time_limit_cpu = 1,
         /* the script's budget outlasts the watchdog: a hung collective is
          * ended by the watchdog, with its flight records, while a script
          * that polls in a loop (lab 8's async mode) would otherwise be
          * stopped by its budget at the same moment */
-        if (*timeout > 0) json_object_set_new(params, "time_limit_s", json_real(2 * *timeout));
-    }
+        .time_limit_s = *timeout > 0 ? 2 * *timeout : 0,
+    };
+    json_t *params = mgpu_spmd_params_json(&p);
+    free(text);
+    json_decref(args);
+    if (!params) luaL_error(L, "lab.spmd: %s is not UTF-8 text", path);
     return params;
 }
 
@@ -128,23 +130,13 @@ static void fingerprint_env(lua_State *L, int opts)
     lua_pop(L, 1);
 }
 
-/* The run for a result listener (the shell), as `mgpulab spmd --json` writes
- * it: errors = [{rank, error}]. */
+/* The run for a result listener (the shell): the document `mgpulab spmd
+ * --json` writes (mgpu/spmd_doc.h). */
 static void send_result(lab_run *run, const lab_target *t, const char *path, lab_collect *c, const mgpu_rt_report *rep,
                         int ranks)
 {
     if (!run->env->events.result) return;
-    json_t *errs = json_array();
-    for (int r = 0; r < ranks; r++) {
-        char k[16];
-        snprintf(k, sizeof k, "%d", r);
-        json_t *e = json_object_get(c->errors, k);
-        if (e) json_array_append_new(errs, json_pack("{s:i, s:O}", "rank", r, "error", e));
-    }
-    json_t *doc = json_pack("{s:s, s:s, s:O, s:O, s:o, s:O, s:b, s:o, s:s, s:s, s:f}", "tool", "mgpulab spmd",
-                            "script", path, "logs", c->logs, "results", c->results, "errors", errs, "races", c->races,
-                            "ok", rep->ok, "failed_rank", rep->ok ? json_null() : json_integer(rep->failed_rank),
-                            "reason", rep->reason, "analysis", rep->analysis, "wall_s", rep->wall_s);
+    json_t *doc = mgpu_spmd_result_doc(&c->spmd, path, c->logs, ranks, rep);
     /* a what-if names its machine wherever the run is shown */
     if (doc && t->whatif) json_object_set_new(doc, "whatif", json_string(t->machine));
     if (doc) run->env->events.result(run->env->events.ctx, "spmd", doc);
@@ -171,7 +163,7 @@ static void push_result(lua_State *L, const lab_target *t, lab_collect *c, const
     lua_setfield(L, -2, "wall_s");
     push_ranks(L, c, ranks);
     lua_setfield(L, -2, "ranks");
-    lab_push_json(L, c->races);
+    lab_push_json(L, c->spmd.races);
     lua_setfield(L, -2, "races");
     json_t *nccl = lab_collect_nccl_json(c);
     if (nccl) {
@@ -200,8 +192,8 @@ int lab_l_spmd(lua_State *L)
     int ranks = lab_target_ranks(run, &t, lab_opt_int(L, opts, "ranks", 0));
     const char *launcher = lab_target_launcher(run, &t, ranks, lab_opt_string(L, opts, "launcher"));
     fingerprint_env(L, opts);
-    lab_collect c = {.run = run, .kind = "spmd", .results = json_array(), .errors = json_object(),
-                     .flights = json_object(), .races = json_array(), .race_summary = json_object()};
+    lab_collect c = {.run = run, .kind = "spmd", .flights = json_object()};
+    mgpu_spmd_result_init(&c.spmd);
     c.run_index = ++run->spmd_runs;
     snprintf(c.run_label, sizeof c.run_label, "%.80s, %d rank%s%s%.40s", base ? base + 1 : real, ranks, ranks == 1 ? "" : "s",
              t.whatif ? " on " : "", t.whatif ? t.machine : "");
@@ -212,9 +204,9 @@ int lab_l_spmd(lua_State *L)
     /* a race fails the step, unless the step runs this script to show one
      * (opts.races = "expected": lab 9's stale data); either way the check
      * has them in res.races */
-    if (!expect && json_array_size(c.races) > 0) {
+    if (!expect && json_array_size(c.spmd.races) > 0) {
         if (!run->races) run->races = json_array();
-        json_array_extend(run->races, c.races);
+        json_array_extend(run->races, c.spmd.races);
     }
     send_result(run, &t, path, &c, &rep, ranks);
     push_result(L, &t, &c, &rep, ranks);

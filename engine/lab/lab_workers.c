@@ -200,10 +200,15 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         }
         ev->span(ev->ctx, s);
         json_decref(s);
+    } else if (spmd && mgpu_spmd_result_add(&c->spmd, m)) {
+        if (strcmp(m->type, "race") != 0) return;
+        /* the log pane shows a race as it happens */
+        const char *text = json_string_value(json_object_get(m->body, "text"));
+        char line[1024];
+        snprintf(line, sizeof line, "RACE: %s", text ? text : "?");
+        if (ev->log) ev->log(ev->ctx, m->rank, line);
     } else if (strcmp(m->type, "result") == 0) {
-        if (spmd) {
-            json_array_append_new(c->results, json_pack("{s:i, s:O}", "rank", m->rank, "row", m->body));
-        } else if (m->rank == 0) {
+        if (m->rank == 0) {
             json_array_append(c->results, m->body);
             json_t *size = json_object_get(m->body, "size");
             uint64_t bytes = json_is_integer(size) ? (uint64_t)json_integer_value(size) : 0;
@@ -241,23 +246,6 @@ static void on_msg(void *ctx, const mgpu_rt_msg *m)
         char k[16];
         snprintf(k, sizeof k, "%d", m->rank);
         if (d) json_object_set_new(c->flights, k, d);
-    } else if (spmd && strcmp(m->type, "race") == 0 && c->races) {
-        json_t *row = json_deep_copy(m->body);
-        json_object_set_new(row, "rank", json_integer(m->rank));
-        json_array_append_new(c->races, row);
-        /* the log pane shows it as it happens */
-        const char *text = json_string_value(json_object_get(m->body, "text"));
-        char line[1024];
-        snprintf(line, sizeof line, "RACE: %s", text ? text : "?");
-        if (ev->log) ev->log(ev->ctx, m->rank, line);
-    } else if (spmd && strcmp(m->type, "race_summary") == 0 && c->race_summary) {
-        char k[16];
-        snprintf(k, sizeof k, "%d", m->rank);
-        json_object_set(c->race_summary, k, m->body);
-    } else if (strcmp(m->type, "spmd_error") == 0) {
-        char k[16];
-        snprintf(k, sizeof k, "%d", m->rank);
-        json_object_set(c->errors, k, m->body);
     } else if (m->rank == 0 && strcmp(m->type, "devices") == 0) {
         json_decref(c->devices);
         c->devices = json_incref(m->body);
@@ -284,10 +272,8 @@ void lab_collect_free(lab_collect *c)
     json_decref(c->results);
     json_decref(c->logs);
     mgpu_log_keep_free(&c->kept);
-    json_decref(c->errors);
+    mgpu_spmd_result_free(&c->spmd);
     json_decref(c->flights);
-    json_decref(c->races);
-    json_decref(c->race_summary);
 }
 
 /* "K=V" strings: the environment's (telemetry) and the call's opts.env. */
