@@ -56,22 +56,6 @@ static const char epilog[] =
     "Exit status: 0 on success, 1 when progress or files cannot be read or written, 2 for\n"
     "bad options.\n";
 
-/*--- HTML helpers (report_class.c uses them too) ----------------------------*/
-
-void report_html_text(FILE *f, const char *s) { mgpu_cli_markup_text(f, s); }
-
-void report_html_begin(FILE *f, const char *title)
-{
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-    report_html_text(f, title);
-    fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
-          "margin-bottom:1.5em}th,td{border:1px solid #bbb;padding:.3em .6em;text-align:left;vertical-align:top}"
-          "th{background:#eee}.passed{color:#1a7f37}.failed,.error{color:#c62828}.new{color:#777}</style>\n"
-          "</head><body>\n", f);
-}
-
-void report_html_end(FILE *f) { fputs("</body></html>\n", f); }
-
 /*--- Printing one learner ----------------------------------------------------*/
 
 static void measurements_text(json_t *m, char *buf, size_t len)

@@ -4,7 +4,7 @@
  * export.c; docs/classroom.md describes it): what --export writes, and the
  * class's shared folder receives after every step. cmd_report.c prints one
  * learner's; report_class.c the class's grid from a directory of them
- * (class_model.c reads them). */
+ * (class_model.c reads them); report_text.c writes their text. */
 #ifndef MGPU_CLI_REPORT_H
 #define MGPU_CLI_REPORT_H
 #include <jansson.h>
@@ -13,16 +13,21 @@
 #include "cmd.h"
 #include "mgpu/lab.h"
 
+/* Text from progress files and exports, written for where it goes
+ * (report_text.c, which calls no other report file). */
 /* Text escaped for HTML element content and attribute values. */
 void report_html_text(FILE *f, const char *s);
 /* The <head> with the page's own style (no external resource) and <body>. */
 void report_html_begin(FILE *f, const char *title);
 void report_html_end(FILE *f);
-
-/* Text from an export written for a terminal: control characters (ESC,
- * BEL, C1, ...) shown as \xHH instead of acting; a newline kept or made a
- * space (report_class.c). */
+/* Text for a terminal: control characters (ESC, BEL, C1, ...) shown as
+ * \xHH instead of acting; a newline kept or made a space. */
 void report_safe_text(FILE *f, const char *s, int keep_newlines);
+/* Markdown table text, safe as report_safe_text: a '|' would end the
+ * cell, a newline the row. */
+void report_md_text(FILE *f, const char *s);
+/* A CSV field, quoted and safe as report_safe_text (newlines kept). */
+void report_csv_field(FILE *f, const char *s);
 
 /* `mgpulab report --class DIR` with the class's labs in cat: returns the
  * exit status. verify: re-run every claimed pass with these options first

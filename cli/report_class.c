@@ -12,53 +12,7 @@
 
 enum { FMT_MARKDOWN, FMT_TEXT, FMT_HTML, FMT_CSV, FMT_JSON };
 
-/*--- Cells as text, escaped for where they go ----------------------------------*/
-
-/* Text from the exports on its way to a terminal (or a file shown on one):
- * every other C0 control (ESC, BEL, ...), DEL and the C1 controls (U+0080
- * to U+009F, the 8-bit CSI among them) written as \xHH or \u00HH, so a
- * learner's name cannot move the cursor, retitle the window or hide a row
- * (issue 34). md: PUT_MD escapes '|' and '\\' for a Markdown cell, PUT_CSV
- * doubles '"'. newline: what a newline or CR becomes ('\n' keeps a newline:
- * a CSV field may span lines). */
-enum { PUT_PLAIN = 0, PUT_MD, PUT_CSV };
-static void put_text(FILE *f, const char *s, int md, int newline)
-{
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        if (*p == '\n' || *p == '\r') {
-            if (newline == '\n' && *p == '\r') fputs("\\x0d", f);
-            else fputc(newline, f);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\x%02x", *p);
-        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-            fprintf(f, "\\u%04x", p[1]);
-            p++;
-        } else {
-            if (md == PUT_MD && (*p == '|' || *p == '\\')) fputc('\\', f);
-            if (md == PUT_CSV && *p == '"') fputc('"', f);
-            fputc(*p, f);
-        }
-    }
-}
-
-void report_safe_text(FILE *f, const char *s, int keep_newlines)
-{
-    put_text(f, s, PUT_PLAIN, keep_newlines ? '\n' : ' ');
-}
-
-/* Markdown table text: a '|' would end the cell, a newline the row. */
-static void md_text(FILE *f, const char *s) { put_text(f, s, PUT_MD, ' '); }
-
-/* A CSV field, quoted. A field that starts with = + - @ (or a tab or CR)
- * is a formula to a spreadsheet (=HYPERLINK(...) from a learner's name):
- * it gets a leading ' as OWASP's CSV injection advice says. */
-static void csv_field(FILE *f, const char *s)
-{
-    fputc('"', f);
-    if (s && (*s == '=' || *s == '+' || *s == '-' || *s == '@' || *s == '\t' || *s == '\r')) fputc('\'', f);
-    put_text(f, s, PUT_CSV, '\n');
-    fputc('"', f);
-}
+/*--- Times, durations and lists as text -----------------------------------------*/
 
 /* "2026-12-06 14:05" local time; "-" for none. */
 static void when(double t, char *buf, size_t len)
@@ -143,7 +97,7 @@ static char *safe_dup(const char *s)
     size_t n = 0;
     FILE *f = open_memstream(&out, &n);
     if (!f) return strdup("");
-    put_text(f, s, PUT_PLAIN, ' ');
+    report_safe_text(f, s, 0);
     fclose(f);
     return out;
 }
@@ -194,7 +148,7 @@ static void table_print(table *t, FILE *f, const class_state *states)
             fputs("|", f);
             for (int c = 0; c < t->ncols; c++) {
                 fputc(' ', f);
-                md_text(f, t->rows[r][c]);
+                report_md_text(f, t->rows[r][c]);
                 fputs(" |", f);
             }
             fputc('\n', f);
@@ -240,7 +194,7 @@ static void heading(FILE *f, int fmt, int level, const char *text)
         fprintf(f, "</h%d>\n", level);
     } else if (fmt == FMT_MARKDOWN) {
         fprintf(f, "%s%.*s ", level > 1 ? "\n" : "", level, "####");
-        md_text(f, text);
+        report_md_text(f, text);
         fputs(level > 1 ? "\n\n" : "\n", f);
     } else {
         fputs(level > 1 ? "\n" : "", f);
@@ -263,10 +217,10 @@ static void list_item(FILE *f, int fmt, const char *a, const char *b)
         fputs("</li>\n", f);
     } else {
         fputs("- ", f);
-        if (fmt == FMT_MARKDOWN) md_text(f, a);
+        if (fmt == FMT_MARKDOWN) report_md_text(f, a);
         else report_safe_text(f, a, 0);
         fputs(": ", f);
-        if (fmt == FMT_MARKDOWN) md_text(f, b);
+        if (fmt == FMT_MARKDOWN) report_md_text(f, b);
         else report_safe_text(f, b, 0);
         fputc('\n', f);
     }
@@ -489,25 +443,25 @@ static void print_csv(const class_model *m, FILE *f)
             iso(cell->last_run, a, sizeof a);
             iso(cell->opened, b, sizeof b);
             iso(cell->passed_at, d, sizeof d);
-            csv_field(f, l->id);
+            report_csv_field(f, l->id);
             fputc(',', f);
-            csv_field(f, l->name);
+            report_csv_field(f, l->name);
             fputc(',', f);
-            csv_field(f, m->cols[c].lab);
+            report_csv_field(f, m->cols[c].lab);
             fputc(',', f);
-            csv_field(f, m->cols[c].step);
+            report_csv_field(f, m->cols[c].step);
             fputc(',', f);
-            csv_field(f, m->cols[c].title);
+            report_csv_field(f, m->cols[c].title);
             fprintf(f, ",%s,%d,%d,%d,%s,%s,%s,", class_state_name(cell->state), cell->attempts, cell->hints,
                     cell->solution_shown, a, b, d);
             double t = class_cell_time_on_task(cell);
             if (t >= 0) fprintf(f, "%.0f", t);
             fputc(',', f);
-            csv_field(f, cell->ran_on);
+            report_csv_field(f, cell->ran_on);
             fputc(',', f);
-            csv_field(f, cell->message ? cell->message : "");
+            report_csv_field(f, cell->message ? cell->message : "");
             fprintf(f, ",%s,", class_verify_name(cell->verify) ? class_verify_name(cell->verify) : "");
-            csv_field(f, cell->verify_note);
+            report_csv_field(f, cell->verify_note);
             fputc('\n', f);
         }
     }
