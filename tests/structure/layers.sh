@@ -4,9 +4,11 @@
 # reads from another folder, goes down docs/ARCHITECTURE.md's layer order
 # (its "Layer order" line, read here so the page and the test cannot
 # drift). Folders on one rank ("bench, whatif, lua") are peers and may not
-# call each other either. It also prints the call circles: groups of files
-# that reach each other through calls (the issue-32 target is none wider
-# than two files).
+# call each other either. It also finds the call circles, groups of files
+# that reach each other through calls, and fails on one wider than two
+# files (issue 32): a pair calling each other is a file and its helper, a
+# wider circle is a file calling back up what calls it (split the shared
+# piece into a third file, or pass it down).
 #
 # How: the compiler's own output, nothing parsed from the sources. For each
 # object the build compiled (compile_commands.json: the source and its -o),
@@ -18,8 +20,8 @@
 #
 # usage: layers.sh MGPULAB - the binary CTest passes: its directory is the
 # build tree whose objects are checked. Before checking the real tree the
-# checker runs on a fixture (two objects compiled here, one calling up) and
-# must catch it, so this test can fail.
+# checker runs on two fixtures (objects compiled here: one calling up, one
+# a circle of three files) and must catch each, so this test can fail.
 set -uo pipefail
 src=${MGPU_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${1:?usage: layers.sh MGPULAB (its directory is the build tree checked)}
@@ -27,7 +29,8 @@ build=$(cd "$(dirname "$bin")" && pwd)
 command -v nm >/dev/null || { echo "FAIL: nm (binutils) is needed"; exit 1; }
 
 # check SRC BUILD DOC: the layer check on one build tree; exit 1 on an
-# upward (or sideways) call or include.
+# upward (or sideways) call or include, or a call circle of three or more
+# files.
 check() {
     python3 - "$1" "$2" "$3" <<'PY'
 import json, os, re, shlex, subprocess, sys
@@ -154,49 +157,80 @@ for root in sorted(calls):
                 sccs.append(sorted(scc))
 sccs.sort(key=lambda s: (-len(s), s))
 width = len(sccs[0]) if sccs else 1
+wide = [s for s in sccs if len(s) > 2]
 print(f'call circles: {len(sccs)}, the widest {width} files')
-for s in sccs:
-    if len(s) > 2:
-        print(f'  {len(s)} files: {" ".join(s)}')
-sys.exit(1 if bad else 0)
+for s in wide:
+    print(f'  a call circle of {len(s)} files (two at most): {" ".join(s)}')
+sys.exit(1 if bad or wide else 0)
 PY
 }
 
-# The fixture: engine/core/a.c calls lab_b() of engine/lab/b.c (up) and
-# includes lab's b.h (up), and b.c calls core_a() back (down, fine):
-# exactly one upward call, one upward include and one circle.
-fixture=$(mktemp -d)
-trap 'rm -rf "$fixture"' EXIT
-mkdir -p "$fixture/engine/core" "$fixture/engine/lab" "$fixture/build" "$fixture/docs"
-printf 'int lab_b(void);\n' > "$fixture/engine/lab/b.h"
-printf '#include "../lab/b.h"\nint core_a(void) { return lab_b(); }\n' > "$fixture/engine/core/a.c"
-printf 'int core_a(void);\nint lab_b(void) { return 1; }\nint lab_c(void) { return core_a(); }\n' \
-    > "$fixture/engine/lab/b.c"
-printf 'Layer order (bottom up): core -> lab -> cli\n' > "$fixture/docs/ARCHITECTURE.md"
+# fixture DIR FILE...: compile the fixture's sources (written under DIR)
+# into DIR/build with their compile_commands.json and dependency files,
+# as the real build leaves them, and a layer order of core -> lab -> cli.
 cc=${CC:-cc}
-entries=()
-for f in engine/core/a.c engine/lab/b.c; do
-    o=$fixture/build/${f//\//_}.o
-    "$cc" -c -MD -MF "$o.d" "$fixture/$f" -o "$o" || { echo "FAIL: cannot compile the fixture with $cc"; exit 1; }
-    entries+=("{\"directory\": \"$fixture/build\", \"file\": \"$fixture/$f\", \"command\": \"$cc -MD -MF $o.d -c $fixture/$f -o $o\"}")
-done
-(IFS=,; printf '[%s]\n' "${entries[*]}") > "$fixture/build/compile_commands.json"
-out=$(check "$fixture" "$fixture/build" "$fixture/docs/ARCHITECTURE.md")
+fixture() {
+    local dir=$1 f o entries=()
+    shift
+    mkdir -p "$dir/build" "$dir/docs"
+    printf 'Layer order (bottom up): core -> lab -> cli\n' > "$dir/docs/ARCHITECTURE.md"
+    for f in "$@"; do
+        o=$dir/build/${f//\//_}.o
+        "$cc" -c -MD -MF "$o.d" "$dir/$f" -o "$o" || { echo "FAIL: cannot compile the fixture with $cc"; exit 1; }
+        entries+=("{\"directory\": \"$dir/build\", \"file\": \"$dir/$f\", \"command\": \"$cc -MD -MF $o.d -c $dir/$f -o $o\"}")
+    done
+    (IFS=,; printf '[%s]\n' "${entries[*]}") > "$dir/build/compile_commands.json"
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The first fixture: engine/core/a.c calls lab_b() of engine/lab/b.c (up)
+# and includes lab's b.h (up), and b.c calls core_a() back (down, fine):
+# exactly one upward call, one upward include and one circle of two files.
+up=$tmp/up
+mkdir -p "$up/engine/core" "$up/engine/lab"
+printf 'int lab_b(void);\n' > "$up/engine/lab/b.h"
+printf '#include "../lab/b.h"\nint core_a(void) { return lab_b(); }\n' > "$up/engine/core/a.c"
+printf 'int core_a(void);\nint lab_b(void) { return 1; }\nint lab_c(void) { return core_a(); }\n' \
+    > "$up/engine/lab/b.c"
+fixture "$up" engine/core/a.c engine/lab/b.c
+out=$(check "$up" "$up/build" "$up/docs/ARCHITECTURE.md")
 if [[ $? -eq 0 || $out != *"engine/core/a.c: calls lab_b in engine/lab/b.c (core -> lab: up)"* ||
       $out != *"engine/core/a.c: reads engine/lab/b.h (core -> lab: up)"* ||
-      $out != *"1 upward calls, 1 upward includes"* || $out != *"call circles: 1, the widest 2 files"* ]]; then
+      $out != *"1 upward calls, 1 upward includes"* || $out != *"call circles: 1, the widest 2 files"* ||
+      $out == *"a call circle of"* ]]; then
     echo "FAIL: the checker did not catch exactly the fixture's one upward call and include:"
     echo "$out"
     exit 1
 fi
 echo "ok - the checker catches a call and an include up the layers"
 
+# The second fixture: three files of one folder, each calling the next
+# (x -> y -> z -> x), as a model calling back up into its renderer and the
+# renderer into the command would: no call goes up a layer, and the
+# circle of three alone must fail the check, named file by file.
+wide=$tmp/wide
+mkdir -p "$wide/cli"
+printf 'int y(void);\nint x(void) { return y(); }\n' > "$wide/cli/x.c"
+printf 'int z(void);\nint y(void) { return z(); }\n' > "$wide/cli/y.c"
+printf 'int x(void);\nint z(void) { return x(); }\n' > "$wide/cli/z.c"
+fixture "$wide" cli/x.c cli/y.c cli/z.c
+out=$(check "$wide" "$wide/build" "$wide/docs/ARCHITECTURE.md")
+if [[ $? -eq 0 || $out != *"0 upward calls, 0 upward includes"* ||
+      $out != *"a call circle of 3 files (two at most): cli/x.c cli/y.c cli/z.c"* ]]; then
+    echo "FAIL: the checker did not fail on the fixture's circle of three files:"
+    echo "$out"
+    exit 1
+fi
+echo "ok - the checker fails on a call circle of three files and names them"
+
 if [[ ! -f $build/compile_commands.json ]]; then
     echo "FAIL: $build has no compile_commands.json (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt)"
     exit 1
 fi
 if ! check "$src" "$build" "$src/docs/ARCHITECTURE.md"; then
-    echo "FAIL: the calls or includes above go up (or sideways) docs/ARCHITECTURE.md's layer order"
+    echo "FAIL: the calls or includes above go up (or sideways) docs/ARCHITECTURE.md's layer order, or files"
+    echo "      call each other in a circle wider than two (move what they share into a file below them)"
     exit 1
 fi
-echo "ok - every call and include goes down the layer order"
+echo "ok - every call and include goes down the layer order, and no call circle is wider than two files"
