@@ -113,14 +113,6 @@ static void table_add(table *t, char **cells)
     t->nrows++;
 }
 
-/* Display width of UTF-8 text (code points; the names are mostly Latin). */
-static int width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
 static void table_print(table *t, FILE *f, const class_state *states)
 {
     if (t->fmt == FMT_HTML) {
@@ -164,13 +156,13 @@ static void table_print(table *t, FILE *f, const class_state *states)
     int *w = calloc((size_t)t->ncols, sizeof *w);
     for (int r = 0; w && r < t->nrows; r++)
         for (int c = 0; c < t->ncols; c++)
-            if (width(t->rows[r][c]) > w[c]) w[c] = width(t->rows[r][c]);
+            if (cli_text_width(t->rows[r][c]) > w[c]) w[c] = cli_text_width(t->rows[r][c]);
     for (int r = 0; w && r < t->nrows; r++) {
         for (int c = 0; c < t->ncols; c++) {
             const char *s = t->rows[r][c];
             for (const char *p = s; *p; p++) fputc(*p == '\n' ? ' ' : *p, f);
             if (c + 1 < t->ncols)
-                for (int k = width(s); k < w[c] + 2; k++) fputc(' ', f);
+                for (int k = cli_text_width(s); k < w[c] + 2; k++) fputc(' ', f);
         }
         fputc('\n', f);
     }
@@ -201,7 +193,7 @@ static void heading(FILE *f, int fmt, int level, const char *text)
         report_safe_text(f, text, 0);
         fputc('\n', f);
         if (level > 1) {
-            for (int k = width(text); k > 0; k--) fputc('-', f);
+            for (int k = cli_text_width(text); k > 0; k--) fputc('-', f);
             fputc('\n', f);
         }
     }
