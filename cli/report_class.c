@@ -354,24 +354,24 @@ static void print_verification(const class_model *m, FILE *f, int fmt)
     if (fmt == FMT_HTML) fputs("</ul>\n", f);
 }
 
-static void print_problems(const class_model *m, FILE *f, int fmt)
+/* A titled list of files, each with what is wrong with it (the list's
+ * `key`); nothing when the list is empty. */
+static void print_file_list(FILE *f, int fmt, const char *title, json_t *list, const char *key)
 {
     size_t k;
     json_t *s;
-    if (json_array_size(m->problems)) {
-        heading(f, fmt, 2, "Problems");
-        if (fmt == FMT_HTML) fputs("<ul>\n", f);
-        json_array_foreach(m->problems, k, s)
-            list_item(f, fmt, json_string_value(json_object_get(s, "file")), json_string_value(json_object_get(s, "what")));
-        if (fmt == FMT_HTML) fputs("</ul>\n", f);
-    }
-    if (json_array_size(m->skipped)) {
-        heading(f, fmt, 2, "Skipped files");
-        if (fmt == FMT_HTML) fputs("<ul>\n", f);
-        json_array_foreach(m->skipped, k, s)
-            list_item(f, fmt, json_string_value(json_object_get(s, "file")), json_string_value(json_object_get(s, "why")));
-        if (fmt == FMT_HTML) fputs("</ul>\n", f);
-    }
+    if (!json_array_size(list)) return;
+    heading(f, fmt, 2, title);
+    if (fmt == FMT_HTML) fputs("<ul>\n", f);
+    json_array_foreach(list, k, s)
+        list_item(f, fmt, json_string_value(json_object_get(s, "file")), json_string_value(json_object_get(s, key)));
+    if (fmt == FMT_HTML) fputs("</ul>\n", f);
+}
+
+static void print_problems(const class_model *m, FILE *f, int fmt)
+{
+    print_file_list(f, fmt, "Problems", m->problems, "what");
+    print_file_list(f, fmt, "Skipped files", m->skipped, "why");
 }
 
 static void class_title(const class_model *m, char *buf, size_t len)
