@@ -31,27 +31,6 @@ enum { PAIR_STUCK = 1, PAIR_FAILING, PAIR_PASSED, PAIR_BAD };
 
 /*--- Opening labs ---------------------------------------------------------------*/
 
-/* Is lab `id` in DIR's open-labs.txt? */
-static int lab_open(const char *dir, const char *id)
-{
-    char path[4096], *text = NULL;
-    snprintf(path, sizeof path, "%s/" MGPU_CLASS_OPEN_FILE, dir);
-    /* a regular file only: a FIFO there waited for ever (issue 34) */
-    if (mgpu_file_read(path, (size_t)1 << 20, &text, NULL) != MGPU_OK) {
-        mgpu_error_clear();
-        return 0;
-    }
-    int hit = 0;
-    for (char *line = text, *next; line && *line && !hit; line = next) {
-        next = strchr(line, '\n');
-        if (next) *next++ = '\0';
-        line[strcspn(line, "\r")] = '\0';
-        hit = strcmp(line, id) == 0;
-    }
-    free(text);
-    return hit;
-}
-
 int report_open_lab(const char *dir, mgpu_lab_catalog *cat, const char *name, char *msg, size_t len)
 {
     int i = mgpu_lab_find(cat, name);
@@ -60,7 +39,7 @@ int report_open_lab(const char *dir, mgpu_lab_catalog *cat, const char *name, ch
         return 2;
     }
     const char *id = mgpu_lab_get(cat, i)->id;
-    if (lab_open(dir, id)) {
+    if (mgpu_class_lab_opened(dir, id)) {
         snprintf(msg, len, "lab %s was open already", id);
         return 0;
     }
@@ -212,7 +191,7 @@ static void draw(watch *w)
         int x = 1;
         for (int c = 0; c < w->m.ncols; c = lab_end(w, c) + 1) {
             const char *id = w->m.cols[c].lab;
-            int open = !w->m.cfg || !w->m.cfg->labs_by_instructor || c == 0 || lab_open(w->dir, id);
+            int open = !w->m.cfg || !w->m.cfg->labs_by_instructor || c == 0 || mgpu_class_lab_opened(w->dir, id);
             snprintf(line, sizeof line, "%s%s%s%s", c == w->lab ? "[" : " ", id, open ? "" : " (closed)",
                      c == w->lab ? "]" : " ");
             put(2, x, COLS - x, line);
@@ -336,7 +315,7 @@ static void open_next_lab(watch *w)
     }
     for (int l = 1; l < mgpu_lab_count(w->cat); l++) {
         const char *id = mgpu_lab_get(w->cat, l)->id;
-        if (lab_open(w->dir, id)) continue;
+        if (mgpu_class_lab_opened(w->dir, id)) continue;
         report_open_lab(w->dir, w->cat, id, w->status, sizeof w->status);
         return;
     }

@@ -10,13 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Is lab id listed in the share's open-labs.txt? */
-static int opened_by_instructor(const char *share, const char *id)
+int mgpu_class_lab_opened(const char *share, const char *id)
 {
     char path[PATH_MAX + 32], *text = NULL;
     snprintf(path, sizeof path, "%s/" MGPU_CLASS_OPEN_FILE, share);
-    /* a regular file only: a FIFO in the shared folder would hold every
-     * learner's mgpulab (issue 34) */
     if (mgpu_file_read(path, (size_t)1 << 20, &text, NULL) != MGPU_OK) {
         mgpu_error_clear();
         return 0;
@@ -39,7 +36,7 @@ int mgpu_lab_step_locked(const mgpu_lab_catalog *cat, int lab, int step, char *w
     if (mgpu_class_config_active(&c) != MGPU_OK) mgpu_error_clear();
     if (!c || !cat || lab < 0 || lab >= cat->nlabs) return 0;
     const lab_entry *e = &cat->labs[lab];
-    if (c->labs_by_instructor && lab > 0 && !opened_by_instructor(c->share, e->info.id)) {
+    if (c->labs_by_instructor && lab > 0 && !mgpu_class_lab_opened(c->share, e->info.id)) {
         if (why) snprintf(why, len, lab_tr("lab %s is not open yet: the class opens it when the instructor says so"),
                           e->info.id);
         return 1;

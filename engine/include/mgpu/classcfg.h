@@ -65,6 +65,11 @@ typedef struct mgpu_class_config {
  * (one lab id a line; `mgpulab report --class DIR --open LAB` writes it). */
 #define MGPU_CLASS_OPEN_FILE "open-labs.txt"
 
+/* Is lab `id` listed in SHARE's open-labs.txt (engine/lab/pacing.c)? 0 when
+ * the file is missing or unreadable: only a regular file is read, since a
+ * FIFO in the shared folder would hold every learner's mgpulab (issue 34). */
+int mgpu_class_lab_opened(const char *share, const char *id);
+
 /* The configuration in force for this process, read once. *out = NULL when
  * there is none. A file that is named (or present) but unreadable or wrong
  * fails with a message naming the file and the problem. */
