@@ -50,20 +50,6 @@ static int parent_dirs(const char *file)
     return 0;
 }
 
-/* A relative path without "..", "." or empty parts (the export names the
- * exercise file; a hostile one must not write outside the scratch dir). */
-static int safe_relpath(const char *p)
-{
-    if (!*p || p[0] == '/') return 0;
-    for (const char *s = p; *s;) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
-        s += n + (e != NULL);
-    }
-    return 1;
-}
-
 /* Does the cell claim something a re-run can confirm? A pass of a checked
  * step, also when a progress file changed outside mgpulab claims it. */
 static int claims_pass(const class_model *m, const class_cell *c, int col)
@@ -131,7 +117,9 @@ static void verify_learner(class_model *m, class_learner *l, const mgpu_cli_glob
         }
         json_t *ex = json_object_get(cell->step, "exercise");
         const char *file = js(ex, "file");
-        if (json_is_string(json_object_get(ex, "text")) && safe_relpath(file) && !json_is_true(json_object_get(ex, "cut"))) {
+        /* the export names the file: a hostile name must not write outside the scratch dir */
+        if (json_is_string(json_object_get(ex, "text")) && mgpu_file_relpath_inside(file) &&
+            !json_is_true(json_object_get(ex, "cut"))) {
             char path[PATH_MAX];
             snprintf(path, sizeof path, "%s/work/%s/%s", dir, col->lab, file);
             const char *text = js(ex, "text");
@@ -185,7 +173,7 @@ static void verify_learner(class_model *m, class_learner *l, const mgpu_cli_glob
                                                               : "\"export_solutions\": false");
                 continue;
             }
-            if (claim && st->exercise && !safe_relpath(js(ex, "file"))) {
+            if (claim && st->exercise && !mgpu_file_relpath_inside(js(ex, "file"))) {
                 note(cell, VERIFY_UNVERIFIABLE, "the export names its exercise file '%.100s', not a path inside the "
                      "lab's workspace", js(ex, "file"));
                 continue;

@@ -84,6 +84,18 @@ mgpu_result mgpu_file_read_nofollow(const char *path, size_t cap, char **text, s
     return read_regular(path, cap, 1, text, len);
 }
 
+int mgpu_file_relpath_inside(const char *rel)
+{
+    if (!rel || !*rel || rel[0] == '/') return 0;
+    for (const char *s = rel; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
+        s += n + (e != NULL);
+    }
+    return 1;
+}
+
 mgpu_result mgpu_file_check_output(const char *path)
 {
     if (!path || !*path) return mgpu_fail(MGPU_ERR_INVALID, "no file name to write");

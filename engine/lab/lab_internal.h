@@ -119,8 +119,6 @@ mgpu_result lab_workspace_prepare(lab_entry *e, int step);
 mgpu_result lab_copy_file(const char *src, const char *dst);
 /* Read a whole file (at most LAB_MAX_FILE bytes); *len set; NUL-terminated. */
 mgpu_result lab_read_file(const char *path, char **text, size_t *len);
-/* A relative path without "..", "." or empty components, not absolute. */
-int lab_safe_relpath(const char *p);
 /* Resolve `path` (relative: to the lab directory) and accept it only when it
  * lies inside the lab directory or the lab's workspace. */
 mgpu_result lab_resolve_path(const lab_entry *e, const char *path, char *out, size_t len);

@@ -2,6 +2,7 @@
  * run as text, the returned table checked for shape and kept for runs. */
 #include "lab/lab_internal.h"
 #include "mgpu/env.h"
+#include "mgpu/file.h"
 #include <lauxlib.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,14 +175,14 @@ static int read_step(lua_State *L, lab_entry *e, int i, int seen, shape_err *se)
     snprintf(where, sizeof where, "step %d (%s)", i + 1, id);
     const char *text = field_str(L, t, "text"), *ex = field_str(L, t, "exercise");
     if (text) {
-        if (!lab_safe_relpath(text)) return shape_fail(se, "%s: text \"%s\" must be a path inside the lab", where, text);
+        if (!mgpu_file_relpath_inside(text)) return shape_fail(se, "%s: text \"%s\" must be a path inside the lab", where, text);
         snprintf(path, sizeof path, "%s/%s", e->info.dir, text);
         if (!file_exists(path)) return shape_fail(se, "%s: its text %s does not exist", where, path);
         if (own_file(e, path, where, "text", se)) return -1;
         s->text_path = lab_keep(e, path);
     }
     if (ex) {
-        if (!lab_safe_relpath(ex)) return shape_fail(se, "%s: exercise \"%s\" must be a file name", where, ex);
+        if (!mgpu_file_relpath_inside(ex)) return shape_fail(se, "%s: exercise \"%s\" must be a file name", where, ex);
         snprintf(path, sizeof path, "%s/exercises/%s", e->info.dir, ex);
         if (!file_exists(path)) return shape_fail(se, "%s: its exercise %s does not exist", where, path);
         if (own_file(e, path, where, "exercise", se)) return -1;

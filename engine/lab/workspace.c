@@ -10,18 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int lab_safe_relpath(const char *p)
-{
-    if (!p || !*p || p[0] == '/') return 0;
-    for (const char *s = p; *s;) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
-        s += n + (e != NULL);
-    }
-    return 1;
-}
-
 mgpu_result lab_read_file(const char *path, char **text, size_t *len)
 {
     /* regular files only, capped: a lab file linked to /dev/zero or a FIFO

@@ -23,6 +23,11 @@ mgpu_result mgpu_file_read(const char *path, size_t cap, char **text, size_t *le
  * could point anywhere and a parse error would show what it points at. */
 mgpu_result mgpu_file_read_nofollow(const char *path, size_t cap, char **text, size_t *len);
 
+/* Does `rel` stay inside the folder it is joined to? Yes for a relative
+ * path without "..", "." or empty parts; no for NULL, "" or an absolute
+ * one (a lab's file names, an export's exercise file). */
+int mgpu_file_relpath_inside(const char *rel);
+
 /* May `path` be written (replaced) as an output file? Yes when it does not
  * exist or is a regular file; a symbolic link, a device, a FIFO, a socket
  * or a directory is refused with a sentence naming what it is. */
