@@ -271,23 +271,53 @@ static void merge_counter(json_t *ours, const char *key, json_t *base, json_t *d
     json_object_set_new(ours, key, json_integer(sum > 0 ? sum : 0));
 }
 
+/* The keys of up to three objects (NULL or not an object: none) as an
+ * object of nulls: a copy of the key lists, since the merge changes them. */
+static json_t *all_keys(json_t *a, json_t *b, json_t *c)
+{
+    json_t *keys = json_object(), *objs[3] = {a, b, c};
+    const char *k;
+    json_t *v;
+    for (int i = 0; i < 3; i++)
+        if (json_is_object(objs[i])) json_object_foreach(objs[i], k, v) json_object_set_new(keys, k, json_null());
+    return keys;
+}
+
+/* Did this process leave a member as it was when read? */
+static int unchanged(json_t *ours, json_t *base) { return ours == base || (ours && base && json_equal(ours, base)); }
+
 /* Three-way merge of one object's members into `ours`: a member this
  * process left as it was when read (equal to base) takes the disk's
  * version; one it changed (or removed) keeps its own, except a count,
  * which adds this process's increment to the disk's. */
 static void merge_members(json_t *ours, json_t *base, json_t *disk)
 {
-    /* keys of all three; a copy of the key list, since ours changes */
-    json_t *keys = json_object();
+    json_t *keys = all_keys(ours, base, disk), *v;
     const char *k;
-    json_t *v;
-    json_object_foreach(ours, k, v) json_object_set_new(keys, k, json_null());
-    if (base) json_object_foreach(base, k, v) json_object_set_new(keys, k, json_null());
-    json_object_foreach(disk, k, v) json_object_set_new(keys, k, json_null());
     json_object_foreach(keys, k, v) {
-        json_t *o = json_object_get(ours, k), *b = base ? json_object_get(base, k) : NULL;
-        if (o == b || (o && b && json_equal(o, b))) take(ours, k, disk);
+        if (unchanged(json_object_get(ours, k), base ? json_object_get(base, k) : NULL)) take(ours, k, disk);
         else if (is_counter(k)) merge_counter(ours, k, base, disk);
+    }
+    json_decref(keys);
+}
+
+/* One lab that this process and another may both have changed: step by
+ * step, then member by member. */
+static void merge_lab(json_t *o, json_t *b, json_t *d)
+{
+    json_t *os = json_object_get(o, "steps"), *bs = json_object_get(b, "steps"), *ds = json_object_get(d, "steps");
+    if (!json_is_object(os) || !json_is_object(ds)) {
+        if (!os && ds) json_object_set(o, "steps", ds);
+        return;
+    }
+    if (!json_is_object(bs)) bs = NULL;
+    json_t *keys = all_keys(os, bs, ds), *v;
+    const char *s;
+    json_object_foreach(keys, s, v) {
+        json_t *o1 = json_object_get(os, s), *b1 = json_object_get(bs, s), *d1 = json_object_get(ds, s);
+        if (unchanged(o1, b1)) take(os, s, ds);
+        else if (json_is_object(o1) && json_is_object(d1))
+            merge_members(o1, json_is_object(b1) ? b1 : NULL, d1);
     }
     json_decref(keys);
 }
@@ -299,52 +329,22 @@ static void merge_disk(lab_progress *p, json_t *disk)
     json_t *ol = json_object_get(p->doc, "labs"), *bl = json_object_get(p->base, "labs"),
            *dl = json_object_get(disk, "labs");
     if (!json_is_object(ol) || !json_is_object(dl)) return;
-    json_t *keys = json_object();
+    json_t *keys = all_keys(ol, bl, dl), *v;
     const char *k;
-    json_t *v;
-    json_object_foreach(ol, k, v) json_object_set_new(keys, k, json_null());
-    if (json_is_object(bl)) json_object_foreach(bl, k, v) json_object_set_new(keys, k, json_null());
-    json_object_foreach(dl, k, v) json_object_set_new(keys, k, json_null());
     json_object_foreach(keys, k, v) {
         json_t *o = json_object_get(ol, k), *b = json_object_get(bl, k), *d = json_object_get(dl, k);
-        if (o == b || (o && b && json_equal(o, b))) {
-            take(ol, k, dl); /* a lab we did not touch: theirs */
-            continue;
-        }
-        if (!o || !json_is_object(d)) continue; /* we reset it, or only we have it */
-        /* both may have changed it: step by step */
-        json_t *os = json_object_get(o, "steps"), *bs = json_object_get(b, "steps"), *ds = json_object_get(d, "steps");
-        if (json_is_object(os) && json_is_object(ds)) {
-            json_t *sk = json_object();
-            const char *s;
-            json_t *sv;
-            json_object_foreach(os, s, sv) json_object_set_new(sk, s, json_null());
-            if (json_is_object(bs)) json_object_foreach(bs, s, sv) json_object_set_new(sk, s, json_null());
-            json_object_foreach(ds, s, sv) json_object_set_new(sk, s, json_null());
-            json_object_foreach(sk, s, sv) {
-                json_t *o1 = json_object_get(os, s), *b1 = json_is_object(bs) ? json_object_get(bs, s) : NULL,
-                       *d1 = json_object_get(ds, s);
-                if (o1 == b1 || (o1 && b1 && json_equal(o1, b1))) take(os, s, ds);
-                else if (o1 && json_is_object(o1) && json_is_object(d1))
-                    merge_members(o1, json_is_object(b1) ? b1 : NULL, d1); /* member by member */
-            }
-            json_decref(sk);
-        } else if (!os && ds) {
-            json_object_set(o, "steps", ds);
-        }
+        if (unchanged(o, b)) take(ol, k, dl); /* a lab we did not touch: theirs */
+        else if (o && json_is_object(d)) merge_lab(o, b, d); /* else we reset it, or only we have it */
     }
     json_decref(keys);
     /* the members beside "labs" (the learner's name for exports): ours
      * when this process changed them, else the disk's */
-    json_t *top = json_object();
-    json_object_foreach(p->doc, k, v) json_object_set_new(top, k, json_null());
-    json_object_foreach(disk, k, v) json_object_set_new(top, k, json_null());
-    json_object_foreach(top, k, v) {
+    keys = all_keys(p->doc, disk, NULL);
+    json_object_foreach(keys, k, v) {
         if (strcmp(k, "labs") == 0 || strcmp(k, "digest") == 0) continue;
-        json_t *o = json_object_get(p->doc, k), *b = json_object_get(p->base, k);
-        if (o == b || (o && b && json_equal(o, b))) take(p->doc, k, disk);
+        if (unchanged(json_object_get(p->doc, k), json_object_get(p->base, k))) take(p->doc, k, disk);
     }
-    json_decref(top);
+    json_decref(keys);
 }
 
 mgpu_result lab_progress_save(lab_progress *p)
