@@ -244,6 +244,28 @@ static const char *ko_of(lua_State *L, lab_entry *e, const char *en)
     return ko ? ko : en;
 }
 
+/* A step's file in Korean: NAME.ko.EXT beside NAME.EXT (src), when there
+ * is one; the lab must own it as it owns the English. *out stays NULL
+ * without one. Returns -1 with err set when it is not the lab's. */
+static int ko_twin(lab_entry *e, const char *src, const char *ext, int step, const char *id, const char *what,
+                   const char **out, char *err, size_t errlen)
+{
+    size_t n = src ? strlen(src) : 0, x = strlen(ext);
+    if (n <= x || strcmp(src + n - x, ext) != 0) return 0;
+    char path[PATH_MAX * 2];
+    snprintf(path, sizeof path, "%.*s.ko%s", (int)(n - x), src, ext);
+    if (access(path, F_OK) != 0) return 0;
+    char why[96];
+    snprintf(why, sizeof why, "step %d (%s): its Korean %s", step + 1, id, what);
+    if (lab_own_file(e, path, why) != MGPU_OK) {
+        snprintf(err, errlen, "%s", mgpu_error_message());
+        mgpu_error_clear();
+        return -1;
+    }
+    *out = lab_keep(e, path);
+    return 0;
+}
+
 int lab_lang_statics(lab_entry *e, char *err, size_t errlen)
 {
     lua_State *L = mgpu_lua_state(e->sb);
@@ -262,38 +284,11 @@ int lab_lang_statics(lab_entry *e, char *err, size_t errlen)
         if (!k->hints || !k->asks) return snprintf(err, errlen, "out of memory"), -1;
         for (int h = 0; h < s->nhints; h++) k->hints[h] = ko_of(L, e, s->hints[h]);
         for (int q = 0; q < s->nquestions; q++) k->asks[q] = ko_of(L, e, s->questions[q].ask);
-        size_t n = s->text_path ? strlen(s->text_path) : 0;
-        if (n > 3 && strcmp(s->text_path + n - 3, ".md") == 0) {
-            char path[PATH_MAX * 2];
-            snprintf(path, sizeof path, "%.*s.ko.md", (int)(n - 3), s->text_path);
-            if (access(path, F_OK) == 0) {
-                char what[96];
-                snprintf(what, sizeof what, "step %d (%s): its Korean text", i + 1, s->id);
-                if (lab_own_file(e, path, what) != MGPU_OK) {
-                    snprintf(err, errlen, "%s", mgpu_error_message());
-                    mgpu_error_clear();
-                    return -1;
-                }
-                k->text_path = lab_keep(e, path);
-            }
-        }
-        /* exercises/NAME.ko.lua: the exercise with its comments in Korean,
-         * the learner's first copy (and a reset's) in Korean */
-        n = s->exercise_src ? strlen(s->exercise_src) : 0;
-        if (n > 4 && strcmp(s->exercise_src + n - 4, ".lua") == 0) {
-            char path[PATH_MAX * 2];
-            snprintf(path, sizeof path, "%.*s.ko.lua", (int)(n - 4), s->exercise_src);
-            if (access(path, F_OK) == 0) {
-                char what[96];
-                snprintf(what, sizeof what, "step %d (%s): its Korean exercise", i + 1, s->id);
-                if (lab_own_file(e, path, what) != MGPU_OK) {
-                    snprintf(err, errlen, "%s", mgpu_error_message());
-                    mgpu_error_clear();
-                    return -1;
-                }
-                k->exercise_src = lab_keep(e, path);
-            }
-        }
+        if (ko_twin(e, s->text_path, ".md", i, s->id, "text", &k->text_path, err, errlen) ||
+            /* exercises/NAME.ko.lua: the exercise with its comments in
+             * Korean, the learner's first copy (and a reset's) in Korean */
+            ko_twin(e, s->exercise_src, ".lua", i, s->id, "exercise", &k->exercise_src, err, errlen))
+            return -1;
     }
     lua_settop(L, top);
     lab_lang_point(e, mgpu_lang_get());
