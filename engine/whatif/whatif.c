@@ -43,10 +43,21 @@ static void name_link(const mgpu_coll_prediction *p, const whatif_span *sp, mgpu
     snprintf(t->algo, sizeof t->algo, "%s/%s", p->algo_name ? p->algo_name : "?", p->proto_name ? p->proto_name : "?");
 }
 
-static mgpu_result traffic(const whatif_layout *l, const whatif_costs *k, double dp_bytes, mgpu_whatif_result *out)
+/* One call of an axis's collective on t->bytes, priced: its time, its
+ * link and algorithm, and the total over t->calls. */
+static mgpu_result price_calls(const whatif_layout *l, const whatif_span *sp, mgpu_coll op, mgpu_whatif_traffic *t)
 {
     mgpu_coll_prediction p;
     double ns;
+    MGPU_CHECK(whatif_coll_ns(l, sp, op, t->bytes, &ns, &p));
+    name_link(&p, sp, t);
+    t->call_us = ns / 1000.0;
+    t->total_ms = t->calls * ns / 1e6;
+    return MGPU_OK;
+}
+
+static mgpu_result traffic(const whatif_layout *l, const whatif_costs *k, double dp_bytes, mgpu_whatif_result *out)
+{
     /* TP: the busiest stage's calls */
     mgpu_whatif_traffic *t = &out->traffic[MGPU_WHATIF_TP];
     const whatif_span *sp = &l->span[MGPU_WHATIF_TP];
@@ -59,10 +70,7 @@ static mgpu_result traffic(const whatif_layout *l, const whatif_costs *k, double
         long c = (whatif_stage_tp_calls(l, s, 0) + whatif_stage_tp_calls(l, s, 1)) * l->m;
         if (c > t->calls) t->calls = c;
     }
-    MGPU_CHECK(whatif_coll_ns(l, sp, MGPU_COLL_ALL_REDUCE, k->tp_bytes, &ns, &p));
-    name_link(&p, sp, t);
-    t->call_us = ns / 1000.0;
-    t->total_ms = t->calls * ns / 1e6;
+    MGPU_CHECK(price_calls(l, sp, MGPU_COLL_ALL_REDUCE, t));
 
     /* PP: a middle stage sends an activation up and a gradient down, and
      * receives as many, per micro-batch */
@@ -74,11 +82,9 @@ static mgpu_result traffic(const whatif_layout *l, const whatif_costs *k, double
     snprintf(t->collective, sizeof t->collective, "send/recv");
     t->bytes = k->p2p_bytes;
     t->calls = l->c.pp > 1 ? (l->c.pp > 2 ? 4L : 2L) * l->m : 0;
-    MGPU_CHECK(whatif_coll_ns(l, sp, MGPU_COLL_SEND, k->p2p_bytes, &ns, &p));
-    name_link(&p, sp, t);
-    t->call_us = ns / 1000.0;
-    t->total_ms = t->calls * ns / 1e6;
+    MGPU_CHECK(price_calls(l, sp, MGPU_COLL_SEND, t));
 
+    /* DP: one exchange per step (ZeRO: a reduce-scatter and an all-gather) */
     t = &out->traffic[MGPU_WHATIF_DP];
     sp = &l->span[MGPU_WHATIF_DP];
     t->axis = "DP";
@@ -87,19 +93,18 @@ static mgpu_result traffic(const whatif_layout *l, const whatif_costs *k, double
     t->bytes = dp_bytes;
     t->calls = sp->size > 1 ? (l->c.zero ? 2 : 1) : 0;
     if (l->c.zero) {
-        double ns2;
+        mgpu_coll_prediction p;
+        double ns, ns2;
         snprintf(t->collective, sizeof t->collective, "reduce_scatter + all_gather");
         MGPU_CHECK(whatif_coll_ns(l, sp, MGPU_COLL_REDUCE_SCATTER, dp_bytes, &ns, &p));
         MGPU_CHECK(whatif_coll_ns(l, sp, MGPU_COLL_ALL_GATHER, dp_bytes, &ns2, NULL));
+        name_link(&p, sp, t);
         t->call_us = ns / 1000.0;
         t->total_ms = (ns + ns2) / 1e6;
     } else {
         snprintf(t->collective, sizeof t->collective, "all_reduce");
-        MGPU_CHECK(whatif_coll_ns(l, sp, MGPU_COLL_ALL_REDUCE, dp_bytes, &ns, &p));
-        t->call_us = ns / 1000.0;
-        t->total_ms = ns / 1e6;
+        MGPU_CHECK(price_calls(l, sp, MGPU_COLL_ALL_REDUCE, t));
     }
-    name_link(&p, sp, t);
     if (sp->size <= 1) t->total_ms = 0;
     return MGPU_OK;
 }
