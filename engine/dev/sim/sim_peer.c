@@ -33,6 +33,17 @@ mgpu_result sim_peer_attributes(mgpu_backend *be, int dev, int peer, mgpu_p2p_at
     return MGPU_OK;
 }
 
+/* Turn dev's access to peer on or off; returns whether it was on before
+ * (CUDA refuses to enable it twice or to disable it when off). */
+static int switch_peer(sim_state *st, int dev, int peer, int on)
+{
+    pthread_mutex_lock(&st->lock);
+    int was = st->peer_on[dev * st->ndev + peer];
+    st->peer_on[dev * st->ndev + peer] = on;
+    pthread_mutex_unlock(&st->lock);
+    return was;
+}
+
 mgpu_result sim_peer_enable(mgpu_backend *be, int dev, int peer)
 {
     sim_state *st = sim_of(be);
@@ -52,31 +63,22 @@ mgpu_result sim_peer_enable(mgpu_backend *be, int dev, int peer)
                          "(cudaErrorPeerAccessUnsupported)",
                          dev, peer, mgpu_path_type_name(p.type));
     }
-    mgpu_result r = MGPU_OK;
-    pthread_mutex_lock(&st->lock);
-    if (st->peer_on[dev * st->ndev + peer])
-        r = mgpu_fail(MGPU_ERR_PEER,
-                      "peer access from GPU %d to GPU %d is already enabled "
-                      "(cudaErrorPeerAccessAlreadyEnabled); enable it once",
-                      dev, peer);
-    else st->peer_on[dev * st->ndev + peer] = 1;
-    pthread_mutex_unlock(&st->lock);
-    return r;
+    if (switch_peer(st, dev, peer, 1))
+        return mgpu_fail(MGPU_ERR_PEER,
+                         "peer access from GPU %d to GPU %d is already enabled "
+                         "(cudaErrorPeerAccessAlreadyEnabled); enable it once",
+                         dev, peer);
+    return MGPU_OK;
 }
 
 mgpu_result sim_peer_disable(mgpu_backend *be, int dev, int peer)
 {
-    sim_state *st = sim_of(be);
-    mgpu_result r = MGPU_OK;
-    pthread_mutex_lock(&st->lock);
-    if (!st->peer_on[dev * st->ndev + peer])
-        r = mgpu_fail(MGPU_ERR_PEER,
-                      "peer access from GPU %d to GPU %d is not enabled, so it cannot be disabled "
-                      "(cudaErrorPeerAccessNotEnabled)",
-                      dev, peer);
-    else st->peer_on[dev * st->ndev + peer] = 0;
-    pthread_mutex_unlock(&st->lock);
-    return r;
+    if (!switch_peer(sim_of(be), dev, peer, 0))
+        return mgpu_fail(MGPU_ERR_PEER,
+                         "peer access from GPU %d to GPU %d is not enabled, so it cannot be disabled "
+                         "(cudaErrorPeerAccessNotEnabled)",
+                         dev, peer);
+    return MGPU_OK;
 }
 
 mgpu_result sim_peer_enabled(mgpu_backend *be, int dev, int peer, int *on)
