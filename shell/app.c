@@ -5,6 +5,7 @@
  * state helpers, so the core has no call circle: app.c itself calls only
  * the leaves (snap, text, the engine). */
 #include "app.h"
+#include "shell_strings.h"
 #include "text.h"
 #include "watch.h"
 #include <stdarg.h>
@@ -29,6 +30,13 @@ const snap_step *app_step(const shell_app *a, int lab, int step)
 {
     const snap_lab *l = app_lab(a, lab);
     return l && step >= 0 && step < l->nsteps ? &l->steps[step] : NULL;
+}
+
+const snap_step *app_selected_step(shell_app *a)
+{
+    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
+    if (!st) status_set(a, tr("open a lab and select a step first"));
+    return st;
 }
 
 /* After `step`: the first step not passed, else simply the next one. */

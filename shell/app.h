@@ -144,6 +144,9 @@ mgpu_result app_new(const mgpu_shell_options *g, shell_app **out);
 void app_free(shell_app *a);
 const snap_lab *app_lab(const shell_app *a, int lab);
 const snap_step *app_step(const shell_app *a, int lab, int step);
+/* The selected step of the open lab, or NULL after asking the learner on
+ * the status line to select one (where an action on "this step" starts). */
+const snap_step *app_selected_step(shell_app *a);
 int next_step_of(const shell_app *a, int lab, int step); /* -1 when step is the last */
 int app_busy(const shell_app *a); /* a step is running */
 /* Telemetry is sampled: a step runs, or ended less than a moment ago (the

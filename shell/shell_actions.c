@@ -121,11 +121,8 @@ void act_cancel(shell_app *a)
 /* $EDITOR (or vi) on the exercise: curses steps aside while it runs. */
 void act_edit(shell_app *a)
 {
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) {
-        status_set(a, tr("open a lab and select a step first"));
-        return;
-    }
+    const snap_step *st = app_selected_step(a);
+    if (!st) return;
     if (!st->exercise) {
         status_set(a, tr("step \"%s\" has no exercise to edit"), st->title ? st->title : st->id);
         return;
@@ -171,11 +168,8 @@ void act_edit(shell_app *a)
 
 void act_hint(shell_app *a)
 {
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) {
-        status_set(a, tr("open a lab and select a step first"));
-        return;
-    }
+    const snap_step *st = app_selected_step(a);
+    if (!st) return;
     if (!catalog_free(a, "hint")) return;
     const char *h = mgpu_lab_hint(a->cat, a->lab_open, a->step_sel);
     if (!h) dialog_message(a, tr("Hint"), tr("This step has no hints."));
@@ -187,11 +181,8 @@ void act_hint(shell_app *a)
  * confirmed, and recorded in progress ("solution_shown"). */
 void act_ask_solution(shell_app *a)
 {
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) {
-        status_set(a, tr("open a lab and select a step first"));
-        return;
-    }
+    const snap_step *st = app_selected_step(a);
+    if (!st) return;
     if (!st->exercise) {
         status_set(a, tr("step %d has no exercise, so no solution to show"), a->step_sel + 1);
         return;
@@ -244,11 +235,8 @@ static void prompt_question(shell_app *a, int q)
 
 void act_answer(shell_app *a)
 {
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) {
-        status_set(a, tr("open a lab and select a step first"));
-        return;
-    }
+    const snap_step *st = app_selected_step(a);
+    if (!st) return;
     if (st->nquestions == 0) {
         status_set(a, tr("this step asks no questions"));
         return;

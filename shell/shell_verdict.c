@@ -241,11 +241,8 @@ void verdict_show_all(shell_app *a)
 {
     const shell_verdict *sv = selected_verdict(a);
     const mgpu_lab_verdict *v = verdict_of(sv);
-    const snap_step *st = app_step(a, a->lab_open, a->step_sel);
-    if (!st) {
-        status_set(a, tr("open a lab and select a step first"));
-        return;
-    }
+    const snap_step *st = app_selected_step(a);
+    if (!st) return;
     if (!v && !st->last_message) {
         status_set(a, tr("no verdict yet: r runs the step"));
         return;
