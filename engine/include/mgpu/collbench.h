@@ -4,10 +4,12 @@
  * One small descriptor per collective (engine/bench/coll_<name>.c, as
  * nccl-tests' src/<name>.cu): the element counts for a size, the bus-
  * bandwidth factor, the exact expected output and the call. One shared core
- * (coll_bench.c) parses the flags, walks the sizes, times the iterations
- * with events on the communicator's stream, checks every element against
- * the exact expected result and formats nccl-tests' rows. The worker job
- * (coll_job.c) runs the sweep on every rank; the coordinator prints.
+ * (coll_bench.c) walks the sizes, times the iterations with events on the
+ * communicator's stream and checks every element against the exact
+ * expected result; coll_options.c sets and checks the flags' values and
+ * formats nccl-tests' rows. The worker job (coll_job.c) runs the sweep on
+ * every rank; the coordinator prints. The job's params, rows and result
+ * document are engine/jobs/coll_doc.c's (mgpu/coll_doc.h).
  *
  * Data: rank r's input element i is a(i) + c(r) (small integers, so every
  * partial sum of every reduction order is exact in every dtype; a(i) repeats
