@@ -206,6 +206,88 @@ static void test_views(void)
              WANT("read of x[0:1024]"));
 }
 
+static void test_slices(void)
+{
+    /* a pipeline: one line writes slice after slice on s, each with its
+     * event; the default stream takes slice j once its event is done, while
+     * s is ahead with the next ones. Slices ordered by their own events do
+     * not race, whatever the same line wrote next to them later */
+    no_race(with_prelude("local got = {}\n"
+                         "for j = 0, 3 do x:flat(j * 256, 256):fill{value = j, stream = s}; got[j] = mgpu.event(); got[j]:record(s) end\n"
+                         "for j = 0, 3 do mgpu.default_stream():wait(got[j]); mgpu.copy(y:flat(j * 256, 256), x:flat(j * 256, 256)) end\n"));
+    /* ... and the one slice not waited for is named, not its neighbours */
+    one_race(with_prelude("local got = {}\n"
+                          "for j = 0, 3 do x:flat(j * 256, 256):fill{value = j, stream = s}; got[j] = mgpu.event(); got[j]:record(s) end\n"
+                          "for j = 0, 3 do if j ~= 2 then mgpu.default_stream():wait(got[j]) end; mgpu.copy(y:flat(j * 256, 256), x:flat(j * 256, 256)) end\n"),
+             WANT("read of x[512:768] on the default stream (copy) at t.lua:6", "the write on stream", "(fill) at t.lua:5"));
+    /* the other way round: reads of slices, each with its event; a write
+     * after the first slice's read was waited for does not race it, a write
+     * to the second slice does */
+    no_race(with_prelude("local done = {}\n"
+                         "for j = 0, 3 do mgpu.copy(y:flat(j * 256, 256), x:flat(j * 256, 256)); done[j] = mgpu.event(); done[j]:record() end\n"
+                         "s:wait(done[0]); x:flat(0, 256):fill{value = 9, stream = s}\n"));
+    one_race(with_prelude("local done = {}\n"
+                          "for j = 0, 3 do mgpu.copy(y:flat(j * 256, 256), x:flat(j * 256, 256)); done[j] = mgpu.event(); done[j]:record() end\n"
+                          "s:wait(done[0]); x:flat(0, 512):fill{value = 9, stream = s}\n"),
+             WANT("write of x[256:512] on stream", "(fill) at t.lua:6", "after the read on the default stream (copy) at t.lua:5"));
+    /* a host wait between two slices of one line orders the first only */
+    no_race(with_prelude("for j = 0, 1 do x:flat(j * 512, 512):fill{value = j, stream = s}; if j == 0 then s:synchronize() end end\n"
+                         "assert(x:get(0) == 0)\n"));
+    one_race(with_prelude("for j = 0, 1 do x:flat(j * 512, 512):fill{value = j, stream = s}; if j == 0 then s:synchronize() end end\n"
+                          "local v = x:get(600)\n"),
+             WANT("stale data: the host read x[600:601] (t:get) at t.lua:5", "(fill) at t.lua:4"));
+    /* slices kept apart are named together when one access races them all:
+     * one report over the range they cover, once */
+    one_race(with_prelude("for j = 0, 7 do x:flat(j * 128, 128):fill{value = j, stream = s}; mgpu.event():record(s) end\n"
+                          "mgpu.copy(y, x)\n"),
+             WANT("read of x[0:1024] on the default stream (copy) at t.lua:5"));
+    int n = 0;
+    const mgpu_race_report *rep = mgpu_race_reports(be, &n);
+    CHECKF(n == 1 && rep[0].count == 1, "%d reports, seen %lu times", n, n ? rep[0].count : 0);
+    one_race(with_prelude("local e = {}\n"
+                          "for j = 0, 7 do x:flat(j * 128, 128):fill{value = j, stream = s}; e[j] = mgpu.event(); e[j]:record(s) end\n"
+                          "mgpu.default_stream():wait(e[3]); mgpu.copy(y, x)\n"),
+             WANT("read of x[512:1024] on the default stream (copy) at t.lua:6"));
+    /* an in-place collective over eight such slices: still one report (its
+     * write over the bytes its read raced is the same fault) */
+    CHECK(run("local c = mgpu.comm()\n"
+              "local b = mgpu.tensor{count = 1024, name = 'b'}\n"
+              "for j = 0, 7 do b:flat(j * 128, 128):fill{value = j}; mgpu.event():record() end\n"
+              "c:all_reduce(b, 'sum', c:stream())\n") == 1);
+    CHECKF(strstr(last, "read of b[0:1024] on the comm stream (all_reduce) at t.lua:4") != NULL, "%s", last);
+    /* the ring all-reduce's pattern on the comm stream, to itself (one
+     * rank): slice j+1's receive is queued while the default stream adds
+     * slice j, each add after its slice's receive, each receive into a
+     * scratch slice after the add that read it last */
+    static const char ring[] =
+        "local c = mgpu.comm()\n"
+        "local cs, ds = c:stream(), mgpu.default_stream()\n"
+        "local buf = mgpu.tensor{count = 1024, name = 'buf'}:fill(1)\n"
+        "local scratch = mgpu.tensor{count = 512, name = 'scratch'}\n"
+        "local e = mgpu.event(); e:record(ds); cs:wait(e)\n"
+        "local added, got = {}, {}\n"
+        "for step = 0, 1 do\n"
+        "  for j = 0, 3 do\n"
+        "    if added[j] then cs:wait(added[j]) end\n"
+        "    mgpu.group(function() c:send(buf:flat(j * 128, 128), 0, cs); c:recv(scratch:flat(j * 128, 128), 0, cs) end)\n"
+        "    got[j] = mgpu.event(); got[j]:record(cs)\n"
+        "  end\n"
+        "  for j = 0, 3 do\n"
+        "    if not (SKIP and step == 1 and j == 1) then ds:wait(got[j]) end\n"
+        "    mgpu.nn.add(buf:flat(512 + j * 128, 128), scratch:flat(j * 128, 128), buf:flat(512 + j * 128, 128))\n"
+        "    added[j] = mgpu.event(); added[j]:record(ds)\n"
+        "  end\n"
+        "end\n"
+        "mgpu.synchronize()\n"
+        "assert(SKIP or buf:get(512) == 3, buf:get(512))\n";
+    char body[2048];
+    snprintf(body, sizeof body, "local SKIP = false\n%s", ring);
+    no_race(body);
+    snprintf(body, sizeof body, "local SKIP = true\n%s", ring);
+    one_race(body, WANT("read of scratch[128:256] on the default stream (add) at t.lua:16",
+                        "after the write on the comm stream (recv) at t.lua:11"));
+}
+
 static void test_collectives(void)
 {
     /* DDP's bucket: copied on the default stream, all-reduced on the comm stream */
@@ -333,6 +415,7 @@ int main(void)
     test_host();
     test_kinds();
     test_views();
+    test_slices();
     test_collectives();
     test_nn();
     test_once_and_restored();

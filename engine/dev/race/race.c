@@ -302,6 +302,14 @@ void mgpu_race_label_stream(mgpu_stream *s, const char *label)
 
 /*--- Events and the host -------------------------------------------------------*/
 
+/* Stream k's clock leaves it (into an event, or the host's clock): from now
+ * on another stream can be ordered after its accesses so far and not after
+ * its next ones, so race_access.c keeps those apart. */
+static void publish(struct mgpu_race *r, int k)
+{
+    r->slots[k].published = r->slots[k].vc[k];
+}
+
 typedef struct race_event {
     uint64_t epoch;
     int n, cap;
@@ -328,6 +336,7 @@ void mgpu_race_event_record(mgpu_event *e, mgpu_stream *s)
     }
     if (k >= 0) {
         race_tick(r, k); /* the record is queued after what the host has seen, too */
+        publish(r, k);
         ev->epoch = r->epoch;
         ev->n = r->nslots;
         memcpy(ev->vc, r->slots[k].vc, (size_t)r->nslots * sizeof ev->vc[0]);
@@ -369,7 +378,10 @@ void mgpu_race_host_waited_stream(mgpu_stream *s)
     if (!r || !r->flags) return;
     pthread_mutex_lock(&r->lock);
     int k = race_slot_of(r, s);
-    if (k >= 0) host_join(r, r->slots[k].vc, r->nslots);
+    if (k >= 0) {
+        publish(r, k);
+        host_join(r, r->slots[k].vc, r->nslots);
+    }
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -389,7 +401,10 @@ void mgpu_race_host_waited_device(mgpu_backend *be, int dev)
     if (!r || !r->flags) return;
     pthread_mutex_lock(&r->lock);
     for (int k = 0; k < r->nslots; k++)
-        if (r->slots[k].device == dev) host_join(r, r->slots[k].vc, r->nslots);
+        if (r->slots[k].device == dev) {
+            publish(r, k);
+            host_join(r, r->slots[k].vc, r->nslots);
+        }
     pthread_mutex_unlock(&r->lock);
 }
 

@@ -72,15 +72,20 @@ static void drop(mgpu_race_buf *st, int i)
     st->n--;
 }
 
-/* Keep the new access. Same stream, same kind, same line and touching an
- * earlier record: one record (the later counter stands for both, which
- * only makes later checks stricter). Past RACE_BUF_ACCS the oldest goes. */
+/* Keep the new access. Same stream, same kind, same line, touching an
+ * earlier record, and no event or host wait has taken the stream's clock
+ * out since that record: one record with the later counter. Nothing can be
+ * ordered after the one and not after the other then, so the merge loses
+ * nothing. Across such a point they stay apart: a pipeline's slice i is
+ * waited for by its own event while slice i+1 (the same line, the bytes
+ * next to it) is still in flight. Past RACE_BUF_ACCS the oldest goes. */
 static void keep(struct mgpu_race *r, mgpu_race_buf *st, const race_acc *a)
 {
+    uint64_t published = r->slots[a->slot].published;
     for (int i = 0; i < st->n; i++) {
         race_acc *o = &st->acc[i];
         if (o->slot == a->slot && o->write == a->write && o->host == a->host && o->site == a->site &&
-            o->lo <= a->hi && a->lo <= o->hi) {
+            o->lo <= a->hi && a->lo <= o->hi && published < o->seq) {
             if (a->lo < o->lo) o->lo = a->lo;
             if (a->hi > o->hi) o->hi = a->hi;
             o->seq = a->seq;
@@ -274,12 +279,43 @@ void mgpu_race_op_begin(mgpu_race_op *op, mgpu_stream *s, const char *what)
     }
 }
 
+/* Where the new access races earlier records of one side (stream, line,
+ * operation, read or write): the bytes they share with it. Records of one
+ * side next to each other are one report over their union - slices one
+ * line wrote with events between them are kept apart (keep()) but named
+ * together - and the sim poisons the union once. */
+typedef struct race_hit {
+    const race_acc *o;
+    size_t lo, hi;
+} race_hit;
+
+static int same_side(const race_acc *x, const race_acc *y)
+{
+    return x->slot == y->slot && x->site == y->site && x->write == y->write && x->host == y->host &&
+           x->what == y->what;
+}
+
+/* Joins hits of one side that touch; keeps the order they were met in. */
+static int coalesce(race_hit *h, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++) {
+            if (!same_side(h[i].o, h[k].o) || h[k].hi < h[i].lo || h[i].hi < h[k].lo) continue;
+            if (h[k].lo < h[i].lo) h[i].lo = h[k].lo;
+            if (h[k].hi > h[i].hi) h[i].hi = h[k].hi;
+            memmove(&h[k], &h[k + 1], (size_t)(n - k - 1) * sizeof h[0]);
+            n--;
+            k = i; /* h[i] grew: it may touch one passed already */
+        }
+    return n;
+}
+
 static void access(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t bytes, mgpu_dtype t, int write)
 {
     struct mgpu_race *r = op->r;
     if (!r || !b || bytes == 0) return; /* phantom work is ordered like any (show() skips it: no data) */
-    mgpu_race_report rep, tell;
-    int told = 0;
+    mgpu_race_report rep, tell[4];
+    int ntell = 0;
     pthread_mutex_lock(&r->lock);
     int slot = race_slot_of(r, op->s);
     mgpu_race_buf *st = slot >= 0 ? buf_state(r, b) : NULL;
@@ -292,23 +328,32 @@ static void access(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t by
     race_acc a = {.lo = off, .hi = off + bytes, .seq = race_tick(r, slot), .slot = (uint32_t)slot,
                   .site = race_op_site(r, op), .what = host ? r->host_read_what : op->what, .write = (unsigned char)write,
                   .host = (unsigned char)host};
-    size_t esz = mgpu_dtype_size(t);
+    race_hit hit[RACE_BUF_ACCS]; /* at most one per record */
+    int nhit = 0;
     for (int i = 0; i < st->n; i++) {
         const race_acc *o = &st->acc[i];
         if (o->hi <= a.lo || a.hi <= o->lo || (!write && !o->write)) continue;
         if (race_ordered(r, o->slot, o->seq, slot) || told_before(op, o)) continue;
-        size_t lo = o->lo > a.lo ? o->lo : a.lo, hi = o->hi < a.hi ? o->hi : a.hi;
+        hit[nhit].o = o;
+        hit[nhit].lo = o->lo > a.lo ? o->lo : a.lo;
+        hit[nhit++].hi = o->hi < a.hi ? o->hi : a.hi;
+    }
+    nhit = coalesce(hit, nhit);
+    size_t esz = mgpu_dtype_size(t);
+    for (int i = 0; i < nhit; i++) {
+        const race_acc *o = hit[i].o;
         memset(&rep, 0, sizeof rep);
         rep.kind = !write ? "read-after-write" : o->write ? "write-after-write" : "write-after-read";
         rep.stale = host;
-        if (!write) rep.shown = show(op, b, lo, hi, t);
+        if (!write) rep.shown = show(op, b, hit[i].lo, hit[i].hi, t);
         rep.named = tensor_name(r, b, st, rep.tensor, sizeof rep.tensor);
-        rep.first = lo / esz;
-        rep.last = (hi + esz - 1) / esz;
+        rep.first = hit[i].lo / esz;
+        rep.last = (hit[i].hi + esz - 1) / esz;
         side(r, &rep.now, a.what, slot, a.site);
         side(r, &rep.then, o->what, (int)o->slot, o->site);
         sentence(&rep);
-        if (race_add_report(r, &rep, a.site, o->site, &tell)) told = 1;
+        const int most = (int)(sizeof tell / sizeof tell[0]); /* past it, the last new one is told */
+        if (race_add_report(r, &rep, a.site, o->site, &tell[ntell < most ? ntell : most - 1]) && ntell < most) ntell++;
     }
     prune(r, st, &a, slot);
     keep(r, st, &a);
@@ -320,7 +365,7 @@ static void access(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t by
     mgpu_race_report_fn fn = r->report_fn;
     void *ctx = r->report_ctx;
     pthread_mutex_unlock(&r->lock);
-    if (told && fn) fn(ctx, &tell);
+    for (int i = 0; fn && i < ntell; i++) fn(ctx, &tell[i]);
 }
 
 void mgpu_race_read(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t bytes, mgpu_dtype t)

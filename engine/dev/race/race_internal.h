@@ -15,6 +15,10 @@
 typedef struct race_slot {
     uint64_t *vc;            /* the stream's vector clock, r->cap entries */
     uint64_t host_gen;       /* the host clock's generation last joined */
+    uint64_t published;      /* the highest of its own counter an event or a host wait
+                              * carried out of it: another stream (or the host) can be
+                              * ordered after one access and not after the next only
+                              * when such a value falls between them */
     int device;
     int legacy;              /* the device's legacy default stream (one clock for every handle) */
     char label[RACE_LABEL_LEN];

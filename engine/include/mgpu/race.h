@@ -130,7 +130,8 @@ typedef struct mgpu_race_op {
     int show;
     unsigned site;         /* the script line, asked once for all the operation's accesses (0: not yet) */
     int ntold;             /* the earlier accesses this operation raced: an in-place */
-    struct { unsigned slot; uint64_t seq; } told[4]; /* one reads and writes, one report */
+    struct { unsigned slot; uint64_t seq; } told[16]; /* one reads and writes, one report (16: a
+                                                       * pipeline's slices are records of their own) */
 } mgpu_race_op;
 
 void mgpu_race_op_begin(mgpu_race_op *op, mgpu_stream *s, const char *what);
