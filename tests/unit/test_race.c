@@ -255,6 +255,24 @@ static void test_slices(void)
               "for j = 0, 7 do b:flat(j * 128, 128):fill{value = j}; mgpu.event():record() end\n"
               "c:all_reduce(b, 'sum', c:stream())\n") == 1);
     CHECKF(strstr(last, "read of b[0:1024] on the comm stream (all_reduce) at t.lua:4") != NULL, "%s", last);
+    /* slices kept apart are many: 200 of them, each with its event, and
+     * the first one still races a read that waited for none */
+    one_race(with_prelude("for j = 0, 199 do x:flat(j * 4, 4):fill{value = j, stream = s}; mgpu.event():record(s) end\n"
+                          "mgpu.copy(y:flat(0, 4), x:flat(0, 4))\n"),
+             WANT("read of x[0:4] on the default stream (copy) at t.lua:5"));
+    mgpu_race_stats stats;
+    mgpu_race_stats_get(be, &stats);
+    CHECKF(stats.forgotten == 0, "%lu records forgotten", stats.forgotten);
+    /* what the host waited for can race nothing: a slice at a time with a
+     * host wait between (a data loader) leaves no list to cut short, and
+     * the next unordered write is still caught */
+    one_race(with_prelude("for j = 0, 999 do x:flat(j, 1):fill{value = j, stream = s}; s:synchronize() end\n"
+                          "assert(x:get(999) == 999)\n"
+                          "x:flat(0, 1):fill{value = 5, stream = s}\n"
+                          "local v = x:get(0)\n"),
+             WANT("stale data: the host read x[0:1] (t:get) at t.lua:7", "(fill) at t.lua:6"));
+    mgpu_race_stats_get(be, &stats);
+    CHECKF(stats.forgotten == 0, "%lu records forgotten", stats.forgotten);
     /* the ring all-reduce's pattern on the comm stream, to itself (one
      * rank): slice j+1's receive is queued while the default stream adds
      * slice j, each add after its slice's receive, each receive into a

@@ -25,6 +25,7 @@ static mgpu_race_buf *buf_state(struct mgpu_race *r, const mgpu_buffer *cb)
     }
     if (st->epoch != r->epoch) { /* from an earlier run: its streams are gone */
         st->n = 0;
+        st->swept_gen = 0;
         st->alloc_site = 0;
         st->epoch = r->epoch;
     }
@@ -106,6 +107,22 @@ static void keep(struct mgpu_race *r, mgpu_race_buf *st, const race_acc *a)
         }
     }
     st->acc[st->n++] = *a;
+}
+
+/* Drop the records the host has seen done: every stream joins the host's
+ * clock before its next access (and a new stream starts from it), so
+ * nothing can race them any more. Once per buffer after each host wait: it
+ * keeps the lists of a script that writes one slice at a time with a host
+ * wait between (a data loader's labels) short, now that keep() no longer
+ * folds those slices together. */
+static void sweep(struct mgpu_race *r, mgpu_race_buf *st)
+{
+    if (st->swept_gen == r->host_gen) return;
+    st->swept_gen = r->host_gen;
+    int n = 0;
+    for (int i = 0; i < st->n; i++)
+        if (r->host_vc[st->acc[i].slot] < st->acc[i].seq) st->acc[n++] = st->acc[i];
+    st->n = n;
 }
 
 /* Records the new access makes redundant: a write replaces whatever it
@@ -328,6 +345,7 @@ static void access(mgpu_race_op *op, const mgpu_buffer *b, size_t off, size_t by
     race_acc a = {.lo = off, .hi = off + bytes, .seq = race_tick(r, slot), .slot = (uint32_t)slot,
                   .site = race_op_site(r, op), .what = host ? r->host_read_what : op->what, .write = (unsigned char)write,
                   .host = (unsigned char)host};
+    sweep(r, st);
     race_hit hit[RACE_BUF_ACCS]; /* at most one per record */
     int nhit = 0;
     for (int i = 0; i < st->n; i++) {

@@ -39,11 +39,15 @@ typedef struct race_acc {
     unsigned char write, host;
 } race_acc;
 
-#define RACE_BUF_ACCS 64
+/* Records kept per buffer (past it the oldest goes, counted in
+ * stats.forgotten). A ring cut in slices keeps a record per slice, chunk
+ * and stream until the host waits: 8 ranks x 16 slices fit. */
+#define RACE_BUF_ACCS 256
 #define RACE_OP_RANGES 16
 
 typedef struct mgpu_race_buf {
     uint64_t epoch;          /* the detector's epoch it belongs to */
+    uint64_t swept_gen;      /* the host clock's generation its records were last swept at */
     int n, cap;
     race_acc *acc;
     uint32_t alloc_site;
