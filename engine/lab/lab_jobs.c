@@ -28,7 +28,8 @@ static const char *const bench_run_keys[] = {"ranks", "launcher", "per_node", "e
 static void bench_options(lua_State *L, int opts, const mgpu_collbench_coll *coll, mgpu_collbench_options *o)
 {
     mgpu_collbench_options_default(o);
-    for (lua_pushnil(L); opts && lua_next(L, opts); lua_pop(L, 1)) {
+    if (opts) lua_pushnil(L);
+    while (opts && lua_next(L, opts)) {
         if (lua_type(L, -2) != LUA_TSTRING) {
             const char *type = luaL_typename(L, -2);
             const char *key = luaL_tolstring(L, -2, NULL); /* pushes a copy: the key itself stays unchanged */
@@ -42,11 +43,12 @@ static void bench_options(lua_State *L, int opts, const mgpu_collbench_coll *col
             char as[16];
             snprintf(as, sizeof as, "opts.%s", k);
             if (mgpu_collbench_set(o, k[0], lua_tostring(L, -1), as) != MGPU_OK) mgpu_lua_raise_engine(L, "lab.bench");
-            continue;
+        } else {
+            int known = 0;
+            for (int i = 0; bench_run_keys[i] && !known; i++) known = strcmp(k, bench_run_keys[i]) == 0;
+            if (!known) luaL_error(L, "lab.bench: opts.%s is not an option of lab.bench; use %s", k, BENCH_KEYS);
         }
-        int known = 0;
-        for (int i = 0; bench_run_keys[i] && !known; i++) known = strcmp(k, bench_run_keys[i]) == 0;
-        if (!known) luaL_error(L, "lab.bench: opts.%s is not an option of lab.bench; use %s", k, BENCH_KEYS);
+        lua_pop(L, 1); /* the value; the key stays for lua_next */
     }
     /* its words are nccl-tests' flags, -b for opts.b */
     if (mgpu_collbench_options_check(o, coll) != MGPU_OK)
