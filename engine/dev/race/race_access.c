@@ -85,8 +85,10 @@ static void keep(struct mgpu_race *r, mgpu_race_buf *st, const race_acc *a)
     uint64_t published = r->slots[a->slot].published;
     for (int i = 0; i < st->n; i++) {
         race_acc *o = &st->acc[i];
-        if (o->slot == a->slot && o->write == a->write && o->host == a->host && o->site == a->site &&
-            o->lo <= a->hi && a->lo <= o->hi && published < o->seq) {
+        /* the cheap tests that fail most often first: most records are
+         * neither next to the new one nor from before the last publication */
+        if (o->lo <= a->hi && a->lo <= o->hi && published < o->seq && o->site == a->site && o->slot == a->slot &&
+            o->write == a->write && o->host == a->host) {
             if (a->lo < o->lo) o->lo = a->lo;
             if (a->hi > o->hi) o->hi = a->hi;
             o->seq = a->seq;
