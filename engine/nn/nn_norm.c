@@ -169,9 +169,17 @@ mgpu_result mgpu_nn_norm_backward(mgpu_stream *s, int layer, const mgpu_tensor *
     nn_want_same(&c, dbeta, "dbeta", gamma, "gamma");
     if (layer) nn_want_count(&c, save_mean, "save_mean", a.n[0]);
     nn_want_count(&c, save_rstd, "save_rstd", a.n[0]);
-    /* dx rows; dgamma, dbeta: partials, combine. The partials read x and
-     * dy a second time: 5 tensors' bytes, not 3 (an H100: 0.380 ms for
-     * 16384 x 4096 bf16, 1.77 TB/s of those bytes - the SMs' rate). */
+    /* One pass (mgpu_nn_norm_back_one_pass): x and dy read once, dx
+     * written once, and the chunks' column partials written and read back
+     * by the combine - a streaming kernel's rate (an H100, rmsnorm 16384 x
+     * 4096: 0.150 ms bf16, 0.295 ms f32, 2.7 TB/s). Otherwise dx rows,
+     * then partials and a combine that read x and dy a second time: 5
+     * tensors' bytes, not 3 (0.380 ms for 16384 x 4096 bf16, 1.77 TB/s of
+     * those bytes - the SMs' rate). */
+    if (mgpu_nn_norm_back_one_pass(a.n[0], a.n[1], mgpu_dtype_size(x->dtype))) {
+        c.bytes += 2.0 * (double)mgpu_nn_norm_back_chunks(a.n[0]) * (double)a.n[1] * sizeof(float) * (layer ? 2 : 1);
+        return nn_run_kernels(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, 10 * (double)x->count, 2);
+    }
     c.bytes += (double)mgpu_tensor_bytes(x) + (double)mgpu_tensor_bytes(dy);
     return nn_run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 10 * (double)x->count, 3);
 }

@@ -127,6 +127,11 @@ cudaError_t cuda_nn_elementwise(cudaStream_t st, const mgpu_nn_args *a, int sms)
 cudaError_t cuda_nn_conv(cudaStream_t st, const mgpu_nn_args *a);
 cudaError_t cuda_nn_reduce(cudaStream_t st, const mgpu_nn_args *a, void *ws, int sms);
 size_t cuda_nn_scratch_bytes(const mgpu_nn_args *a);
+/* The norm backward in one pass (cuda_nn_norm_back.cu): false when the
+ * shape or alignment wants the row kernel and column sums instead; its
+ * scratch (0 when the shape never takes it). */
+bool cuda_nn_norm_back_1pass(cudaStream_t st, const mgpu_nn_args *a, float *ws);
+size_t cuda_nn_norm_back_scratch(const mgpu_nn_args *a);
 /* 1 when the op is one of the file's. */
 int cuda_nn_is_elementwise(mgpu_nn_kernel op);
 int cuda_nn_is_reduce(mgpu_nn_kernel op);

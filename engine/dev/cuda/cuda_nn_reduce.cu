@@ -838,8 +838,11 @@ size_t cuda_nn_scratch_bytes(const mgpu_nn_args *a)
     switch (a->op) {
     case MGPU_NNK_BATCHNORM:
     case MGPU_NNK_BATCHNORM_BACKWARD: return bn_scratch(a);
-    case MGPU_NNK_BIAS_GRAD:
-    case MGPU_NNK_NORM_BACKWARD: return col_scratch(a);
+    case MGPU_NNK_BIAS_GRAD: return col_scratch(a);
+    case MGPU_NNK_NORM_BACKWARD: {
+        size_t col = col_scratch(a), one = cuda_nn_norm_back_scratch(a); /* either path may run */
+        return one > col ? one : col;
+    }
     case MGPU_NNK_SUMSQ: return (ceil_div(a->n[0], sumsq_chunk(a->n[0])) + 1) * sizeof(float);
     case MGPU_NNK_CROSS_ENTROPY: return (a->n[0] * 2 + 1) * sizeof(float);
     default: return 0;
@@ -858,6 +861,7 @@ template <typename T> static void reduce_t(cudaStream_t st, const mgpu_nn_args *
     }
     case MGPU_NNK_BIAS_GRAD: col_launch<T>(st, a, ws); break;
     case MGPU_NNK_NORM_BACKWARD:
+        if (cuda_nn_norm_back_1pass(st, a, ws)) break;
         rows_launch<T>(st, a, sms);
         col_launch<T>(st, a, ws);
         break;

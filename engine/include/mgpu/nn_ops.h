@@ -31,6 +31,32 @@ static inline int mgpu_nn_row_in_registers(size_t cols, size_t elem)
     return pack && cols > 0 && cols % pack == 0 && cols / pack <= 4 * 256;
 }
 
+/* The norm backward in one pass (cuda_nn_norm_back.cu): rows of more than
+ * 128 16-byte packs and at most 4096 columns (a block of up to 512 threads
+ * a row, 8 columns a thread, whose column sums fit in its registers and
+ * shared memory), and every
+ * pack index below 2^32. x and dy are read once and dx written once; the
+ * column sums go out as partials for chunks of rows (at most
+ * MGPU_NN_NORM_BACK_CHUNKS: one wave of two blocks a SM on 132 SMs, and the
+ * shape alone fixes them, so the bits are the same on every GPU), which a
+ * second kernel adds in order. Otherwise the row kernel and the column sums
+ * read x and dy twice. */
+#define MGPU_NN_NORM_BACK_CHUNKS 264
+
+static inline int mgpu_nn_norm_back_one_pass(size_t rows, size_t cols, size_t elem)
+{
+    size_t pack = elem ? 16 / elem : 0;
+    return pack && rows > 0 && cols % pack == 0 && cols / pack > 128 && cols <= 4096 &&
+           rows * (cols / pack) < ((size_t)1 << 32) - 4096;
+}
+
+/* The chunks of rows the one-pass norm backward keeps partials for. */
+static inline size_t mgpu_nn_norm_back_chunks(size_t rows)
+{
+    size_t per = rows ? (rows + MGPU_NN_NORM_BACK_CHUNKS - 1) / MGPU_NN_NORM_BACK_CHUNKS : 1;
+    return rows ? (rows + per - 1) / per : 0;
+}
+
 /* The price nn.c computed for one op: its name and its work (mgpu/nn.h). */
 typedef struct mgpu_nn_cost {
     const char *name;   /* "gemm", "relu", ... */
