@@ -101,6 +101,18 @@ case("rmsnorm backward bf16 16384x4096", 0, 3 * 2 * 16384 * 4096, 20, function()
   local g, dg, r = T({4096}, "bf16"), T({4096}, "bf16"), T({16384})
   return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
 end)
+-- f32 too: the one-pass kernel holds 8 columns a thread either way
+case("layernorm backward f32 16384x4096", 0, 3 * 4 * 16384 * 4096, 20, function()
+  local x, dy, dx = T({16384, 4096}, "f32", 1), T({16384, 4096}, "f32", 2), T({16384, 4096}, "f32", 3)
+  local g, dg, db = T({4096}, "f32"), T({4096}, "f32"), T({4096}, "f32")
+  local m, r = T({16384}), T({16384})
+  return function() mgpu.nn.layernorm_backward(x, g, m, r, dy, dx, dg, db) end
+end)
+case("rmsnorm backward f32 16384x4096", 0, 3 * 4 * 16384 * 4096, 20, function()
+  local x, dy, dx = T({16384, 4096}, "f32", 1), T({16384, 4096}, "f32", 2), T({16384, 4096}, "f32", 3)
+  local g, dg, r = T({4096}, "f32"), T({4096}, "f32"), T({16384})
+  return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
+end)
 case("relu backward bf16 64M", 0, 3 * 2 * 64 * 2 ^ 20, 20, function()
   local x, dy, dx = T({64 * 2 ^ 20}, "bf16", 1), T({64 * 2 ^ 20}, "bf16", 2), T({64 * 2 ^ 20}, "bf16", 3)
   return function() mgpu.nn.act_backward("relu", x, dy, dx) end

@@ -123,13 +123,15 @@ def torch_cases():
         lambda: torch._softmax_backward_data(sdp, sp, -1, torch.bfloat16), 10)
     del sm, sp, sdp
 
-    def norm_backward(mod):
-        xg = torch.randn(16384, 4096, device=dev, dtype=torch.bfloat16, requires_grad=True)
-        y, dy = mod(xg), torch.randn(16384, 4096, device=dev, dtype=torch.bfloat16)
+    def norm_backward(mod, d=torch.bfloat16):
+        xg = torch.randn(16384, 4096, device=dev, dtype=d, requires_grad=True)
+        y, dy = mod(xg), torch.randn(16384, 4096, device=dev, dtype=d)
         params = [xg] + list(mod.parameters())
         return timed(lambda: torch.autograd.grad(y, params, dy, retain_graph=True), 20)
     res["layernorm backward bf16 16384x4096"] = norm_backward(ln)
     res["rmsnorm backward bf16 16384x4096"] = norm_backward(rms)
+    res["layernorm backward f32 16384x4096"] = norm_backward(tnn.LayerNorm(4096, device=dev), torch.float32)
+    res["rmsnorm backward f32 16384x4096"] = norm_backward(tnn.RMSNorm(4096, device=dev), torch.float32)
     rx, rdy = torch.randn(64 << 20, device=dev, dtype=torch.bfloat16), torch.randn(64 << 20, device=dev, dtype=torch.bfloat16)
     res["relu backward bf16 64M"] = timed(lambda: torch.ops.aten.threshold_backward(rdy, rx, 0), 20)
     del rx, rdy
