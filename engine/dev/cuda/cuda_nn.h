@@ -64,6 +64,14 @@ template <int K, typename T, typename I> __device__ __forceinline__ void store_k
     }
 }
 
+/* A pack held raw (as loaded) converted to floats when it is used: a raw
+ * bf16 pack is 4 registers, its floats 8. */
+template <typename T> __device__ __forceinline__ void unpack(const nn_pack<T> &p, float (&f)[pack_of<T>()])
+{
+#pragma unroll
+    for (int k = 0; k < pack_of<T>(); k++) f[k] = to_f(p.v[k]);
+}
+
 static inline int nn_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /*--- Division by a divisor fixed at launch ----------------------------------------*/

@@ -214,12 +214,6 @@ template <typename T, int K> struct ew_op<MGPU_NNK_EMBEDDING, T, K> {
  * take 8 registers each and cost the kernel its occupancy), store()
  * computes and writes it. The arithmetic is ew_op's. Packed only (K = the
  * pack). */
-template <typename T> __device__ __forceinline__ void unpack(const nn_pack<T> &p, float (&f)[pack_of<T>()])
-{
-#pragma unroll
-    for (int k = 0; k < pack_of<T>(); k++) f[k] = to_f(p.v[k]);
-}
-
 template <typename T> __device__ __forceinline__ nn_pack<T> pack_at(const void *base, size_t i)
 {
     return reinterpret_cast<const nn_pack<T> *>((const T *)base + i)[0];

@@ -44,12 +44,6 @@ static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
  * mgpu_nn_norm_back_chunks(rows), the chunks the scratch holds. */
 static size_t nb_rows_per_chunk(size_t rows) { return rows ? ceil_div(rows, MGPU_NN_NORM_BACK_CHUNKS) : 1; }
 
-template <typename T> __device__ __forceinline__ void nb_unpack(const nn_pack<T> &p, float (&f)[pack_of<T>()])
-{
-#pragma unroll
-    for (int k = 0; k < pack_of<T>(); k++) f[k] = to_f(p.v[k]);
-}
-
 /* Hide a pack's value from the compiler, so the second pass over a row
  * converts the raw pack again rather than keep the first pass's floats
  * alive across the row sum (twice the registers: spills, or fewer blocks). */
@@ -125,9 +119,9 @@ __global__ void __launch_bounds__(G, NB_MINB)
         for (int q = 0; q < NP; q++)
             if (has[q]) {
                 float xv[K], dv[K], gv[K];
-                nb_unpack(cx[q], xv);
-                nb_unpack(cd[q], dv);
-                nb_unpack(gm[q][t], gv);
+                unpack(cx[q], xv);
+                unpack(cd[q], dv);
+                unpack(gm[q][t], gv);
 #pragma unroll
                 for (int e = 0; e < K; e++) {
                     float xh = (xv[e] - cm) * cr, gdy = dv[e] * gv[e];
@@ -165,9 +159,9 @@ __global__ void __launch_bounds__(G, NB_MINB)
             if (has[q]) {
                 if (NB_OPAQUE) nb_opaque(cx[q]), nb_opaque(cd[q]);
                 float xv[K], dv[K], gv[K];
-                nb_unpack(cx[q], xv);
-                nb_unpack(cd[q], dv);
-                nb_unpack(gm[q][t], gv);
+                unpack(cx[q], xv);
+                unpack(cd[q], dv);
+                unpack(gm[q][t], gv);
 #pragma unroll
                 for (int e = 0; e < K; e++) xv[e] = cr * (dv[e] * gv[e] - m1 - (xv[e] - cm) * cr * m2);
                 store_k<K>(reinterpret_cast<T *>(op + at + q * G), 0, xv);
