@@ -1,6 +1,9 @@
-/* nn_conv.c - conv2d forward and backward as im2col + GEMM, built from the
- * backend's pieces so every backend runs the same algorithm; the batch is cut
- * into chunks of images so the columns fit a bounded workspace. */
+/* nn_conv.c - conv2d forward and backward, the same algorithm on every
+ * backend: a 1x1 stride-1 conv is a GEMM (x is its own column matrix); any
+ * other is three implicit GEMMs, one backend kernel each (MGPU_NNK_CONV2D*,
+ * no column matrix in memory); a tensor past 2^31 elements goes the old
+ * way, im2col + GEMM from the backend's pieces, the batch cut into chunks
+ * of images so the columns fit a bounded workspace. */
 #include "nn/nn_call.h"
 #include "mgpu/mem.h"
 #include <stdio.h>
@@ -49,6 +52,47 @@ static void conv_check(nn_call *c, const mgpu_tensor *x, const mgpu_tensor *w, c
 
 /* 1x1, stride 1, no padding: x itself is the column matrix. */
 static int conv_is_pointwise(const conv_geom *g) { return g->r == 1 && g->stride == 1 && g->pad == 0; }
+
+/* The implicit GEMMs index in 32 bits (cuda_nn_conv_igemm.cu). */
+static int conv_implicit(const conv_geom *g)
+{
+    size_t lim = (size_t)1 << 31, x = g->n * g->cin * g->h * g->w, y = g->n * g->k * g->p * g->q;
+    return !conv_is_pointwise(g) && x < lim && y < lim && g->k * g->cin * g->r * g->r < lim && g->k < lim;
+}
+
+/* One implicit GEMM C [m, j] = A [m, kred] B [kred, j] of conv2d (op):
+ * forward y from x (t0) and w (t1); data grad dx from dy (t0) and w; weight
+ * grad dw from x (t0) and dy (t1), its reduction over the images cut in
+ * parts added in order (a second kernel). */
+static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const conv_geom *g, const void *t0,
+                              const void *t1, void *t2)
+{
+    mgpu_nn_args a = {.op = op, .t = {(void *)t0, (void *)t1, t2}, .n = {g->n, g->cin, g->h, g->w, g->r, g->p, g->q},
+                      .i = {g->stride, g->pad, (int)g->k}, .dtype = c->dtype, .phantom = phantom};
+    size_t crr = g->cin * g->r * g->r, img = g->n * g->cin * g->h * g->w, out = g->n * g->k * g->p * g->q, m, j, kred;
+    double elems;
+    if (op == MGPU_NNK_CONV2D) m = g->k, j = g->n * g->p * g->q, kred = crr, elems = (double)(img + out + g->k * crr);
+    else if (op == MGPU_NNK_CONV2D_DGRAD)
+        m = g->cin, j = g->n * g->h * g->w, kred = g->k * g->r * g->r, elems = (double)(img + out + g->k * crr);
+    else m = g->k, j = crr, kred = g->n * g->p * g->q, elems = (double)(img + out + g->k * crr);
+    size_t parts = 1;
+    if (op == MGPU_NNK_CONV2D_WGRAD) { /* as cuda cuts its reduction */
+        int bm = mgpu_nn_conv_tile_m(m), bn = mgpu_nn_conv_tile_n(bm);
+        size_t tiles = ((m + (size_t)bm - 1) / (size_t)bm) * ((j + (size_t)bn - 1) / (size_t)bn);
+        size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, c->dtype == MGPU_BF16);
+        size_t want = mgpu_nn_conv_wgrad_parts(tiles, kred, bk), chunk = (kred + want - 1) / want;
+        chunk = (chunk + bk - 1) / bk * bk;
+        parts = chunk ? (kred + chunk - 1) / chunk : 1;
+    }
+    a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
+    /* The GEMM the kernel runs (the data grad of a strided conv multiplies
+     * the zeros between dy's pixels too); the sim prices its tiles and
+     * waves (sim_model.c, conv_overhead). */
+    a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
+                              .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,
+                              .kernels = op == MGPU_NNK_CONV2D_WGRAD ? 2 : 1};
+    return c->ops->kernel(c->s, &a);
+}
 
 /* Images per chunk when each image needs `per_image` bytes of workspace
  * (every buffer the chunk's pieces use, counted together). */
@@ -109,6 +153,7 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q;
     if (conv_is_pointwise(&g)) /* y[n] = w [K, C] @ x[n] [C, HW] */
         return nn_gemm_raw(&c, ph, 0, 0, g.k, pq, crr, g.n, pw, 0, px, crr * pq, py, g.k * pq, 1, 0);
+    if (conv_implicit(&g)) return conv_igemm(&c, ph, MGPU_NNK_CONV2D, &g, px, pw, py);
     size_t nb = conv_chunk(&g, crr * pq * esz);
     mgpu_buffer *ws = NULL;
     MGPU_CHECK(workspace(&c, ph, nb * crr * pq * esz, &ws));
@@ -125,7 +170,9 @@ mgpu_result mgpu_nn_conv2d(mgpu_stream *s, const mgpu_tensor *x, const mgpu_tens
     return r;
 }
 
-/* The gradients chunk by chunk of m images, each piece one GEMM:
+/* The gradients: two implicit GEMMs (conv_igemm: dw, then dx), or for a
+ * pointwise conv or a tensor past 2^31 elements, chunk by chunk of m
+ * images, each piece one GEMM:
  *   dyT [K, m*PQ]   = dy [m, K, PQ] with its first two dims swapped
  *   colT [CRR, m*PQ] = the chunk's columns, laid out by row (im2col)
  *   dw [K, CRR]     (+)= dyT @ colT^T   (k = m*PQ: the sum over images
@@ -157,6 +204,11 @@ mgpu_result mgpu_nn_conv2d_backward(mgpu_stream *s, const mgpu_tensor *x, const 
     if (c.r != MGPU_OK) return c.r;
     if (ph && !nn_models_time(&c)) return MGPU_OK;
     size_t esz = mgpu_dtype_size(c.dtype), crr = g.cin * g.r * g.r, pq = g.p * g.q, img = g.cin * g.h * g.w;
+    if (conv_implicit(&g)) {
+        mgpu_result r = conv_igemm(&c, ph, MGPU_NNK_CONV2D_WGRAD, &g, px, pdy, pdw);
+        if (r == MGPU_OK && pdx) r = conv_igemm(&c, ph, MGPU_NNK_CONV2D_DGRAD, &g, pdy, pw, pdx);
+        return r;
+    }
     int pw1 = conv_is_pointwise(&g);
     size_t nb = conv_chunk(&g, (crr + g.k) * pq * esz);
     mgpu_buffer *ws = NULL;

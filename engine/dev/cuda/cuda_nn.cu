@@ -1,7 +1,8 @@
 /* cuda_nn.cu - the cuda backend's training ops (nn_ops.h): GEMMs through
  * cuBLAS (cuda_blas.cu; f32 compute for f32 and bf16), every other op as
  * kernels of ours, by kind: cuda_nn_elementwise.cu, cuda_nn_conv.cu
- * (im2col, col2im, the dim swap) and cuda_nn_reduce.cu (two-stage
+ * (im2col, col2im, the dim swap), cuda_nn_conv_igemm.cu (conv2d as an
+ * implicit GEMM) and cuda_nn_reduce.cu (two-stage
  * reductions). Values are loaded and stored through dtype.h's conversions,
  * so bf16 rounds exactly as on the sim, and every reduction has a fixed
  * order: no atomics, so the same inputs give the same bits on every run. */
@@ -22,6 +23,13 @@ static mgpu_result cuda_nn_kernel(mgpu_stream *s, const mgpu_nn_args *a)
         e = cuda_nn_elementwise(st, a, sm_count(s));
     } else if (a->op == MGPU_NNK_IM2COL || a->op == MGPU_NNK_COL2IM || a->op == MGPU_NNK_SWAP12) {
         e = cuda_nn_conv(st, a);
+    } else if (cuda_nn_is_conv_igemm(a->op)) {
+        /* The weight gradient's partials, freed as the reductions' are */
+        size_t bytes = cuda_nn_conv_igemm_scratch(a);
+        mgpu_buffer *ws = NULL;
+        if (bytes) MGPU_CHECK(mgpu_mem_alloc_stream(s, bytes, &ws));
+        e = cuda_nn_conv_igemm(st, a, ws ? ws->ptr : NULL);
+        mgpu_mem_free(ws);
     } else if (cuda_nn_is_reduce(a->op)) {
         /* The partial sums' scratch, from the caching allocator in this
          * stream's order: freed right after the launches, it is reused only

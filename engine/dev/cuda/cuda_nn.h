@@ -133,6 +133,11 @@ __device__ __forceinline__ float nn_block_sum(float v)
  * cuda_nn_scratch_bytes said (NULL when none). */
 cudaError_t cuda_nn_elementwise(cudaStream_t st, const mgpu_nn_args *a, int sms);
 cudaError_t cuda_nn_conv(cudaStream_t st, const mgpu_nn_args *a);
+/* conv2d's implicit GEMMs (MGPU_NNK_CONV2D*); the weight gradient needs
+ * cuda_nn_conv_igemm_scratch bytes of `ws` for its partial sums. */
+cudaError_t cuda_nn_conv_igemm(cudaStream_t st, const mgpu_nn_args *a, void *ws);
+size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a);
+int cuda_nn_is_conv_igemm(mgpu_nn_kernel op);
 cudaError_t cuda_nn_reduce(cudaStream_t st, const mgpu_nn_args *a, void *ws, int sms);
 size_t cuda_nn_scratch_bytes(const mgpu_nn_args *a);
 /* The norm backward in one pass (cuda_nn_norm_back.cu): false when the

@@ -1,6 +1,7 @@
 /* sim_model.c - prices of copies, fills, checksums and loads on a modelled
  * machine, from its topology and one table of measured constants. */
 #include "dev/sim/sim_model.h"
+#include "mgpu/nn_ops.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -37,6 +38,8 @@ static const struct {
     double gemm_tile;           /* rows and cols of C one SM's tile computes */
     double gemm_f32_tile;       /* the same for f32 GEMMs on the FMA units */
     double gemm_f32_eff;        /* f32 GEMMs (FMA units, no TF32): achieved / f32 peak */
+    double conv_f32_eff;        /* conv2d's implicit GEMM in f32: achieved / f32 peak */
+    double conv_blocks_per_sm;  /* its blocks an SM runs at once (a wave) */
     double eff_flops[MGPU_NN_CLASS_COUNT]; /* achieved / peak FLOP/s per op class */
     double eff_bytes[MGPU_NN_CLASS_COUNT]; /* achieved / spec HBM bandwidth per op class */
     double reduce_gbs_per_sm;   /* row reductions: the SMs' rate, when it is below eff_bytes x HBM */
@@ -80,6 +83,10 @@ static const struct {
     .gemm_tile = 128.0,
     .gemm_f32_tile = 96.0,
     .gemm_f32_eff = 0.81,
+    /* conv2d's implicit GEMMs (cuda_nn_conv_igemm.cu): fitted to the
+     * kernels' times on an H100 (docs/sim-model.md, fifteenth session). */
+    .conv_f32_eff = 0.5,
+    .conv_blocks_per_sm = 2.0,
     /* Streaming kernels (relu, add, swap12): ~85 % of HBM as the D2D copy
      * does (relu and add measured 3.6 and 4.1 TB/s). Row reductions
      * (norms, pooling, batch norm) read a row more than once: layernorm and
@@ -94,8 +101,8 @@ static const struct {
      * share of the f32 peak so that it scales with another GPU's SMs and
      * clock: 990 / 67,000. (It was one rate between the two, 900, which
      * priced the conv 13.5 % slow on the H200 and 15.5 % on an H100.) */
-    .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0},
-    .eff_bytes = {0.85, 0.85, 0.85, 1.0},
+    .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0, 0.2},
+    .eff_bytes = {0.85, 0.85, 0.85, 1.0, 0.85},
     /* Row reductions are bound by the SMs, not by HBM (the memory-pass
      * kernels: the norms whose row cuda holds in registers are priced as
      * streaming, nn_norm.c, since the fourteenth session): on an H100 (3.35
@@ -319,16 +326,32 @@ static double gemm_overhead(const sim_model_gpu *g, const mgpu_nn_work *w, int b
     return (mt * T * nt * T) / (m * n) * (waves * sms / slices);
 }
 
+/* The same for conv2d's implicit GEMM (CLASS_CONV): its tiles as cuda
+ * cuts them (mgpu_nn_conv_tile_m/_n: 16, 32 or 64 channels by 256 or 128
+ * columns; a part tile costs a whole one), times the parts of its
+ * reduction (batch; the weight gradient's), run in waves of
+ * conv_blocks_per_sm blocks an SM. No split-K: the kernel has none but
+ * those parts. */
+static double conv_overhead(const sim_model_gpu *g, const mgpu_nn_work *w)
+{
+    if (w->m == 0 || w->n == 0) return 1.0;
+    double bm = mgpu_nn_conv_tile_m(w->m), bn = mgpu_nn_conv_tile_n((int)bm), parts = (double)(w->batch ? w->batch : 1);
+    double m = (double)w->m, n = (double)w->n, slices = ceil(m / bm) * ceil(n / bn) * parts;
+    double slots = g->sms * K.conv_blocks_per_sm, waves = ceil(slices / slots);
+    return waves * slots * bm * bn / (parts * m * n);
+}
+
 /* The one formula both the sim's streams and mgpu_nn_model_work_ns use.
  * Only a bf16 GEMM runs on the tensor cores; every other op's arithmetic
  * is f32 on the FMA units. */
 static double compute_parts(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, double *floor_ns,
                             double *flops_ns, double *bytes_ns)
 {
-    int gemm = w->cls == MGPU_NN_CLASS_GEMM;
-    double peak = (gemm && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
-    double eff = gemm && !bf16 ? K.gemm_f32_eff : K.eff_flops[w->cls];
-    double t_flops = w->flops * (gemm ? gemm_overhead(g, w, bf16) : 1.0) / (peak * eff);
+    int gemm = w->cls == MGPU_NN_CLASS_GEMM, conv = w->cls == MGPU_NN_CLASS_CONV;
+    double peak = ((gemm || conv) && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
+    double eff = gemm && !bf16 ? K.gemm_f32_eff : conv && !bf16 ? K.conv_f32_eff : K.eff_flops[w->cls];
+    double q = gemm ? gemm_overhead(g, w, bf16) : conv ? conv_overhead(g, w) : 1.0;
+    double t_flops = w->flops * q / (peak * eff);
     double bw = g->hbm_gbs * K.eff_bytes[w->cls];
     if (w->cls == MGPU_NN_CLASS_REDUCE && g->sms * K.reduce_gbs_per_sm < bw) bw = g->sms * K.reduce_gbs_per_sm;
     double t_bytes = w->bytes / bw;

@@ -6,6 +6,7 @@
  * streams of one GPU serialise while copies and collectives overlap them. */
 #include "mgpu/nn_ops.h"
 #include "dev/sim/sim_internal.h"
+#include "dev/sim/sim_nn.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -78,11 +79,12 @@ static mgpu_result gemm_bf16(const mgpu_nn_gemm_args *g)
  * they give. */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 static void blas_single_thread(void) { openblas_set_num_threads(1); }
+void sim_nn_blas_init(void) { pthread_once(&blas_once, blas_single_thread); }
 
 static mgpu_result sim_nn_gemm(mgpu_stream *s, const mgpu_nn_gemm_args *g)
 {
     sim_state *stt = sim_of(s->be);
-    pthread_once(&blas_once, blas_single_thread);
+    sim_nn_blas_init();
     if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
         return mgpu_fail(MGPU_ERR_INVALID, "gemm: a dim above 2^31 is more than BLAS takes");
     pthread_mutex_lock(&stt->lock);
@@ -177,7 +179,7 @@ static inline void zero_run(float *d, size_t n)
  * inside the image are one range [q0, q1), found once per tap, so the
  * inner loops carry no bounds test: a copy (stride 1) or a strided gather,
  * and zeros only at the padded edges. */
-static void im2col_f32(const mgpu_nn_args *a, int back)
+void sim_nn_im2col_f32(const mgpu_nn_args *a, int back)
 {
     size_t nimg = a->n[0], C = a->n[1], H = a->n[2], W = a->n[3], R = a->n[4], P = a->n[5], Q = a->n[6];
     long stride = a->i[0], pad = a->i[1];
@@ -221,7 +223,7 @@ static void im2col_f32(const mgpu_nn_args *a, int back)
 static void im2col(const mgpu_nn_args *a, int back)
 {
     if (a->dtype == MGPU_F32) {
-        im2col_f32(a, back);
+        sim_nn_im2col_f32(a, back);
         return;
     }
     mgpu_dtype dt = a->dtype;
@@ -619,6 +621,9 @@ static mgpu_result compute(const mgpu_nn_args *a)
     case MGPU_NNK_SOFTMAX: softmax(a); return MGPU_OK;
     case MGPU_NNK_SOFTMAX_BACKWARD: return softmax_backward(a);
     case MGPU_NNK_SWAP12: return swap12(a);
+    case MGPU_NNK_CONV2D:
+    case MGPU_NNK_CONV2D_DGRAD:
+    case MGPU_NNK_CONV2D_WGRAD: return sim_nn_conv_igemm(a);
     case MGPU_NNK_COUNT: break;
     }
     return mgpu_fail(MGPU_ERR_INVALID, "sim: unknown training op %d", (int)a->op);

@@ -27,6 +27,8 @@ typedef enum mgpu_nn_class {
     MGPU_NN_CLASS_ELEMENTWISE,/* streams its bytes once */
     MGPU_NN_CLASS_REDUCE,     /* norms, softmax, pooling: a few passes */
     MGPU_NN_CLASS_GATHER,     /* im2col / col2im: index arithmetic per element */
+    MGPU_NN_CLASS_CONV,       /* conv2d's implicit GEMMs: m, n its output's rows and
+                               * cols, batch the parts its reduction is cut in */
     MGPU_NN_CLASS_COUNT
 } mgpu_nn_class;
 

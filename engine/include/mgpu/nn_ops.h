@@ -31,6 +31,23 @@ static inline int mgpu_nn_row_in_registers(size_t cols, size_t elem)
     return pack && cols > 0 && cols % pack == 0 && cols / pack <= 4 * 256;
 }
 
+/* conv2d as an implicit GEMM on cuda (cuda_nn_conv_igemm.cu, the
+ * MGPU_NNK_CONV2D* ops) cuts its output C [M, J] in tiles of BM rows
+ * (channels) by BN columns; the weight gradient, whose C is small and whose
+ * reduction (images x pixels) is deep, cuts that reduction in a fixed
+ * number of parts: at most 264 blocks (two a SM of 132), each part at least
+ * 8 tiles of BK deep - the shape alone decides, so the sum repeats bit for
+ * bit. nn_conv.c prices the tiles these say the kernel computes. */
+static inline int mgpu_nn_conv_tile_m(size_t m) { return m <= 16 ? 16 : m <= 32 ? 32 : 64; }
+static inline int mgpu_nn_conv_tile_n(int bm) { return bm == 64 ? 128 : 256; }
+static inline int mgpu_nn_conv_tile_k(int bm, int bf16) { return bf16 && bm == 64 ? 32 : 16; }
+static inline size_t mgpu_nn_conv_wgrad_parts(size_t tiles, size_t kred, size_t bk)
+{
+    size_t parts = tiles ? 264 / tiles : 1, most = kred / (8 * bk);
+    if (parts > most) parts = most;
+    return parts < 1 ? 1 : parts;
+}
+
 /* The norm backward in one pass (cuda_nn_norm_back.cu): rows of more than
  * 128 16-byte packs and at most 4096 columns (a block of up to 512 threads
  * a row, 8 columns a thread, whose column sums fit in its registers and
@@ -155,6 +172,14 @@ typedef enum mgpu_nn_kernel {
     MGPU_NNK_SOFTMAX_BACKWARD,
     /* y[a,c,b,d] = x[a,b,c,d]: t0 x, t1 y; n0 A, n1 B, n2 C, n3 D */
     MGPU_NNK_SWAP12,
+    /* conv2d as an implicit GEMM (no column matrix), each f32-accumulated
+     * and rounded once: y = conv(x, w) with t0 x, t1 w, t2 y; n0 N, n1 C,
+     * n2 H, n3 W, n4 R (=S), n5 P, n6 Q; i0 stride, i1 pad, i2 K (w's out
+     * channels). DGRAD: dx from dy (t0 dy, t1 w, t2 dx); WGRAD: dw from x
+     * and dy (t0 x, t1 dy, t2 dw), every image's sum; same sizes. */
+    MGPU_NNK_CONV2D,
+    MGPU_NNK_CONV2D_DGRAD,
+    MGPU_NNK_CONV2D_WGRAD,
     MGPU_NNK_COUNT
 } mgpu_nn_kernel;
 

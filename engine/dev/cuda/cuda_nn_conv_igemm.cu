@@ -1,0 +1,421 @@
+/* cuda_nn_conv_igemm.cu - conv2d as an implicit GEMM: no column matrix in
+ * memory; each block gathers its tile of the would-be columns from the
+ * image straight into shared memory, and multiplies there. Three GEMMs
+ * (nn_ops.h, MGPU_NNK_CONV2D_*), C[m, j] = sum_k A[m, k] B[k, j]:
+ *   forward   y [N,K,P,Q]:  m = out channel, j = (n,p,q), k = (c,r,s)
+ *   data grad dx [N,C,H,W]: m = in channel,  j = (n,h,w), k = (k,r,s)
+ *             (dy read at p = (h + pad - r) / stride where that divides)
+ *   weight grad dw [K,CRR]: m = out channel, j = (c,r,s), k = (n,p,q),
+ *             the reduction cut in a fixed number of parts (a function of
+ *             the shape alone) whose f32 partials a second kernel adds in
+ *             order: the same inputs give the same bits on every run.
+ * bf16 multiplies on the tensor cores (wmma 16x16x16, f32 accumulate),
+ * f32 on the FMA units, each thread a 4 x 4..8 register tile. A block of
+ * 256 threads stages its next tile's elements in registers while it
+ * multiplies the current one. Loads that walk j (the image's q, w) or k
+ * (the reduction's q) are consecutive addresses, so they coalesce. Every
+ * index is 32-bit: nn_conv.c takes this path only when each tensor has
+ * fewer than 2^31 elements. */
+#include <cuda_bf16.h>
+#include <mma.h>
+#include "dev/cuda/cuda_nn.h"
+
+using namespace nvcuda;
+
+#define IG_THREADS 256
+
+enum { IG_FWD = 0, IG_DGRAD = 1, IG_WGRAD = 2 };
+
+struct ig_dims {
+    int N, C, H, W, K, R, P, Q, stride, pad;
+    int M, Ncol, Kred; /* the GEMM */
+    int chunk;         /* WGRAD: reduction elements per part, a multiple of BK */
+    nn_div<uint32_t> by_pq, by_q, by_hw, by_w, by_rr, by_r, by_plane; /* by_plane: j per output plane */
+    int plane;         /* output elements per (image, m): P*Q, H*W, or Ncol for dw */
+};
+
+/* (c or k, r, s) of a reduction or column index over C*R*R: R a constant
+ * when RT > 0 (3: every 3x3 conv of the ResNet), else the launch's. */
+template <int RT> struct crs {
+    int c, r, s;
+    __device__ __forceinline__ crs(int i, const ig_dims &d)
+    {
+        if constexpr (RT > 0) {
+            c = (int)((unsigned)i / (unsigned)(RT * RT));
+            int rs = i - c * RT * RT;
+            r = (int)((unsigned)rs / (unsigned)RT);
+            s = rs - r * RT;
+        } else {
+            c = (int)d.by_rr.div((uint32_t)i);
+            int rs = i - c * d.R * d.R;
+            r = (int)d.by_r.div((uint32_t)rs);
+            s = rs - r * d.R;
+        }
+    }
+};
+
+template <typename T> __device__ __forceinline__ T ig_zero() { return (T)0; }
+
+/* x[n, c, hb + r, wb + s], 0 outside the image (padding). */
+template <typename T>
+__device__ __forceinline__ T x_tap(const T *__restrict__ x, const ig_dims &d, int xbase, int hb, int wb, int c, int r,
+                                   int s)
+{
+    int h = hb + r, w = wb + s;
+    if ((unsigned)h >= (unsigned)d.H || (unsigned)w >= (unsigned)d.W) return ig_zero<T>();
+    return x[xbase + (c * d.H + h) * d.W + w];
+}
+
+/* dy[n, k, (hp - r)/stride, (wp - s)/stride] where both divide exactly and
+ * fall inside dy; else 0 (no output pixel read x[h, w] through that tap). */
+template <typename T>
+__device__ __forceinline__ T dy_tap(const T *__restrict__ dy, const ig_dims &d, int dybase, int hp, int wp, int k, int r,
+                                    int s)
+{
+    int ph = hp - r, qw = wp - s, p, q;
+    if (d.stride == 1) {
+        p = ph, q = qw;
+    } else if (d.stride == 2) {
+        if ((ph | qw) & 1) return ig_zero<T>();
+        p = ph >> 1, q = qw >> 1;
+    } else {
+        if (ph < 0 || qw < 0 || ph % d.stride || qw % d.stride) return ig_zero<T>();
+        p = ph / d.stride, q = qw / d.stride;
+    }
+    if ((unsigned)p >= (unsigned)d.P || (unsigned)q >= (unsigned)d.Q) return ig_zero<T>();
+    return dy[dybase + (k * d.P + p) * d.Q + q];
+}
+
+/* The tile shapes: BM rows of C (channels) by BN columns, BK deep; BM
+ * and BN as mgpu_nn_conv_tile_m/_n (nn_ops.h) say, which the sim prices. */
+template <int BM> struct ig_tile {
+    static constexpr int BN = BM == 64 ? 128 : 256;
+};
+static int ig_tile_n(int bm) { return mgpu_nn_conv_tile_n(bm); }
+
+template <typename T, int MODE, int RT, int BM, int BK>
+__global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
+                                                      void *__restrict__ out, ig_dims d)
+{
+    constexpr int BN = ig_tile<BM>::BN;
+    constexpr bool BF = sizeof(T) == 2;
+    constexpr int AREG = BM * BK / IG_THREADS, BREG = BK * BN / IG_THREADS;
+    /* shared memory: the A and B tiles while multiplying, C's tile after */
+    constexpr int A_LD = BF ? BK + 8 : BM + 4; /* bf16: As[m][k]; f32: As[k][m] */
+    constexpr int B_LD = BF ? BN + 8 : BN + 4; /* Bs[k][j] */
+    constexpr int A_BYTES = (BF ? BM : BK) * A_LD * (int)sizeof(T), B_BYTES = BK * B_LD * (int)sizeof(T);
+    constexpr int C_LD = BN + 4, C_BYTES = BM * C_LD * 4;
+    constexpr int SMEM = A_BYTES + B_BYTES > C_BYTES ? A_BYTES + B_BYTES : C_BYTES;
+    __shared__ __align__(128) unsigned char smem[SMEM];
+    T *As = reinterpret_cast<T *>(smem), *Bs = reinterpret_cast<T *>(smem + A_BYTES);
+    float *Cs = reinterpret_cast<float *>(smem);
+
+    const int tid = threadIdx.x, m0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
+    const int kbeg = MODE == IG_WGRAD ? blockIdx.z * d.chunk : 0;
+    const int kend = MODE == IG_WGRAD ? min(d.Kred, kbeg + d.chunk) : d.Kred;
+
+    /* A loads walk k fastest (w's rows, dy's pixels); B loads walk j
+     * (forward, data grad: the image's q or w) or k (weight grad). */
+    const int a_k = tid % BK, a_m = tid / BK;
+    constexpr int A_STEP = IG_THREADS / BK;
+    const int b_j = MODE == IG_WGRAD ? tid / BK : tid % BN, b_k = MODE == IG_WGRAD ? tid % BK : tid / BN;
+    constexpr int B_STEP = MODE == IG_WGRAD ? IG_THREADS / BK : IG_THREADS / BN;
+
+    /* Forward and data grad: this thread's B column j is fixed; its image
+     * and position are worked out once. */
+    int jbase = 0, jh = 0, jw = 0;
+    bool jok = false;
+    if (MODE != IG_WGRAD) {
+        int j = j0 + b_j;
+        jok = j < d.Ncol;
+        if (jok) {
+            if (MODE == IG_FWD) {
+                int n = (int)d.by_pq.div((uint32_t)j), pq = j - n * d.P * d.Q;
+                int p = (int)d.by_q.div((uint32_t)pq), q = pq - p * d.Q;
+                jbase = n * d.C * d.H * d.W, jh = p * d.stride - d.pad, jw = q * d.stride - d.pad;
+            } else {
+                int n = (int)d.by_hw.div((uint32_t)j), hw = j - n * d.H * d.W;
+                int h = (int)d.by_w.div((uint32_t)hw), w = hw - h * d.W;
+                jbase = n * d.K * d.P * d.Q, jh = h + d.pad, jw = w + d.pad;
+            }
+        }
+    }
+
+    T ra[AREG], rb[BREG];
+    auto load = [&](int k0) {
+        /* A */
+        int k = k0 + a_k;
+        if (MODE == IG_WGRAD) {
+            int n = 0, pq = 0;
+            bool kok = k < kend;
+            if (kok) n = (int)d.by_pq.div((uint32_t)k), pq = k - n * d.P * d.Q;
+#pragma unroll
+            for (int i = 0; i < AREG; i++) {
+                int m = m0 + a_m + i * A_STEP;
+                ra[i] = kok && m < d.M ? in1[(n * d.K + m) * d.P * d.Q + pq] : ig_zero<T>();
+            }
+        } else {
+            bool kok = k < kend;
+            int wk = 0, wrs = 0;
+            if (MODE == IG_DGRAD && kok) {
+                crs<RT> t(k, d);
+                wk = t.c, wrs = t.r * d.R + t.s;
+            }
+#pragma unroll
+            for (int i = 0; i < AREG; i++) {
+                int m = m0 + a_m + i * A_STEP;
+                bool ok = kok && m < d.M;
+                if (MODE == IG_FWD) ra[i] = ok ? in1[m * d.Kred + k] : ig_zero<T>();
+                else ra[i] = ok ? in1[(wk * d.C + m) * d.R * d.R + wrs] : ig_zero<T>();
+            }
+        }
+        /* B */
+        if (MODE == IG_WGRAD) {
+            int kk = k0 + b_k, xbase = 0, hb = 0, wb = 0;
+            bool kok = kk < kend;
+            if (kok) {
+                int n = (int)d.by_pq.div((uint32_t)kk), pq = kk - n * d.P * d.Q;
+                int p = (int)d.by_q.div((uint32_t)pq), q = pq - p * d.Q;
+                xbase = n * d.C * d.H * d.W, hb = p * d.stride - d.pad, wb = q * d.stride - d.pad;
+            }
+#pragma unroll
+            for (int i = 0; i < BREG; i++) {
+                int j = j0 + b_j + i * B_STEP;
+                T v = ig_zero<T>();
+                if (kok && j < d.Ncol) {
+                    crs<RT> t(j, d);
+                    v = x_tap(in0, d, xbase, hb, wb, t.c, t.r, t.s);
+                }
+                rb[i] = v;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < BREG; i++) {
+                int kk = k0 + b_k + i * B_STEP;
+                T v = ig_zero<T>();
+                if (jok && kk < kend) {
+                    crs<RT> t(kk, d);
+                    v = MODE == IG_FWD ? x_tap(in0, d, jbase, jh, jw, t.c, t.r, t.s)
+                                       : dy_tap(in0, d, jbase, jh, jw, t.c, t.r, t.s);
+                }
+                rb[i] = v;
+            }
+        }
+    };
+    auto stash = [&]() {
+#pragma unroll
+        for (int i = 0; i < AREG; i++) {
+            int m = a_m + i * A_STEP;
+            if (BF) As[m * A_LD + a_k] = ra[i];
+            else As[a_k * A_LD + m] = ra[i];
+        }
+#pragma unroll
+        for (int i = 0; i < BREG; i++) {
+            if (MODE == IG_WGRAD) Bs[b_k * B_LD + b_j + i * B_STEP] = rb[i];
+            else Bs[(b_k + i * B_STEP) * B_LD + b_j] = rb[i];
+        }
+    };
+
+    /* bf16: 8 warps, WM x WN, each FM x FN fragments of 16x16 */
+    constexpr int FM = BM == 64 ? 2 : 1, WM = BM / (16 * FM), WN = 8 / WM, FN = BN / (16 * WN);
+    /* f32: a 4 x TN register tile a thread, TN/4 groups of 4 columns */
+    constexpr int TMN = BM / 4, TNN = IG_THREADS / TMN, TN = BN / TNN, NG = TN / 4;
+    const int warp = tid / 32, wm = warp / WN, wn = warp % WN;
+    const int ty = tid / TNN, tx = tid % TNN;
+    using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+    using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+    using cfrag = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    cfrag acc[BF ? FM : 1][BF ? FN : 1];
+    float facc[BF ? 1 : 4][BF ? 1 : TN];
+    if constexpr (BF) {
+#pragma unroll
+        for (int i = 0; i < FM; i++)
+#pragma unroll
+            for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.f);
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++) facc[i][j] = 0.f;
+    }
+
+    for (int k0 = kbeg; k0 < kend; k0 += BK) {
+        if (k0 == kbeg) load(k0);
+        __syncthreads();
+        stash();
+        __syncthreads();
+        if (k0 + BK < kend) load(k0 + BK); /* in flight while this tile multiplies */
+        if constexpr (BF) {
+            const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As);
+            const __nv_bfloat16 *Bb = reinterpret_cast<const __nv_bfloat16 *>(Bs);
+#pragma unroll
+            for (int kk = 0; kk < BK; kk += 16) {
+                afrag fa[FM];
+                bfrag fb[FN];
+#pragma unroll
+                for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], Ab + ((wm * FM + i) * 16) * A_LD + kk, A_LD);
+#pragma unroll
+                for (int j = 0; j < FN; j++) wmma::load_matrix_sync(fb[j], Bb + kk * B_LD + (wn * FN + j) * 16, B_LD);
+#pragma unroll
+                for (int i = 0; i < FM; i++)
+#pragma unroll
+                    for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+            }
+        } else {
+            const float *Af = reinterpret_cast<const float *>(As), *Bf = reinterpret_cast<const float *>(Bs);
+#pragma unroll
+            for (int kk = 0; kk < BK; kk++) {
+                float4 a4 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + ty * 4);
+                float av[4] = {a4.x, a4.y, a4.z, a4.w};
+#pragma unroll
+                for (int g = 0; g < NG; g++) {
+                    float4 b4 = *reinterpret_cast<const float4 *>(Bf + kk * B_LD + g * (BN / NG) + tx * 4);
+                    float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+                    for (int i = 0; i < 4; i++)
+#pragma unroll
+                        for (int j = 0; j < 4; j++) facc[i][g * 4 + j] = fmaf(av[i], bv[j], facc[i][g * 4 + j]);
+                }
+            }
+        }
+    }
+
+    /* C's tile through shared memory, then out a row of j at a time */
+    __syncthreads();
+    if constexpr (BF) {
+#pragma unroll
+        for (int i = 0; i < FM; i++)
+#pragma unroll
+            for (int j = 0; j < FN; j++)
+                wmma::store_matrix_sync(Cs + ((wm * FM + i) * 16) * C_LD + (wn * FN + j) * 16, acc[i][j], C_LD,
+                                        wmma::mem_row_major);
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int g = 0; g < NG; g++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) Cs[(ty * 4 + i) * C_LD + g * (BN / NG) + tx * 4 + j] = facc[i][g * 4 + j];
+    }
+    __syncthreads();
+    for (int e = tid; e < BM * BN; e += IG_THREADS) {
+        int ml = e / BN, jl = e - ml * BN, m = m0 + ml, j = j0 + jl;
+        if (m >= d.M || j >= d.Ncol) continue;
+        float v = Cs[ml * C_LD + jl];
+        if (MODE == IG_WGRAD) {
+            reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + m * d.Ncol + j] = v;
+        } else {
+            int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane;
+            reinterpret_cast<T *>(out)[(n * d.M + m) * d.plane + pix] = from_f<T>(v);
+        }
+    }
+}
+
+/* dw[i] = the parts' partials added in part order, rounded once. */
+template <typename T> __global__ void k_igemm_combine(const float *__restrict__ part, T *__restrict__ dw, int n, int parts)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float s = 0;
+        for (int p = 0; p < parts; p++) s += part[(size_t)p * n + i];
+        dw[i] = from_f<T>(s);
+    }
+}
+
+/*--- Launch -------------------------------------------------------------------*/
+
+static ig_dims dims_of(const mgpu_nn_args *a)
+{
+    ig_dims d;
+    d.N = (int)a->n[0], d.C = (int)a->n[1], d.H = (int)a->n[2], d.W = (int)a->n[3], d.R = (int)a->n[4];
+    d.P = (int)a->n[5], d.Q = (int)a->n[6], d.stride = a->i[0], d.pad = a->i[1], d.K = a->i[2];
+    int crr = d.C * d.R * d.R, krr = d.K * d.R * d.R;
+    if (a->op == MGPU_NNK_CONV2D) d.M = d.K, d.Ncol = d.N * d.P * d.Q, d.Kred = crr, d.plane = d.P * d.Q;
+    else if (a->op == MGPU_NNK_CONV2D_DGRAD) d.M = d.C, d.Ncol = d.N * d.H * d.W, d.Kred = krr, d.plane = d.H * d.W;
+    else d.M = d.K, d.Ncol = crr, d.Kred = d.N * d.P * d.Q, d.plane = crr;
+    d.chunk = d.Kred;
+    d.by_pq = nn_div<uint32_t>((size_t)d.P * d.Q), d.by_q = nn_div<uint32_t>((size_t)d.Q);
+    d.by_hw = nn_div<uint32_t>((size_t)d.H * d.W), d.by_w = nn_div<uint32_t>((size_t)d.W);
+    d.by_rr = nn_div<uint32_t>((size_t)d.R * d.R), d.by_r = nn_div<uint32_t>((size_t)d.R);
+    d.by_plane = nn_div<uint32_t>((size_t)d.plane);
+    return d;
+}
+
+static int tile_m(int M) { return mgpu_nn_conv_tile_m((size_t)M); }
+
+/* The weight gradient's parts: enough blocks for about two waves of 132
+ * SMs, each part at least 8 tiles deep - a function of the shape only, so
+ * every run adds the same partials in the same order. */
+static int wgrad_parts(const ig_dims &d, int bm, int bk, int *chunk)
+{
+    int tiles = ((d.M + bm - 1) / bm) * ((d.Ncol + ig_tile_n(bm) - 1) / ig_tile_n(bm));
+    int parts = (int)mgpu_nn_conv_wgrad_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk);
+    int c = (d.Kred + parts - 1) / parts;
+    c = (c + bk - 1) / bk * bk;
+    *chunk = c;
+    return (d.Kred + c - 1) / c;
+}
+
+template <typename T, int MODE, int RT, int BM>
+static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void *ws)
+{
+    constexpr int BK = sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = ig_tile<BM>::BN; /* mgpu_nn_conv_tile_k */
+    dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
+    if (MODE == IG_WGRAD) {
+        int chunk, parts = wgrad_parts(d, BM, BK, &chunk);
+        d.chunk = chunk;
+        grid.z = (unsigned)parts;
+        k_igemm<T, MODE, RT, BM, BK><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
+        int n = d.M * d.Ncol;
+        k_igemm_combine<T><<<nn_blocks((size_t)n), NN_THREADS, 0, st>>>((const float *)ws, (T *)a->t[2], n, parts);
+        return;
+    }
+    k_igemm<T, MODE, RT, BM, BK><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+}
+
+template <typename T, int MODE, int RT> static void launch_bm(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, void *ws)
+{
+    switch (tile_m(d.M)) {
+    case 16: launch_mode<T, MODE, RT, 16>(st, a, d, ws); break;
+    case 32: launch_mode<T, MODE, RT, 32>(st, a, d, ws); break;
+    default: launch_mode<T, MODE, RT, 64>(st, a, d, ws); break;
+    }
+}
+
+template <typename T, int MODE> static void launch_r(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, void *ws)
+{
+    if (d.R == 3) launch_bm<T, MODE, 3>(st, a, d, ws);
+    else launch_bm<T, MODE, 0>(st, a, d, ws);
+}
+
+template <typename T> static void launch_t(cudaStream_t st, const mgpu_nn_args *a, void *ws)
+{
+    ig_dims d = dims_of(a);
+    if (a->op == MGPU_NNK_CONV2D) launch_r<T, IG_FWD>(st, a, d, ws);
+    else if (a->op == MGPU_NNK_CONV2D_DGRAD) launch_r<T, IG_DGRAD>(st, a, d, ws);
+    else launch_r<T, IG_WGRAD>(st, a, d, ws);
+}
+
+int cuda_nn_is_conv_igemm(mgpu_nn_kernel op)
+{
+    return op == MGPU_NNK_CONV2D || op == MGPU_NNK_CONV2D_DGRAD || op == MGPU_NNK_CONV2D_WGRAD;
+}
+
+size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a)
+{
+    if (a->op != MGPU_NNK_CONV2D_WGRAD) return 0;
+    ig_dims d = dims_of(a);
+    int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, a->dtype == MGPU_BF16), chunk;
+    int parts = wgrad_parts(d, bm, bk, &chunk);
+    return (size_t)parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
+}
+
+cudaError_t cuda_nn_conv_igemm(cudaStream_t st, const mgpu_nn_args *a, void *ws)
+{
+    ig_dims d = dims_of(a);
+    if (d.M == 0 || d.Ncol == 0) return cudaSuccess;
+    if (d.Kred == 0) /* no images: a zero weight gradient */
+        return cudaMemsetAsync(a->t[2], 0, (size_t)d.M * d.Ncol * mgpu_dtype_size(a->dtype), st);
+    if (a->dtype == MGPU_BF16) launch_t<uint16_t>(st, a, ws);
+    else launch_t<float>(st, a, ws);
+    return cudaGetLastError();
+}
