@@ -3,7 +3,7 @@
 -- them). Argument 1: "real" (compute; on cuda: the measurement) or
 -- "phantom" (shape-only tensors: on the sim, the model's prediction for
 -- the machine's GPU, with nothing computed). Argument 2: a case name to
--- run alone (default: all).
+-- run alone, or a prefix and "*" ("conv*"; default: all).
 --   mgpulab spmd bench/nn_bench.lua --backend cuda --ranks 1 -- real
 --   mgpulab spmd bench/nn_bench.lua --backend sim --machine dgx-h200 --ranks 1 -- phantom
 local nn = mgpu.import("nn")
@@ -32,7 +32,7 @@ end
 
 local results = {}
 local function case(name, flops, bytes, reps, setup)
-  if only and only ~= name then return end
+  if only and only ~= name and not (only:sub(-1) == "*" and name:sub(1, #only - 1) == only:sub(1, -2)) then return end
   local fn = setup()
   local ms = time(fn, reps)
   results[#results + 1] = {name = name, ms = ms, tflops = flops > 0 and flops / ms / 1e9 or nil,
@@ -131,6 +131,43 @@ case("attention bf16 b4 h8 t2048 d128", 4 * 4 * 8 * 2048 * 2048 * 128, 0, 10, fu
     mgpu.nn.gemm(p, v, o)
   end
 end)
+
+-- conv2d at the shapes of labs/lib/nn/resnet.lua (width 16: 16-64
+-- channels; 32x32, 16x16, 8x8; the stem, the stride-2 stage entries and
+-- their 1x1 shortcuts) and a wide layer, batch 256 and 32, each dtype:
+-- forward, the weight gradient alone (dx nil) and the whole backward (dx
+-- and dw). scripts/compare-nn-torch.py times torch's the same way.
+-- {N, C, H, W, K, R, stride}; pad R // 2.
+local conv_shapes = {
+  {256, 3, 32, 32, 16, 3, 1}, {256, 16, 32, 32, 16, 3, 1}, {256, 16, 32, 32, 32, 3, 2}, {256, 16, 32, 32, 32, 1, 2},
+  {256, 32, 16, 16, 32, 3, 1}, {256, 32, 16, 16, 64, 3, 2}, {256, 64, 8, 8, 64, 3, 1}, {256, 64, 32, 32, 64, 3, 1},
+  {32, 64, 8, 8, 64, 3, 1}, {32, 16, 32, 32, 16, 3, 1},
+}
+for _, dt in ipairs{"f32", "bf16"} do
+  for _, sh in ipairs(conv_shapes) do
+    local n, c, h, w, k, r, st = table.unpack(sh)
+    local pad = r // 2
+    local p, q = (h + 2 * pad - r) // st + 1, (w + 2 * pad - r) // st + 1
+    local name = ("conv %s %dx%dx%dx%d>%d %dx%d s%d"):format(dt, n, c, h, w, k, r, r, st)
+    local flops = 2 * n * k * p * q * c * r * r
+    local function tensors()
+      return T({n, c, h, w}, dt, 1), T({k, c, r, r}, dt, 2), T({n, k, p, q}, dt, 3), T({n, c, h, w}, dt, 4),
+             T({k, c, r, r}, dt, 5)
+    end
+    case(name .. " fwd", flops, 0, 10, function()
+      local x, wt, y = tensors()
+      return function() mgpu.nn.conv2d(x, wt, y, {stride = st, pad = pad}) end
+    end)
+    case(name .. " dw", flops, 0, 10, function()
+      local x, wt, dy, _, dw = tensors()
+      return function() mgpu.nn.conv2d_backward(x, wt, dy, nil, dw, {stride = st, pad = pad}) end
+    end)
+    case(name .. " dx+dw", 2 * flops, 0, 10, function()
+      local x, wt, dy, dx, dw = tensors()
+      return function() mgpu.nn.conv2d_backward(x, wt, dy, dx, dw, {stride = st, pad = pad}) end
+    end)
+  end
+end
 
 for _, depth in ipairs{8, 20} do
   case(("resnet-%d step f32 batch 256"):format(depth), 0, 0, 5, function()

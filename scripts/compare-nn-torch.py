@@ -15,7 +15,8 @@ prints one table of medians: mgpulab ms and its spread, torch ms and its
 spread, torch/mgpulab (>= 1 means mgpulab is faster), the sim's ms and its
 error against the measurement; the targets of issues 11 and 33 are marked
 (GEMM >= 0.95x torch, ResNet step >= 0.7x, row and streaming ops >= 1.0x,
-sim within 15 %). MGPU_COMPARE_JSON=FILE also writes every run's figures.
+conv2d >= 0.8x, sim within 15 %). MGPU_COMPARE_JSON=FILE also writes every run's figures;
+MGPU_COMPARE_ONLY=conv runs the conv2d cases alone.
 Exit status 0 always: it reports, the reader judges."""
 import json
 import os
@@ -50,13 +51,15 @@ else:
     machine, gpu_name = local_preset()
 print(f"# the sim's prediction: preset {machine}, for {gpu_name}")
 lua = os.path.join(here, "bench", "nn_bench.lua")
+# MGPU_COMPARE_ONLY=conv: the conv2d cases alone (a kernel's quick round)
+ONLY = os.environ.get("MGPU_COMPARE_ONLY", "")
 
 
 def run_mgpulab(backend, mode):
     cmd = [mgpulab, "spmd", lua, "--backend", backend, "--ranks", "1", "--time-limit", "900"]
     if backend == "sim":
         cmd += ["--machine", machine]
-    cmd += ["--", mode]
+    cmd += ["--", mode] + (["conv*"] if ONLY == "conv" else [])
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200,
                          env=dict(os.environ, MGPULAB_LABS=os.path.join(here, "labs")))
     m = re.search(r"^\[rank 0\] result (\{.*\})$", out.stdout, re.M)
@@ -64,6 +67,36 @@ def run_mgpulab(backend, mode):
         print(out.stdout + out.stderr)
         raise SystemExit(f"{' '.join(cmd)}: no result row (exit {out.returncode})")
     return {c["name"]: c["ms"] for c in json.loads(m.group(1))["cases"]}
+
+
+# bench/nn_bench.lua's conv shapes, {N, C, H, W, K, R, stride}, pad R // 2
+CONV_SHAPES = [
+    (256, 3, 32, 32, 16, 3, 1), (256, 16, 32, 32, 16, 3, 1), (256, 16, 32, 32, 32, 3, 2), (256, 16, 32, 32, 32, 1, 2),
+    (256, 32, 16, 16, 32, 3, 1), (256, 32, 16, 16, 64, 3, 2), (256, 64, 8, 8, 64, 3, 1), (256, 64, 32, 32, 64, 3, 1),
+    (32, 64, 8, 8, 64, 3, 1), (32, 16, 32, 32, 16, 3, 1),
+]
+
+
+def conv_cases(res, timed, dt):
+    """cuDNN's conv forward, its weight gradient alone and dx with dw
+    (aten.convolution_backward with those output masks), as nn_bench.lua."""
+    import torch
+    dev = "cuda"
+    for d in ("f32", "bf16"):
+        for n, c, h, w, k, r, st in CONV_SHAPES:
+            pad = r // 2
+            p, q = (h + 2 * pad - r) // st + 1, (w + 2 * pad - r) // st + 1
+            x = torch.randn(n, c, h, w, device=dev, dtype=dt[d])
+            wt = torch.randn(k, c, r, r, device=dev, dtype=dt[d])
+            dy = torch.randn(n, k, p, q, device=dev, dtype=dt[d])
+            name = f"conv {d} {n}x{c}x{h}x{w}>{k} {r}x{r} s{st}"
+
+            def back(mask):
+                return lambda: torch.ops.aten.convolution_backward(dy, x, wt, None, [st, st], [pad, pad], [1, 1],
+                                                                   False, [0, 0], 1, mask)
+            res[name + " fwd"] = timed(lambda: torch.nn.functional.conv2d(x, wt, stride=st, padding=pad), 10)
+            res[name + " dw"] = timed(back([False, True, False]), 10)
+            res[name + " dx+dw"] = timed(back([True, True, False]), 10)
 
 
 def torch_cases():
@@ -86,6 +119,9 @@ def torch_cases():
 
     dt = {"bf16": torch.bfloat16, "f32": torch.float32}
     res = {}
+    if ONLY == "conv":
+        conv_cases(res, timed, dt)
+        return res
 
     def gemm(d, m, n, k, reps):
         a, b = torch.randn(m, k, device=dev, dtype=dt[d]), torch.randn(k, n, device=dev, dtype=dt[d])
@@ -100,6 +136,8 @@ def torch_cases():
     x = torch.randn(256, 64, 32, 32, device=dev, dtype=torch.bfloat16)
     w = torch.randn(64, 64, 3, 3, device=dev, dtype=torch.bfloat16)
     res["conv2d bf16 256x64x32x32 3x3"] = timed(lambda: torch.nn.functional.conv2d(x, w, padding=1), 10)
+    del x, w
+    conv_cases(res, timed, dt)
     r = torch.randn(64 << 20, device=dev, dtype=torch.bfloat16)
     res["relu bf16 64M"] = timed(lambda: torch.relu(r), 20)
     a32, b32 = torch.randn(32 << 20, device=dev), torch.randn(32 << 20, device=dev)
@@ -193,7 +231,7 @@ def spread(xs):
 
 
 print(f"# medians of {rounds} alternating runs; spread = (max - min) / median")
-print(f"{'case':36} {'mgpulab ms':>11} {'spread':>7} {'torch ms':>10} {'spread':>7} {'torch/ours':>10} "
+print(f"{'case':44} {'mgpulab ms':>11} {'spread':>7} {'torch ms':>10} {'spread':>7} {'torch/ours':>10} "
       f"{'sim ms':>9} {'sim err':>8}  target")
 rows = {}
 for name in ours_runs[0]:
@@ -204,14 +242,16 @@ for name in ours_runs[0]:
     ratio = t / ms if t else float("nan")
     err = (s - ms) / ms * 100 if s else float("nan")
     target = ""
-    if name.startswith("gemm bf16 4096x4096") or name.startswith("gemm bf16 8192x28672"):
+    if name.startswith("conv"):
+        target = "ours >= 0.8x torch: " + ("met" if ratio >= 0.8 else "MISSED")
+    elif name.startswith("gemm bf16 4096x4096") or name.startswith("gemm bf16 8192x28672"):
         target = "ours >= 0.95x torch: " + ("met" if ratio >= 0.95 else "MISSED")
     elif name.startswith("resnet"):
         target = "ours >= 0.7x torch: " + ("met" if ratio >= 0.7 else "MISSED")
     elif re.match(r"(softmax|layernorm|rmsnorm|relu|add|bias_add)", name):
         target = "ours >= 1.0x torch: " + ("met" if ratio >= 1.0 else "MISSED")
     target += ("; " if target else "") + "sim within 15 %: " + ("met" if abs(err) <= 15 else "MISSED")
-    print(f"{name:36} {ms:11.4f} {spread(mine):6.1f}% {t if t else float('nan'):10.4f} "
+    print(f"{name:44} {ms:11.4f} {spread(mine):6.1f}% {t if t else float('nan'):10.4f} "
           f"{spread(tv) if tv else float('nan'):6.1f}% {ratio:10.2f} {s if s else float('nan'):9.4f} {err:7.1f}%  {target}")
     rows[name] = {"ours": mine, "torch": tv, "sim": s}
 if os.environ.get("MGPU_COMPARE_JSON"):

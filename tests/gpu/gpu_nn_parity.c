@@ -83,6 +83,11 @@ static mgpu_result f_conv1b(mgpu_stream *s, mgpu_tensor *t)
 {
     return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 0);
 }
+static mgpu_result f_conv1s2(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 2, 0));
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 2, 0);
+}
 static mgpu_result f_conv3s1(mgpu_stream *s, mgpu_tensor *t)
 {
     MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 1));
@@ -171,6 +176,21 @@ static const ncase cases[] = {
     /* planes of 1600 values: more than one block a plane */
     {"conv2d 3x3 s1 p1, 2 images 40x40", {S(4, 2, 4, 40, 40, 1, 0), S(4, 8, 4, 3, 3, 2, 0), S(4, 2, 8, 40, 40, 0, 1),
       S(4, 2, 4, 40, 40, 0, 1), S(4, 8, 4, 3, 3, 0, 1)}, 5, f_conv3s1},
+    /* The implicit GEMMs (issue 33): a ResNet shortcut, 1x1 stride 2 (R not
+     * a compile-time 3; 20 channels: the 32-row tile); 70 out channels (two
+     * 64-row tiles, the second part full), 3 images of 11x13 (429 columns,
+     * not a multiple of the 128-column tile), reductions of 360 and 630
+     * (not a multiple of the 32 deep tile); the stem's 3 input channels
+     * (27 deep); a stride-2 stage entry of 9 images, whose weight gradient
+     * is cut in 4 parts (the 40x40 case above: 25). */
+    {"conv2d 1x1 stride 2 (shortcut), backward", {S(4, 5, 12, 9, 9, 1, 0), S(4, 20, 12, 1, 1, 2, 0),
+      S(4, 5, 20, 5, 5, 3, 1), S(4, 5, 12, 9, 9, 0, 1), S(4, 20, 12, 1, 1, 0, 1)}, 5, f_conv1s2},
+    {"conv2d 3x3 s1 p1, 40->70 channels, 3x11x13", {S(4, 3, 40, 11, 13, 1, 0), S(4, 70, 40, 3, 3, 2, 0),
+      S(4, 3, 70, 11, 13, 0, 1), S(4, 3, 40, 11, 13, 0, 1), S(4, 70, 40, 3, 3, 0, 1)}, 5, f_conv3s1},
+    {"conv2d 3x3 s1 p1, stem 3->16, 7x16x16", {S(4, 7, 3, 16, 16, 1, 0), S(4, 16, 3, 3, 3, 2, 0),
+      S(4, 7, 16, 16, 16, 0, 1), S(4, 7, 3, 16, 16, 0, 1), S(4, 16, 3, 3, 3, 0, 1)}, 5, f_conv3s1},
+    {"conv2d 3x3 s2 p1, 16->32, 9x16x16", {S(4, 9, 16, 16, 16, 1, 0), S(4, 32, 16, 3, 3, 2, 0),
+      S(4, 9, 32, 8, 8, 0, 1), S(4, 9, 16, 16, 16, 0, 1), S(4, 32, 16, 3, 3, 0, 1)}, 5, f_conv3},
     /* column sums over 5 row chunks, packed bias add */
     {"bias add and grad 300x40", {S(2, 300, 40, 0, 0, 1, 0), S(1, 40, 0, 0, 0, 2, 0), S(2, 300, 40, 0, 0, 0, 1),
       S(1, 40, 0, 0, 0, 0, 1)}, 4, f_bias},
