@@ -31,8 +31,17 @@ local function time(fn, reps)
 end
 
 local results = {}
+-- only: a case's name, or "prefix*", or several of those joined by commas
+local function wanted(name)
+  if not only then return true end
+  for pat in only:gmatch("[^,]+") do
+    if pat == name or (pat:sub(-1) == "*" and name:sub(1, #pat - 1) == pat:sub(1, -2)) then return true end
+  end
+  return false
+end
+
 local function case(name, flops, bytes, reps, setup)
-  if only and only ~= name and not (only:sub(-1) == "*" and name:sub(1, #only - 1) == only:sub(1, -2)) then return end
+  if not wanted(name) then return end
   local fn = setup()
   local ms = time(fn, reps)
   results[#results + 1] = {name = name, ms = ms, tflops = flops > 0 and flops / ms / 1e9 or nil,

@@ -16,7 +16,7 @@ spread, torch/mgpulab (>= 1 means mgpulab is faster), the sim's ms and its
 error against the measurement; the targets of issues 11 and 33 are marked
 (GEMM >= 0.95x torch, ResNet step >= 0.7x, row and streaming ops >= 1.0x,
 conv2d >= 0.8x, sim within 15 %). MGPU_COMPARE_JSON=FILE also writes every run's figures;
-MGPU_COMPARE_ONLY=conv runs the conv2d cases alone.
+MGPU_COMPARE_ONLY=conv runs the conv2d cases alone, =ops the streaming and row ops.
 Exit status 0 always: it reports, the reader judges."""
 import json
 import os
@@ -52,14 +52,18 @@ else:
 print(f"# the sim's prediction: preset {machine}, for {gpu_name}")
 lua = os.path.join(here, "bench", "nn_bench.lua")
 # MGPU_COMPARE_ONLY=conv: the conv2d cases alone (a kernel's quick round)
+# MGPU_COMPARE_ONLY=ops: the streaming and row ops alone (no GEMM, conv, attention or ResNet)
 ONLY = os.environ.get("MGPU_COMPARE_ONLY", "")
+ONLY_CASES = {"conv": "conv*", "ops": "relu*,add*,bias_add*,layernorm*,rmsnorm*,softmax*"}
+if ONLY and ONLY not in ONLY_CASES:
+    raise SystemExit(f"MGPU_COMPARE_ONLY={ONLY!r}: use one of {', '.join(ONLY_CASES)}")
 
 
 def run_mgpulab(backend, mode):
     cmd = [mgpulab, "spmd", lua, "--backend", backend, "--ranks", "1", "--time-limit", "900"]
     if backend == "sim":
         cmd += ["--machine", machine]
-    cmd += ["--", mode] + (["conv*"] if ONLY == "conv" else [])
+    cmd += ["--", mode] + ([ONLY_CASES[ONLY]] if ONLY in ONLY_CASES else [])
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1200,
                          env=dict(os.environ, MGPULAB_LABS=os.path.join(here, "labs")))
     m = re.search(r"^\[rank 0\] result (\{.*\})$", out.stdout, re.M)
@@ -128,16 +132,18 @@ def torch_cases():
         c = torch.empty(m, n, device=dev, dtype=dt[d])
         res[f"gemm {d} {m}x{n}x{k}"] = timed(lambda: torch.matmul(a, b, out=c), reps)
 
-    gemm("bf16", 4096, 4096, 4096, 20)
-    gemm("bf16", 8192, 28672, 8192, 5)
-    gemm("bf16", 1024, 1024, 1024, 50)
-    gemm("bf16", 2048, 8192, 2048, 20)
-    gemm("f32", 4096, 4096, 4096, 5)
-    x = torch.randn(256, 64, 32, 32, device=dev, dtype=torch.bfloat16)
-    w = torch.randn(64, 64, 3, 3, device=dev, dtype=torch.bfloat16)
-    res["conv2d bf16 256x64x32x32 3x3"] = timed(lambda: torch.nn.functional.conv2d(x, w, padding=1), 10)
-    del x, w
-    conv_cases(res, timed, dt)
+    ops_only = ONLY == "ops"
+    if not ops_only:
+        gemm("bf16", 4096, 4096, 4096, 20)
+        gemm("bf16", 8192, 28672, 8192, 5)
+        gemm("bf16", 1024, 1024, 1024, 50)
+        gemm("bf16", 2048, 8192, 2048, 20)
+        gemm("f32", 4096, 4096, 4096, 5)
+        x = torch.randn(256, 64, 32, 32, device=dev, dtype=torch.bfloat16)
+        w = torch.randn(64, 64, 3, 3, device=dev, dtype=torch.bfloat16)
+        res["conv2d bf16 256x64x32x32 3x3"] = timed(lambda: torch.nn.functional.conv2d(x, w, padding=1), 10)
+        del x, w
+        conv_cases(res, timed, dt)
     r = torch.randn(64 << 20, device=dev, dtype=torch.bfloat16)
     res["relu bf16 64M"] = timed(lambda: torch.relu(r), 20)
     a32, b32 = torch.randn(32 << 20, device=dev), torch.randn(32 << 20, device=dev)
@@ -176,6 +182,8 @@ def torch_cases():
     bx, bb = torch.randn(16384, 4096, device=dev, dtype=torch.bfloat16), torch.randn(4096, device=dev, dtype=torch.bfloat16)
     res["bias_add bf16 16384x4096"] = timed(lambda: bx + bb, 20)
     del bx, bb
+    if ops_only:
+        return res
     q = torch.randn(32, 2048, 128, device=dev, dtype=torch.bfloat16)
     mask = torch.ones(2048, 2048, device=dev, dtype=torch.bool).tril()
 
