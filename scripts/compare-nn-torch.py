@@ -52,9 +52,10 @@ else:
 print(f"# the sim's prediction: preset {machine}, for {gpu_name}")
 lua = os.path.join(here, "bench", "nn_bench.lua")
 # MGPU_COMPARE_ONLY=conv: the conv2d cases alone (a kernel's quick round)
-# MGPU_COMPARE_ONLY=ops: the streaming and row ops alone (no GEMM, conv, attention or ResNet)
+# MGPU_COMPARE_ONLY=ops: the streaming and row ops alone (no GEMM, conv, attention or ResNet);
+# =resnet: the ResNet steps alone
 ONLY = os.environ.get("MGPU_COMPARE_ONLY", "")
-ONLY_CASES = {"conv": "conv*", "ops": "relu*,add*,bias_add*,layernorm*,rmsnorm*,softmax*"}
+ONLY_CASES = {"conv": "conv*", "ops": "relu*,add*,bias_add*,layernorm*,rmsnorm*,softmax*", "resnet": "resnet*"}
 if ONLY and ONLY not in ONLY_CASES:
     raise SystemExit(f"MGPU_COMPARE_ONLY={ONLY!r}: use one of {', '.join(ONLY_CASES)}")
 
@@ -133,6 +134,9 @@ def torch_cases():
         res[f"gemm {d} {m}x{n}x{k}"] = timed(lambda: torch.matmul(a, b, out=c), reps)
 
     ops_only = ONLY == "ops"
+    if ONLY == "resnet":
+        resnet_cases(res, timed)
+        return res
     if not ops_only:
         gemm("bf16", 4096, 4096, 4096, 20)
         gemm("bf16", 8192, 28672, 8192, 5)
@@ -193,6 +197,13 @@ def torch_cases():
         return torch.bmm(p, q)
     res["attention bf16 b4 h8 t2048 d128"] = timed(attn, 10)
 
+    resnet_cases(res, timed)
+    return res
+
+
+def resnet_cases(res, timed):
+    import torch
+    dev = "cuda"
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from torch_resnet import resnet as torch_resnet
 
@@ -210,7 +221,6 @@ def torch_cases():
             torch.nn.functional.cross_entropy(model(xi), yi).backward()
             opt.step()
         res[f"resnet-{depth} step f32 batch 256"] = timed(step, 5)
-    return res
 
 
 def median(xs):
