@@ -83,8 +83,10 @@ static const struct {
     .gemm_tile = 128.0,
     .gemm_f32_tile = 96.0,
     .gemm_f32_eff = 0.81,
-    /* conv2d's implicit GEMMs (cuda_nn_conv_igemm.cu): fitted to the
-     * kernels' times on an H100 (docs/sim-model.md, fifteenth session). */
+    /* conv2d's implicit GEMMs (cuda_nn_conv_igemm.cu): first guesses, NOT
+     * fitted - on an H100 they price bf16 convs 60-94 % fast and f32 ones
+     * up to 76 % (docs/sim-model.md and gpu-results.md, fifteenth session;
+     * a fitted model waits in the closing note: it moves lab 4 step 3). */
     .conv_f32_eff = 0.5,
     .conv_blocks_per_sm = 2.0,
     /* Streaming kernels (relu, add, swap12): ~85 % of HBM as the D2D copy
