@@ -99,29 +99,21 @@ case("softmax backward bf16 65536x2048", 0, 3 * 2 * 65536 * 2048, 10, function()
   local p, dp, ds = T({65536, 2048}, "bf16", 1), T({65536, 2048}, "bf16", 2), T({65536, 2048}, "bf16", 3)
   return function() mgpu.nn.softmax_backward(p, dp, ds) end
 end)
-case("layernorm backward bf16 16384x4096", 0, 3 * 2 * 16384 * 4096, 20, function()
-  local x, dy, dx = T({16384, 4096}, "bf16", 1), T({16384, 4096}, "bf16", 2), T({16384, 4096}, "bf16", 3)
-  local g, dg, db = T({4096}, "bf16"), T({4096}, "bf16"), T({4096}, "bf16")
-  local m, r = T({16384}), T({16384})
-  return function() mgpu.nn.layernorm_backward(x, g, m, r, dy, dx, dg, db) end
-end)
-case("rmsnorm backward bf16 16384x4096", 0, 3 * 2 * 16384 * 4096, 20, function()
-  local x, dy, dx = T({16384, 4096}, "bf16", 1), T({16384, 4096}, "bf16", 2), T({16384, 4096}, "bf16", 3)
-  local g, dg, r = T({4096}, "bf16"), T({4096}, "bf16"), T({16384})
-  return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
-end)
--- f32 too: the one-pass kernel holds 8 columns a thread either way
-case("layernorm backward f32 16384x4096", 0, 3 * 4 * 16384 * 4096, 20, function()
-  local x, dy, dx = T({16384, 4096}, "f32", 1), T({16384, 4096}, "f32", 2), T({16384, 4096}, "f32", 3)
-  local g, dg, db = T({4096}, "f32"), T({4096}, "f32"), T({4096}, "f32")
-  local m, r = T({16384}), T({16384})
-  return function() mgpu.nn.layernorm_backward(x, g, m, r, dy, dx, dg, db) end
-end)
-case("rmsnorm backward f32 16384x4096", 0, 3 * 4 * 16384 * 4096, 20, function()
-  local x, dy, dx = T({16384, 4096}, "f32", 1), T({16384, 4096}, "f32", 2), T({16384, 4096}, "f32", 3)
-  local g, dg, r = T({4096}, "f32"), T({4096}, "f32"), T({16384})
-  return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
-end)
+-- bf16 and f32: the one-pass kernel holds 8 columns a thread either way
+for _, d in ipairs({{"bf16", 2}, {"f32", 4}}) do
+  local dt, esz = d[1], d[2]
+  case("layernorm backward " .. dt .. " 16384x4096", 0, 3 * esz * 16384 * 4096, 20, function()
+    local x, dy, dx = T({16384, 4096}, dt, 1), T({16384, 4096}, dt, 2), T({16384, 4096}, dt, 3)
+    local g, dg, db = T({4096}, dt), T({4096}, dt), T({4096}, dt)
+    local m, r = T({16384}), T({16384})
+    return function() mgpu.nn.layernorm_backward(x, g, m, r, dy, dx, dg, db) end
+  end)
+  case("rmsnorm backward " .. dt .. " 16384x4096", 0, 3 * esz * 16384 * 4096, 20, function()
+    local x, dy, dx = T({16384, 4096}, dt, 1), T({16384, 4096}, dt, 2), T({16384, 4096}, dt, 3)
+    local g, dg, r = T({4096}, dt), T({4096}, dt), T({16384})
+    return function() mgpu.nn.rmsnorm_backward(x, g, r, dy, dx, dg) end
+  end)
+end
 case("relu backward bf16 64M", 0, 3 * 2 * 64 * 2 ^ 20, 20, function()
   local x, dy, dx = T({64 * 2 ^ 20}, "bf16", 1), T({64 * 2 ^ 20}, "bf16", 2), T({64 * 2 ^ 20}, "bf16", 3)
   return function() mgpu.nn.act_backward("relu", x, dy, dx) end
