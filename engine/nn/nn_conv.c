@@ -85,12 +85,15 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
         parts = chunk ? (kred + chunk - 1) / chunk : 1;
     }
     a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
-    /* The GEMM the kernel runs (the data grad of a strided conv multiplies
-     * the zeros between dy's pixels too); the sim prices its tiles and
-     * waves (sim_model.c, conv_overhead). */
+    /* The GEMM the kernel runs; the sim prices its tiles and k-steps
+     * (sim_model.c, conv_ns), a strided data grad's by its phases. */
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
                               .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,
-                              .kernels = op == MGPU_NNK_CONV2D_WGRAD ? 2 : 1};
+                              /* the weight grad's parts' combine; the data grad's 16 phases a launch */
+                              .kernels = op == MGPU_NNK_CONV2D_WGRAD   ? 2
+                                         : op == MGPU_NNK_CONV2D_DGRAD ? (g->stride * g->stride + 15) / 16
+                                                                       : 1,
+                              .conv = {op == MGPU_NNK_CONV2D_DGRAD, g->stride, g->pad, (int)g->r, g->h, g->w}};
     return c->ops->kernel(c->s, &a);
 }
 

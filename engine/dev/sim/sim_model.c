@@ -3,7 +3,10 @@
 #include "dev/sim/sim_model.h"
 #include "mgpu/nn_ops.h"
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*--- Constants ---------------------------------------------------------*
  * Every number the model uses, with where it comes from. Efficiencies are
@@ -38,8 +41,6 @@ static const struct {
     double gemm_tile;           /* rows and cols of C one SM's tile computes */
     double gemm_f32_tile;       /* the same for f32 GEMMs on the FMA units */
     double gemm_f32_eff;        /* f32 GEMMs (FMA units, no TF32): achieved / f32 peak */
-    double conv_f32_eff;        /* conv2d's implicit GEMM in f32: achieved / f32 peak */
-    double conv_blocks_per_sm;  /* its blocks an SM runs at once (a wave) */
     double eff_flops[MGPU_NN_CLASS_COUNT]; /* achieved / peak FLOP/s per op class */
     double eff_bytes[MGPU_NN_CLASS_COUNT]; /* achieved / spec HBM bandwidth per op class */
     double reduce_gbs_per_sm;   /* row reductions: the SMs' rate, when it is below eff_bytes x HBM */
@@ -83,12 +84,6 @@ static const struct {
     .gemm_tile = 128.0,
     .gemm_f32_tile = 96.0,
     .gemm_f32_eff = 0.81,
-    /* conv2d's implicit GEMMs (cuda_nn_conv_igemm.cu): first guesses, NOT
-     * fitted - on an H100 they price bf16 convs 60-94 % fast and f32 ones
-     * up to 76 % (docs/sim-model.md and gpu-results.md, fifteenth session;
-     * a fitted model waits in the closing note: it moves lab 4 step 3). */
-    .conv_f32_eff = 0.5,
-    .conv_blocks_per_sm = 2.0,
     /* Streaming kernels (relu, add, swap12): ~85 % of HBM as the D2D copy
      * does (relu and add measured 3.6 and 4.1 TB/s). Row reductions
      * (norms, pooling, batch norm) read a row more than once: layernorm and
@@ -103,7 +98,7 @@ static const struct {
      * share of the f32 peak so that it scales with another GPU's SMs and
      * clock: 990 / 67,000. (It was one rate between the two, 900, which
      * priced the conv 13.5 % slow on the H200 and 15.5 % on an H100.) */
-    .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0, 0.2},
+    .eff_flops = {0.83, 0.50, 0.50, 990.0 / 67000.0, 0.2}, /* CONV's: unused, conv_ns prices it */
     .eff_bytes = {0.85, 0.85, 0.85, 1.0, 0.85},
     /* Row reductions are bound by the SMs, not by HBM (the memory-pass
      * kernels: the norms whose row cuda holds in registers are priced as
@@ -328,19 +323,131 @@ static double gemm_overhead(const sim_model_gpu *g, const mgpu_nn_work *w, int b
     return (mt * T * nt * T) / (m * n) * (waves * sms / slices);
 }
 
-/* The same for conv2d's implicit GEMM (CLASS_CONV): its tiles as cuda
- * cuts them (mgpu_nn_conv_tile_m/_n: 16, 32 or 64 channels by 256 or 128
- * columns; a part tile costs a whole one), times the parts of its
- * reduction (batch; the weight gradient's), run in waves of
- * conv_blocks_per_sm blocks an SM. No split-K: the kernel has none but
- * those parts. */
-static double conv_overhead(const sim_model_gpu *g, const mgpu_nn_work *w)
+/*--- conv2d's implicit GEMMs (CLASS_CONV) --------------------------------*
+ * cuda_nn_conv_igemm.cu runs each of conv2d's three GEMMs as one kernel of
+ * tiles (mgpu_nn_conv_tile_m/_n/_k, nn_ops.h: 16, 32 or 64 channels by 256
+ * or 128 columns, 16 or 32 deep); the price follows those tiles, so a
+ * change of tile there changes it here. Fitted to the kernels' times on an
+ * H100 (2026-12-06, fifteenth session, /work/notes/gpu15/conv.json: 40 of
+ * the 54 cases it prices within 15 %, docs/sim-model.md; refit with
+ * scripts/fit-conv-sim.py). They run at 15-30 TFLOP/s: each k-step's
+ * loads bind them, not the tensor cores. Per k-step of a block, an SM
+ * spends:
+ *   - gather: for every element of the B tile that exists (a part tile's
+ *     missing columns are skipped), a thread works out its image, channel,
+ *     tap and padding test and loads it - 0.31 ns of an SM's time in f32,
+ *     0.23 in bf16 (half the bytes); the data grad's dy gathers 1.85x that
+ *     (its A tile, w transposed, is a strided load; the stride-1 data
+ *     grads fitted it). The A tile itself is lost in the fit.
+ *   - mac: the multiply-adds of the whole tile from shared memory, 0.0075
+ *     ns each in f32 (134 an ns an SM, 0.53 of the FMA peak), 0.0047 in
+ *     bf16 (wmma's fragment loads bind it, not the tensor cores).
+ * Two blocks share an SM; a block alone waits on its loads: its k-step
+ * takes at least `lone` (1.5 us, a lone block's gather latency).
+ * MGPU_SIM_CONV_FIT="gather_f32=..,gather_bf16=..,dgrad=..,mac_f32=..,
+ * mac_bf16=..,lone=.." replaces them: the fit script's knob, so that it
+ * fits this formula itself rather than a copy of it. */
+typedef struct conv_coeffs {
+    double gather_ns[2]; /* an SM's time per element of a gathered B tile, f32 / bf16 */
+    double dgrad_gather; /* the data grad's gathers over the others' */
+    double mac_ns[2];    /* an SM's time per multiply-add of a tile, f32 / bf16 */
+    double lone_ns;      /* a k-step of one block alone on an SM, at the least */
+} conv_coeffs;
+
+static const conv_coeffs CONV_FIT = {
+    .gather_ns = {0.307, 0.23},
+    .dgrad_gather = 1.85,
+    .mac_ns = {0.00746, 0.00465},
+    .lone_ns = 1504,
+};
+
+static conv_coeffs conv_k;
+static pthread_once_t conv_k_once = PTHREAD_ONCE_INIT;
+
+/* CONV_FIT, or MGPU_SIM_CONV_FIT's values over it (a bad one is reported
+ * and the committed fit kept). */
+static void conv_k_init(void)
 {
-    if (w->m == 0 || w->n == 0) return 1.0;
-    double bm = mgpu_nn_conv_tile_m(w->m), bn = mgpu_nn_conv_tile_n((int)bm), parts = (double)(w->batch ? w->batch : 1);
-    double m = (double)w->m, n = (double)w->n, slices = ceil(m / bm) * ceil(n / bn) * parts;
-    double slots = g->sms * K.conv_blocks_per_sm, waves = ceil(slices / slots);
-    return waves * slots * bm * bn / (parts * m * n);
+    conv_k = CONV_FIT;
+    const char *e = getenv("MGPU_SIM_CONV_FIT");
+    if (!e || !*e) return;
+    conv_coeffs c = CONV_FIT;
+    struct { const char *name; double *v; } f[] = {
+        {"gather_f32", &c.gather_ns[0]}, {"gather_bf16", &c.gather_ns[1]}, {"dgrad", &c.dgrad_gather},
+        {"mac_f32", &c.mac_ns[0]},       {"mac_bf16", &c.mac_ns[1]},       {"lone", &c.lone_ns}};
+    const char *p = e;
+    while (*p) {
+        size_t len = strcspn(p, "=");
+        int k = -1;
+        for (int i = 0; i < (int)(sizeof f / sizeof f[0]); i++)
+            if (strlen(f[i].name) == len && strncmp(p, f[i].name, len) == 0) k = i;
+        char *end = NULL;
+        double v = k >= 0 && p[len] == '=' ? strtod(p + len + 1, &end) : -1;
+        if (k < 0 || !end || end == p + len + 1 || !(v >= 0) || (*end && *end != ',')) {
+            fprintf(stderr, "MGPU_SIM_CONV_FIT: cannot read %s (want name=value,... with names gather_f32, "
+                            "gather_bf16, dgrad, mac_f32, mac_bf16, lone); the committed fit is used\n", e);
+            return;
+        }
+        *f[k].v = v;
+        p = *end ? end + 1 : end;
+    }
+    conv_k = c;
+}
+
+/* The taps r of R (padding pad, stride s) that land on output rows
+ * h = a + s*i: those with (a + pad - r) divisible by s. */
+static double conv_phase_taps(int r_count, int pad, int s, int a)
+{
+    int n = 0;
+    for (int r = 0; r < r_count; r++) n += ((a + pad - r) % s + s) % s == 0;
+    return n;
+}
+
+/* One GEMM of conv2d, one kernel: its blocks shared out over the SMs, two
+ * at a time; each k-step of a block costs the gathers of its B tile's
+ * columns that exist and the multiply-adds of its whole tile. A stride-s
+ * data grad runs s*s phase GEMMs in one launch (blockIdx.z the phase):
+ * phase (a, b) computes dx at h = a + s*i, w = b + s*j (M = C, N*ceil((H -
+ * a)/s)*ceil((W - b)/s) columns) over only the taps that land there
+ * (K*taps_r*taps_s deep): no zeros multiplied. Blocks of different phases
+ * run deeper or shallower; the busiest SM gets the average block. Times on
+ * the H100 (1.98 GHz, 132 SMs), scaled to another GPU by its f32 rate an
+ * SM. */
+static double conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
+{
+    pthread_once(&conv_k_once, conv_k_init);
+    const conv_coeffs *c = &conv_k;
+    double m = (double)w->m, n = (double)w->n, parts = (double)(w->batch ? w->batch : 1);
+    int bmi = mgpu_nn_conv_tile_m(w->m);
+    double bm = bmi, bn = mgpu_nn_conv_tile_n(bmi), bk = mgpu_nn_conv_tile_k(bmi, bf16);
+    double kred = w->flops / (2.0 * m * n);
+    double gather = c->gather_ns[bf16 != 0] * (w->conv.dgrad ? c->dgrad_gather : 1.0);
+    double mac = c->mac_ns[bf16 != 0] * bm * bn;
+    double blocks = 0, ksteps = 0, work = 0; /* sums over the blocks: k-steps, their SM time */
+    int s = w->conv.dgrad && w->conv.stride > 1 ? w->conv.stride : 1;
+    for (int a = 0; a < s; a++)
+        for (int b = 0; b < s; b++) {
+            double cols = n, depth = kred / parts;
+            if (s > 1) {
+                double rows_a = ceil(((double)w->conv.h - a) / s), cols_b = ceil(((double)w->conv.w - b) / s);
+                double images = n / ((double)w->conv.h * (double)w->conv.w);
+                double kout = kred / (double)(w->conv.r * w->conv.r); /* dy's channels */
+                cols = images * fmax(rows_a, 0) * fmax(cols_b, 0);
+                depth = kout * conv_phase_taps(w->conv.r, w->conv.pad, s, a) *
+                        conv_phase_taps(w->conv.r, w->conv.pad, s, b);
+            }
+            if (cols <= 0) continue;
+            double tiles = ceil(m / bm) * ceil(cols / bn) * parts, steps = ceil(depth / bk);
+            blocks += tiles;
+            ksteps += tiles * steps;
+            work += tiles * steps * bk * (gather * fmin(cols, bn) + mac);
+        }
+    if (blocks <= 0) return 0;
+    double per_sm = ceil(blocks / g->sms), pairs = floor(per_sm / 2.0), lone = per_sm - 2.0 * pairs;
+    double kstep_avg = ksteps / blocks, work_avg = work / blocks; /* the average block's k-steps and time */
+    double t = pairs * fmax(c->lone_ns * kstep_avg, 2.0 * work_avg) + lone * fmax(c->lone_ns * kstep_avg, work_avg);
+    double clock = (67.0 / 132.0) / (g->f32_tflops / g->sms); /* the H100's f32 rate an SM over this GPU's */
+    return t * clock;
 }
 
 /* The one formula both the sim's streams and mgpu_nn_model_work_ns use.
@@ -351,9 +458,9 @@ static double compute_parts(const sim_model_gpu *g, const mgpu_nn_work *w, int b
 {
     int gemm = w->cls == MGPU_NN_CLASS_GEMM, conv = w->cls == MGPU_NN_CLASS_CONV;
     double peak = ((gemm || conv) && bf16 ? g->bf16_tflops : g->f32_tflops) * 1e3; /* FLOP per ns */
-    double eff = gemm && !bf16 ? K.gemm_f32_eff : conv && !bf16 ? K.conv_f32_eff : K.eff_flops[w->cls];
-    double q = gemm ? gemm_overhead(g, w, bf16) : conv ? conv_overhead(g, w) : 1.0;
-    double t_flops = w->flops * q / (peak * eff);
+    double eff = gemm && !bf16 ? K.gemm_f32_eff : K.eff_flops[w->cls];
+    double q = gemm ? gemm_overhead(g, w, bf16) : 1.0;
+    double t_flops = conv && w->m && w->n ? conv_ns(g, w, bf16) : w->flops * q / (peak * eff);
     double bw = g->hbm_gbs * K.eff_bytes[w->cls];
     if (w->cls == MGPU_NN_CLASS_REDUCE && g->sms * K.reduce_gbs_per_sm < bw) bw = g->sms * K.reduce_gbs_per_sm;
     double t_bytes = w->bytes / bw;

@@ -40,6 +40,13 @@ typedef struct mgpu_nn_work {
     size_t m, n, batch; /* GEMM: C's rows, cols and the batch, for the tile
                          * count (wave quantization); 0: too many to matter */
     int kernels;        /* kernels the op launches on a GPU; 0 counts as 1 */
+    struct {            /* CONV, conv2d's data grad (dgrad 1): its geometry. A
+                         * stride-s one runs as s*s phase GEMMs in one launch,
+                         * each over the output pixels h = a + s*i, w = b + s*j
+                         * and the taps that land there (sim_model.c) */
+        int dgrad, stride, pad, r;
+        size_t h, w;
+    } conv;
 } mgpu_nn_work;
 
 /* What starting one block costs a GATHER kernel (im2col, col2im, the
