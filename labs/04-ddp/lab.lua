@@ -138,6 +138,42 @@ local function torch_buckets(counts, cap_mb)
   return size > 0 and n + 1 or n
 end
 
+-- Step 3's bar: the share of one all-reduce of every gradient (comm_ms)
+-- that the learner's reducer took off the step, against the same
+-- gradients all-reduced in one call after backward (scripts/after_backward.lua:
+-- as few calls as any reducer, nothing overlapped). Not the naive run: its
+-- exposed time is mostly one call per parameter (on dgx-h100 1.32 ms after
+-- backward for a 0.29 ms all-reduce), which any bucketing removes, overlap
+-- or not. Measured on the sim's presets (wide ResNet, 4 ranks, 25 MiB):
+-- the reference reducer 61 / 60 / 64 / 61 % (dgx-h100, dgx-h200, pcie-4gpu,
+-- 2x-dgx-h100); reducers that all-reduce only in wait(), put everything in
+-- one bucket, all-reduce on the default stream or wait for each bucket in
+-- ready() -7 to +1 % (tests/labs/wrong/04-ddp/reducer). Checked only where
+-- each rank has a GPU.
+local HIDDEN_BAR = 0.30
+
+-- The step's verdict on that share: a = the learner's summary, f = the
+-- after-backward run's.
+local function hidden_verdict(a, f)
+  local where = L("results pane (3), table 'the wide ResNet': step time, yours against 'after backward'; timeline pane (4): when do your all-reduces run?")
+  if not (a and f and a.comm_ms and a.comm_ms > 0) then
+    return { ok = false, msg = L("the wide ResNet's runs reported no step or all-reduce time"), saw = L("nothing"),
+             wanted = L("step_ms and comm_ms in both runs' summaries"), where = where }
+  end
+  local saved = f.step_ms - a.step_ms
+  local share = saved / a.comm_ms
+  local saw = L("%.0f %% (%.3f ms of %.3f ms)", 100 * share, saved, a.comm_ms)
+  local wanted = L(">= %.0f %% of one all-reduce of every gradient", 100 * HIDDEN_BAR)
+  if share >= HIDDEN_BAR then
+    return { ok = true, saw = saw, wanted = wanted, where = where,
+             msg = L("your reducer took %.0f %% of one all-reduce of every gradient (%.3f ms) off the step: %.3f ms against %.3f ms for the same gradients all-reduced in one call after backward",
+                     100 * share, a.comm_ms, a.step_ms, f.step_ms) }
+  end
+  return { ok = false, saw = saw, wanted = wanted, where = where,
+           msg = L("your reducer took only %.0f %% of one all-reduce of every gradient (%.3f ms) off the step: %.3f ms against %.3f ms for the same gradients all-reduced in one call after backward; wanted at least %.0f %%",
+                   100 * share, a.comm_ms, a.step_ms, f.step_ms, 100 * HIDDEN_BAR) }
+end
+
 -- The overlap bar holds where the model's numbers make it hold: NVLink
 -- machines of the sim (all-reduce fast enough to hide behind backward).
 local function nvlink_sim(lab)
@@ -238,28 +274,34 @@ return {
         local naive = run_small(lab, "naive", n)
         lab.progress(0.55, L("your reducer, the wide ResNet (timing), 25 MiB buckets"))
         local mine_w = run_reducer(lab, "wide", n, 25)
-        lab.progress(0.8, L("the naive exchange, the wide ResNet"))
+        lab.progress(0.7, L("the naive exchange, the wide ResNet"))
         local naive_w = lab.spmd("scripts/run.lua", { ranks = n, args = wide("naive"), timeout = 120 })
-        local a, b = summary(mine_w), summary(naive_w)
+        lab.progress(0.85, L("every gradient in one all-reduce after backward, the wide ResNet"))
+        local flat_w = lab.spmd("scripts/after_backward.lua",
+                                { ranks = n, args = { tostring(WIDE_STEPS), tostring(WIDE_GLOBAL), "wide", "25" }, timeout = 120 })
+        local a, b, f = summary(mine_w), summary(naive_w), summary(flat_w)
         lab.table{ title = L("the wide ResNet (ResNet-32, width 96), %d ranks", n),
-                   columns = { "", L("naive"), L("your reducer (25 MiB)") },
-                   rows = { { L("step time (ms)"), f3(b and b.step_ms), f3(a and a.step_ms) },
-                            { L("all-reduce left after backward (ms)"), f3(b and b.exposed_ms), f3(a and a.exposed_ms) },
-                            { L("one all-reduce of every gradient (ms)"), f3(b and b.comm_ms), f3(a and a.comm_ms) },
-                            { L("hidden behind backward"), pct(b and b.hidden), pct(a and a.hidden) },
-                            { L("gradients (MiB)"), f2(b and b.grad_mib), f2(a and a.grad_mib) } } }
+                   columns = { "", L("naive"), L("after backward"), L("your reducer (25 MiB)") },
+                   rows = { { L("step time (ms)"), f3(b and b.step_ms), f3(f and f.step_ms), f3(a and a.step_ms) },
+                            { L("all-reduce left after backward (ms)"), f3(b and b.exposed_ms), f3(f and f.exposed_ms),
+                              f3(a and a.exposed_ms) },
+                            { L("one all-reduce of every gradient (ms)"), f3(b and b.comm_ms), f3(f and f.comm_ms),
+                              f3(a and a.comm_ms) },
+                            { L("hidden behind backward"), pct(b and b.hidden), pct(f and f.hidden), pct(a and a.hidden) },
+                            { L("gradients (MiB)"), f2(b and b.grad_mib), f2(f and f.grad_mib), f2(a and a.grad_mib) } } }
         local la, lb = losses(summary(mine)), losses(summary(naive))
         lab.table{ title = L("ResNet-8: final loss"), columns = { L("naive"), L("yours") }, rows = { { f3(lb[#lb]), f3(la[#la]) } } }
         if a then lab.record("ddp_hidden", a.hidden); lab.record("ddp_step_ms", a.step_ms) end
-        return { mine = mine, naive = naive, mine_w = mine_w, naive_w = naive_w, n = n }
+        return { mine = mine, naive = naive, mine_w = mine_w, naive_w = naive_w, flat_w = flat_w, n = n }
       end,
       check = function(lab, out)
         if not out.mine.ok then return broken(out.mine, L("your reducer.lua")) end
         if not out.naive.ok then return broken(out.naive, L("the naive run")) end
         if not out.mine_w.ok then return broken(out.mine_w, L("your reducer.lua on the wide ResNet")) end
         if not out.naive_w.ok then return broken(out.naive_w, L("the naive run of the wide ResNet")) end
+        if not out.flat_w.ok then return broken(out.flat_w, L("the after-backward run of the wide ResNet")) end
         local la, lb = losses(summary(out.mine)), losses(summary(out.naive))
-        local a, b = summary(out.mine_w), summary(out.naive_w)
+        local a, b, f = summary(out.mine_w), summary(out.naive_w), summary(out.flat_w)
         local v = {
           identical_params(out.mine, out.n, L("results pane (3); your reducer's ready() and wait()")),
           checks.close{ value = la[#la], expected = lb[#lb], rtol = 1e-4, what = L("final loss, your reducer vs the naive exchange"),
@@ -268,12 +310,10 @@ return {
         -- Ranks that share one GPU share its SMs: the exchange is a local copy
         -- and no reducer can win much; the bar holds where each rank has a GPU.
         if (lab.backend.gpus or 0) >= out.n then
-          v[#v + 1] = checks.bandwidth{ value = b.step_ms, peak = a.step_ms, fraction = 1.03, unit = "ms",
-                                        what = L("naive step time"), peak_what = L("your step time (yours should be >= 3 %% faster)"),
-                                        where = L("results pane (3), table 'the wide ResNet'") }
+          v[#v + 1] = hidden_verdict(a, f)
         else
-          lab.log(L("%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)",
-                      out.n, lab.backend.gpus or 0, b.step_ms, a.step_ms))
+          lab.log(L("%d ranks share %d GPU(s): the step-time bar is not checked here (after backward %.3f ms, yours %.3f ms)",
+                      out.n, lab.backend.gpus or 0, f and f.step_ms or 0, a and a.step_ms or 0))
         end
         if nvlink_sim(lab) then
           v[#v + 1] = checks.bandwidth{ value = 100 * a.hidden, peak = 100, fraction = 0.25, unit = "%",

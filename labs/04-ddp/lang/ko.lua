@@ -88,11 +88,21 @@ return {
   ["results pane (3); your reducer's ready() and wait()"] = "results pane (3); 내 reducer 의 ready() 와 wait()",
   ["final loss, your reducer vs the naive exchange"] = "최종 loss, 내 reducer vs 순진한 교환",
   ["results pane (3), table 'final loss'"] = "results pane (3), '최종 loss' 표",
-  ["naive step time"] = "순진한 교환의 step time",
-  ["your step time (yours should be >= 3 %% faster)"] = "내 step time (내 것이 3 %% 이상 빨라야 한다)",
-  ["results pane (3), table 'the wide ResNet'"] = "results pane (3), 'wide ResNet' 표",
-  ["%d ranks share %d GPU(s): the step-time bar is not checked here (naive %.3f ms, yours %.3f ms)"] =
-    "rank %d 개가 GPU %d 개를 나눠 쓴다: 여기서는 step time 기준을 보지 않는다 (순진한 교환 %.3f ms, 내 것 %.3f ms)",
+  ["every gradient in one all-reduce after backward, the wide ResNet"] = "backward 뒤에 모든 gradient 를 all-reduce 한 번으로, wide ResNet",
+  ["after backward"] = "backward 뒤에",
+  ["the after-backward run of the wide ResNet"] = "wide ResNet 의 backward 뒤 교환 run",
+  ["results pane (3), table 'the wide ResNet': step time, yours against 'after backward'; timeline pane (4): when do your all-reduces run?"] =
+    "results pane (3), 'wide ResNet' 표: step time, 내 것과 'backward 뒤에' 를 비교; timeline pane (4): 내 all-reduce 는 언제 도는가?",
+  ["the wide ResNet's runs reported no step or all-reduce time"] = "wide ResNet 의 run 이 step time 이나 all-reduce 시간을 보고하지 않았다",
+  ["step_ms and comm_ms in both runs' summaries"] = "두 run 의 요약에 step_ms 와 comm_ms",
+  ["%.0f %% (%.3f ms of %.3f ms)"] = "%.0f %% (%.3f ms / %.3f ms)",
+  [">= %.0f %% of one all-reduce of every gradient"] = "모든 gradient 의 all-reduce 한 번의 %.0f %% 이상",
+  ["your reducer took %.0f %% of one all-reduce of every gradient (%.3f ms) off the step: %.3f ms against %.3f ms for the same gradients all-reduced in one call after backward"] =
+    "내 reducer 가 모든 gradient 를 all-reduce 한 번 하는 시간의 %.0f %% (그 한 번은 %.3f ms) 를 step 에서 덜어냈다: 내 것 %.3f ms, 같은 gradient 를 backward 뒤에 한 번에 all-reduce 하면 %.3f ms",
+  ["your reducer took only %.0f %% of one all-reduce of every gradient (%.3f ms) off the step: %.3f ms against %.3f ms for the same gradients all-reduced in one call after backward; wanted at least %.0f %%"] =
+    "내 reducer 는 모든 gradient 를 all-reduce 한 번 하는 시간의 %.0f %% (그 한 번은 %.3f ms) 만 step 에서 덜어냈다: 내 것 %.3f ms, 같은 gradient 를 backward 뒤에 한 번에 all-reduce 하면 %.3f ms; 적어도 %.0f %% 를 원한다",
+  ["%d ranks share %d GPU(s): the step-time bar is not checked here (after backward %.3f ms, yours %.3f ms)"] =
+    "rank %d 개가 GPU %d 개를 나눠 쓴다: 여기서는 step time 기준을 보지 않는다 (backward 뒤에 %.3f ms, 내 것 %.3f ms)",
   ["all-reduce time hidden behind backward"] = "backward 뒤에 숨은 all-reduce 시간",
   ["all of it (the bar: a quarter)"] = "전부 (기준: 4 분의 1)",
   ["results pane (3), row 'hidden behind backward'; timeline pane (4)"] =
