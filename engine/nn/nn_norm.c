@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The one-pass norm backward's instructions an element (fitted on an H100,
+ * fifteenth session: layernorm and rmsnorm bf16 16384x4096 both within 3 %). */
+#define NORM_BACK_INSTR 88.0
+
 /*--- Normalisation and pooling -------------------------------------------------*/
 
 /* x [N, C, ...]: N, C and the rest's size. */
@@ -178,7 +182,13 @@ mgpu_result mgpu_nn_norm_backward(mgpu_stream *s, int layer, const mgpu_tensor *
      * those bytes - the SMs' rate). */
     if (mgpu_nn_norm_back_one_pass(a.n[0], a.n[1], mgpu_dtype_size(x->dtype))) {
         c.bytes += 2.0 * (double)mgpu_nn_norm_back_chunks(a.n[0]) * (double)a.n[1] * sizeof(float) * (layer ? 2 : 1);
-        return nn_run_kernels(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, 10 * (double)x->count, 2);
+        /* Its work is counted as instructions an element, which the model
+         * issues at one a lane a cycle (ELEMENTWISE's half of the f32 FMA
+         * peak): the bf16 kernel's 403 MB took 0.178-0.187 ms on an H100,
+         * 370 elements a ns, about 88 instructions each (unpacking, the
+         * row sums, the column partials), so per-element work binds it, not
+         * HBM; f32's 805 MB stay HBM-bound (sim_model.c, docs/sim-model.md) */
+        return nn_run_kernels(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, NORM_BACK_INSTR * (double)x->count, 2);
     }
     c.bytes += (double)mgpu_tensor_bytes(x) + (double)mgpu_tensor_bytes(dy);
     return nn_run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 10 * (double)x->count, 3);
