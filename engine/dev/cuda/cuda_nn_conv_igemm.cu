@@ -3,21 +3,36 @@
  * image straight into shared memory, and multiplies there. Three GEMMs
  * (nn_ops.h, MGPU_NNK_CONV2D_*), C[m, j] = sum_k A[m, k] B[k, j]:
  *   forward   y [N,K,P,Q]:  m = out channel, j = (n,p,q), k = (c,r,s)
- *   data grad dx [N,C,H,W]: m = in channel,  j = (n,h,w), k = (k,r,s)
- *             (dy read at p = (h + pad - r) / stride where that divides)
+ *   data grad dx [N,C,H,W]: m = in channel,  j = (n,h,w), k = (k,r,s),
+ *             cut by output phase (h mod stride, w mod stride): phase
+ *             (a, b) computes the pixels h = a + stride*i, w = b + stride*j
+ *             and reduces over only the taps that reach them, r with
+ *             (a + pad - r) mod stride == 0 (likewise s), so no zero
+ *             between dy's pixels is multiplied; the stride^2 phases are
+ *             one launch (blockIdx.z), a phase with no taps writes zeros.
  *   weight grad dw [K,CRR]: m = out channel, j = (c,r,s), k = (n,p,q),
  *             the reduction cut in a fixed number of parts (a function of
  *             the shape alone) whose f32 partials a second kernel adds in
  *             order: the same inputs give the same bits on every run.
+ * The forward also cuts its reduction in parts when it has at most 32
+ * tiles (nn_ops.h: a batch of small images), added in order the same way.
+ * Where a tap's channels fill whole BK-deep chunks (C for the forward, K
+ * for the data grad, a multiple of BK) the reduction runs tap-major, k =
+ * (r, s, c): a chunk is one tap's, so a thread's bounds check and address
+ * are worked out once a chunk, not once an element (the gather's index
+ * math, not the tensor cores, bound the first version).
  * bf16 multiplies on the tensor cores (wmma 16x16x16, f32 accumulate),
  * f32 on the FMA units, each thread a 4 x 4..8 register tile. A block of
  * 256 threads stages its next tile's elements in registers while it
- * multiplies the current one. Loads that walk j (the image's q, w) or k
- * (the reduction's q) are consecutive addresses, so they coalesce. Every
+ * multiplies the current one; in bf16 a thread's B elements are a run of
+ * 16 put in shared memory by two 16-byte stores. Loads that walk j (the
+ * image's q, w) or k (the reduction's q) are consecutive addresses, so
+ * they coalesce. Every
  * index is 32-bit: nn_conv.c takes this path only when each tensor has
  * fewer than 2^31 elements. */
 #include <cuda_bf16.h>
 #include <mma.h>
+#include <type_traits>
 #include "dev/cuda/cuda_nn.h"
 
 using namespace nvcuda;
@@ -26,12 +41,23 @@ using namespace nvcuda;
 
 enum { IG_FWD = 0, IG_DGRAD = 1, IG_WGRAD = 2 };
 
+/* One output phase (a, b) of the data gradient: its pixels h = a + S*i
+ * (i < hs), w = b + S*j (j < ws); its taps r = r0 + S*t (t < tr), s = s0 +
+ * S*u (u < ts), which read dy at p = i + pa - t, q = j + qa - u. */
+struct ig_phase {
+    int a, b, hs, ws, r0, s0, tr, ts, pa, qa, ncol, kred;
+    nn_div<uint32_t> by_taps, by_ts, by_hsws, by_ws;
+};
+#define IG_PHASES 16 /* stride up to 4 in one launch; a larger stride launches 16 phases at a time */
+
 struct ig_dims {
     int N, C, H, W, K, R, P, Q, stride, pad;
-    int M, Ncol, Kred; /* the GEMM */
-    int chunk;         /* WGRAD: reduction elements per part, a multiple of BK */
+    int M, Ncol, Kred; /* the GEMM (the data grad: its largest phase's) */
+    int chunk;         /* WGRAD, FWD: reduction elements per part, a multiple of BK */
+    int split;         /* FWD: cut in parts, f32 partials to the scratch */
     nn_div<uint32_t> by_pq, by_q, by_hw, by_w, by_rr, by_r, by_plane; /* by_plane: j per output plane */
     int plane;         /* output elements per (image, m): P*Q, H*W, or Ncol for dw */
+    ig_phase ph[IG_PHASES]; /* DGRAD: blockIdx.z's phase */
 };
 
 /* (c or k, r, s) of a reduction or column index over C*R*R: R a constant
@@ -66,26 +92,6 @@ __device__ __forceinline__ T x_tap(const T *__restrict__ x, const ig_dims &d, in
     return x[xbase + (c * d.H + h) * d.W + w];
 }
 
-/* dy[n, k, (hp - r)/stride, (wp - s)/stride] where both divide exactly and
- * fall inside dy; else 0 (no output pixel read x[h, w] through that tap). */
-template <typename T>
-__device__ __forceinline__ T dy_tap(const T *__restrict__ dy, const ig_dims &d, int dybase, int hp, int wp, int k, int r,
-                                    int s)
-{
-    int ph = hp - r, qw = wp - s, p, q;
-    if (d.stride == 1) {
-        p = ph, q = qw;
-    } else if (d.stride == 2) {
-        if ((ph | qw) & 1) return ig_zero<T>();
-        p = ph >> 1, q = qw >> 1;
-    } else {
-        if (ph < 0 || qw < 0 || ph % d.stride || qw % d.stride) return ig_zero<T>();
-        p = ph / d.stride, q = qw / d.stride;
-    }
-    if ((unsigned)p >= (unsigned)d.P || (unsigned)q >= (unsigned)d.Q) return ig_zero<T>();
-    return dy[dybase + (k * d.P + p) * d.Q + q];
-}
-
 /* The tile shapes: BM rows of C (channels) by BN columns, BK deep; BM
  * and BN as mgpu_nn_conv_tile_m/_n (nn_ops.h) say, which the sim prices. */
 template <int BM> struct ig_tile {
@@ -93,7 +99,7 @@ template <int BM> struct ig_tile {
 };
 static int ig_tile_n(int bm) { return mgpu_nn_conv_tile_n(bm); }
 
-template <typename T, int MODE, int RT, int BM, int BK>
+template <typename T, int MODE, int RT, int BM, int BK, bool TAP>
 __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
                                                       void *__restrict__ out, ig_dims d)
 {
@@ -102,8 +108,11 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     constexpr int AREG = BM * BK / IG_THREADS, BREG = BK * BN / IG_THREADS;
     /* shared memory: the A and B tiles while multiplying, C's tile after */
     constexpr int A_LD = BF ? BK + 8 : BM + 4; /* bf16: As[m][k]; f32: As[k][m] */
-    constexpr int B_LD = BF ? BN + 8 : BN + 4; /* Bs[k][j] */
-    constexpr int A_BYTES = (BF ? BM : BK) * A_LD * (int)sizeof(T), B_BYTES = BK * B_LD * (int)sizeof(T);
+    /* Bs[k][j]; bf16 forward and data grad Bs[j][k] (col-major), so that a
+     * thread's run of k goes to shared memory in 16-byte stores */
+    constexpr bool BCOL = BF && MODE != IG_WGRAD;
+    constexpr int B_LD = BCOL ? BK + 8 : BF ? BN + 8 : BN + 4;
+    constexpr int A_BYTES = (BF ? BM : BK) * A_LD * (int)sizeof(T), B_BYTES = (BCOL ? BN : BK) * B_LD * (int)sizeof(T);
     constexpr int C_LD = BN + 4, C_BYTES = BM * C_LD * 4;
     constexpr int SMEM = A_BYTES + B_BYTES > C_BYTES ? A_BYTES + B_BYTES : C_BYTES;
     __shared__ __align__(128) unsigned char smem[SMEM];
@@ -111,15 +120,22 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     float *Cs = reinterpret_cast<float *>(smem);
 
     const int tid = threadIdx.x, m0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
-    const int kbeg = MODE == IG_WGRAD ? blockIdx.z * d.chunk : 0;
-    const int kend = MODE == IG_WGRAD ? min(d.Kred, kbeg + d.chunk) : d.Kred;
+    const ig_phase &ph = d.ph[MODE == IG_DGRAD ? blockIdx.z : 0];
+    const int ncol = MODE == IG_DGRAD ? ph.ncol : d.Ncol;
+    if (j0 >= ncol) return; /* a smaller phase's spare blocks */
+    const int kbeg = MODE == IG_DGRAD ? 0 : blockIdx.z * d.chunk;
+    const int kend = MODE == IG_DGRAD ? ph.kred : min(d.Kred, kbeg + d.chunk);
 
     /* A loads walk k fastest (w's rows, dy's pixels); B loads walk j
      * (forward, data grad: the image's q or w) or k (weight grad). */
     const int a_k = tid % BK, a_m = tid / BK;
     constexpr int A_STEP = IG_THREADS / BK;
-    const int b_j = MODE == IG_WGRAD ? tid / BK : tid % BN, b_k = MODE == IG_WGRAD ? tid % BK : tid / BN;
-    constexpr int B_STEP = MODE == IG_WGRAD ? IG_THREADS / BK : IG_THREADS / BN;
+    /* A thread's BREG elements of B step along k (forward, data grad) or j
+     * (weight grad) by B_STEP: bf16 takes a run of consecutive ones (packed
+     * into 16-byte shared stores), f32 every B_STEP-th */
+    constexpr int B_STEP = BF ? 1 : MODE == IG_WGRAD ? IG_THREADS / BK : IG_THREADS / BN;
+    constexpr int B_RUN = BF ? BREG : 1;
+    const int b_j = MODE == IG_WGRAD ? tid / BK * B_RUN : tid % BN, b_k = MODE == IG_WGRAD ? tid % BK : tid / BN * B_RUN;
 
     /* Forward and data grad: this thread's B column j is fixed; its image
      * and position are worked out once. */
@@ -127,22 +143,63 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     bool jok = false;
     if (MODE != IG_WGRAD) {
         int j = j0 + b_j;
-        jok = j < d.Ncol;
+        jok = j < ncol;
         if (jok) {
             if (MODE == IG_FWD) {
                 int n = (int)d.by_pq.div((uint32_t)j), pq = j - n * d.P * d.Q;
                 int p = (int)d.by_q.div((uint32_t)pq), q = pq - p * d.Q;
                 jbase = n * d.C * d.H * d.W, jh = p * d.stride - d.pad, jw = q * d.stride - d.pad;
-            } else {
-                int n = (int)d.by_hw.div((uint32_t)j), hw = j - n * d.H * d.W;
-                int h = (int)d.by_w.div((uint32_t)hw), w = hw - h * d.W;
-                jbase = n * d.K * d.P * d.Q, jh = h + d.pad, jw = w + d.pad;
+            } else { /* dy's p, q for the phase's first tap; tap (t, u) reads p - t, q - u */
+                int n = (int)ph.by_hsws.div((uint32_t)j), ij = j - n * ph.hs * ph.ws;
+                int i = (int)ph.by_ws.div((uint32_t)ij), jj = ij - i * ph.ws;
+                jbase = n * d.K * d.P * d.Q, jh = i + ph.pa, jw = jj + ph.qa;
             }
+        }
+    }
+
+    /* Weight grad: this thread's B columns j = (c, r, s) are fixed; their
+     * offsets in an image and their taps are worked out once (a column
+     * past Ncol gets a tap that is outside every image). */
+    int jo[MODE == IG_WGRAD ? BREG : 1], jrs[MODE == IG_WGRAD ? BREG : 1];
+    if (MODE == IG_WGRAD) {
+#pragma unroll
+        for (int i = 0; i < BREG; i++) {
+            int j = j0 + b_j + i * B_STEP;
+            crs<RT> t(j < d.Ncol ? j : 0, d);
+            jo[i] = (t.c * d.H + t.r) * d.W + t.s;
+            jrs[i] = j < d.Ncol ? t.r << 16 | t.s : 0x7fff0000;
         }
     }
 
     T ra[AREG], rb[BREG];
     auto load = [&](int k0) {
+        if constexpr (TAP) { /* k = tap * RED + channel: the chunk is one tap's */
+            constexpr bool F = MODE == IG_FWD;
+            const int red = F ? d.C : d.K, tap = k0 / red, cb = k0 - tap * red;
+            int r, sw;
+            if (F) {
+                r = tap / d.R, sw = tap - r * d.R;
+            } else {
+                int t = (int)ph.by_ts.div((uint32_t)tap), u = tap - t * ph.ts;
+                r = t, sw = u;
+            }
+            const int wtap = F ? tap : (ph.r0 + d.stride * r) * d.R + ph.s0 + d.stride * sw, rr = d.R * d.R;
+#pragma unroll
+            for (int i = 0; i < AREG; i++) {
+                int m = m0 + a_m + i * A_STEP, c = cb + a_k;
+                bool ok = m < d.M;
+                ra[i] = ok ? in1[F ? (m * d.C + c) * rr + wtap : (c * d.C + m) * rr + wtap] : ig_zero<T>();
+            }
+            /* B: one bounds check and one address for the whole chunk */
+            int h = F ? jh + r : jh - r, w = F ? jw + sw : jw - sw;
+            int hi = F ? d.H : d.P, wi = F ? d.W : d.Q;
+            bool ok = jok && (unsigned)h < (unsigned)hi && (unsigned)w < (unsigned)wi;
+            const int plane = hi * wi;
+            const T *src = in0 + jbase + (cb + b_k) * plane + h * wi + w;
+#pragma unroll
+            for (int i = 0; i < BREG; i++) rb[i] = ok ? src[i * B_STEP * plane] : ig_zero<T>();
+            return;
+        }
         /* A */
         int k = k0 + a_k;
         if (MODE == IG_WGRAD) {
@@ -157,9 +214,10 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
         } else {
             bool kok = k < kend;
             int wk = 0, wrs = 0;
-            if (MODE == IG_DGRAD && kok) {
-                crs<RT> t(k, d);
-                wk = t.c, wrs = t.r * d.R + t.s;
+            if (MODE == IG_DGRAD && kok) { /* k = (k, t, u) over the phase's taps */
+                wk = (int)ph.by_taps.div((uint32_t)k);
+                int tu = k - wk * ph.tr * ph.ts, t = (int)ph.by_ts.div((uint32_t)tu), u = tu - t * ph.ts;
+                wrs = (ph.r0 + d.stride * t) * d.R + ph.s0 + d.stride * u;
             }
 #pragma unroll
             for (int i = 0; i < AREG; i++) {
@@ -178,15 +236,12 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
                 int p = (int)d.by_q.div((uint32_t)pq), q = pq - p * d.Q;
                 xbase = n * d.C * d.H * d.W, hb = p * d.stride - d.pad, wb = q * d.stride - d.pad;
             }
+            const T *src = in0 + xbase + hb * d.W + wb;
 #pragma unroll
             for (int i = 0; i < BREG; i++) {
-                int j = j0 + b_j + i * B_STEP;
-                T v = ig_zero<T>();
-                if (kok && j < d.Ncol) {
-                    crs<RT> t(j, d);
-                    v = x_tap(in0, d, xbase, hb, wb, t.c, t.r, t.s);
-                }
-                rb[i] = v;
+                int h = hb + (jrs[i] >> 16), w = wb + (jrs[i] & 0xffff);
+                bool ok = kok && (unsigned)h < (unsigned)d.H && (unsigned)w < (unsigned)d.W;
+                rb[i] = ok ? src[jo[i]] : ig_zero<T>();
             }
         } else {
 #pragma unroll
@@ -194,9 +249,15 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
                 int kk = k0 + b_k + i * B_STEP;
                 T v = ig_zero<T>();
                 if (jok && kk < kend) {
-                    crs<RT> t(kk, d);
-                    v = MODE == IG_FWD ? x_tap(in0, d, jbase, jh, jw, t.c, t.r, t.s)
-                                       : dy_tap(in0, d, jbase, jh, jw, t.c, t.r, t.s);
+                    if (MODE == IG_FWD) {
+                        crs<RT> t(kk, d);
+                        v = x_tap(in0, d, jbase, jh, jw, t.c, t.r, t.s);
+                    } else {
+                        int k = (int)ph.by_taps.div((uint32_t)kk), tu = kk - k * ph.tr * ph.ts;
+                        int t = (int)ph.by_ts.div((uint32_t)tu), p = jh - t, q = jw - (tu - t * ph.ts);
+                        if ((unsigned)p < (unsigned)d.P && (unsigned)q < (unsigned)d.Q)
+                            v = in0[jbase + (k * d.P + p) * d.Q + q];
+                    }
                 }
                 rb[i] = v;
             }
@@ -209,10 +270,22 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
             if (BF) As[m * A_LD + a_k] = ra[i];
             else As[a_k * A_LD + m] = ra[i];
         }
+        if constexpr (BF) { /* the run in 16-byte stores */
+            static_assert(BREG % 8 == 0, "a bf16 run is whole 16-byte packs");
+            T *dst = BCOL ? Bs + b_j * B_LD + b_k : Bs + b_k * B_LD + b_j;
 #pragma unroll
-        for (int i = 0; i < BREG; i++) {
-            if (MODE == IG_WGRAD) Bs[b_k * B_LD + b_j + i * B_STEP] = rb[i];
-            else Bs[(b_k + i * B_STEP) * B_LD + b_j] = rb[i];
+            for (int i = 0; i < BREG; i += 8) {
+                uint4 v;
+                v.x = rb[i] | (uint32_t)rb[i + 1] << 16, v.y = rb[i + 2] | (uint32_t)rb[i + 3] << 16;
+                v.z = rb[i + 4] | (uint32_t)rb[i + 5] << 16, v.w = rb[i + 6] | (uint32_t)rb[i + 7] << 16;
+                *reinterpret_cast<uint4 *>(dst + i) = v;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < BREG; i++) {
+                if (MODE == IG_WGRAD) Bs[b_k * B_LD + b_j + i * B_STEP] = rb[i];
+                else Bs[(b_k + i * B_STEP) * B_LD + b_j] = rb[i];
+            }
         }
     };
 
@@ -223,7 +296,8 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     const int warp = tid / 32, wm = warp / WN, wn = warp % WN;
     const int ty = tid / TNN, tx = tid % TNN;
     using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
-    using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+    using blay = typename std::conditional<BCOL, wmma::col_major, wmma::row_major>::type;
+    using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, blay>;
     using cfrag = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
     cfrag acc[BF ? FM : 1][BF ? FN : 1];
     float facc[BF ? 1 : 4][BF ? 1 : TN];
@@ -255,7 +329,9 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
 #pragma unroll
                 for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], Ab + ((wm * FM + i) * 16) * A_LD + kk, A_LD);
 #pragma unroll
-                for (int j = 0; j < FN; j++) wmma::load_matrix_sync(fb[j], Bb + kk * B_LD + (wn * FN + j) * 16, B_LD);
+                for (int j = 0; j < FN; j++)
+                    wmma::load_matrix_sync(fb[j], BCOL ? Bb + ((wn * FN + j) * 16) * B_LD + kk : Bb + kk * B_LD + (wn * FN + j) * 16,
+                                           B_LD);
 #pragma unroll
                 for (int i = 0; i < FM; i++)
 #pragma unroll
@@ -300,13 +376,19 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     __syncthreads();
     for (int e = tid; e < BM * BN; e += IG_THREADS) {
         int ml = e / BN, jl = e - ml * BN, m = m0 + ml, j = j0 + jl;
-        if (m >= d.M || j >= d.Ncol) continue;
+        if (m >= d.M || j >= ncol) continue;
         float v = Cs[ml * C_LD + jl];
         if (MODE == IG_WGRAD) {
             reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + m * d.Ncol + j] = v;
+        } else if (MODE == IG_DGRAD) {
+            int n = (int)ph.by_hsws.div((uint32_t)j), ij = j - n * ph.hs * ph.ws;
+            int i = (int)ph.by_ws.div((uint32_t)ij), jj = ij - i * ph.ws;
+            reinterpret_cast<T *>(out)[(n * d.M + m) * d.plane + (ph.a + d.stride * i) * d.W + ph.b + d.stride * jj] =
+                from_f<T>(v);
         } else {
-            int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane;
-            reinterpret_cast<T *>(out)[(n * d.M + m) * d.plane + pix] = from_f<T>(v);
+            int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane, o = (n * d.M + m) * d.plane + pix;
+            if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
+            else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
         }
     }
 }
@@ -325,7 +407,7 @@ template <typename T> __global__ void k_igemm_combine(const float *__restrict__ 
 
 static ig_dims dims_of(const mgpu_nn_args *a)
 {
-    ig_dims d;
+    ig_dims d{};
     d.N = (int)a->n[0], d.C = (int)a->n[1], d.H = (int)a->n[2], d.W = (int)a->n[3], d.R = (int)a->n[4];
     d.P = (int)a->n[5], d.Q = (int)a->n[6], d.stride = a->i[0], d.pad = a->i[1], d.K = a->i[2];
     int crr = d.C * d.R * d.R, krr = d.K * d.R * d.R;
@@ -342,42 +424,87 @@ static ig_dims dims_of(const mgpu_nn_args *a)
 
 static int tile_m(int M) { return mgpu_nn_conv_tile_m((size_t)M); }
 
+/* The data gradient's phases first .. first+IG_PHASES-1 (of stride^2) into
+ * d.ph; returns how many, and d.Ncol their largest column count. */
+static int set_phases(ig_dims &d, int first)
+{
+    int S = d.stride, n = S * S - first < IG_PHASES ? S * S - first : IG_PHASES;
+    d.Ncol = 0;
+    for (int z = 0; z < n; z++) {
+        ig_phase &p = d.ph[z];
+        p.a = (first + z) / S, p.b = (first + z) % S;
+        p.hs = d.H > p.a ? (d.H - p.a + S - 1) / S : 0, p.ws = d.W > p.b ? (d.W - p.b + S - 1) / S : 0;
+        p.r0 = (p.a + d.pad) % S, p.s0 = (p.b + d.pad) % S;
+        p.tr = p.r0 < d.R ? (d.R - 1 - p.r0) / S + 1 : 0, p.ts = p.s0 < d.R ? (d.R - 1 - p.s0) / S + 1 : 0;
+        p.pa = (p.a + d.pad - p.r0) / S, p.qa = (p.b + d.pad - p.s0) / S;
+        p.ncol = d.N * p.hs * p.ws, p.kred = d.K * p.tr * p.ts;
+        p.by_taps = nn_div<uint32_t>((size_t)(p.tr * p.ts)), p.by_ts = nn_div<uint32_t>((size_t)p.ts);
+        p.by_hsws = nn_div<uint32_t>((size_t)(p.hs * p.ws)), p.by_ws = nn_div<uint32_t>((size_t)p.ws);
+        if (p.ncol > d.Ncol) d.Ncol = p.ncol;
+    }
+    return n;
+}
+
 /* The weight gradient's parts: enough blocks for about two waves of 132
- * SMs, each part at least 8 tiles deep - a function of the shape only, so
- * every run adds the same partials in the same order. */
-static int wgrad_parts(const ig_dims &d, int bm, int bk, int *chunk)
+ * SMs, each part at least 8 tiles deep; the forward's when it has few
+ * tiles (nn_ops.h) - a function of the shape only, so every run adds the
+ * same partials in the same order. */
+static int conv_parts(const ig_dims &d, int wgrad, int bm, int bk, int *chunk)
 {
     int tiles = ((d.M + bm - 1) / bm) * ((d.Ncol + ig_tile_n(bm) - 1) / ig_tile_n(bm));
-    int parts = (int)mgpu_nn_conv_wgrad_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk);
+    int parts = (int)(wgrad ? mgpu_nn_conv_wgrad_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk)
+                            : mgpu_nn_conv_fwd_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk));
     int c = (d.Kred + parts - 1) / parts;
     c = (c + bk - 1) / bk * bk;
     *chunk = c;
     return (d.Kred + c - 1) / c;
 }
 
-template <typename T, int MODE, int RT, int BM>
+template <typename T, int MODE, int RT, int BM, bool TAP>
 static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void *ws)
 {
     constexpr int BK = sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = ig_tile<BM>::BN; /* mgpu_nn_conv_tile_k */
     dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
-    if (MODE == IG_WGRAD) {
-        int chunk, parts = wgrad_parts(d, BM, BK, &chunk);
-        d.chunk = chunk;
+    int chunk = d.Kred, parts = MODE == IG_DGRAD ? 1 : conv_parts(d, MODE == IG_WGRAD, BM, BK, &chunk);
+    if (MODE == IG_WGRAD || parts > 1) {
+        d.chunk = chunk, d.split = MODE == IG_FWD;
         grid.z = (unsigned)parts;
-        k_igemm<T, MODE, RT, BM, BK><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
+        k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
         int n = d.M * d.Ncol;
         k_igemm_combine<T><<<nn_blocks((size_t)n), NN_THREADS, 0, st>>>((const float *)ws, (T *)a->t[2], n, parts);
         return;
     }
-    k_igemm<T, MODE, RT, BM, BK><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+    if (MODE == IG_DGRAD) { /* every phase in one launch (stride <= 4) */
+        for (int first = 0; first < d.stride * d.stride; first += IG_PHASES) {
+            grid.z = (unsigned)set_phases(d, first);
+            grid.x = (unsigned)((d.Ncol + BN - 1) / BN);
+            if (grid.x == 0) continue;
+            k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+        }
+        return;
+    }
+    k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
 }
 
 template <typename T, int MODE, int RT> static void launch_bm(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, void *ws)
 {
-    switch (tile_m(d.M)) {
-    case 16: launch_mode<T, MODE, RT, 16>(st, a, d, ws); break;
-    case 32: launch_mode<T, MODE, RT, 32>(st, a, d, ws); break;
-    default: launch_mode<T, MODE, RT, 64>(st, a, d, ws); break;
+    /* Forward and data grad: the reduction tap-major when a tap's channels
+     * (C, or dy's K) fill whole BK-deep chunks. */
+    int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, sizeof(T) == 2), red = MODE == IG_FWD ? d.C : d.K;
+    bool tap = MODE != IG_WGRAD && red % bk == 0;
+    switch (bm) {
+    case 16:
+        if (tap) launch_mode<T, MODE, RT, 16, MODE != IG_WGRAD>(st, a, d, ws);
+        else launch_mode<T, MODE, RT, 16, false>(st, a, d, ws);
+        break;
+    case 32:
+        if (tap) launch_mode<T, MODE, RT, 32, MODE != IG_WGRAD>(st, a, d, ws);
+        else launch_mode<T, MODE, RT, 32, false>(st, a, d, ws);
+        break;
+    default:
+        if (tap) launch_mode<T, MODE, RT, 64, MODE != IG_WGRAD>(st, a, d, ws);
+        else launch_mode<T, MODE, RT, 64, false>(st, a, d, ws);
+        break;
     }
 }
 
@@ -402,10 +529,11 @@ int cuda_nn_is_conv_igemm(mgpu_nn_kernel op)
 
 size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a)
 {
-    if (a->op != MGPU_NNK_CONV2D_WGRAD) return 0;
+    if (a->op == MGPU_NNK_CONV2D_DGRAD) return 0;
     ig_dims d = dims_of(a);
     int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, a->dtype == MGPU_BF16), chunk;
-    int parts = wgrad_parts(d, bm, bk, &chunk);
+    int parts = conv_parts(d, a->op == MGPU_NNK_CONV2D_WGRAD, bm, bk, &chunk);
+    if (a->op == MGPU_NNK_CONV2D && parts == 1) return 0;
     return (size_t)parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
 }
 

@@ -47,6 +47,17 @@ static inline size_t mgpu_nn_conv_wgrad_parts(size_t tiles, size_t kred, size_t 
     if (parts > most) parts = most;
     return parts < 1 ? 1 : parts;
 }
+/* The forward cuts its reduction too when it has at most 32 tiles (a batch
+ * of small images: 16 blocks would leave 116 of 132 SMs idle): about one
+ * wave, each part at least 4 tiles deep; its f32 partials are added in
+ * order by a second kernel as the weight gradient's are. */
+static inline size_t mgpu_nn_conv_fwd_parts(size_t tiles, size_t kred, size_t bk)
+{
+    if (tiles == 0 || tiles > 32) return 1;
+    size_t parts = 132 / tiles, most = kred / (4 * bk);
+    if (parts > most) parts = most;
+    return parts < 1 ? 1 : parts;
+}
 
 /* The norm backward in one pass (cuda_nn_norm_back.cu): rows of more than
  * 128 16-byte packs and at most 4096 columns (a block of up to 512 threads
