@@ -93,6 +93,11 @@ static mgpu_result f_conv3s1(mgpu_stream *s, mgpu_tensor *t)
     MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 1));
     return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 1);
 }
+static mgpu_result f_conv5s3(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 3, 2));
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 3, 2);
+}
 static mgpu_result f_bn(mgpu_stream *s, mgpu_tensor *t)
 {
     MGPU_CHECK(mgpu_nn_batchnorm(s, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], 1, 0.1f, 1e-5f));
@@ -191,6 +196,11 @@ static const ncase cases[] = {
       S(4, 7, 16, 16, 16, 0, 1), S(4, 7, 3, 16, 16, 0, 1), S(4, 16, 3, 3, 3, 0, 1)}, 5, f_conv3s1},
     {"conv2d 3x3 s2 p1, 16->32, 9x16x16", {S(4, 9, 16, 16, 16, 1, 0), S(4, 32, 16, 3, 3, 2, 0),
       S(4, 9, 32, 8, 8, 0, 1), S(4, 9, 16, 16, 16, 0, 1), S(4, 32, 16, 3, 3, 0, 1)}, 5, f_conv3},
+    /* the data gradient by output phase: stride 3 gives 9 phases of
+     * different sizes (13 = 5+4+4 rows, 11 = 4+4+3 columns) and taps (1 or
+     * 2 of the 5 rows each); 32 channels: tap-major reductions */
+    {"conv2d 5x5 s3 p2, 32->32, 2x13x11", {S(4, 2, 32, 13, 11, 1, 0), S(4, 32, 32, 5, 5, 2, 0),
+      S(4, 2, 32, 5, 4, 0, 1), S(4, 2, 32, 13, 11, 0, 1), S(4, 32, 32, 5, 5, 0, 1)}, 5, f_conv5s3},
     /* column sums over 5 row chunks, packed bias add */
     {"bias add and grad 300x40", {S(2, 300, 40, 0, 0, 1, 0), S(1, 40, 0, 0, 0, 2, 0), S(2, 300, 40, 0, 0, 0, 1),
       S(1, 40, 0, 0, 0, 0, 1)}, 4, f_bias},
