@@ -1,0 +1,86 @@
+/* conv_emu.cc - bench/conv_emu/run's driver: each shape, f32 and bf16, the three
+ * implicit GEMMs on the CPU emulation against a direct convolution in double
+ * (error over the largest |reference|; f32 within 1e-5, bf16 1e-2). */
+#include "dev/cuda/cuda_internal.h"
+#include "dev/cuda/cuda_nn.h"
+#include <vector>
+#include <cmath>
+dim3 gridDim, blockIdx, blockDim;
+thread_local dim3 threadIdx;
+std::barrier<> *emu_bar;
+thread_local std::barrier<> *emu_warp_bar;
+uint64_t emu_shfl_slot[1024];
+size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a);
+cudaError_t cuda_nn_conv_igemm(cudaStream_t st, const mgpu_nn_args *a, void *ws);
+static float bf(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+int main(int argc, char **argv)
+{
+    static const int shapes[][7] = {{3, 40, 11, 13, 70, 3, 1}, {3, 40, 11, 13, 70, 3, 2}, {5, 7, 9, 10, 9, 1, 2},
+        {4, 6, 13, 11, 5, 3, 3}, {2, 5, 12, 12, 6, 5, 2}, {2, 32, 13, 11, 32, 5, 3}, {2, 16, 8, 8, 32, 3, 2},
+        {4, 64, 8, 8, 64, 3, 1}, {2, 64, 6, 6, 64, 3, 2}, {3, 16, 9, 7, 16, 3, 1}, {2, 32, 5, 6, 16, 1, 2}};
+    int bad = 0, only = argc > 1 ? atoi(argv[1]) : -1;
+    for (int bfm = 0; bfm < 2; bfm++)
+        for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
+            if (only >= 0 && si != only) continue;
+            const int *sh = shapes[si];
+            int N = sh[0], C = sh[1], H = sh[2], W = sh[3], K = sh[4], R = sh[5], S = sh[6], pad = R / 2;
+            int P = (H + 2 * pad - R) / S + 1, Q = (W + 2 * pad - R) / S + 1;
+            size_t nx = (size_t)N * C * H * W, nw = (size_t)K * C * R * R, ny = (size_t)N * K * P * Q;
+            auto mk = [&](size_t n, unsigned seed, std::vector<float> &f) {
+                std::vector<unsigned char> raw(n * (bfm ? 2 : 4));
+                f.resize(n);
+                uint32_t s = seed * 2654435761u + 1;
+                for (size_t i = 0; i < n; i++) {
+                    s = s * 1664525u + 1013904223u;
+                    float v = ((s >> 8) & 0xffff) / 32768.0f - 1.0f;
+                    if (bfm) { uint32_t u; memcpy(&u, &v, 4); ((uint16_t *)raw.data())[i] = u >> 16; f[i] = bf(u >> 16); }
+                    else { ((float *)raw.data())[i] = v; f[i] = v; }
+                }
+                return raw;
+            };
+            std::vector<float> fx, fw, fdy;
+            auto x = mk(nx, 1, fx), w = mk(nw, 2, fw), dy = mk(ny, 3, fdy);
+            std::vector<double> ry(ny, 0), rdx(nx, 0), rdw(nw, 0);
+            for (int n = 0; n < N; n++) for (int k = 0; k < K; k++) for (int p = 0; p < P; p++) for (int q = 0; q < Q; q++)
+                for (int c = 0; c < C; c++) for (int r = 0; r < R; r++) for (int u = 0; u < R; u++) {
+                    int h = p * S - pad + r, ww = q * S - pad + u;
+                    if (h < 0 || ww < 0 || h >= H || ww >= W) continue;
+                    size_t xi = ((size_t)(n * C + c) * H + h) * W + ww, wi = ((size_t)(k * C + c) * R + r) * R + u, yi = ((size_t)(n * K + k) * P + p) * Q + q;
+                    ry[yi] += (double)fx[xi] * fw[wi];
+                    rdx[xi] += (double)fdy[yi] * fw[wi];
+                    rdw[wi] += (double)fx[xi] * fdy[yi];
+                }
+            std::vector<unsigned char> y(ny * (bfm ? 2 : 4)), dx(nx * (bfm ? 2 : 4)), dw(nw * (bfm ? 2 : 4));
+            struct { const char *what; mgpu_nn_kernel op; void *t0, *t1, *t2; std::vector<double> *ref; size_t n; } ops[3] = {
+                {"fwd", MGPU_NNK_CONV2D, x.data(), w.data(), y.data(), &ry, ny},
+                {"dgrad", MGPU_NNK_CONV2D_DGRAD, dy.data(), w.data(), dx.data(), &rdx, nx},
+                {"wgrad", MGPU_NNK_CONV2D_WGRAD, x.data(), dy.data(), dw.data(), &rdw, nw}};
+            for (auto &o : ops) {
+                mgpu_nn_args a; memset(&a, 0, sizeof a);
+                a.op = o.op, a.dtype = bfm ? MGPU_BF16 : MGPU_F32, a.t[0] = o.t0, a.t[1] = o.t1, a.t[2] = o.t2;
+                a.n[0] = N, a.n[1] = C, a.n[2] = H, a.n[3] = W, a.n[4] = R, a.n[5] = P, a.n[6] = Q;
+                a.i[0] = S, a.i[1] = pad, a.i[2] = K;
+                size_t wsb = cuda_nn_conv_igemm_scratch(&a);
+                void *ws = wsb ? malloc(wsb) : nullptr;
+                if (ws) memset(ws, 0xff, wsb);
+                memset(o.t2, 0xff, o.n * (bfm ? 2 : 4));
+                cuda_nn_conv_igemm(0, &a, ws);
+                free(ws);
+                double big = 1, err = 0;
+                for (size_t i = 0; i < o.n; i++) big = std::max(big, fabs((*o.ref)[i]));
+                for (size_t i = 0; i < o.n; i++) {
+                    double v = bfm ? bf(((uint16_t *)o.t2)[i]) : ((float *)o.t2)[i];
+                    double e = fabs(v - (*o.ref)[i]);
+                    if (!(e <= err)) err = e;
+                }
+                err /= big;
+                double tol = bfm ? 1e-2 : 1e-5;
+                bool ok = err <= tol;
+                bad += !ok;
+                printf("%s %dx%dx%dx%d>%d %dx%d s%d %s err %.2e%s\n", bfm ? "bf16" : "f32", N, C, H, W, K, R, R, S, o.what, err, ok ? "" : "  FAIL");
+                fflush(stdout);
+            }
+        }
+    printf(bad ? "FAILED %d\n" : "all ok\n", bad);
+    return bad != 0;
+}

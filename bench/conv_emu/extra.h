@@ -1,0 +1,9 @@
+/* extra.h for bench/conv_emu: what the igemm file uses beyond the shim. */
+#pragma once
+#include <type_traits>
+#include <algorithm>
+using std::min;
+struct uint4 { unsigned x, y, z, w; };
+struct alignas(16) float4 { float x, y, z, w; };
+#define cudaSuccess 0
+inline int cudaMemsetAsync(void *p, int v, size_t n, void *) { memset(p, v, n); return 0; }
