@@ -128,8 +128,12 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
 
     /* A loads walk k fastest (w's rows, dy's pixels); B loads walk j
      * (forward, data grad: the image's q or w) or k (weight grad). */
-    const int a_k = tid % BK, a_m = tid / BK;
-    constexpr int A_STEP = IG_THREADS / BK;
+    /* bf16 64-row tiles: a thread's 8 A elements are a run along k (one
+     * 16-byte shared store); else they step along m by A_MS */
+    constexpr bool APK = BF && AREG % 8 == 0 && (MODE != IG_DGRAD || TAP);
+    static_assert(!APK || AREG == 8, "a packed A run is one 16-byte store");
+    constexpr int A_MS = APK ? 0 : IG_THREADS / BK, A_KS = APK ? 1 : 0;
+    const int a_k = APK ? tid % (BK / AREG) * AREG : tid % BK, a_m = APK ? tid / (BK / AREG) : tid / BK;
     /* A thread's BREG elements of B step along k (forward, data grad) or j
      * (weight grad) by B_STEP: bf16 takes a run of consecutive ones (packed
      * into 16-byte shared stores), f32 every B_STEP-th */
@@ -186,7 +190,7 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
             const int wtap = F ? tap : (ph.r0 + d.stride * r) * d.R + ph.s0 + d.stride * sw, rr = d.R * d.R;
 #pragma unroll
             for (int i = 0; i < AREG; i++) {
-                int m = m0 + a_m + i * A_STEP, c = cb + a_k;
+                int m = m0 + a_m + i * A_MS, c = cb + a_k + i * A_KS;
                 bool ok = m < d.M;
                 ra[i] = ok ? in1[F ? (m * d.C + c) * rr + wtap : (c * d.C + m) * rr + wtap] : ig_zero<T>();
             }
@@ -204,12 +208,13 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
         int k = k0 + a_k;
         if (MODE == IG_WGRAD) {
             int n = 0, pq = 0;
-            bool kok = k < kend;
-            if (kok) n = (int)d.by_pq.div((uint32_t)k), pq = k - n * d.P * d.Q;
+            const int npq = d.P * d.Q;
+            if (k < kend) n = (int)d.by_pq.div((uint32_t)k), pq = k - n * npq;
 #pragma unroll
             for (int i = 0; i < AREG; i++) {
-                int m = m0 + a_m + i * A_STEP;
-                ra[i] = kok && m < d.M ? in1[(n * d.K + m) * d.P * d.Q + pq] : ig_zero<T>();
+                int m = m0 + a_m + i * A_MS;
+                if (APK && i > 0 && ++pq == npq) pq = 0, n++; /* the run's next k */
+                ra[i] = k + i * A_KS < kend && m < d.M ? in1[(n * d.K + m) * npq + pq] : ig_zero<T>();
             }
         } else {
             bool kok = k < kend;
@@ -221,9 +226,9 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
             }
 #pragma unroll
             for (int i = 0; i < AREG; i++) {
-                int m = m0 + a_m + i * A_STEP;
-                bool ok = kok && m < d.M;
-                if (MODE == IG_FWD) ra[i] = ok ? in1[m * d.Kred + k] : ig_zero<T>();
+                int m = m0 + a_m + i * A_MS;
+                bool ok = k + i * A_KS < kend && m < d.M;
+                if (MODE == IG_FWD) ra[i] = ok ? in1[m * d.Kred + k + i * A_KS] : ig_zero<T>();
                 else ra[i] = ok ? in1[(wk * d.C + m) * d.R * d.R + wrs] : ig_zero<T>();
             }
         }
@@ -264,11 +269,18 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
         }
     };
     auto stash = [&]() {
+        if constexpr (APK) {
+            uint4 v;
+            v.x = ra[0] | (uint32_t)ra[1] << 16, v.y = ra[2] | (uint32_t)ra[3] << 16;
+            v.z = ra[4] | (uint32_t)ra[5] << 16, v.w = ra[6] | (uint32_t)ra[7] << 16;
+            *reinterpret_cast<uint4 *>(As + a_m * A_LD + a_k) = v;
+        } else {
 #pragma unroll
-        for (int i = 0; i < AREG; i++) {
-            int m = a_m + i * A_STEP;
-            if (BF) As[m * A_LD + a_k] = ra[i];
-            else As[a_k * A_LD + m] = ra[i];
+            for (int i = 0; i < AREG; i++) {
+                int m = a_m + i * A_MS;
+                if (BF) As[m * A_LD + a_k] = ra[i];
+                else As[a_k * A_LD + m] = ra[i];
+            }
         }
         if constexpr (BF) { /* the run in 16-byte stores */
             static_assert(BREG % 8 == 0, "a bf16 run is whole 16-byte packs");
