@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sim's conv2d price against a GPU's measured times, and its refit.
 
-    scripts/fit-conv-sim.py CONV_JSON MGPULAB [--fit] [--skip REGEX] [--machine PRESET]
+    scripts/fit-conv-sim.py CONV_JSON MGPULAB [--fit [--write]] [--skip REGEX] [--machine PRESET]
 
 CONV_JSON: scripts/compare-nn-torch.py's MGPU_COMPARE_JSON output (its
 "cases": name -> {"ours": [ms, ...], ...}; "preset": the sim preset of the GPU
@@ -18,6 +18,10 @@ for this script), minimising the squared log errors; then prints the new
 table and the lines to put in CONV_FIT. Before fitting it checks that the
 knob set to the committed values prices every case exactly as the committed
 model does (the values read from sim_model.c are the model's).
+
+--write (with --fit) puts the fitted values into sim_model.c's CONV_FIT, with
+a comment saying which run they came from and how close they are; rebuild
+MGPULAB and run the script again without --fit to see the committed table.
 
 --skip REGEX leaves cases out of the count and the fit (e.g. a case measured
 on a kernel the sim no longer prices). Exit status 0; 2 on bad input.
@@ -149,8 +153,10 @@ def nelder_mead(f, x0, step=0.15, iters=400, tol=1e-7):
 
 def main():
     args = sys.argv[1:]
-    fit = "--fit" in args
-    args = [a for a in args if a != "--fit"]
+    fit, write = "--fit" in args, "--write" in args
+    args = [a for a in args if a not in ("--fit", "--write")]
+    if write and not fit:
+        die("--write needs --fit")
     skip, machine = None, None
     for flag in ("--skip", "--machine"):
         if flag in args:
@@ -202,7 +208,25 @@ def main():
 
     best, _ = nelder_mead(loss, [math.log(c0[n]) for n in NAMES])
     c = {n: math.exp(v) for n, v in zip(NAMES, best)}
-    table(errors(measured, sim_prices(mgpulab, machine, c), skip), f"Refitted ({knob(c)}):")
+    rows = errors(measured, sim_prices(mgpulab, machine, c), skip)
+    table(rows, f"Refitted ({knob(c)}):")
+    if write:
+        ok = sum(abs(r[3]) <= WITHIN for r in rows)
+        src = open(MODEL_C).read()
+        start = src.index("/* scripts/fit-conv-sim.py --write:")
+        end = src.index("};", src.index("static const conv_coeffs CONV_FIT = {")) + 2
+        how = f" --skip '{skip}'" if skip else " every case"
+        block = (f"/* scripts/fit-conv-sim.py --write: {path} ({data.get('gpu', '?')}),\n"
+                 f" *{how}: {ok} of {len(rows)} within {WITHIN:.0f} % */\n"
+                 "static const conv_coeffs CONV_FIT = {\n"
+                 f"    .gather_ns = {{{c['gather_f32']:.3g}, {c['gather_bf16']:.3g}}},\n"
+                 f"    .dgrad_gather = {c['dgrad']:.3g},\n"
+                 f"    .mac_ns = {{{c['mac_f32']:.3g}, {c['mac_bf16']:.3g}}},\n"
+                 f"    .lone_ns = {c['lone']:.4g},\n"
+                 "};")
+        open(MODEL_C, "w").write(src[:start] + block + src[end:])
+        print(f"\n# wrote CONV_FIT into {MODEL_C}: rebuild {mgpulab}, then run this script without --fit")
+        return
     print("\nCONV_FIT in engine/dev/sim/sim_model.c:\n")
     print(f"    .gather_ns = {{{c['gather_f32']:.3g}, {c['gather_bf16']:.3g}}},")
     print(f"    .dgrad_gather = {c['dgrad']:.3g},")

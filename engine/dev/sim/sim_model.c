@@ -328,22 +328,21 @@ static double gemm_overhead(const sim_model_gpu *g, const mgpu_nn_work *w, int b
  * tiles (mgpu_nn_conv_tile_m/_n/_k, nn_ops.h: 16, 32 or 64 channels by 256
  * or 128 columns, 16 or 32 deep); the price follows those tiles, so a
  * change of tile there changes it here. Fitted to the kernels' times on an
- * H100 (2026-12-06, fifteenth session, /work/notes/gpu15/conv.json: 40 of
- * the 54 cases it prices within 15 %, docs/sim-model.md; refit with
- * scripts/fit-conv-sim.py). They run at 15-30 TFLOP/s: each k-step's
- * loads bind them, not the tensor cores. Per k-step of a block, an SM
- * spends:
+ * H100 by scripts/fit-conv-sim.py (CONV_FIT below says from which run and
+ * how close; docs/sim-model.md has the table). They run at 15-30 TFLOP/s:
+ * each k-step's loads bind them, not the tensor cores. Per k-step of a
+ * block, an SM spends:
  *   - gather: for every element of the B tile that exists (a part tile's
  *     missing columns are skipped), a thread works out its image, channel,
- *     tap and padding test and loads it - 0.31 ns of an SM's time in f32,
- *     0.23 in bf16 (half the bytes); the data grad's dy gathers 1.85x that
- *     (its A tile, w transposed, is a strided load; the stride-1 data
- *     grads fitted it). The A tile itself is lost in the fit.
- *   - mac: the multiply-adds of the whole tile from shared memory, 0.0075
- *     ns each in f32 (134 an ns an SM, 0.53 of the FMA peak), 0.0047 in
- *     bf16 (wmma's fragment loads bind it, not the tensor cores).
+ *     tap and padding test and loads it - in bf16 about 3/4 of f32's time
+ *     (half the bytes); the data grad's dy gathers cost more (its A tile,
+ *     w transposed, is a strided load), a factor the stride-1 data grads
+ *     fit. The A tile itself is lost in the fit.
+ *   - mac: the multiply-adds of the whole tile from shared memory (f32:
+ *     about half the FMA peak; bf16: wmma's fragment loads bind it, not the
+ *     tensor cores).
  * Two blocks share an SM; a block alone waits on its loads: its k-step
- * takes at least `lone` (1.5 us, a lone block's gather latency).
+ * takes at least `lone` (a lone block's gather latency).
  * MGPU_SIM_CONV_FIT="gather_f32=..,gather_bf16=..,dgrad=..,mac_f32=..,
  * mac_bf16=..,lone=.." replaces them: the fit script's knob, so that it
  * fits this formula itself rather than a copy of it. */
@@ -354,11 +353,13 @@ typedef struct conv_coeffs {
     double lone_ns;      /* a k-step of one block alone on an SM, at the least */
 } conv_coeffs;
 
+/* scripts/fit-conv-sim.py --write: /work/notes/gpu15/conv.json (NVIDIA H100 80GB HBM3),
+ * --skip 's2 dx\+dw': 40 of 54 within 15 % */
 static const conv_coeffs CONV_FIT = {
     .gather_ns = {0.307, 0.23},
     .dgrad_gather = 1.85,
-    .mac_ns = {0.00746, 0.00465},
-    .lone_ns = 1504,
+    .mac_ns = {0.00746, 0.00466},
+    .lone_ns = 1505,
 };
 
 static conv_coeffs conv_k;
