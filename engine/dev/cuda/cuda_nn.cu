@@ -24,7 +24,8 @@ static mgpu_result cuda_nn_kernel(mgpu_stream *s, const mgpu_nn_args *a)
     } else if (a->op == MGPU_NNK_IM2COL || a->op == MGPU_NNK_COL2IM || a->op == MGPU_NNK_SWAP12) {
         e = cuda_nn_conv(st, a);
     } else if (cuda_nn_is_conv_igemm(a->op)) {
-        /* The weight gradient's partials, freed as the reductions' are */
+        /* The f32 partials of a reduction cut in parts (the weight gradient,
+         * a forward with few tiles), freed as the reductions' are */
         size_t bytes = cuda_nn_conv_igemm_scratch(a);
         mgpu_buffer *ws = NULL;
         if (bytes) MGPU_CHECK(mgpu_mem_alloc_stream(s, bytes, &ws));
