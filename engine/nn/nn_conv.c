@@ -76,11 +76,13 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
         m = g->cin, j = g->n * g->h * g->w, kred = g->k * g->r * g->r, elems = (double)(img + out + g->k * crr);
     else m = g->k, j = crr, kred = g->n * g->p * g->q, elems = (double)(img + out + g->k * crr);
     size_t parts = 1;
-    if (op == MGPU_NNK_CONV2D_WGRAD) { /* as cuda cuts its reduction */
+    if (op != MGPU_NNK_CONV2D_DGRAD) { /* as cuda cuts its reduction (the forward's only when it has few tiles) */
         int bm = mgpu_nn_conv_tile_m(m), bn = mgpu_nn_conv_tile_n(bm);
         size_t tiles = ((m + (size_t)bm - 1) / (size_t)bm) * ((j + (size_t)bn - 1) / (size_t)bn);
         size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, c->dtype == MGPU_BF16);
-        size_t want = mgpu_nn_conv_wgrad_parts(tiles, kred, bk), chunk = (kred + want - 1) / want;
+        size_t want = op == MGPU_NNK_CONV2D_WGRAD ? mgpu_nn_conv_wgrad_parts(tiles, kred, bk)
+                                                  : mgpu_nn_conv_fwd_parts(tiles, kred, bk);
+        size_t chunk = (kred + want - 1) / want;
         chunk = (chunk + bk - 1) / bk * bk;
         parts = chunk ? (kred + chunk - 1) / chunk : 1;
     }
@@ -89,8 +91,8 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
      * (sim_model.c, conv_ns), a strided data grad's by its phases. */
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
                               .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,
-                              /* the weight grad's parts' combine; the data grad's 16 phases a launch */
-                              .kernels = op == MGPU_NNK_CONV2D_WGRAD   ? 2
+                              /* parts' combine; the data grad's 16 phases a launch */
+                              .kernels = op == MGPU_NNK_CONV2D_WGRAD || parts > 1 ? 2
                                          : op == MGPU_NNK_CONV2D_DGRAD ? (g->stride * g->stride + 15) / 16
                                                                        : 1,
                               .conv = {op == MGPU_NNK_CONV2D_DGRAD, g->stride, g->pad, (int)g->r, g->h, g->w}};
