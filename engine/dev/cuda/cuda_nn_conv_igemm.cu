@@ -447,7 +447,7 @@ static int set_phases(ig_dims &d, int first)
         p.a = (first + z) / S, p.b = (first + z) % S;
         p.hs = d.H > p.a ? (d.H - p.a + S - 1) / S : 0, p.ws = d.W > p.b ? (d.W - p.b + S - 1) / S : 0;
         p.r0 = (p.a + d.pad) % S, p.s0 = (p.b + d.pad) % S;
-        p.tr = p.r0 < d.R ? (d.R - 1 - p.r0) / S + 1 : 0, p.ts = p.s0 < d.R ? (d.R - 1 - p.s0) / S + 1 : 0;
+        p.tr = mgpu_nn_conv_phase_taps(d.R, d.pad, S, p.a), p.ts = mgpu_nn_conv_phase_taps(d.R, d.pad, S, p.b);
         p.pa = (p.a + d.pad - p.r0) / S, p.qa = (p.b + d.pad - p.s0) / S;
         p.ncol = d.N * p.hs * p.ws, p.kred = d.K * p.tr * p.ts;
         p.by_taps = nn_div<uint32_t>((size_t)(p.tr * p.ts)), p.by_ts = nn_div<uint32_t>((size_t)p.ts);

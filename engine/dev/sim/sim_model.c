@@ -396,15 +396,6 @@ static void conv_k_init(void)
     conv_k = c;
 }
 
-/* The taps r of R (padding pad, stride s) that land on output rows
- * h = a + s*i: those with (a + pad - r) divisible by s. */
-static double conv_phase_taps(int r_count, int pad, int s, int a)
-{
-    int n = 0;
-    for (int r = 0; r < r_count; r++) n += ((a + pad - r) % s + s) % s == 0;
-    return n;
-}
-
 /* One GEMM of conv2d, one kernel: its blocks shared out over the SMs, two
  * at a time; each k-step of a block costs the gathers of its B tile's
  * columns that exist and the multiply-adds of its whole tile. A stride-s
@@ -435,8 +426,8 @@ static double conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
                 double images = n / ((double)w->conv.h * (double)w->conv.w);
                 double kout = kred / (double)(w->conv.r * w->conv.r); /* dy's channels */
                 cols = images * fmax(rows_a, 0) * fmax(cols_b, 0);
-                depth = kout * conv_phase_taps(w->conv.r, w->conv.pad, s, a) *
-                        conv_phase_taps(w->conv.r, w->conv.pad, s, b);
+                depth = kout * mgpu_nn_conv_phase_taps(w->conv.r, w->conv.pad, s, a) *
+                        mgpu_nn_conv_phase_taps(w->conv.r, w->conv.pad, s, b);
             }
             if (cols <= 0) continue;
             double tiles = ceil(m / bm) * ceil(cols / bn) * parts, steps = ceil(depth / bk);

@@ -47,6 +47,15 @@ static inline size_t mgpu_nn_conv_wgrad_parts(size_t tiles, size_t kred, size_t 
     if (parts > most) parts = most;
     return parts < 1 ? 1 : parts;
 }
+/* A stride-s data gradient runs by output phase (h mod s): the taps r of R
+ * that reach the rows h = a + s*i are those with (a + pad - r) divisible by
+ * s, r = r0, r0 + s, ... with r0 = (a + pad) mod s. cuda launches its
+ * phases by this count, and the sim prices them by it. */
+static inline int mgpu_nn_conv_phase_taps(int R, int pad, int s, int a)
+{
+    int r0 = (a + pad) % s;
+    return r0 < R ? (R - 1 - r0) / s + 1 : 0;
+}
 /* The forward cuts its reduction too when it has at most 32 tiles (a batch
  * of small images: 16 blocks would leave 116 of 132 SMs idle): about one
  * wave, each part at least 4 tiles deep; its f32 partials are added in
