@@ -80,11 +80,7 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
         int bm = mgpu_nn_conv_tile_m(m), bn = mgpu_nn_conv_tile_n(bm);
         size_t tiles = ((m + (size_t)bm - 1) / (size_t)bm) * ((j + (size_t)bn - 1) / (size_t)bn);
         size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, c->dtype == MGPU_BF16);
-        size_t want = op == MGPU_NNK_CONV2D_WGRAD ? mgpu_nn_conv_wgrad_parts(tiles, kred, bk)
-                                                  : mgpu_nn_conv_fwd_parts(tiles, kred, bk);
-        size_t chunk = (kred + want - 1) / want;
-        chunk = (chunk + bk - 1) / bk * bk;
-        parts = chunk ? (kred + chunk - 1) / chunk : 1;
+        mgpu_nn_conv_chunk(tiles, kred, bk, op == MGPU_NNK_CONV2D_WGRAD, &parts);
     }
     a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
     /* The GEMM the kernel runs; the sim prices its tiles and k-steps

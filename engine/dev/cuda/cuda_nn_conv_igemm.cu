@@ -464,12 +464,9 @@ static int set_phases(ig_dims &d, int first)
 static int conv_parts(const ig_dims &d, int wgrad, int bm, int bk, int *chunk)
 {
     int tiles = ((d.M + bm - 1) / bm) * ((d.Ncol + ig_tile_n(bm) - 1) / ig_tile_n(bm));
-    int parts = (int)(wgrad ? mgpu_nn_conv_wgrad_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk)
-                            : mgpu_nn_conv_fwd_parts((size_t)tiles, (size_t)d.Kred, (size_t)bk));
-    int c = (d.Kred + parts - 1) / parts;
-    c = (c + bk - 1) / bk * bk;
-    *chunk = c;
-    return (d.Kred + c - 1) / c;
+    size_t parts;
+    *chunk = (int)mgpu_nn_conv_chunk((size_t)tiles, (size_t)d.Kred, (size_t)bk, wgrad, &parts);
+    return (int)parts;
 }
 
 template <typename T, int MODE, int RT, int BM, bool TAP>

@@ -67,6 +67,17 @@ static inline size_t mgpu_nn_conv_fwd_parts(size_t tiles, size_t kred, size_t bk
     if (parts > most) parts = most;
     return parts < 1 ? 1 : parts;
 }
+/* A reduction of kred cut as cuda cuts it (the weight gradient's parts, or
+ * the forward's): chunks of whole BK-deep steps. Returns the chunk (0 when
+ * kred is 0) and sets *parts, the chunks it makes. */
+static inline size_t mgpu_nn_conv_chunk(size_t tiles, size_t kred, size_t bk, int wgrad, size_t *parts)
+{
+    size_t want = wgrad ? mgpu_nn_conv_wgrad_parts(tiles, kred, bk) : mgpu_nn_conv_fwd_parts(tiles, kred, bk);
+    size_t chunk = (kred + want - 1) / want;
+    chunk = (chunk + bk - 1) / bk * bk;
+    *parts = chunk ? (kred + chunk - 1) / chunk : 1;
+    return chunk;
+}
 
 /* The norm backward in one pass (cuda_nn_norm_back.cu): rows of more than
  * 128 16-byte packs and at most 4096 columns (a block of up to 512 threads
