@@ -5,10 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The one-pass norm backward's instructions an element (fitted on an H100,
- * fifteenth session: layernorm and rmsnorm bf16 16384x4096 both within 3 %). */
-#define NORM_BACK_INSTR 88.0
-
 /*--- Normalisation and pooling -------------------------------------------------*/
 
 /* x [N, C, ...]: N, C and the rest's size. */
@@ -188,7 +184,7 @@ mgpu_result mgpu_nn_norm_backward(mgpu_stream *s, int layer, const mgpu_tensor *
          * 370 elements a ns, about 88 instructions each (unpacking, the
          * row sums, the column partials), so per-element work binds it, not
          * HBM; f32's 805 MB stay HBM-bound (sim_model.c, docs/sim-model.md) */
-        return nn_run_kernels(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, NORM_BACK_INSTR * (double)x->count, 2);
+        return nn_run_kernels(&c, &a, MGPU_NN_CLASS_ELEMENTWISE, MGPU_NN_NORM_BACK_INSTR * (double)x->count, 2);
     }
     c.bytes += (double)mgpu_tensor_bytes(x) + (double)mgpu_tensor_bytes(dy);
     return nn_run_kernels(&c, &a, MGPU_NN_CLASS_REDUCE, 10 * (double)x->count, 3);

@@ -9,6 +9,7 @@
  * statistics f32. examples/spmd/pipeline_phantom.lua runs the same ops. */
 #include <string.h>
 #include "mgpu/nn.h"
+#include "mgpu/nn_ops.h"
 #include "whatif/whatif_internal.h"
 
 #define E 2.0 /* bf16 */
@@ -43,13 +44,25 @@ static void linear_bwd(pricer *p, double T, double in, double out, int acc_dx)
     gemm(p, T, in, out, 1, 1, acc_dx);
     gemm(p, in, out, T, 1, 1, 1);
 }
+/* The norms as nn_norm.c prices them: a row held in registers streams
+ * (ELEMENTWISE), otherwise the SMs bind it (REDUCE); the backward in one
+ * pass (x and dy read once, the chunks' column partials written and read
+ * back) or in three kernels that read x and dy twice. */
 static void rmsnorm(pricer *p, double T, double h)
 {
-    op(p, MGPU_NN_CLASS_REDUCE, 6 * T * h, E * (2 * T * h + h) + 4 * T);
+    mgpu_nn_class cls = mgpu_nn_row_in_registers((size_t)h, (size_t)E) ? MGPU_NN_CLASS_ELEMENTWISE
+                                                                       : MGPU_NN_CLASS_REDUCE;
+    op(p, cls, 6 * T * h, E * (2 * T * h + h) + 4 * T);
 }
 static void rmsnorm_bwd(pricer *p, double T, double h)
 {
-    op_k(p, MGPU_NN_CLASS_REDUCE, 10 * T * h, E * (3 * T * h + 2 * h) + 4 * T, 3);
+    double bytes = E * (3 * T * h + 2 * h) + 4 * T; /* x, dy, dx, gamma, dgamma, 1/rms */
+    if (mgpu_nn_norm_back_one_pass((size_t)T, (size_t)h, (size_t)E)) {
+        bytes += 2.0 * (double)mgpu_nn_norm_back_chunks((size_t)T) * h * sizeof(float);
+        op_k(p, MGPU_NN_CLASS_ELEMENTWISE, MGPU_NN_NORM_BACK_INSTR * T * h, bytes, 2);
+    } else {
+        op_k(p, MGPU_NN_CLASS_REDUCE, 10 * T * h, bytes + E * 2 * T * h, 3);
+    }
 }
 static void add(pricer *p, double n) { op(p, MGPU_NN_CLASS_ELEMENTWISE, 3 * n, 3 * E * n); }
 static void swap12(pricer *p, double n) { op(p, MGPU_NN_CLASS_ELEMENTWISE, 0, 2 * E * n); }
