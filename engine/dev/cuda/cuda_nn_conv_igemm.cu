@@ -27,9 +27,11 @@
  * multiplies the current one; in bf16 a thread's B elements are a run of
  * 16 put in shared memory by two 16-byte stores. Loads that walk j (the
  * image's q, w) or k (the reduction's q) are consecutive addresses, so
- * they coalesce. Every
- * index is 32-bit: nn_conv.c takes this path only when each tensor has
- * fewer than 2^31 elements. */
+ * they coalesce. bf16 3x3 stride-1 layers wide enough (the ResNet's
+ * 64-channel stages) take the halo kernels further down instead, which
+ * stage each input row once and read all nine taps from shared memory.
+ * Every index is 32-bit: nn_conv.c takes this path only when each tensor
+ * has fewer than 2^31 elements. */
 #include <cuda_bf16.h>
 #include <mma.h>
 #include <type_traits>
@@ -434,6 +436,401 @@ static ig_dims dims_of(const mgpu_nn_args *a)
     return d;
 }
 
+/*--- bf16 3x3 stride 1: the image tile once, the nine taps from shared memory ---
+ * The general kernel above gathers each tap's B tile from global memory,
+ * so every x element is loaded nine times (once a tap) and a thread's
+ * index math and loads, not the tensor cores, bind the wide bf16 layers
+ * (256x64x32x32: 31 TFLOP/s, cuDNN 150). Here a block owns 64 output
+ * channels by 256 output pixels, whole rows of one image (TH = 256 / W
+ * rows of W = 16, 32 or 64 pixels); for each 16-channel slice of the
+ * reduction it stages the TH+2 input rows it reads (the halo; the
+ * columns left and right of the image are the padding and stay zero) in
+ * shared memory as [pixel][channel], and the slice's weights for all
+ * nine taps as [tap][m][channel]. Each tap is then a GEMM step read
+ * straight from those: tap (r, s) of output pixel (y, x) is halo pixel
+ * (y + r, x + s), and 16 pixels of one row are 16 consecutive halo
+ * pixels of 32 bytes each - a col-major wmma B fragment with ldm 16, so
+ * no tap is gathered twice. Each warp holds 32 x 64 of accumulators (2 x
+ * 4 fragments: 6 fragment loads feed 8 mma; BM 32: 2 x 2). The next slice's loads are
+ * in registers while this one multiplies, as above. The data gradient at
+ * stride 1 is the same convolution of dy with the weights transposed
+ * (c <-> k) and flipped (r, s -> 2 - r, 2 - s). Taken when M (the output
+ * channels) is a multiple of 32 (BM = 64 rows a block where M allows,
+ * else 32 with 1 x 8 warps of 32 x 32), the reduction's channels of 16, W is
+ * 16, 32 or 64 and TH divides H, pad 1 (same-size output), and the
+ * grid has at least HL_MIN_BLOCKS blocks. The sum is in a fixed order:
+ * the same bits on every run. */
+#define HL_BM 64
+#define HL_BN 256
+#define HL_BKC 16 /* channels a slice */
+#define HL_LDA (HL_BKC + 8)
+#define HL_PX 396 /* the largest halo: (TH + 2) x (W + 2) for W = 64, TH = 4 */
+#define HL_CLD (64 + 4)
+/* 2 blocks an SM (128 registers) with the taps looped; HL_MINB=1
+ * HL_UNROLL=9 (bench variants) unrolls them in up to 255 registers */
+#ifndef HL_MINB
+#define HL_MINB 2
+#endif
+#ifndef HL_UNROLL
+#define HL_UNROLL 1
+#endif
+/* Fewer blocks than SMs (a small batch) stay on the general kernels,
+ * which cut the reduction in parts; bench/conv_emu sets 1 to reach these
+ * kernels with its small shapes. */
+#ifndef HL_MIN_BLOCKS
+#define HL_MIN_BLOCKS 132
+#endif
+
+template <int MODE, int BM>
+__global__ void __launch_bounds__(IG_THREADS, HL_MINB) k_halo(const uint16_t *__restrict__ in0, const uint16_t *__restrict__ in1,
+                                                        uint16_t *__restrict__ out, ig_dims d, int lgw)
+{
+    constexpr bool F = MODE == IG_FWD;
+    constexpr int TAP_UNROLL = HL_UNROLL;
+    /* BM 64: 2 x 4 warps of 32 x 64; BM 32 (32-channel layers): 1 x 8 of 32 x 32 */
+    constexpr int WNW = 8 / (BM / 32), NT = HL_BN / WNW, FN = NT / 16;
+    /* a thread's run of weights: 9 taps of CQ channels (forward) or CQ output channels (data grad) */
+    constexpr int CQ = BM / 16, AE = 9 * CQ;
+    using aword = typename std::conditional<BM == 64, uint2, uint32_t>::type;
+    constexpr int A_BYTES = 9 * BM * HL_LDA * 2, X_BYTES = HL_PX * HL_BKC * 2, C_BYTES = 8 * 16 * HL_CLD * 4;
+    constexpr int SMEM = A_BYTES + X_BYTES > C_BYTES ? A_BYTES + X_BYTES : C_BYTES;
+    __shared__ __align__(128) unsigned char smem[SMEM];
+    uint16_t *As = reinterpret_cast<uint16_t *>(smem), *Xs = reinterpret_cast<uint16_t *>(smem + A_BYTES);
+    float *Cs = reinterpret_cast<float *>(smem);
+
+    const int tid = threadIdx.x, W = 1 << lgw, TH = HL_BN >> lgw, HP = TH + 2, WP = W + 2;
+    const int red = F ? d.C : d.K, M = d.M, H = d.H, plane = H * W;
+    const int j0 = blockIdx.x * HL_BN, m0 = blockIdx.y * BM;
+    const int n = j0 / plane, p0 = (j0 - n * plane) >> lgw;
+
+    /* the halo's left and right columns: padding, zero for every slice */
+    for (int e = tid; e < HP * 2 * 2; e += IG_THREADS) {
+        int row = e >> 2, side = e >> 1 & 1, half = e & 1;
+        *reinterpret_cast<uint4 *>(Xs + (row * WP + side * (W + 1)) * HL_BKC + half * 8) = make_uint4(0, 0, 0, 0);
+    }
+
+    /* A: this thread's AE consecutive weights a slice, loaded CQ at a time.
+     * Forward: row m = tid / (16 / CQ) of w[m][c][3][3], channels CQ q ..
+     * CQ q + CQ - 1 of the slice (q = tid % (16 / CQ)). Data grad: channel
+     * c = tid / 16 of w[c][m][3][3], output channels CQ q'.. (q' = tid % 16). */
+    const int a_hi = F ? tid / (16 / CQ) : tid >> 4, a_lo = F ? tid % (16 / CQ) : tid & 15;
+    const uint16_t *a_src = F ? in1 + ((size_t)(m0 + a_hi) * red + a_lo * CQ) * 9 : in1 + ((size_t)a_hi * M + m0 + a_lo * CQ) * 9;
+    const size_t a_slice = F ? (size_t)HL_BKC * 9 : (size_t)HL_BKC * M * 9;
+    /* B: packs of 8 channels of one halo pixel; pack u = tid + 256 i is
+     * column u % W, halo row u / W % HP, channel group u / W / HP */
+    constexpr int BP = 3; /* at most 2 x (256 + 2 x 64) / 256 packs a thread */
+    const int packs = 2 * HP * W;
+    int b_off[BP], b_dst[BP];
+    bool b_in[BP];
+#pragma unroll
+    for (int i = 0; i < BP; i++) {
+        int u = tid + i * IG_THREADS, ww = u & (W - 1), rest = u >> lgw, hh = rest % HP, g = rest / HP;
+        int h = p0 - 1 + hh;
+        b_in[i] = u < packs && (unsigned)h < (unsigned)H;
+        b_off[i] = b_in[i] ? ((n * red + g * 8) * H + h) * W + ww : 0;
+        b_dst[i] = u < packs ? (hh * WP + ww + 1) * HL_BKC + g * 8 : -1;
+    }
+
+    aword ra[9];
+    uint32_t rb[BP][4];
+    auto load = [&](int c0) {
+        const aword *s = reinterpret_cast<const aword *>(a_src + (size_t)(c0 / HL_BKC) * a_slice);
+#pragma unroll
+        for (int i = 0; i < 9; i++) ra[i] = s[i];
+        const uint16_t *x = in0 + (size_t)c0 * plane;
+#pragma unroll
+        for (int i = 0; i < BP; i++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                uint32_t lo = b_in[i] ? x[b_off[i] + 2 * e * plane] : 0, hi = b_in[i] ? x[b_off[i] + (2 * e + 1) * plane] : 0;
+                rb[i][e] = lo | hi << 16;
+            }
+    };
+    auto stash = [&]() {
+        /* element i of the thread's AE: forward channel CQ q + i / 9, tap
+         * i % 9; data grad output channel CQ q' + i / 9, tap 8 - i % 9 (flipped) */
+#pragma unroll
+        for (int i = 0; i < AE; i++) {
+            uint32_t v2;
+            if constexpr (BM == 64) v2 = (i & 2) ? ra[i / 4].y : ra[i / 4].x;
+            else v2 = ra[i / 2];
+            uint16_t v = (uint16_t)(i & 1 ? v2 >> 16 : v2);
+            int tap = F ? i % 9 : 8 - i % 9, m = F ? a_hi : a_lo * CQ + i / 9, c = F ? a_lo * CQ + i / 9 : a_hi;
+            As[(tap * BM + m) * HL_LDA + c] = v;
+        }
+#pragma unroll
+        for (int i = 0; i < BP; i++)
+            if (b_dst[i] >= 0) *reinterpret_cast<uint4 *>(Xs + b_dst[i]) = make_uint4(rb[i][0], rb[i][1], rb[i][2], rb[i][3]);
+    };
+
+    const int warp = tid / 32, wm = warp / WNW, wn = warp % WNW;
+    using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+    using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major>;
+    using cfrag = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    cfrag acc[2][FN];
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+#pragma unroll
+        for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.f);
+    /* the halo pixel of tap (0, 0) for each of the warp's FN column fragments */
+    int bpx[FN];
+#pragma unroll
+    for (int j = 0; j < FN; j++) {
+        int jl = wn * NT + j * 16;
+        bpx[j] = (jl >> lgw) * WP + (jl & (W - 1));
+    }
+
+    const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As), *Xb = reinterpret_cast<const __nv_bfloat16 *>(Xs);
+    load(0);
+    for (int c0 = 0; c0 < red; c0 += HL_BKC) {
+        __syncthreads();
+        stash();
+        __syncthreads();
+        if (c0 + HL_BKC < red) load(c0 + HL_BKC); /* in flight while this slice multiplies */
+#pragma unroll TAP_UNROLL
+        for (int tap = 0; tap < 9; tap++) {
+            const int r = tap / 3, s = tap % 3;
+            afrag fa[2];
+            bfrag fb[FN];
+#pragma unroll
+            for (int i = 0; i < 2; i++) wmma::load_matrix_sync(fa[i], Ab + (tap * BM + wm * 32 + i * 16) * HL_LDA, HL_LDA);
+#pragma unroll
+            for (int j = 0; j < FN; j++) wmma::load_matrix_sync(fb[j], Xb + (bpx[j] + r * WP + s) * HL_BKC, HL_BKC);
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+        }
+    }
+
+    /* out: a warp's 16 x NT of f32 at a time through shared memory, then 8
+     * bf16 (16 bytes) a lane, a row's NT pixels from NT / 8 lanes */
+    float *cw = Cs + warp * 16 * HL_CLD;
+    const int lane = tid & 31;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < FN; j++) wmma::store_matrix_sync(cw + j * 16, acc[i][j], HL_CLD, wmma::mem_row_major);
+        __syncthreads();
+#pragma unroll
+        for (int t = 0; t < NT / 16; t++) {
+            int v = lane + 32 * t, row = v / (NT / 8), col = v % (NT / 8) * 8, jl = wn * NT + col;
+            int m = m0 + wm * 32 + i * 16 + row, y = p0 + (jl >> lgw), x = jl & (W - 1);
+            const float *c = cw + row * HL_CLD + col;
+            uint4 o;
+            o.x = from_f<uint16_t>(c[0]) | (uint32_t)from_f<uint16_t>(c[1]) << 16;
+            o.y = from_f<uint16_t>(c[2]) | (uint32_t)from_f<uint16_t>(c[3]) << 16;
+            o.z = from_f<uint16_t>(c[4]) | (uint32_t)from_f<uint16_t>(c[5]) << 16;
+            o.w = from_f<uint16_t>(c[6]) | (uint32_t)from_f<uint16_t>(c[7]) << 16;
+            *reinterpret_cast<uint4 *>(out + ((size_t)(n * M + m) * H + y) * W + x) = o;
+        }
+    }
+}
+
+/* The halo kernel's rows of M a block: 64, or 32 for M = 32, 96, ... */
+static int halo_bm(int M) { return M % 64 ? 32 : 64; }
+
+/* The halo kernel's shape conditions (above); returns log2 W, or -1. */
+static int halo_lgw(const mgpu_nn_args *a, const ig_dims &d)
+{
+    if (a->dtype != MGPU_BF16 || (a->op != MGPU_NNK_CONV2D && a->op != MGPU_NNK_CONV2D_DGRAD)) return -1;
+    if (d.R != 3 || d.stride != 1 || d.pad != 1 || d.P != d.H || d.Q != d.W) return -1;
+    int red = a->op == MGPU_NNK_CONV2D ? d.C : d.K, lgw = d.W == 16 ? 4 : d.W == 32 ? 5 : d.W == 64 ? 6 : -1;
+    if (lgw < 0 || d.M % 32 || red % HL_BKC || d.H % (HL_BN / d.W)) return -1;
+    if (d.N * d.H * d.W / HL_BN * (d.M / halo_bm(d.M)) < HL_MIN_BLOCKS) return -1;
+    /* 8-byte (BM 64) or 4-byte weight loads, 16-byte stores */
+    if (((uintptr_t)a->t[1] & 7) || ((uintptr_t)a->t[2] & 15)) return -1;
+    return lgw;
+}
+
+static void launch_halo(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, int lgw)
+{
+    int bm = halo_bm(d.M);
+    dim3 grid((unsigned)(d.N * d.H * d.W / HL_BN), (unsigned)(d.M / bm), 1);
+    const uint16_t *i0 = (const uint16_t *)a->t[0], *i1 = (const uint16_t *)a->t[1];
+    uint16_t *o = (uint16_t *)a->t[2];
+    if (a->op == MGPU_NNK_CONV2D) {
+        if (bm == 64) k_halo<IG_FWD, 64><<<grid, IG_THREADS, 0, st>>>(i0, i1, o, d, lgw);
+        else k_halo<IG_FWD, 32><<<grid, IG_THREADS, 0, st>>>(i0, i1, o, d, lgw);
+    } else {
+        if (bm == 64) k_halo<IG_DGRAD, 64><<<grid, IG_THREADS, 0, st>>>(i0, i1, o, d, lgw);
+        else k_halo<IG_DGRAD, 32><<<grid, IG_THREADS, 0, st>>>(i0, i1, o, d, lgw);
+    }
+}
+
+/* The weight gradient of the same layers (bf16 3x3 stride 1 pad 1, W 16
+ * or 32): dw[k][c][r][s] = sum over pixels of dy[k][px] x[c][px + (r, s)].
+ * A block owns 64 k by 32 channels by all nine taps and reduces over a
+ * part of the pixels, 64 (TH = 64 / W whole rows of one image) a step:
+ * dy's 64 x 64 tile is A (row-major, 16-byte loads), and the x rows the
+ * step reads (TH + 2 of them, 32 channels) are B, kept three times in
+ * shared memory, shifted by s - 1 = -1, 0, 1 columns, so that tap (r, s)
+ * of 16 pixels in a row is 16 consecutive elements of copy s at row
+ * offset r - a col-major wmma B fragment (channel stride ldm) with no
+ * gather. Each warp holds 16 k x 16 channels for all nine taps. The
+ * parts' f32 partials go to the scratch as [part][tap][k][c] (wmma's
+ * row-major store) and a second kernel adds them in part order into
+ * dw[k][c][r][s]: the same bits on every run. */
+#define HW_BC 32  /* channels a block */
+#define HW_PX 64  /* pixels a step */
+#define HW_LDA (HW_PX + 8)
+/* a copy's channel stride: (TH + 2) x W and 8 more, so that a B
+ * fragment's 16 channels (16-byte rows for the tensor cores' loads) fall
+ * in different banks; at most 128 + 8 for W = 32 */
+#define HW_XP 136
+
+__global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__restrict__ x, const uint16_t *__restrict__ dy,
+                                                              float *__restrict__ part, ig_dims d, int lgw, int chunk)
+{
+    constexpr int A_BYTES = HL_BM * HW_LDA * 2, X_BYTES = 3 * HW_BC * HW_XP * 2;
+    __shared__ __align__(128) unsigned char smem[A_BYTES + X_BYTES];
+    uint16_t *As = reinterpret_cast<uint16_t *>(smem), *Xs = reinterpret_cast<uint16_t *>(smem + A_BYTES);
+
+    const int tid = threadIdx.x, W = 1 << lgw, TH = HW_PX >> lgw, HP = TH + 2, XP = HP * W + 8;
+    const int C = d.C, K = d.K, H = d.H, plane = H * W, tiles_per_img = H / TH;
+    const int c0 = blockIdx.x * HW_BC, k0 = blockIdx.y * HL_BM;
+    const int t_beg = blockIdx.z * chunk, t_end = min(d.N * tiles_per_img, t_beg + chunk);
+
+    /* the copies' columns that read outside the image: zero for every step */
+    for (int e = tid; e < HW_BC * HP; e += IG_THREADS) {
+        int c = e / HP, row = (c * XP + (e - c * HP) * W);
+        Xs[row] = 0;                          /* copy s = 0, column 0 reads x[-1] */
+        Xs[2 * HW_BC * XP + row + W - 1] = 0; /* copy s = 2, column W - 1 reads x[W] */
+    }
+
+    /* A: packs of 8 pixels, pack u = tid + 256 i is k = u / 8, pixels 8 (u % 8) */
+    const int a_k = tid >> 3, a_px = (tid & 7) * 8;
+    /* B: pairs of columns, pair v = tid + 256 i is column 2 (v % (W / 2)),
+     * halo row v / (W / 2) % HP, channel v / (W / 2) / HP; its offset in
+     * the image from the tile's first row, in a copy, and its row | column << 8 */
+    constexpr int BQ = 8; /* at most 32 x (64 + 2 x 32) / 2 / 256 pairs a thread */
+    const int pairs = HW_BC * HP * W / 2;
+    int b_off[BQ], b_sm[BQ], b_hh[BQ];
+#pragma unroll
+    for (int i = 0; i < BQ; i++) {
+        int v = tid + i * IG_THREADS, ww = (v & (W / 2 - 1)) * 2, rest = v >> (lgw - 1), hh = rest % HP, c = rest / HP;
+        b_off[i] = (c * H + hh - 1) * W + ww;
+        b_sm[i] = c * XP + hh * W + ww;
+        b_hh[i] = v < pairs ? hh | ww << 8 : -1;
+    }
+
+    uint4 ra[2];
+    uint32_t rb[BQ];
+    auto load = [&](int t) {
+        int n = t / tiles_per_img, p0 = (t - n * tiles_per_img) * TH;
+        const uint16_t *a = dy + ((size_t)n * K + k0) * plane + p0 * W;
+#pragma unroll
+        for (int i = 0; i < 2; i++) ra[i] = *reinterpret_cast<const uint4 *>(a + (size_t)(a_k + 32 * i) * plane + a_px);
+        const uint16_t *b = x + ((size_t)n * C + c0) * plane + p0 * W;
+#pragma unroll
+        for (int i = 0; i < BQ; i++) {
+            bool ok = b_hh[i] >= 0 && (unsigned)(p0 - 1 + (b_hh[i] & 0xff)) < (unsigned)H;
+            rb[i] = ok ? *reinterpret_cast<const uint32_t *>(b + b_off[i]) : 0;
+        }
+    };
+    auto stash = [&]() {
+#pragma unroll
+        for (int i = 0; i < 2; i++) *reinterpret_cast<uint4 *>(As + (a_k + 32 * i) * HW_LDA + a_px) = ra[i];
+#pragma unroll
+        for (int i = 0; i < BQ; i++) {
+            if (b_hh[i] < 0) continue;
+            int ww = b_hh[i] >> 8;
+            uint16_t e0 = (uint16_t)rb[i], e1 = (uint16_t)(rb[i] >> 16);
+            uint16_t *s0 = Xs + b_sm[i], *s1 = s0 + HW_BC * XP, *s2 = s1 + HW_BC * XP;
+            /* copy s holds x[column + s - 1] */
+            s0[1] = e0;
+            if (ww + 2 < W) s0[2] = e1;
+            *reinterpret_cast<uint32_t *>(s1) = rb[i];
+            if (ww > 0) s2[-1] = e0;
+            s2[0] = e1;
+        }
+    };
+
+    const int warp = tid / 32, wm = warp & 3, hc = warp >> 2;
+    using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
+    using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major>;
+    using cfrag = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    cfrag acc[9];
+#pragma unroll
+    for (int t = 0; t < 9; t++) wmma::fill_fragment(acc[t], 0.f);
+    const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As), *Xb = reinterpret_cast<const __nv_bfloat16 *>(Xs);
+
+    if (t_beg < t_end) load(t_beg);
+    for (int t = t_beg; t < t_end; t++) {
+        __syncthreads();
+        stash();
+        __syncthreads();
+        if (t + 1 < t_end) load(t + 1); /* in flight while this step multiplies */
+#pragma unroll 1
+        for (int kk = 0; kk < HW_PX; kk += 16) {
+            const int tr = kk >> lgw, tc = kk & (W - 1);
+            afrag fa;
+            wmma::load_matrix_sync(fa, Ab + wm * 16 * HW_LDA + kk, HW_LDA);
+#pragma unroll
+            for (int tap = 0; tap < 9; tap++) {
+                const int r = tap / 3, s = tap % 3;
+                bfrag fb;
+                wmma::load_matrix_sync(fb, Xb + (s * HW_BC + hc * 16) * XP + (tr + r) * W + tc, XP);
+                wmma::mma_sync(acc[tap], fa, fb, acc[tap]);
+            }
+        }
+    }
+#pragma unroll
+    for (int tap = 0; tap < 9; tap++)
+        wmma::store_matrix_sync(part + (((size_t)blockIdx.z * 9 + tap) * K + k0 + wm * 16) * C + c0 + hc * 16, acc[tap], C,
+                                wmma::mem_row_major);
+}
+
+/* dw[k][c][tap] = the parts' [part][tap][k][c] partials added in part
+ * order, rounded once; a thread walks the partials' order (coalesced
+ * reads; the few writes are the strided ones). */
+__global__ void k_halo_wgrad_combine(const float *__restrict__ part, uint16_t *__restrict__ dw, int K, int C, int parts)
+{
+    int n = K * C * 9;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        int tap = i / (K * C), kc = i - tap * K * C;
+        float s = 0;
+        for (int p = 0; p < parts; p++) s += part[(size_t)p * n + i];
+        dw[kc * 9 + tap] = from_f<uint16_t>(s);
+    }
+}
+
+/* The halo weight grad's parts and their pixel steps (*chunk each): about
+ * two blocks an SM, each part at least 8 steps deep - a function of the
+ * shape only, so every run adds the same partials in the same order. */
+static int halo_wgrad_parts(const ig_dims &d, int *chunk)
+{
+    int steps = d.N * d.H * d.W / HW_PX, blocks = (d.C / HW_BC) * (d.K / HL_BM);
+    int parts = 264 / blocks, most = steps / 8;
+    if (parts > most) parts = most;
+    if (parts < 1) parts = 1;
+    *chunk = (steps + parts - 1) / parts;
+    return (steps + *chunk - 1) / *chunk;
+}
+
+/* The halo weight grad's conditions (above), or -1; its log2 W when met. */
+static int halo_wgrad_lgw(const mgpu_nn_args *a, const ig_dims &d, bool ptrs = true)
+{
+    if (a->dtype != MGPU_BF16 || a->op != MGPU_NNK_CONV2D_WGRAD) return -1;
+    if (d.R != 3 || d.stride != 1 || d.pad != 1 || d.P != d.H || d.Q != d.W) return -1;
+    int lgw = d.W == 16 ? 4 : d.W == 32 ? 5 : -1;
+    if (lgw < 0 || d.K % HL_BM || d.C % HW_BC || d.H % (HW_PX / d.W)) return -1;
+    int chunk;
+    if (halo_wgrad_parts(d, &chunk) * (d.C / HW_BC) * (d.K / HL_BM) < HL_MIN_BLOCKS) return -1;
+    if (ptrs && (((uintptr_t)a->t[0] & 15) || ((uintptr_t)a->t[1] & 15))) return -1; /* 16-byte loads */
+    return lgw;
+}
+
+static void launch_halo_wgrad(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, int lgw, void *ws)
+{
+    int chunk, parts = halo_wgrad_parts(d, &chunk);
+    dim3 grid((unsigned)(d.C / HW_BC), (unsigned)(d.K / HL_BM), (unsigned)parts);
+    k_halo_wgrad<<<grid, IG_THREADS, 0, st>>>((const uint16_t *)a->t[0], (const uint16_t *)a->t[1], (float *)ws, d, lgw, chunk);
+    k_halo_wgrad_combine<<<nn_blocks((size_t)d.K * d.C * 9), NN_THREADS, 0, st>>>((const float *)ws, (uint16_t *)a->t[2], d.K, d.C,
+                                                                                   parts);
+}
+
 static int tile_m(int M) { return mgpu_nn_conv_tile_m((size_t)M); }
 
 /* The data gradient's phases first .. first+IG_PHASES-1 (of stride^2) into
@@ -526,6 +923,8 @@ template <typename T, int MODE> static void launch_r(cudaStream_t st, const mgpu
 template <typename T> static void launch_t(cudaStream_t st, const mgpu_nn_args *a, void *ws)
 {
     ig_dims d = dims_of(a);
+    if (int lgw = halo_lgw(a, d); lgw >= 0) return launch_halo(st, a, d, lgw);
+    if (int lgw = halo_wgrad_lgw(a, d); lgw >= 0) return launch_halo_wgrad(st, a, d, lgw, ws);
     if (a->op == MGPU_NNK_CONV2D) launch_r<T, IG_FWD>(st, a, d, ws);
     else if (a->op == MGPU_NNK_CONV2D_DGRAD) launch_r<T, IG_DGRAD>(st, a, d, ws);
     else launch_r<T, IG_WGRAD>(st, a, d, ws);
@@ -542,8 +941,14 @@ size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a)
     ig_dims d = dims_of(a);
     int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, a->dtype == MGPU_BF16), chunk;
     int parts = conv_parts(d, a->op == MGPU_NNK_CONV2D_WGRAD, bm, bk, &chunk);
-    if (a->op == MGPU_NNK_CONV2D && parts == 1) return 0;
-    return (size_t)parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
+    size_t general = a->op == MGPU_NNK_CONV2D && parts == 1 ? 0 : (size_t)parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
+    /* the halo weight grad's partials, [part][tap][k][c]; enough for the
+     * general kernel too, which runs when the pointers are not aligned */
+    if (halo_wgrad_lgw(a, d, false) >= 0) {
+        size_t halo = (size_t)halo_wgrad_parts(d, &chunk) * 9 * d.K * d.C * sizeof(float);
+        return halo > general ? halo : general;
+    }
+    return general;
 }
 
 cudaError_t cuda_nn_conv_igemm(cudaStream_t st, const mgpu_nn_args *a, void *ws)
