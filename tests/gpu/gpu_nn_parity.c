@@ -199,6 +199,12 @@ static const ncase cases[] = {
     /* the data gradient by output phase: stride 3 gives 9 phases of
      * different sizes (13 = 5+4+4 rows, 11 = 4+4+3 columns) and taps (1 or
      * 2 of the 5 rows each); 32 channels: tap-major reductions */
+    /* at least 132 blocks: bf16 takes the halo kernels (a966e49) - W 16 all
+     * three (the weight grad in 132 parts), W 32 with 64-row tiles */
+    {"conv2d 3x3 s1 p1, 32->64, 264x16x16", {S(4, 264, 32, 16, 16, 1, 0), S(4, 64, 32, 3, 3, 2, 0),
+      S(4, 264, 64, 16, 16, 0, 1), S(4, 264, 32, 16, 16, 0, 1), S(4, 64, 32, 3, 3, 0, 1)}, 5, f_conv3s1},
+    {"conv2d 3x3 s1 p1, 64->64, 36x32x32", {S(4, 36, 64, 32, 32, 1, 0), S(4, 64, 64, 3, 3, 2, 0),
+      S(4, 36, 64, 32, 32, 0, 1), S(4, 36, 64, 32, 32, 0, 1), S(4, 64, 64, 3, 3, 0, 1)}, 5, f_conv3s1},
     {"conv2d 5x5 s3 p2, 32->32, 2x13x11", {S(4, 2, 32, 13, 11, 1, 0), S(4, 32, 32, 5, 5, 2, 0),
       S(4, 2, 32, 5, 4, 0, 1), S(4, 2, 32, 13, 11, 0, 1), S(4, 32, 32, 5, 5, 0, 1)}, 5, f_conv5s3},
     /* column sums over 5 row chunks, packed bias add */
