@@ -93,6 +93,16 @@ static mgpu_result f_conv3s1(mgpu_stream *s, mgpu_tensor *t)
     MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 1));
     return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[2], &t[3], &t[4], 1, 1);
 }
+/* forward into t[2]; backward from a seeded dy (t[3]) into dx, dw (t[4],
+ * t[5]): with dy = y, an element of y that two summation orders round to
+ * neighbouring bf16 values moves every dw it feeds - over a reduction of
+ * 36864 pixels that alone reaches 0.12 of a small dw, a difference of the
+ * test's making, not the kernels' */
+static mgpu_result f_conv3s1_dy(mgpu_stream *s, mgpu_tensor *t)
+{
+    MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 1, 1));
+    return mgpu_nn_conv2d_backward(s, &t[0], &t[1], &t[3], &t[4], &t[5], 1, 1);
+}
 static mgpu_result f_conv5s3(mgpu_stream *s, mgpu_tensor *t)
 {
     MGPU_CHECK(mgpu_nn_conv2d(s, &t[0], &t[1], &t[2], 3, 2));
@@ -202,9 +212,11 @@ static const ncase cases[] = {
     /* at least 132 blocks: bf16 takes the halo kernels (a966e49) - W 16 all
      * three (the weight grad in 132 parts), W 32 with 64-row tiles */
     {"conv2d 3x3 s1 p1, 32->64, 264x16x16", {S(4, 264, 32, 16, 16, 1, 0), S(4, 64, 32, 3, 3, 2, 0),
-      S(4, 264, 64, 16, 16, 0, 1), S(4, 264, 32, 16, 16, 0, 1), S(4, 64, 32, 3, 3, 0, 1)}, 5, f_conv3s1},
+      S(4, 264, 64, 16, 16, 0, 1), S(4, 264, 64, 16, 16, 3, 0), S(4, 264, 32, 16, 16, 0, 1),
+      S(4, 64, 32, 3, 3, 0, 1)}, 6, f_conv3s1_dy},
     {"conv2d 3x3 s1 p1, 64->64, 36x32x32", {S(4, 36, 64, 32, 32, 1, 0), S(4, 64, 64, 3, 3, 2, 0),
-      S(4, 36, 64, 32, 32, 0, 1), S(4, 36, 64, 32, 32, 0, 1), S(4, 64, 64, 3, 3, 0, 1)}, 5, f_conv3s1},
+      S(4, 36, 64, 32, 32, 0, 1), S(4, 36, 64, 32, 32, 3, 0), S(4, 36, 64, 32, 32, 0, 1),
+      S(4, 64, 64, 3, 3, 0, 1)}, 6, f_conv3s1_dy},
     {"conv2d 5x5 s3 p2, 32->32, 2x13x11", {S(4, 2, 32, 13, 11, 1, 0), S(4, 32, 32, 5, 5, 2, 0),
       S(4, 2, 32, 5, 4, 0, 1), S(4, 2, 32, 13, 11, 0, 1), S(4, 32, 32, 5, 5, 0, 1)}, 5, f_conv5s3},
     /* column sums over 5 row chunks, packed bias add */
