@@ -461,8 +461,8 @@ static ig_dims dims_of(const mgpu_nn_args *a)
  * grid has at least HL_MIN_BLOCKS blocks. The sum is in a fixed order:
  * the same bits on every run. */
 #define HL_BM 64
-#define HL_BN 256
-#define HL_BKC 16 /* channels a slice */
+#define HL_BN MGPU_NN_HALO_BN
+#define HL_BKC MGPU_NN_HALO_SLICE /* channels a slice */
 #define HL_LDA (HL_BKC + 8)
 #define HL_PX 396 /* the largest halo: (TH + 2) x (W + 2) for W = 64, TH = 4 */
 #define HL_CLD (64 + 4)
@@ -478,7 +478,7 @@ static ig_dims dims_of(const mgpu_nn_args *a)
  * which cut the reduction in parts; bench/conv_emu sets 1 to reach these
  * kernels with its small shapes. */
 #ifndef HL_MIN_BLOCKS
-#define HL_MIN_BLOCKS 132
+#define HL_MIN_BLOCKS MGPU_NN_HALO_MIN_BLOCKS
 #endif
 
 template <int MODE, int BM>
@@ -629,16 +629,16 @@ __global__ void __launch_bounds__(IG_THREADS, HL_MINB) k_halo(const uint16_t *__
 }
 
 /* The halo kernel's rows of M a block: 64, or 32 for M = 32, 96, ... */
-static int halo_bm(int M) { return M % 64 ? 32 : 64; }
+static int halo_bm(int M) { return mgpu_nn_conv_halo_bm((size_t)M); }
 
-/* The halo kernel's shape conditions (above); returns log2 W, or -1. */
+/* The halo kernel's shape conditions (above; nn_ops.h, which the sim's
+ * price shares); returns log2 W, or -1. */
 static int halo_lgw(const mgpu_nn_args *a, const ig_dims &d)
 {
     if (a->dtype != MGPU_BF16 || (a->op != MGPU_NNK_CONV2D && a->op != MGPU_NNK_CONV2D_DGRAD)) return -1;
-    if (d.R != 3 || d.stride != 1 || d.pad != 1 || d.P != d.H || d.Q != d.W) return -1;
-    int red = a->op == MGPU_NNK_CONV2D ? d.C : d.K, lgw = d.W == 16 ? 4 : d.W == 32 ? 5 : d.W == 64 ? 6 : -1;
-    if (lgw < 0 || d.M % 32 || red % HL_BKC || d.H % (HL_BN / d.W)) return -1;
-    if (d.N * d.H * d.W / HL_BN * (d.M / halo_bm(d.M)) < HL_MIN_BLOCKS) return -1;
+    int lgw = mgpu_nn_conv_halo(1, a->op == MGPU_NNK_CONV2D_DGRAD, d.N, d.C, d.H, d.W, d.K, d.R, d.stride, d.pad, d.P, d.Q,
+                                HL_MIN_BLOCKS);
+    if (lgw < 0) return -1;
     /* 8-byte (BM 64) or 4-byte weight loads, 16-byte stores */
     if (((uintptr_t)a->t[1] & 7) || ((uintptr_t)a->t[2] & 15)) return -1;
     return lgw;
@@ -672,8 +672,8 @@ static void launch_halo(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d
  * parts' f32 partials go to the scratch as [part][tap][k][c] (wmma's
  * row-major store) and a second kernel adds them in part order into
  * dw[k][c][r][s]: the same bits on every run. */
-#define HW_BC 32  /* channels a block */
-#define HW_PX 64  /* pixels a step */
+#define HW_BC MGPU_NN_HALO_WGRAD_BC /* channels a block */
+#define HW_PX MGPU_NN_HALO_WGRAD_PX /* pixels a step */
 #define HW_LDA (HW_PX + 8)
 /* a copy's channel stride: (TH + 2) x W and 8 more, so that a B
  * fragment's 16 channels (16-byte rows for the tensor cores' loads) fall
@@ -801,23 +801,17 @@ __global__ void k_halo_wgrad_combine(const float *__restrict__ part, uint16_t *_
  * shape only, so every run adds the same partials in the same order. */
 static int halo_wgrad_parts(const ig_dims &d, int *chunk)
 {
-    int steps = d.N * d.H * d.W / HW_PX, blocks = (d.C / HW_BC) * (d.K / HL_BM);
-    int parts = 264 / blocks, most = steps / 8;
-    if (parts > most) parts = most;
-    if (parts < 1) parts = 1;
-    *chunk = (steps + parts - 1) / parts;
-    return (steps + *chunk - 1) / *chunk;
+    size_t ch, parts = mgpu_nn_conv_halo_wgrad_parts(d.N, d.C, d.H, d.W, d.K, &ch); /* nn_ops.h */
+    *chunk = (int)ch;
+    return (int)parts;
 }
 
 /* The halo weight grad's conditions (above), or -1; its log2 W when met. */
 static int halo_wgrad_lgw(const mgpu_nn_args *a, const ig_dims &d, bool ptrs = true)
 {
     if (a->dtype != MGPU_BF16 || a->op != MGPU_NNK_CONV2D_WGRAD) return -1;
-    if (d.R != 3 || d.stride != 1 || d.pad != 1 || d.P != d.H || d.Q != d.W) return -1;
-    int lgw = d.W == 16 ? 4 : d.W == 32 ? 5 : -1;
-    if (lgw < 0 || d.K % HL_BM || d.C % HW_BC || d.H % (HW_PX / d.W)) return -1;
-    int chunk;
-    if (halo_wgrad_parts(d, &chunk) * (d.C / HW_BC) * (d.K / HL_BM) < HL_MIN_BLOCKS) return -1;
+    int lgw = mgpu_nn_conv_halo_wgrad(1, d.N, d.C, d.H, d.W, d.K, d.R, d.stride, d.pad, d.P, d.Q, HL_MIN_BLOCKS);
+    if (lgw < 0) return -1;
     if (ptrs && (((uintptr_t)a->t[0] & 15) || ((uintptr_t)a->t[1] & 15))) return -1; /* 16-byte loads */
     return lgw;
 }

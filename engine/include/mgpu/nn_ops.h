@@ -79,6 +79,67 @@ static inline size_t mgpu_nn_conv_chunk(size_t tiles, size_t kred, size_t bk, in
     return chunk;
 }
 
+/* The bf16 halo kernels (cuda_nn_conv_igemm.cu, k_halo and k_halo_wgrad)
+ * take the wide 3x3 stride-1 layers: a block stages the input rows it reads
+ * once in shared memory and runs the nine taps from there. Their shape
+ * conditions and cuts live here, once, for cuda's launch and the sim's
+ * price (nn_conv.c marks the work, sim_model.c prices it): two copies
+ * could drift, and the sim would price a kernel cuda does not run. The
+ * pointer-alignment checks stay in cuda (the sim has no pointers).
+ * min_blocks: cuda's HL_MIN_BLOCKS, MGPU_NN_HALO_MIN_BLOCKS unless the CPU
+ * emulation lowers it to reach the kernels with small shapes. */
+#define MGPU_NN_HALO_MIN_BLOCKS 132 /* fewer blocks than SMs stay on the general kernels */
+#define MGPU_NN_HALO_BN 256         /* output pixels a block: whole rows of one image */
+#define MGPU_NN_HALO_SLICE 16       /* reduction channels a slice (staged, then 9 GEMM steps) */
+#define MGPU_NN_HALO_WGRAD_BM 64    /* the weight grad's k a block */
+#define MGPU_NN_HALO_WGRAD_BC 32    /* the weight grad's channels a block */
+#define MGPU_NN_HALO_WGRAD_PX 64    /* the weight grad's pixels a step */
+/* The forward's and data grad's rows of M a block: 64, or 32 for M = 32, 96, ... */
+static inline int mgpu_nn_conv_halo_bm(size_t M) { return M % 64 ? 32 : 64; }
+/* The forward (dgrad 0: M = K, reduction C) or stride-1 data grad (dgrad
+ * 1: M = C, reduction K) on the halo kernel: bf16, 3x3, stride 1, pad 1,
+ * same-size output, W 16, 32 or 64, M a multiple of 32, the reduction of
+ * 16, whole rows a block (H a multiple of 256 / W), at least min_blocks
+ * blocks. Returns log2 W, or -1. */
+static inline int mgpu_nn_conv_halo(int bf16, int dgrad, size_t N, size_t C, size_t H, size_t W, size_t K, int R,
+                                    int stride, int pad, size_t P, size_t Q, size_t min_blocks)
+{
+    if (!bf16 || R != 3 || stride != 1 || pad != 1 || P != H || Q != W) return -1;
+    size_t M = dgrad ? C : K, red = dgrad ? K : C;
+    int lgw = W == 16 ? 4 : W == 32 ? 5 : W == 64 ? 6 : -1;
+    if (lgw < 0 || M % 32 || red % MGPU_NN_HALO_SLICE || H % (MGPU_NN_HALO_BN / W)) return -1;
+    if (N * H * W / MGPU_NN_HALO_BN * (M / (size_t)mgpu_nn_conv_halo_bm(M)) < min_blocks) return -1;
+    return lgw;
+}
+/* The halo weight grad's parts and their pixel steps (*chunk each): about
+ * two blocks an SM, each part at least 8 steps deep - a function of the
+ * shape only, so every run adds the same partials in the same order. */
+static inline size_t mgpu_nn_conv_halo_wgrad_parts(size_t N, size_t C, size_t H, size_t W, size_t K, size_t *chunk)
+{
+    size_t steps = N * H * W / MGPU_NN_HALO_WGRAD_PX;
+    size_t blocks = (C / MGPU_NN_HALO_WGRAD_BC) * (K / MGPU_NN_HALO_WGRAD_BM);
+    size_t parts = blocks ? 264 / blocks : 1, most = steps / 8;
+    if (parts > most) parts = most;
+    if (parts < 1) parts = 1;
+    *chunk = (steps + parts - 1) / parts;
+    return *chunk ? (steps + *chunk - 1) / *chunk : 1;
+}
+/* The weight grad on the halo kernel (k_halo_wgrad, then a combine of its
+ * parts' f32 partials [part][tap][k][c]: 2 launches): bf16, 3x3, stride
+ * 1, pad 1, same-size output, W 16 or 32, K a multiple of 64, C of 32,
+ * whole rows a step (H a multiple of 64 / W), at least min_blocks blocks
+ * over the parts. Returns log2 W, or -1. */
+static inline int mgpu_nn_conv_halo_wgrad(int bf16, size_t N, size_t C, size_t H, size_t W, size_t K, int R,
+                                          int stride, int pad, size_t P, size_t Q, size_t min_blocks)
+{
+    if (!bf16 || R != 3 || stride != 1 || pad != 1 || P != H || Q != W) return -1;
+    int lgw = W == 16 ? 4 : W == 32 ? 5 : -1;
+    if (lgw < 0 || K % MGPU_NN_HALO_WGRAD_BM || C % MGPU_NN_HALO_WGRAD_BC || H % (MGPU_NN_HALO_WGRAD_PX / W)) return -1;
+    size_t chunk, parts = mgpu_nn_conv_halo_wgrad_parts(N, C, H, W, K, &chunk);
+    if (parts * (C / MGPU_NN_HALO_WGRAD_BC) * (K / MGPU_NN_HALO_WGRAD_BM) < min_blocks) return -1;
+    return lgw;
+}
+
 /* The norm backward in one pass (cuda_nn_norm_back.cu): rows of more than
  * 128 16-byte packs and at most 4096 columns (a block of up to 512 threads
  * a row, 8 columns a thread, whose column sums fit in its registers and
