@@ -11,7 +11,7 @@ itself - `mgpulab spmd bench/nn_bench.lua --backend sim --machine PRESET
 (engine/dev/sim/sim_model.c, conv_ns), never a copy of its formula.
 
 Prints every conv case (measured median, the sim's price, the error) and how
-many are within 15 %. With --fit it also fits the model's six coefficients
+many are within 15 %. With --fit it also fits the model's coefficients
 (CONV_FIT in sim_model.c) to the cases: a Nelder-Mead search over them,
 each trial priced by the binary with MGPU_SIM_CONV_FIT set (the model's knob
 for this script), minimising the squared log errors; then prints the new
@@ -37,7 +37,11 @@ import sys
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL_C = os.path.join(HERE, "engine", "dev", "sim", "sim_model.c")
 BENCH = os.path.join(HERE, "bench", "nn_bench.lua")
-NAMES = ["gather_f32", "gather_bf16", "dgrad", "mac_f32", "mac_bf16", "lone"]
+# the knob's names (sim_model.c, conv_knob_names) and CONV_FIT's fields, in order
+NAMES = ["gather_f32", "gather_bf16", "tap", "dgrad", "mac_f32", "mac_bf16", "lone", "epi", "part", "halo_slice",
+         "halo_mac", "halo_dgrad", "halo_wstep"]
+FIELDS = {"tap": "tap", "dgrad": "dgrad_a_ns", "lone": "lone_ns", "epi": "epi_ns", "part": "part_ns",
+          "halo_slice": "halo_slice_ns", "halo_mac": "halo_mac_ns", "halo_dgrad": "halo_dgrad", "halo_wstep": "halo_wstep_ns"}
 WITHIN = 15.0
 
 
@@ -66,10 +70,18 @@ def committed_coeffs():
             die(f"{MODEL_C}: CONV_FIT has no .{field}")
         return float(g.group(1))
 
-    gf, gb = pair("gather_ns")
-    mf, mb = pair("mac_ns")
-    return {"gather_f32": gf, "gather_bf16": gb, "dgrad": one("dgrad_gather"), "mac_f32": mf, "mac_bf16": mb,
-            "lone": one("lone_ns")}
+    c = dict(zip(("gather_f32", "gather_bf16"), pair("gather_ns")))
+    c.update(zip(("mac_f32", "mac_bf16"), pair("mac_ns")))
+    c.update({n: one(f) for n, f in FIELDS.items()})
+    return c
+
+
+def fit_lines(c):
+    """CONV_FIT's initializer lines for the coefficients c."""
+    lines = [f"    .gather_ns = {{{c['gather_f32']:.4g}, {c['gather_bf16']:.4g}}},",
+             f"    .mac_ns = {{{c['mac_f32']:.4g}, {c['mac_bf16']:.4g}}},"]
+    lines += [f"    .{f} = {c[n]:.4g}," for n, f in FIELDS.items()]
+    return "\n".join(lines) + "\n"
 
 
 def knob(c):
@@ -218,20 +230,12 @@ def main():
         how = f" --skip '{skip}'" if skip else " every case"
         block = (f"/* scripts/fit-conv-sim.py --write: {path} ({data.get('gpu', '?')}),\n"
                  f" *{how}: {ok} of {len(rows)} within {WITHIN:.0f} % */\n"
-                 "static const conv_coeffs CONV_FIT = {\n"
-                 f"    .gather_ns = {{{c['gather_f32']:.3g}, {c['gather_bf16']:.3g}}},\n"
-                 f"    .dgrad_gather = {c['dgrad']:.3g},\n"
-                 f"    .mac_ns = {{{c['mac_f32']:.3g}, {c['mac_bf16']:.3g}}},\n"
-                 f"    .lone_ns = {c['lone']:.4g},\n"
-                 "};")
+                 "static const conv_coeffs CONV_FIT = {\n" + fit_lines(c) + "};")
         open(MODEL_C, "w").write(src[:start] + block + src[end:])
         print(f"\n# wrote CONV_FIT into {MODEL_C}: rebuild {mgpulab}, then run this script without --fit")
         return
     print("\nCONV_FIT in engine/dev/sim/sim_model.c:\n")
-    print(f"    .gather_ns = {{{c['gather_f32']:.3g}, {c['gather_bf16']:.3g}}},")
-    print(f"    .dgrad_gather = {c['dgrad']:.3g},")
-    print(f"    .mac_ns = {{{c['mac_f32']:.3g}, {c['mac_bf16']:.3g}}},")
-    print(f"    .lone_ns = {c['lone']:.4g},")
+    print(fit_lines(c), end="")
     print(f"\n(try it before committing: MGPU_SIM_CONV_FIT='{knob(c)}' {mgpulab} spmd ...)")
 
 

@@ -70,28 +70,44 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
     mgpu_nn_args a = {.op = op, .t = {(void *)t0, (void *)t1, t2}, .n = {g->n, g->cin, g->h, g->w, g->r, g->p, g->q},
                       .i = {g->stride, g->pad, (int)g->k}, .dtype = c->dtype, .phantom = phantom};
     size_t crr = g->cin * g->r * g->r, img = g->n * g->cin * g->h * g->w, out = g->n * g->k * g->p * g->q, m, j, kred;
+    /* x's elements the forward and weight grad read: a 1x1 stride-2 conv
+     * touches every other row of x (P*R of H rows when R < stride; within a
+     * row the 32-byte sectors all come in), so half of x crosses HBM */
+    size_t rows = g->p * g->r < g->h ? g->p * g->r : g->h, xread = g->n * g->cin * rows * g->w;
     double elems;
-    if (op == MGPU_NNK_CONV2D) m = g->k, j = g->n * g->p * g->q, kred = crr, elems = (double)(img + out + g->k * crr);
+    if (op == MGPU_NNK_CONV2D) m = g->k, j = g->n * g->p * g->q, kred = crr, elems = (double)(xread + out + g->k * crr);
     else if (op == MGPU_NNK_CONV2D_DGRAD)
         m = g->cin, j = g->n * g->h * g->w, kred = g->k * g->r * g->r, elems = (double)(img + out + g->k * crr);
-    else m = g->k, j = crr, kred = g->n * g->p * g->q, elems = (double)(img + out + g->k * crr);
-    size_t parts = 1;
-    if (op != MGPU_NNK_CONV2D_DGRAD) { /* as cuda cuts its reduction (the forward's only when it has few tiles) */
+    else m = g->k, j = crr, kred = g->n * g->p * g->q, elems = (double)(xread + out + g->k * crr);
+    int bf16 = c->dtype == MGPU_BF16, halo = 0;
+    size_t parts = 1, chunk;
+    /* the bf16 halo kernels' shapes (nn_ops.h, as cuda takes them) */
+    if (op == MGPU_NNK_CONV2D_WGRAD) {
+        if (mgpu_nn_conv_halo_wgrad(bf16, g->n, g->cin, g->h, g->w, g->k, (int)g->r, g->stride, g->pad, g->p, g->q,
+                                    MGPU_NN_HALO_MIN_BLOCKS) >= 0)
+            halo = 2, parts = mgpu_nn_conv_halo_wgrad_parts(g->n, g->cin, g->h, g->w, g->k, &chunk);
+    } else if (mgpu_nn_conv_halo(bf16, op == MGPU_NNK_CONV2D_DGRAD, g->n, g->cin, g->h, g->w, g->k, (int)g->r, g->stride,
+                                 g->pad, g->p, g->q, MGPU_NN_HALO_MIN_BLOCKS) >= 0)
+        halo = 1;
+    if (!halo && op != MGPU_NNK_CONV2D_DGRAD) { /* as cuda cuts its reduction (the forward's only when it has few tiles) */
         int bm = mgpu_nn_conv_tile_m(m), bn = mgpu_nn_conv_tile_n(bm);
         size_t tiles = ((m + (size_t)bm - 1) / (size_t)bm) * ((j + (size_t)bn - 1) / (size_t)bn);
-        size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, c->dtype == MGPU_BF16);
+        size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, bf16);
         mgpu_nn_conv_chunk(tiles, kred, bk, op == MGPU_NNK_CONV2D_WGRAD, &parts);
     }
     a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
     /* The GEMM the kernel runs; the sim prices its tiles and k-steps
-     * (sim_model.c, conv_ns), a strided data grad's by its phases. */
+     * (sim_model.c, conv_ns), a strided data grad's by its phases, a halo
+     * kernel's by its blocks and slices. */
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
                               .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,
                               /* parts' combine; the data grad's 16 phases a launch */
                               .kernels = op == MGPU_NNK_CONV2D_WGRAD || parts > 1 ? 2
                                          : op == MGPU_NNK_CONV2D_DGRAD ? (g->stride * g->stride + 15) / 16
                                                                        : 1,
-                              .conv = {op == MGPU_NNK_CONV2D_DGRAD, g->stride, g->pad, (int)g->r, g->h, g->w}};
+                              .conv = {.dgrad = op == MGPU_NNK_CONV2D_DGRAD, .wgrad = op == MGPU_NNK_CONV2D_WGRAD,
+                                       .stride = g->stride, .pad = g->pad, .r = (int)g->r, .halo = halo, .h = g->h,
+                                       .w = g->w}};
     return c->ops->kernel(c->s, &a);
 }
 
