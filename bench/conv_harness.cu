@@ -195,6 +195,8 @@ int main(int argc, char **argv)
         {5, 7, 9, 10, 9, 1, 2},      {4, 6, 13, 11, 5, 3, 3},     {2, 5, 12, 12, 6, 5, 2},
         /* bf16 halo kernels: W = 16 (all three); 32 channels in (fwd BM 64, dx BM 32, dw) */
         {256, 64, 16, 16, 64, 3, 1}, {64, 32, 32, 32, 64, 3, 1},
+        /* the stride-1 data grad cut in parts (32 tiles: 4 parts); a 1x1 downsample's narrow weight grad (64 x 32) */
+        {64, 64, 8, 8, 64, 3, 1}, {256, 32, 16, 16, 64, 1, 2},
     };
     const char *filter = argc > 1 ? argv[1] : "";
     cudaStream_t st;

@@ -20,7 +20,9 @@ int main(int argc, char **argv)
         {4, 64, 8, 8, 64, 3, 1}, {2, 64, 6, 6, 64, 3, 2}, {3, 16, 9, 7, 16, 3, 1}, {2, 32, 5, 6, 16, 1, 2},
         /* the bf16 halo kernels (3x3 s1; fwd, dgrad: M % 32, W 16/32/64; wgrad: K % 64, C % 32, W 16/32), 1-2 row tiles, 1-4 slices */
         {1, 64, 16, 16, 64, 3, 1}, {2, 16, 16, 32, 64, 3, 1}, {1, 32, 8, 64, 128, 3, 1}, {2, 64, 8, 32, 128, 3, 1},
-        {4, 32, 32, 32, 64, 3, 1} /* the halo weight grad in 8 parts */, {2, 32, 16, 16, 32, 3, 1} /* halo BM 32 */};
+        {4, 32, 32, 32, 64, 3, 1} /* the halo weight grad in 8 parts */, {2, 32, 16, 16, 32, 3, 1} /* halo BM 32 */,
+        /* f32 narrow weight grads: 16 x 27 (the stem), 32 x 16 (1x1 s2), 64 x 63; the stride-1 data grad in parts */
+        {8, 3, 16, 16, 16, 3, 1}, {4, 16, 16, 16, 32, 1, 2}, {2, 7, 10, 10, 64, 3, 1}, {2, 64, 8, 8, 64, 3, 1}};
     int bad = 0, only = argc > 1 ? atoi(argv[1]) : -1;
     for (int bfm = 0; bfm < 2; bfm++)
         for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {

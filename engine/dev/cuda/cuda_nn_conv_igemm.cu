@@ -55,8 +55,8 @@ struct ig_phase {
 struct ig_dims {
     int N, C, H, W, K, R, P, Q, stride, pad;
     int M, Ncol, Kred; /* the GEMM (the data grad: its largest phase's) */
-    int chunk;         /* WGRAD, FWD: reduction elements per part, a multiple of BK */
-    int split;         /* FWD: cut in parts, f32 partials to the scratch */
+    int chunk;         /* reduction elements per part, a multiple of BK (DGRAD uncut: d.Kred) */
+    int split;         /* FWD, DGRAD: cut in parts, f32 partials to the scratch */
     nn_div<uint32_t> by_pq, by_q, by_hw, by_w, by_rr, by_r, by_plane; /* by_plane: j per output plane */
     int plane;         /* output elements per (image, m): P*Q, H*W, or Ncol for dw */
     ig_phase ph[IG_PHASES]; /* DGRAD: blockIdx.z's phase */
@@ -99,7 +99,6 @@ __device__ __forceinline__ T x_tap(const T *__restrict__ x, const ig_dims &d, in
 template <int BM> struct ig_tile {
     static constexpr int BN = BM == 64 ? 128 : 256;
 };
-static int ig_tile_n(int bm) { return mgpu_nn_conv_tile_n(bm); }
 
 template <typename T, int MODE, int RT, int BM, int BK, bool TAP>
 __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
@@ -122,11 +121,13 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     float *Cs = reinterpret_cast<float *>(smem);
 
     const int tid = threadIdx.x, m0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
-    const ig_phase &ph = d.ph[MODE == IG_DGRAD ? blockIdx.z : 0];
+    /* the data grad's blockIdx.z is its phase, or (stride 1, one phase) its part */
+    const bool zpart = MODE != IG_DGRAD || d.split;
+    const ig_phase &ph = d.ph[zpart ? 0 : blockIdx.z];
     const int ncol = MODE == IG_DGRAD ? ph.ncol : d.Ncol;
     if (j0 >= ncol) return; /* a smaller phase's spare blocks */
-    const int kbeg = MODE == IG_DGRAD ? 0 : blockIdx.z * d.chunk;
-    const int kend = MODE == IG_DGRAD ? ph.kred : min(d.Kred, kbeg + d.chunk);
+    const int kbeg = zpart ? blockIdx.z * d.chunk : 0;
+    const int kend = min(MODE == IG_DGRAD ? ph.kred : d.Kred, kbeg + d.chunk);
 
     /* A loads walk k fastest (w's rows, dy's pixels); B loads walk j
      * (forward, data grad: the image's q or w) or k (weight grad). */
@@ -397,8 +398,9 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
         } else if (MODE == IG_DGRAD) {
             int n = (int)ph.by_hsws.div((uint32_t)j), ij = j - n * ph.hs * ph.ws;
             int i = (int)ph.by_ws.div((uint32_t)ij), jj = ij - i * ph.ws;
-            reinterpret_cast<T *>(out)[(n * d.M + m) * d.plane + (ph.a + d.stride * i) * d.W + ph.b + d.stride * jj] =
-                from_f<T>(v);
+            int o = (n * d.M + m) * d.plane + (ph.a + d.stride * i) * d.W + ph.b + d.stride * jj;
+            if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
+            else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
         } else {
             int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane, o = (n * d.M + m) * d.plane + pix;
             if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
@@ -848,16 +850,14 @@ static int set_phases(ig_dims &d, int first)
     return n;
 }
 
-/* The weight gradient's parts: enough blocks for about two waves of 132
- * SMs, each part at least 8 tiles deep; the forward's when it has few
- * tiles (nn_ops.h) - a function of the shape only, so every run adds the
- * same partials in the same order. */
-static int conv_parts(const ig_dims &d, int wgrad, int bm, int bk, int *chunk)
+/* The tiles and parts of op's GEMM (nn_ops.h, mgpu_nn_conv_plan_of): the
+ * weight gradient's parts enough blocks for about two waves of 132 SMs;
+ * the forward's and the stride-1 data grad's when they have few tiles - a
+ * function of the shape only, so every run adds the same partials in the
+ * same order. */
+static mgpu_nn_conv_plan conv_plan(const mgpu_nn_args *a, const ig_dims &d)
 {
-    int tiles = ((d.M + bm - 1) / bm) * ((d.Ncol + ig_tile_n(bm) - 1) / ig_tile_n(bm));
-    size_t parts;
-    *chunk = (int)mgpu_nn_conv_chunk((size_t)tiles, (size_t)d.Kred, (size_t)bk, wgrad, &parts);
-    return (int)parts;
+    return mgpu_nn_conv_plan_of(a->op, (size_t)d.M, (size_t)d.Ncol, (size_t)d.Kred, a->dtype == MGPU_BF16, d.stride);
 }
 
 template <typename T, int MODE, int RT, int BM, bool TAP>
@@ -865,9 +865,11 @@ static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void 
 {
     constexpr int BK = sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = ig_tile<BM>::BN; /* mgpu_nn_conv_tile_k */
     dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
-    int chunk = d.Kred, parts = MODE == IG_DGRAD ? 1 : conv_parts(d, MODE == IG_WGRAD, BM, BK, &chunk);
+    mgpu_nn_conv_plan pl = conv_plan(a, d);
+    int parts = (int)pl.parts;
     if (MODE == IG_WGRAD || parts > 1) {
-        d.chunk = chunk, d.split = MODE == IG_FWD;
+        d.chunk = (int)pl.chunk, d.split = MODE != IG_WGRAD;
+        if (MODE == IG_DGRAD) set_phases(d, 0); /* stride 1: the one phase, the whole GEMM */
         grid.z = (unsigned)parts;
         k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
         int n = d.M * d.Ncol;
@@ -931,11 +933,10 @@ int cuda_nn_is_conv_igemm(mgpu_nn_kernel op)
 
 size_t cuda_nn_conv_igemm_scratch(const mgpu_nn_args *a)
 {
-    if (a->op == MGPU_NNK_CONV2D_DGRAD) return 0;
     ig_dims d = dims_of(a);
-    int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, a->dtype == MGPU_BF16), chunk;
-    int parts = conv_parts(d, a->op == MGPU_NNK_CONV2D_WGRAD, bm, bk, &chunk);
-    size_t general = a->op == MGPU_NNK_CONV2D && parts == 1 ? 0 : (size_t)parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
+    size_t parts = conv_plan(a, d).parts;
+    int chunk;
+    size_t general = a->op != MGPU_NNK_CONV2D_WGRAD && parts == 1 ? 0 : parts * (size_t)d.M * (size_t)d.Ncol * sizeof(float);
     /* the halo weight grad's partials, [part][tap][k][c]; enough for the
      * general kernel too, which runs when the pointers are not aligned */
     if (halo_wgrad_lgw(a, d, false) >= 0) {

@@ -280,6 +280,36 @@ typedef enum mgpu_nn_kernel {
     MGPU_NNK_COUNT
 } mgpu_nn_kernel;
 
+/* Which tiles and parts conv2d's implicit GEMM (cuda_nn_conv_igemm.cu) runs
+ * for op's GEMM C [m, ncol] = A [m, kred] B [kred, ncol] - the one place
+ * cuda decides, so that nn_conv.c can price what cuda runs. Tiles of bm x
+ * bn, bk deep, the reduction in parts chunks of whole bk-deep steps:
+ * - the general tiles (mgpu_nn_conv_tile_m/_n/_k above); the weight grad
+ *   cut in parts as mgpu_nn_conv_wgrad_parts says, the forward as
+ *   mgpu_nn_conv_fwd_parts (at most 32 tiles), and the stride-1 data grad
+ *   as the forward: its one phase is the same GEMM shape (a batch of small
+ *   images: 32x64x8x8 makes 16 tiles, 116 of 132 SMs idle uncut);
+ * stride is the conv's (the data grad cuts only at stride 1). */
+typedef struct mgpu_nn_conv_plan {
+    int bm, bn, bk;
+    size_t parts, chunk; /* chunk: reduction elements a part (0 when kred is 0) */
+} mgpu_nn_conv_plan;
+
+static inline mgpu_nn_conv_plan mgpu_nn_conv_plan_of(mgpu_nn_kernel op, size_t m, size_t ncol, size_t kred, int bf16,
+                                                     int stride)
+{
+    mgpu_nn_conv_plan p;
+    p.bm = mgpu_nn_conv_tile_m(m), p.bn = mgpu_nn_conv_tile_n(p.bm), p.bk = mgpu_nn_conv_tile_k(p.bm, bf16);
+    int wgrad = op == MGPU_NNK_CONV2D_WGRAD;
+    size_t tiles = ((m + p.bm - 1) / p.bm) * ((ncol + p.bn - 1) / p.bn);
+    if (op == MGPU_NNK_CONV2D_DGRAD && stride != 1) {
+        p.parts = 1, p.chunk = kred;
+        return p;
+    }
+    p.chunk = mgpu_nn_conv_chunk(tiles, kred, (size_t)p.bk, wgrad, &p.parts);
+    return p;
+}
+
 typedef struct mgpu_nn_args {
     mgpu_nn_kernel op;
     mgpu_dtype dtype;   /* of the float tensors that are not f32 by definition */
