@@ -100,12 +100,20 @@ template <int BM> struct ig_tile {
     static constexpr int BN = BM == 64 ? 128 : 256;
 };
 
-template <typename T, int MODE, int RT, int BM, int BK, bool TAP>
+/* BNN > 0: the f32 weight grad's narrow tile (nn_ops.h, mgpu_nn_conv_plan_of)
+ * of BNN columns, the 256 threads in KS groups over each step's k. */
+template <typename T, int MODE, int RT, int BM, int BK, bool TAP, int BNN = 0>
 __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
                                                       void *__restrict__ out, ig_dims d)
 {
-    constexpr int BN = ig_tile<BM>::BN;
+    constexpr int BN = BNN ? BNN : ig_tile<BM>::BN;
     constexpr bool BF = sizeof(T) == 2;
+    static_assert(!BNN || (!BF && MODE == IG_WGRAD), "narrow tiles: the f32 weight grad");
+    /* f32: a 4 x TN register tile a thread, TN/4 groups of 4 columns; a
+     * narrow tile's threads 4 x 4 each, in KS groups that each multiply
+     * BK / KS of a step's k, summed in group order at the end */
+    constexpr int TMN = BM / 4, TNN = BNN ? BN / 4 : IG_THREADS / TMN, TN = BN / TNN, NG = TN / 4;
+    constexpr int KS = BF ? 1 : IG_THREADS / (TMN * TNN);
     constexpr int AREG = BM * BK / IG_THREADS, BREG = BK * BN / IG_THREADS;
     /* shared memory: the A and B tiles while multiplying, C's tile after */
     constexpr int A_LD = BF ? BK + 8 : BM + 4; /* bf16: As[m][k]; f32: As[k][m] */
@@ -114,7 +122,7 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     constexpr bool BCOL = BF && MODE != IG_WGRAD;
     constexpr int B_LD = BCOL ? BK + 8 : BF ? BN + 8 : BN + 4;
     constexpr int A_BYTES = (BF ? BM : BK) * A_LD * (int)sizeof(T), B_BYTES = (BCOL ? BN : BK) * B_LD * (int)sizeof(T);
-    constexpr int C_LD = BN + 4, C_BYTES = BM * C_LD * 4;
+    constexpr int C_LD = BN + 4, C_BYTES = KS * BM * C_LD * 4;
     constexpr int SMEM = A_BYTES + B_BYTES > C_BYTES ? A_BYTES + B_BYTES : C_BYTES;
     __shared__ __align__(128) unsigned char smem[SMEM];
     T *As = reinterpret_cast<T *>(smem), *Bs = reinterpret_cast<T *>(smem + A_BYTES);
@@ -306,10 +314,8 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
 
     /* bf16: 8 warps, WM x WN, each FM x FN fragments of 16x16 */
     constexpr int FM = BM == 64 ? 2 : 1, WM = BM / (16 * FM), WN = 8 / WM, FN = BN / (16 * WN);
-    /* f32: a 4 x TN register tile a thread, TN/4 groups of 4 columns */
-    constexpr int TMN = BM / 4, TNN = IG_THREADS / TMN, TN = BN / TNN, NG = TN / 4;
     const int warp = tid / 32, wm = warp / WN, wn = warp % WN;
-    const int ty = tid / TNN, tx = tid % TNN;
+    const int gk = tid / (TMN * TNN), ty = tid % (TMN * TNN) / TNN, tx = tid % TNN;
     using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
     using blay = typename std::conditional<BCOL, wmma::col_major, wmma::row_major>::type;
     using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, blay>;
@@ -355,7 +361,8 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
         } else {
             const float *Af = reinterpret_cast<const float *>(As), *Bf = reinterpret_cast<const float *>(Bs);
 #pragma unroll
-            for (int kk = 0; kk < BK; kk++) {
+            for (int kq = 0; kq < BK / KS; kq++) {
+                const int kk = gk * (BK / KS) + kq;
                 float4 a4 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + ty * 4);
                 float av[4] = {a4.x, a4.y, a4.z, a4.w};
 #pragma unroll
@@ -386,13 +393,15 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
 #pragma unroll
             for (int g = 0; g < NG; g++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) Cs[(ty * 4 + i) * C_LD + g * (BN / NG) + tx * 4 + j] = facc[i][g * 4 + j];
+                for (int j = 0; j < 4; j++) Cs[(gk * BM + ty * 4 + i) * C_LD + g * (BN / NG) + tx * 4 + j] = facc[i][g * 4 + j];
     }
     __syncthreads();
     for (int e = tid; e < BM * BN; e += IG_THREADS) {
         int ml = e / BN, jl = e - ml * BN, m = m0 + ml, j = j0 + jl;
         if (m >= d.M || j >= ncol) continue;
         float v = Cs[ml * C_LD + jl];
+#pragma unroll
+        for (int g = 1; g < KS; g++) v += Cs[(g * BM + ml) * C_LD + jl]; /* the k groups in order */
         if (MODE == IG_WGRAD) {
             reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + m * d.Ncol + j] = v;
         } else if (MODE == IG_DGRAD) {
@@ -860,10 +869,11 @@ static mgpu_nn_conv_plan conv_plan(const mgpu_nn_args *a, const ig_dims &d)
     return mgpu_nn_conv_plan_of(a->op, (size_t)d.M, (size_t)d.Ncol, (size_t)d.Kred, a->dtype == MGPU_BF16, d.stride);
 }
 
-template <typename T, int MODE, int RT, int BM, bool TAP>
+template <typename T, int MODE, int RT, int BM, bool TAP, int BNN = 0>
 static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void *ws)
 {
-    constexpr int BK = sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = ig_tile<BM>::BN; /* mgpu_nn_conv_tile_k */
+    /* mgpu_nn_conv_tile_k, or the narrow tile's */
+    constexpr int BK = BNN ? MGPU_NN_CONV_NARROW_BK : sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = BNN ? BNN : ig_tile<BM>::BN;
     dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
     mgpu_nn_conv_plan pl = conv_plan(a, d);
     int parts = (int)pl.parts;
@@ -871,7 +881,7 @@ static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void 
         d.chunk = (int)pl.chunk, d.split = MODE != IG_WGRAD;
         if (MODE == IG_DGRAD) set_phases(d, 0); /* stride 1: the one phase, the whole GEMM */
         grid.z = (unsigned)parts;
-        k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
+        k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
         int n = d.M * d.Ncol;
         k_igemm_combine<T><<<nn_blocks((size_t)n), NN_THREADS, 0, st>>>((const float *)ws, (T *)a->t[2], n, parts);
         return;
@@ -881,15 +891,32 @@ static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void 
             grid.z = (unsigned)set_phases(d, first);
             grid.x = (unsigned)((d.Ncol + BN - 1) / BN);
             if (grid.x == 0) continue;
-            k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+            k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
         }
         return;
     }
-    k_igemm<T, MODE, RT, BM, BK, TAP><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+    k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+}
+
+/* The f32 weight grad's narrow tiles, BM x BN as the plan says. */
+template <int RT, int BM> static void launch_narrow(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, void *ws, int bn)
+{
+    if (bn == 16) launch_mode<float, IG_WGRAD, RT, BM, false, 16>(st, a, d, ws);
+    else if (bn == 32) launch_mode<float, IG_WGRAD, RT, BM, false, 32>(st, a, d, ws);
+    else launch_mode<float, IG_WGRAD, RT, BM, false, 64>(st, a, d, ws);
 }
 
 template <typename T, int MODE, int RT> static void launch_bm(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, void *ws)
 {
+    if constexpr (MODE == IG_WGRAD && sizeof(T) == 4) {
+        mgpu_nn_conv_plan pl = conv_plan(a, d);
+        if (pl.narrow) {
+            if (pl.bm == 16) launch_narrow<RT, 16>(st, a, d, ws, pl.bn);
+            else if (pl.bm == 32) launch_narrow<RT, 32>(st, a, d, ws, pl.bn);
+            else launch_narrow<RT, 64>(st, a, d, ws, pl.bn);
+            return;
+        }
+    }
     /* Forward and data grad: the reduction tap-major when a tap's channels
      * (C, or dy's K) fill whole BK-deep chunks. */
     int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, sizeof(T) == 2), red = MODE == IG_FWD ? d.C : d.K;

@@ -289,18 +289,37 @@ typedef enum mgpu_nn_kernel {
  *   mgpu_nn_conv_fwd_parts (at most 32 tiles), and the stride-1 data grad
  *   as the forward: its one phase is the same GEMM shape (a batch of small
  *   images: 32x64x8x8 makes 16 tiles, 116 of 132 SMs idle uncut);
+ * - narrow: the f32 weight grad of a small output (m <= 64 by
+ *   ncol <= 64: the stem's 16 x 27, a 1x1 downsample's 32 x 16), whose
+ *   256-wide tile would be mostly empty columns - bn is ncol rounded up to
+ *   16, 32 or 64, bk 64, and the block's 256 threads are ks groups of
+ *   (bm/4) x (bn/4) that each take bk/ks of every step, their sums added in
+ *   group order in shared memory; parts at least 4 steps deep.
  * stride is the conv's (the data grad cuts only at stride 1). */
 typedef struct mgpu_nn_conv_plan {
-    int bm, bn, bk;
+    int bm, bn, bk, ks, narrow;
     size_t parts, chunk; /* chunk: reduction elements a part (0 when kred is 0) */
 } mgpu_nn_conv_plan;
+
+#define MGPU_NN_CONV_NARROW_BK 64
+static inline int mgpu_nn_conv_wgrad_narrow(size_t m, size_t ncol, int bf16) { return !bf16 && m <= 64 && ncol <= 64; }
 
 static inline mgpu_nn_conv_plan mgpu_nn_conv_plan_of(mgpu_nn_kernel op, size_t m, size_t ncol, size_t kred, int bf16,
                                                      int stride)
 {
     mgpu_nn_conv_plan p;
-    p.bm = mgpu_nn_conv_tile_m(m), p.bn = mgpu_nn_conv_tile_n(p.bm), p.bk = mgpu_nn_conv_tile_k(p.bm, bf16);
+    p.bm = mgpu_nn_conv_tile_m(m), p.bn = mgpu_nn_conv_tile_n(p.bm), p.bk = mgpu_nn_conv_tile_k(p.bm, bf16), p.ks = 1, p.narrow = 0;
     int wgrad = op == MGPU_NNK_CONV2D_WGRAD;
+    if (wgrad && mgpu_nn_conv_wgrad_narrow(m, ncol, bf16)) {
+        p.bn = ncol <= 16 ? 16 : ncol <= 32 ? 32 : 64, p.bk = MGPU_NN_CONV_NARROW_BK, p.narrow = 1;
+        p.ks = 256 / ((p.bm / 4) * (p.bn / 4));
+        size_t most = kred / (4 * (size_t)p.bk), parts = 264 < most ? 264 : most;
+        if (parts < 1) parts = 1;
+        size_t chunk = (kred + parts - 1) / parts;
+        p.chunk = (chunk + p.bk - 1) / p.bk * p.bk;
+        p.parts = p.chunk ? (kred + p.chunk - 1) / p.chunk : 1;
+        return p;
+    }
     size_t tiles = ((m + p.bm - 1) / p.bm) * ((ncol + p.bn - 1) / p.bn);
     if (op == MGPU_NNK_CONV2D_DGRAD && stride != 1) {
         p.parts = 1, p.chunk = kred;
