@@ -84,7 +84,7 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
     /* the bf16 halo kernels' shapes (nn_ops.h, as cuda takes them) */
     if (op == MGPU_NNK_CONV2D_WGRAD) {
         if (mgpu_nn_conv_halo_wgrad(bf16, g->n, g->cin, g->h, g->w, g->k, (int)g->r, g->stride, g->pad, g->p, g->q,
-                                    MGPU_NN_HALO_MIN_BLOCKS) >= 0)
+                                    MGPU_NN_HALO_WGRAD_MIN_BLOCKS) >= 0)
             halo = 2, parts = mgpu_nn_conv_halo_wgrad_parts(g->n, g->cin, g->h, g->w, g->k, &chunk);
     } else if (mgpu_nn_conv_halo(bf16, op == MGPU_NNK_CONV2D_DGRAD, g->n, g->cin, g->h, g->w, g->k, (int)g->r, g->stride,
                                  g->pad, g->p, g->q, MGPU_NN_HALO_MIN_BLOCKS) >= 0)

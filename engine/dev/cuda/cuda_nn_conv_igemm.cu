@@ -491,6 +491,10 @@ static ig_dims dims_of(const mgpu_nn_args *a)
 #ifndef HL_MIN_BLOCKS
 #define HL_MIN_BLOCKS MGPU_NN_HALO_MIN_BLOCKS
 #endif
+/* The halo weight grad's (nn_ops.h); bench/conv_emu sets 1 as for HL_MIN_BLOCKS. */
+#ifndef HW_MIN_BLOCKS
+#define HW_MIN_BLOCKS MGPU_NN_HALO_WGRAD_MIN_BLOCKS
+#endif
 
 template <int MODE, int BM>
 __global__ void __launch_bounds__(IG_THREADS, HL_MINB) k_halo(const uint16_t *__restrict__ in0, const uint16_t *__restrict__ in1,
@@ -821,7 +825,7 @@ static int halo_wgrad_parts(const ig_dims &d, int *chunk)
 static int halo_wgrad_lgw(const mgpu_nn_args *a, const ig_dims &d, bool ptrs = true)
 {
     if (a->dtype != MGPU_BF16 || a->op != MGPU_NNK_CONV2D_WGRAD) return -1;
-    int lgw = mgpu_nn_conv_halo_wgrad(1, d.N, d.C, d.H, d.W, d.K, d.R, d.stride, d.pad, d.P, d.Q, HL_MIN_BLOCKS);
+    int lgw = mgpu_nn_conv_halo_wgrad(1, d.N, d.C, d.H, d.W, d.K, d.R, d.stride, d.pad, d.P, d.Q, HW_MIN_BLOCKS);
     if (lgw < 0) return -1;
     if (ptrs && (((uintptr_t)a->t[0] & 15) || ((uintptr_t)a->t[1] & 15))) return -1; /* 16-byte loads */
     return lgw;
