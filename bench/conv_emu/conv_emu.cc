@@ -22,7 +22,9 @@ int main(int argc, char **argv)
         {1, 64, 16, 16, 64, 3, 1}, {2, 16, 16, 32, 64, 3, 1}, {1, 32, 8, 64, 128, 3, 1}, {2, 64, 8, 32, 128, 3, 1},
         {4, 32, 32, 32, 64, 3, 1} /* the halo weight grad in 8 parts */, {2, 32, 16, 16, 32, 3, 1} /* halo BM 32 */,
         /* f32 narrow weight grads: 16 x 27 (the stem), 32 x 16 (1x1 s2), 64 x 63; the stride-1 data grad in parts */
-        {8, 3, 16, 16, 16, 3, 1}, {4, 16, 16, 16, 32, 1, 2}, {2, 7, 10, 10, 64, 3, 1}, {2, 64, 8, 8, 64, 3, 1}};
+        {8, 3, 16, 16, 16, 3, 1}, {4, 16, 16, 16, 32, 1, 2}, {2, 7, 10, 10, 64, 3, 1}, {2, 64, 8, 8, 64, 3, 1},
+        {66, 16, 8, 8, 40, 3, 1} /* f32 forward uncut (33 tiles), M < 64 */,
+        {9, 32, 8, 32, 64, 3, 1} /* the halo weight grad: 4 parts of 9 steps (odd: its two-step register pipeline) */};
     int bad = 0, only = argc > 1 ? atoi(argv[1]) : -1;
     for (int bfm = 0; bfm < 2; bfm++)
         for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {

@@ -750,9 +750,13 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
         b_hh[i] = v < pairs ? hh | ww << 8 : -1;
     }
 
-    uint4 ra[2];
-    uint32_t rb[BQ];
-    auto load = [&](int t) {
+    /* two steps' loads in registers (ra/rb for even steps of the part, ra2/rb2
+     * for odd): a step's loads have two steps of multiplying to arrive in,
+     * not one - one block an SM (212 registers) has no other block to hide
+     * their latency behind */
+    uint4 ra[2], ra2[2];
+    uint32_t rb[BQ], rb2[BQ];
+    auto load = [&](uint4 (&ra)[2], uint32_t (&rb)[BQ], int t) {
         int n = t / tiles_per_img, p0 = (t - n * tiles_per_img) * TH;
         const uint16_t *a = dy + ((size_t)n * K + k0) * plane + p0 * W;
 #pragma unroll
@@ -764,7 +768,7 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
             rb[i] = ok ? *reinterpret_cast<const uint32_t *>(b + b_off[i]) : 0;
         }
     };
-    auto stash = [&]() {
+    auto stash = [&](const uint4 (&ra)[2], const uint32_t (&rb)[BQ]) {
 #pragma unroll
         for (int i = 0; i < 2; i++) *reinterpret_cast<uint4 *>(As + (a_k + 32 * i) * HW_LDA + a_px) = ra[i];
 #pragma unroll
@@ -791,12 +795,7 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
     for (int t = 0; t < 9; t++) wmma::fill_fragment(acc[t], 0.f);
     const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As), *Xb = reinterpret_cast<const __nv_bfloat16 *>(Xs);
 
-    if (t_beg < t_end) load(t_beg);
-    for (int t = t_beg; t < t_end; t++) {
-        __syncthreads();
-        stash();
-        __syncthreads();
-        if (t + 1 < t_end) load(t + 1); /* in flight while this step multiplies */
+    auto multiply = [&]() {
 #pragma unroll 1
         for (int kk = 0; kk < HW_PX; kk += 16) {
             const int tr = kk >> lgw, tc = kk & (W - 1);
@@ -810,6 +809,22 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
                 wmma::mma_sync(acc[tap], fa, fb, acc[tap]);
             }
         }
+    };
+
+    if (t_beg < t_end) load(ra, rb, t_beg);
+    if (t_beg + 1 < t_end) load(ra2, rb2, t_beg + 1);
+    for (int t = t_beg; t < t_end; t += 2) {
+        __syncthreads();
+        stash(ra, rb);
+        __syncthreads();
+        if (t + 2 < t_end) load(ra, rb, t + 2); /* in flight for this step and the next */
+        multiply();
+        if (t + 1 >= t_end) break;
+        __syncthreads();
+        stash(ra2, rb2);
+        __syncthreads();
+        if (t + 3 < t_end) load(ra2, rb2, t + 3);
+        multiply();
     }
 #pragma unroll
     for (int tap = 0; tap < 9; tap++)
