@@ -218,7 +218,8 @@ int main(int argc, char **argv)
             mgpu_nn_args da = args_of(MGPU_NNK_CONV2D_DGRAD, bf, sh, dy.d, w.d, dx.d);
             mgpu_nn_args wa = args_of(MGPU_NNK_CONV2D_WGRAD, bf, sh, x.d, dy.d, dw.d);
             void *ws = nullptr;
-            size_t wsb = std::max(cuda_nn_conv_igemm_scratch(&wa), cuda_nn_conv_igemm_scratch(&fa));
+            /* one scratch for the three ops: the largest (the stride-1 data grad cut in parts needs one too) */
+            size_t wsb = std::max(std::max(cuda_nn_conv_igemm_scratch(&wa), cuda_nn_conv_igemm_scratch(&fa)), cuda_nn_conv_igemm_scratch(&da));
             if (wsb) CK(cudaMalloc(&ws, wsb));
             double tol = bf ? 2e-2 : 1e-4;
             struct {
