@@ -89,19 +89,19 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
     } else if (mgpu_nn_conv_halo(bf16, op == MGPU_NNK_CONV2D_DGRAD, g->n, g->cin, g->h, g->w, g->k, (int)g->r, g->stride,
                                  g->pad, g->p, g->q, MGPU_NN_HALO_MIN_BLOCKS) >= 0)
         halo = 1;
-    if (!halo && op != MGPU_NNK_CONV2D_DGRAD) { /* as cuda cuts its reduction (the forward's only when it has few tiles) */
-        int bm = mgpu_nn_conv_tile_m(m), bn = mgpu_nn_conv_tile_n(bm);
-        size_t tiles = ((m + (size_t)bm - 1) / (size_t)bm) * ((j + (size_t)bn - 1) / (size_t)bn);
-        size_t bk = (size_t)mgpu_nn_conv_tile_k(bm, bf16);
-        mgpu_nn_conv_chunk(tiles, kred, bk, op == MGPU_NNK_CONV2D_WGRAD, &parts);
-    }
+    /* the general kernel's tiles and parts as cuda chooses them (one
+     * function for both): the weight grad's, the forward's of few tiles and
+     * the stride-1 data grad's reduction cut in parts; the f32 weight grad
+     * of a small output on its narrow tile (sim_model.c recomputes the
+     * tile from the same function) */
+    if (!halo) parts = mgpu_nn_conv_plan_of(op, m, j, kred, bf16, g->stride).parts;
     a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
     /* The GEMM the kernel runs; the sim prices its tiles and k-steps
      * (sim_model.c, conv_ns), a strided data grad's by its phases, a halo
      * kernel's by its blocks and slices. */
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
                               .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,
-                              /* parts' combine; the data grad's 16 phases a launch */
+                              /* parts' combine (any op cut in parts); a strided data grad's 16 phases a launch */
                               .kernels = op == MGPU_NNK_CONV2D_WGRAD || parts > 1 ? 2
                                          : op == MGPU_NNK_CONV2D_DGRAD ? (g->stride * g->stride + 15) / 16
                                                                        : 1,

@@ -429,25 +429,33 @@ static void conv_k_init(void)
 }
 
 /* Blocks of 256 threads a k_igemm instance keeps on an SM at once: its
- * registers (ptxas -v, sm_90, of a966e49's kernels) in 8-register steps of
- * 65536 an SM, and its shared memory (about 17 KB a block of BM 16, 33 KB
- * otherwise: 7 or 3). mode 0 forward, 1 data grad, 2 weight grad; tap the
- * tap-major reduction; r3 the 3x3 instance (RT 3) of a general one. A
- * change of kernel that moves a register count across 64/80/128 moves
+ * registers (ptxas -v, sm_90, of faa2e67..0b19516's kernels: the stride-1
+ * data grad's parts moved the f32/bf16 data grad's and f32 forward's
+ * counts; a966e49's had f32 forward BM 64 at 80, 3 blocks, now 95, 2) in
+ * 8-register steps of 65536 an SM, and its shared memory (about 17 KB a
+ * block of BM 16, 33 KB otherwise: 7 or 3). mode 0 forward, 1 data grad,
+ * 2 weight grad; tap the tap-major reduction; r3 the 3x3 instance (RT 3)
+ * of a general one; narrow the f32 weight grad's narrow tile (bn 16, 32 or
+ * 64: 66-130 registers, at most 35 KB of shared memory, so registers bind).
+ * A change of kernel that moves a register count across 64/80/128 moves
  * this: rerun ptxas. */
-static int conv_blocks_per_sm(int mode, int bf16, int bm, int tap, int r3)
+static int conv_blocks_per_sm(int mode, int bf16, int bm, int tap, int r3, int narrow_bn)
 {
     /* [bf16][mode][bm 16, 32, 64][tap-major, general 3x3, general other] */
     static const short regs[2][3][3][3] = {
-        {{{66, 128, 64}, {93, 171, 128}, {97, 127, 80}},     /* f32 forward */
-         {{79, 63, 63}, {95, 107, 107}, {95, 80, 80}},       /* f32 data grad */
-         {{128, 128, 128}, {145, 145, 145}, {123, 123, 123}}}, /* f32 weight grad */
+        {{{79, 128, 64}, {103, 171, 128}, {101, 127, 95}},   /* f32 forward */
+         {{74, 63, 63}, {93, 128, 128}, {103, 79, 79}},      /* f32 data grad */
+         {{128, 128, 128}, {145, 145, 145}, {125, 125, 125}}}, /* f32 weight grad */
         {{{64, 124, 64}, {80, 136, 114}, {93, 168, 102}},    /* bf16 forward */
-         {{64, 64, 64}, {80, 96, 96}, {122, 94, 94}},        /* bf16 data grad */
+         {{64, 58, 58}, {80, 112, 112}, {99, 106, 106}},     /* bf16 data grad */
          {{123, 123, 123}, {127, 127, 127}, {169, 169, 169}}}, /* bf16 weight grad */
     };
-    int r = regs[bf16 != 0][mode][bm == 16 ? 0 : bm == 32 ? 1 : 2][tap ? 0 : r3 ? 1 : 2];
-    int by_regs = 65536 / (((r + 7) / 8 * 8) * 256), by_smem = bm == 16 ? 7 : 3;
+    /* the narrow tile: [bm 16, 32, 64][bn 16, 32, 64] (7825329) */
+    static const short narrow[3][3] = {{66, 80, 130}, {77, 99, 127}, {80, 111, 128}};
+    int bmi = bm == 16 ? 0 : bm == 32 ? 1 : 2;
+    int r = narrow_bn ? narrow[bmi][narrow_bn == 16 ? 0 : narrow_bn == 32 ? 1 : 2]
+                      : regs[bf16 != 0][mode][bmi][tap ? 0 : r3 ? 1 : 2];
+    int by_regs = 65536 / (((r + 7) / 8 * 8) * 256), by_smem = narrow_bn ? 6 : bm == 16 ? 7 : 3;
     int b = by_regs < by_smem ? by_regs : by_smem;
     return b < 1 ? 1 : b;
 }
@@ -481,9 +489,13 @@ static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, doub
  * slice of the reduction (its TH+2 input rows once, the 9 taps' weights)
  * and runs 9 GEMM steps of BM x 256 x 16 from shared memory; 2 blocks an
  * SM (128 registers). Its data grad loads w transposed and flipped:
- * `halo_dgrad` of the forward's time. k_halo_wgrad (halo 2): a block of 64
- * k by 32 channels by 9 taps over `chunk` steps of 64 pixels, one block an
- * SM (212 registers), then the parts' combine. SM time on the H100. */
+ * `halo_dgrad` of the forward's time (0b19516 stashes the weights without
+ * bank conflicts, so the data grad costs about what the forward does: 18 %
+ * more before). k_halo_wgrad (halo 2): a block of 64 k by 32 channels by 9
+ * taps over `chunk` steps of 64 pixels, one block an SM (243 registers),
+ * then the parts' combine; since 260d47e its loads run two steps ahead of
+ * its multiplies, so a step waits for the longer of the two, not their sum
+ * (only the first load waits whole). SM time on the H100. */
 static double conv_halo_ns(const conv_coeffs *c, const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
 {
     double m = (double)w->m, n = (double)w->n, kred = w->flops / (2.0 * m * n);
@@ -491,7 +503,7 @@ static double conv_halo_ns(const conv_coeffs *c, const sim_model_gpu *g, const m
         double parts = (double)(w->batch ? w->batch : 1);
         double blocks = floor(n / 9.0 / MGPU_NN_HALO_WGRAD_BC) * floor(m / MGPU_NN_HALO_WGRAD_BM) * parts;
         double steps = ceil(kred / MGPU_NN_HALO_WGRAD_PX / parts);
-        return conv_sm_ns(ceil(blocks / g->sms), 1, steps, c->halo_wstep_ns, 0, c->lone_ns) +
+        return ceil(blocks / g->sms) * (steps * fmax(c->halo_wstep_ns, c->lone_ns) + c->lone_ns) +
                conv_combine_ns(c, g, m * n, parts, bf16);
     }
     double bm = mgpu_nn_conv_halo_bm(w->m), blocks = floor(n / MGPU_NN_HALO_BN) * floor(m / bm);
@@ -519,12 +531,18 @@ static double conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16)
     double clock = (67.0 / 132.0) / (g->f32_tflops / g->sms); /* the H100's f32 rate an SM over this GPU's */
     if (w->conv.halo) return conv_halo_ns(c, g, w, bf16) * clock;
     double m = (double)w->m, n = (double)w->n, parts = (double)(w->batch ? w->batch : 1);
-    int bmi = mgpu_nn_conv_tile_m(w->m), mode = w->conv.dgrad ? 1 : w->conv.wgrad ? 2 : 0;
-    double bm = bmi, bn = mgpu_nn_conv_tile_n(bmi), bk = mgpu_nn_conv_tile_k(bmi, bf16);
+    int mode = w->conv.dgrad ? 1 : w->conv.wgrad ? 2 : 0;
     double kred = w->flops / (2.0 * m * n), taps = (double)w->conv.r * (double)w->conv.r;
+    /* the tile cuda runs (nn_ops.h, the function cuda calls): the general
+     * one, or the f32 weight grad's narrow one of a small output (7825329:
+     * bn = ncol rounded up to 16/32/64, bk 64; its gathers cover bn, not 256
+     * columns). The parts come from nn_conv.c (w->batch), from the same plan. */
+    mgpu_nn_conv_plan pl = mgpu_nn_conv_plan_of(mode == 1 ? MGPU_NNK_CONV2D_DGRAD : mode == 2 ? MGPU_NNK_CONV2D_WGRAD : MGPU_NNK_CONV2D,
+                                                w->m, w->n, (size_t)llround(kred), bf16, w->conv.stride);
+    double bm = pl.bm, bn = pl.bn, bk = pl.bk;
     /* tap-major: a tap's channels (the forward's C, the data grad's K) are whole BK-deep chunks */
     int tap = mode != 2 && taps > 0 && fmod(kred / taps, bk) == 0;
-    int occ = conv_blocks_per_sm(mode, bf16, bmi, tap, w->conv.r == 3);
+    int occ = conv_blocks_per_sm(mode, bf16, pl.bm, tap, w->conv.r == 3, pl.narrow ? pl.bn : 0);
     double gather = c->gather_ns[bf16 != 0] * (tap ? c->tap : 1.0), mac = c->mac_ns[bf16 != 0] * bm * bn;
     double blocks = 0, ksteps = 0, work = 0, out = 0, deepest = 0; /* sums over the blocks: k-steps, their SM time, tile outs */
     int s = w->conv.dgrad && w->conv.stride > 1 ? w->conv.stride : 1;
