@@ -371,20 +371,20 @@ typedef struct conv_coeffs {
     double halo_wstep_ns; /* k_halo_wgrad: one block's 64-pixel step (9 taps) */
 } conv_coeffs;
 
-/* scripts/fit-conv-sim.py --write: /work/notes/gpu17/conv-merged.json (NVIDIA H100 80GB HBM3),
+/* scripts/fit-conv-sim.py --write: /work/notes/gpu17/conv-merged-kern.json (NVIDIA H100 80GB HBM3),
  * every case: 59 of 60 within 15 % */
 static const conv_coeffs CONV_FIT = {
-    .gather_ns = {0.09597, 0.08006},
-    .mac_ns = {0.006367, 0.002575},
-    .tap = 0.6771,
-    .dgrad_a_ns = 0.0214,
-    .lone_ns = 332.3,
-    .epi_ns = 0.2762,
-    .part_ns = 21.34,
-    .halo_slice_ns = 758.5,
-    .halo_mac_ns = 0.001535,
-    .halo_dgrad = 1.084,
-    .halo_wstep_ns = 2444,
+    .gather_ns = {0.1008, 0.07048},
+    .mac_ns = {0.006191, 0.002708},
+    .tap = 0.7155,
+    .dgrad_a_ns = 0.1292,
+    .lone_ns = 280.1,
+    .epi_ns = 0.2727,
+    .part_ns = 28.33,
+    .halo_slice_ns = 803.5,
+    .halo_mac_ns = 0.001419,
+    .halo_dgrad = 1.125,
+    .halo_wstep_ns = 2513,
 };
 
 static conv_coeffs conv_k;
