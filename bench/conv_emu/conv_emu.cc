@@ -3,6 +3,7 @@
  * (error over the largest |reference|; f32 within 1e-5, bf16 1e-2). */
 #include "dev/cuda/cuda_internal.h"
 #include "dev/cuda/cuda_nn.h"
+#include <cstdio>
 #include <vector>
 #include <cmath>
 dim3 gridDim, blockIdx, blockDim;
@@ -25,10 +26,21 @@ int main(int argc, char **argv)
         {8, 3, 16, 16, 16, 3, 1}, {4, 16, 16, 16, 32, 1, 2}, {2, 7, 10, 10, 64, 3, 1}, {2, 64, 8, 8, 64, 3, 1},
         {66, 16, 8, 8, 40, 3, 1} /* f32 forward uncut (33 tiles), M < 64 */,
         {9, 32, 8, 32, 64, 3, 1} /* the halo weight grad: 4 parts of 9 steps (odd: its two-step register pipeline) */};
-    int bad = 0, only = argc > 1 ? atoi(argv[1]) : -1;
+    /* argv[1]: one shape's index, or "i/n": the shapes with index % n == i
+     * (ctest runs the list in shards: 26 shapes under ASan on a loaded
+     * machine outlast one test's hang budget) */
+    int bad = 0, only = -1, shard = 0, shards = 1;
+    if (argc > 1 && sscanf(argv[1], "%d/%d", &shard, &shards) == 2) {
+        if (shards < 1 || shard < 0 || shard >= shards) {
+            fprintf(stderr, "conv_emu: want a shard i/n with 0 <= i < n, not %s\n", argv[1]);
+            return 2;
+        }
+    } else if (argc > 1) {
+        only = atoi(argv[1]), shard = 0, shards = 1;
+    }
     for (int bfm = 0; bfm < 2; bfm++)
         for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
-            if (only >= 0 && si != only) continue;
+            if ((only >= 0 && si != only) || si % shards != shard) continue;
             const int *sh = shapes[si];
             int N = sh[0], C = sh[1], H = sh[2], W = sh[3], K = sh[4], R = sh[5], S = sh[6], pad = R / 2;
             int P = (H + 2 * pad - R) / S + 1, Q = (W + 2 * pad - R) / S + 1;
