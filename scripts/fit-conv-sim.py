@@ -8,18 +8,18 @@ CONV_JSON: scripts/compare-nn-torch.py's MGPU_COMPARE_JSON output (its
 it ran on). MGPULAB: a built mgpulab. The sim's prices come from the binary
 itself - `mgpulab spmd bench/nn_bench.lua --backend sim --machine PRESET
 --ranks 1 -- phantom 'conv*'` - so the table is the C model's own
-(engine/dev/sim/sim_model.c, conv_ns), never a copy of its formula.
+(engine/dev/sim/sim_conv_price.c, sim_conv_ns), never a copy of its formula.
 
 Prints every conv case (measured median, the sim's price, the error) and how
 many are within 15 %. With --fit it also fits the model's coefficients
-(CONV_FIT in sim_model.c) to the cases: a Nelder-Mead search over them,
+(CONV_FIT in sim_conv_price.c) to the cases: a Nelder-Mead search over them,
 each trial priced by the binary with MGPU_SIM_CONV_FIT set (the model's knob
 for this script), minimising the squared log errors; then prints the new
 table and the lines to put in CONV_FIT. Before fitting it checks that the
 knob set to the committed values prices every case exactly as the committed
-model does (the values read from sim_model.c are the model's).
+model does (the values read from sim_conv_price.c are the model's).
 
---write (with --fit) puts the fitted values into sim_model.c's CONV_FIT, with
+--write (with --fit) puts the fitted values into sim_conv_price.c's CONV_FIT, with
 a comment saying which run they came from and how close they are; rebuild
 MGPULAB and run the script again without --fit to see the committed table.
 
@@ -35,9 +35,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL_C = os.path.join(HERE, "engine", "dev", "sim", "sim_model.c")
+CONV_C = os.path.join(HERE, "engine", "dev", "sim", "sim_conv_price.c")
 BENCH = os.path.join(HERE, "bench", "nn_bench.lua")
-# the knob's names (sim_model.c, conv_knob_names) and CONV_FIT's fields, in order
+# the knob's names (sim_conv_price.c, conv_knob_names) and CONV_FIT's fields, in order
 NAMES = ["gather_f32", "gather_bf16", "tap", "dgrad", "mac_f32", "mac_bf16", "lone", "epi", "part", "halo_slice",
          "halo_mac", "halo_dgrad", "halo_wstep"]
 FIELDS = {"tap": "tap", "dgrad": "dgrad_a_ns", "lone": "lone_ns", "epi": "epi_ns", "part": "part_ns",
@@ -51,23 +51,23 @@ def die(msg):
 
 
 def committed_coeffs():
-    """CONV_FIT's values as sim_model.c writes them."""
-    src = open(MODEL_C).read()
+    """CONV_FIT's values as sim_conv_price.c writes them."""
+    src = open(CONV_C).read()
     m = re.search(r"static const conv_coeffs CONV_FIT = \{(.*?)\};", src, re.S)
     if not m:
-        die(f"{MODEL_C}: no CONV_FIT initializer")
+        die(f"{CONV_C}: no CONV_FIT initializer")
     body = m.group(1)
 
     def pair(field):
         g = re.search(r"\." + field + r"\s*=\s*\{\s*([0-9.eE+-]+)\s*,\s*([0-9.eE+-]+)\s*\}", body)
         if not g:
-            die(f"{MODEL_C}: CONV_FIT has no .{field}")
+            die(f"{CONV_C}: CONV_FIT has no .{field}")
         return float(g.group(1)), float(g.group(2))
 
     def one(field):
         g = re.search(r"\." + field + r"\s*=\s*([0-9.eE+-]+)", body)
         if not g:
-            die(f"{MODEL_C}: CONV_FIT has no .{field}")
+            die(f"{CONV_C}: CONV_FIT has no .{field}")
         return float(g.group(1))
 
     c = dict(zip(("gather_f32", "gather_bf16"), pair("gather_ns")))
@@ -201,7 +201,7 @@ def main():
     missing = sorted(set(measured) - set(base))
     if missing:
         print(f"# not priced by this binary's bench (left out): {', '.join(missing)}")
-    table(errors(measured, base, skip), "The committed model (sim_model.c, CONV_FIT):")
+    table(errors(measured, base, skip), "The committed model (sim_conv_price.c, CONV_FIT):")
     if not fit:
         return
 
@@ -209,7 +209,7 @@ def main():
     again = sim_prices(mgpulab, machine, c0)
     drift = [n for n in base if abs(again.get(n, -1) - base[n]) > 1e-9 * max(1.0, base[n])]
     if drift:
-        die(f"the knob set to sim_model.c's CONV_FIT ({knob(c0)}) prices {', '.join(drift[:4])} differently from "
+        die(f"the knob set to sim_conv_price.c's CONV_FIT ({knob(c0)}) prices {', '.join(drift[:4])} differently from "
             "the binary's committed model: rebuild MGPULAB from this tree")
     print(f"\n# the knob reproduces the committed prices ({knob(c0)}); fitting", file=sys.stderr)
 
@@ -224,17 +224,17 @@ def main():
     table(rows, f"Refitted ({knob(c)}):")
     if write:
         ok = sum(abs(r[3]) <= WITHIN for r in rows)
-        src = open(MODEL_C).read()
+        src = open(CONV_C).read()
         start = src.index("/* scripts/fit-conv-sim.py --write:")
         end = src.index("};", src.index("static const conv_coeffs CONV_FIT = {")) + 2
         how = f" --skip '{skip}'" if skip else " every case"
         block = (f"/* scripts/fit-conv-sim.py --write: {path} ({data.get('gpu', '?')}),\n"
                  f" *{how}: {ok} of {len(rows)} within {WITHIN:.0f} % */\n"
                  "static const conv_coeffs CONV_FIT = {\n" + fit_lines(c) + "};")
-        open(MODEL_C, "w").write(src[:start] + block + src[end:])
-        print(f"\n# wrote CONV_FIT into {MODEL_C}: rebuild {mgpulab}, then run this script without --fit")
+        open(CONV_C, "w").write(src[:start] + block + src[end:])
+        print(f"\n# wrote CONV_FIT into {CONV_C}: rebuild {mgpulab}, then run this script without --fit")
         return
-    print("\nCONV_FIT in engine/dev/sim/sim_model.c:\n")
+    print("\nCONV_FIT in engine/dev/sim/sim_conv_price.c:\n")
     print(fit_lines(c), end="")
     print(f"\n(try it before committing: MGPU_SIM_CONV_FIT='{knob(c)}' {mgpulab} spmd ...)")
 
