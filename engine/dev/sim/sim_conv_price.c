@@ -7,6 +7,7 @@
  * here) and their knob (MGPU_SIM_CONV_FIT), and it changes whenever those
  * kernels do - apart from the copies and other ops' prices of sim_model.c. */
 #include "dev/sim/sim_conv_price.h"
+#include "dev/sim/sim_conv_regs.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -118,36 +119,14 @@ static void conv_k_init(void)
     conv_k = c;
 }
 
-/* Blocks of 256 threads a k_igemm instance keeps on an SM at once: its
- * registers (ptxas -v, sm_90, of faa2e67..0b19516's kernels: the stride-1
- * data grad's parts moved the f32/bf16 data grad's and f32 forward's
- * counts; a966e49's had f32 forward BM 64 at 80, 3 blocks, now 95, 2) in
- * 8-register steps of 65536 an SM, and its shared memory (about 17 KB a
- * block of BM 16, 33 KB otherwise: 7 or 3). mode 0 forward, 1 data grad,
- * 2 weight grad; tap the tap-major reduction; r3 the 3x3 instance (RT 3)
- * of a general one; narrow the f32 weight grad's narrow tile (bn 16, 32 or
- * 64: 66-130 registers, at most 35 KB of shared memory, so registers bind).
- * A change of kernel that moves a register count across 64/80/128 moves
- * this: rerun ptxas. */
+/* Blocks of 256 threads a k_igemm instance keeps on an SM at once, from
+ * its registers (ptxas's counts: sim_conv_regs.h, which the test suite
+ * holds to ptxas) and its shared memory. mode 0 forward, 1 data grad, 2
+ * weight grad; tap the tap-major reduction; r3 the 3x3 instance (RT 3) of
+ * a general one; narrow the f32 weight grad's narrow tile (bn 16, 32 or 64). */
 static int conv_blocks_per_sm(int mode, int bf16, int bm, int tap, int r3, int narrow_bn)
 {
-    /* [bf16][mode][bm 16, 32, 64][tap-major, general 3x3, general other] */
-    static const short regs[2][3][3][3] = {
-        {{{79, 128, 64}, {103, 171, 128}, {101, 127, 95}},   /* f32 forward */
-         {{74, 63, 63}, {93, 128, 128}, {103, 79, 79}},      /* f32 data grad */
-         {{128, 128, 128}, {145, 145, 145}, {125, 125, 125}}}, /* f32 weight grad */
-        {{{64, 124, 64}, {80, 136, 114}, {93, 168, 102}},    /* bf16 forward */
-         {{64, 58, 58}, {80, 112, 112}, {99, 106, 106}},     /* bf16 data grad */
-         {{123, 123, 123}, {127, 127, 127}, {169, 169, 169}}}, /* bf16 weight grad */
-    };
-    /* the narrow tile: [bm 16, 32, 64][bn 16, 32, 64] (7825329) */
-    static const short narrow[3][3] = {{66, 80, 130}, {77, 99, 127}, {80, 111, 128}};
-    int bmi = bm == 16 ? 0 : bm == 32 ? 1 : 2;
-    int r = narrow_bn ? narrow[bmi][narrow_bn == 16 ? 0 : narrow_bn == 32 ? 1 : 2]
-                      : regs[bf16 != 0][mode][bmi][tap ? 0 : r3 ? 1 : 2];
-    int by_regs = 65536 / (((r + 7) / 8 * 8) * 256), by_smem = narrow_bn ? 6 : bm == 16 ? 7 : 3;
-    int b = by_regs < by_smem ? by_regs : by_smem;
-    return b < 1 ? 1 : b;
+    return sim_conv_blocks(sim_conv_table_regs(mode, bf16, bm, tap, r3, narrow_bn), bm, narrow_bn);
 }
 
 /* An SM's time for `per_sm` blocks of `steps` k-steps each, `occ` at a
@@ -178,19 +157,22 @@ static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, doub
 /* The halo kernels (nn_ops.h's shapes; cuda_nn_conv_igemm.cu). k_halo
  * (halo 1): a block of BM channels by 256 pixels stages each 16-channel
  * slice of the reduction (its TH+2 input rows once, the 9 taps' weights)
- * and runs 9 GEMM steps of BM x 256 x 16 from shared memory; 2 blocks an
- * SM (128 registers). Its data grad loads w transposed and flipped:
- * `halo_dgrad` of the forward's time (0b19516 stashes the weights without
- * bank conflicts, so the data grad costs about what the forward does: 18 %
- * more before). k_halo_wgrad (halo 2): a block of 64 k by 32 channels by 9
- * taps over `chunk` steps of 64 pixels, one block an SM (243 registers),
- * then the parts' combine; since 260d47e its loads run two steps ahead of
- * its multiplies, so a step waits for the longer of the two, not their sum
- * (only the first load waits whole). SM time on the H100. */
+ * and runs 9 GEMM steps of BM x 256 x 16 from shared memory,
+ * SIM_CONV_HALO_BLOCKS (2) an SM. Its data grad loads w transposed and
+ * flipped: `halo_dgrad` of the forward's time (0b19516 stashes the weights
+ * without bank conflicts, so the data grad costs about what the forward
+ * does: 18 % more before). k_halo_wgrad (halo 2): a block of 64 k by 32
+ * channels by 9 taps over `chunk` steps of 64 pixels, one block an SM
+ * (SIM_CONV_HALO_WGRAD_BLOCKS: priced as waves of whole blocks, which a
+ * second block an SM would not be), then the parts' combine; since
+ * 260d47e its loads run two steps ahead of its multiplies, so a step waits
+ * for the longer of the two, not their sum (only the first load waits
+ * whole). SM time on the H100. */
 static double conv_halo_ns(const conv_coeffs *c, const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, double hbm_eff)
 {
     double m = (double)w->m, n = (double)w->n, kred = w->flops / (2.0 * m * n);
     if (w->conv.halo == 2) { /* m = K, n = 9 C, kred = N H W */
+        _Static_assert(SIM_CONV_HALO_WGRAD_BLOCKS == 1, "k_halo_wgrad is priced as waves of one block an SM");
         double parts = (double)(w->batch ? w->batch : 1);
         double blocks = floor(n / 9.0 / MGPU_NN_HALO_WGRAD_BC) * floor(m / MGPU_NN_HALO_WGRAD_BM) * parts;
         double steps = ceil(kred / MGPU_NN_HALO_WGRAD_PX / parts);
@@ -201,7 +183,7 @@ static double conv_halo_ns(const conv_coeffs *c, const sim_model_gpu *g, const m
     double slices = ceil(kred / (9.0 * MGPU_NN_HALO_SLICE));
     double slice = (c->halo_slice_ns + 9.0 * c->halo_mac_ns * bm * MGPU_NN_HALO_BN * MGPU_NN_HALO_SLICE) *
                    (w->conv.dgrad ? c->halo_dgrad : 1.0);
-    return conv_sm_ns(ceil(blocks / g->sms), 2, slices, slice, 0, c->lone_ns);
+    return conv_sm_ns(ceil(blocks / g->sms), SIM_CONV_HALO_BLOCKS, slices, slice, 0, c->lone_ns);
 }
 
 /* One GEMM of conv2d: its kernel's blocks shared out over the SMs, as
