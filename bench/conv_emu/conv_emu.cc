@@ -25,7 +25,11 @@ int main(int argc, char **argv)
         /* f32 narrow weight grads: 16 x 27 (the stem), 32 x 16 (1x1 s2), 64 x 63; the stride-1 data grad in parts */
         {8, 3, 16, 16, 16, 3, 1}, {4, 16, 16, 16, 32, 1, 2}, {2, 7, 10, 10, 64, 3, 1}, {2, 64, 8, 8, 64, 3, 1},
         {66, 16, 8, 8, 40, 3, 1} /* f32 forward uncut (33 tiles), M < 64 */,
-        {9, 32, 8, 32, 64, 3, 1} /* the halo weight grad: 4 parts of 9 steps (odd: its two-step register pipeline) */};
+        {9, 32, 8, 32, 64, 3, 1} /* the halo weight grad: 4 parts of 9 steps (odd: its two-step register pipeline) */,
+        /* the f32 forward's deep tile (run lowers its threshold to 18 tiles of 64 x 256): 1x1 uncut (33 tiles, the
+         * last half full); C 20 (not tap-major, a partial last step), M 72 and 4275 columns (partial tiles in m and
+         * j), planes of 225 (runs of 4 that cross images, unaligned); 18 tiles in 2 parts, tap-major, planes of 121 */
+        {130, 16, 8, 8, 64, 1, 1}, {19, 20, 15, 15, 72, 3, 1}, {37, 16, 11, 11, 64, 3, 1}};
     /* argv[1]: one shape's index, or "i/n": the shapes with index % n == i
      * (ctest runs the list in shards: 26 shapes under ASan on a loaded
      * machine outlast one test's hang budget) */

@@ -7,5 +7,6 @@ struct uint4 { unsigned x, y, z, w; };
 struct alignas(8) uint2 { unsigned x, y; };
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 struct alignas(16) float4 { float x, y, z, w; };
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 #define cudaSuccess 0
 inline int cudaMemsetAsync(void *p, int v, size_t n, void *) { memset(p, v, n); return 0; }

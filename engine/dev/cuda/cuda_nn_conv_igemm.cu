@@ -100,19 +100,35 @@ template <int BM> struct ig_tile {
     static constexpr int BN = BM == 64 ? 128 : 256;
 };
 
+/* The deep tile's blocks an SM: 2 (128 registers a thread), else as many
+ * as the registers the compiler picks allow. */
+template <int TM> struct ig_minb {
+    static constexpr int v = TM == 8 ? 2 : 0;
+};
+
 /* BNN > 0: the f32 weight grad's narrow tile (nn_ops.h, mgpu_nn_conv_plan_of)
- * of BNN columns, the 256 threads in KS groups over each step's k. */
-template <typename T, int MODE, int RT, int BM, int BK, bool TAP, int BNN = 0>
-__global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
-                                                      void *__restrict__ out, ig_dims d)
+ * of BNN columns, the 256 threads in KS groups over each step's k.
+ * TM 8: the f32 forward's deep tile (nn_ops.h, mgpu_nn_conv_fwd_deep), 64 x
+ * 256 with an 8 x 8 register tile a thread: a warp is 4 x 8 threads, so
+ * that each of its 16-byte shared loads is one wavefront (4 rows of A, 8
+ * runs of 4 columns of B: 4 loads feed 64 FMAs a thread, where the 4 x 8
+ * tile's 1 x 32 or 2 x 16 warps needed 5 wavefronts for 32); A and B
+ * double-buffered in shared memory (one __syncthreads a step), and the
+ * outputs stored straight from the registers (a 64 x 256 f32 tile does
+ * not fit in 48 KB of shared memory). */
+template <typename T, int MODE, int RT, int BM, int BK, bool TAP, int BNN = 0, int TM = 4>
+__global__ void __launch_bounds__(IG_THREADS, ig_minb<TM>::v) k_igemm(const T *__restrict__ in0, const T *__restrict__ in1,
+                                                                     void *__restrict__ out, ig_dims d)
 {
-    constexpr int BN = BNN ? BNN : ig_tile<BM>::BN;
+    constexpr bool DEEP = TM == 8;
+    constexpr int BN = DEEP ? 256 : BNN ? BNN : ig_tile<BM>::BN;
     constexpr bool BF = sizeof(T) == 2;
     static_assert(!BNN || (!BF && MODE == IG_WGRAD), "narrow tiles: the f32 weight grad");
+    static_assert(!DEEP || (!BF && MODE == IG_FWD && BM == 64 && !BNN), "the deep tile: the f32 forward, 64 rows");
     /* f32: a 4 x TN register tile a thread, TN/4 groups of 4 columns; a
      * narrow tile's threads 4 x 4 each, in KS groups that each multiply
      * BK / KS of a step's k, summed in group order at the end */
-    constexpr int TMN = BM / 4, TNN = BNN ? BN / 4 : IG_THREADS / TMN, TN = BN / TNN, NG = TN / 4;
+    constexpr int TMN = BM / TM, TNN = BNN ? BN / 4 : IG_THREADS / TMN, TN = BN / TNN, NG = TN / 4;
     constexpr int KS = BF ? 1 : IG_THREADS / (TMN * TNN);
     constexpr int AREG = BM * BK / IG_THREADS, BREG = BK * BN / IG_THREADS;
     /* shared memory: the A and B tiles while multiplying, C's tile after */
@@ -123,9 +139,9 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     constexpr int B_LD = BCOL ? BK + 8 : BF ? BN + 8 : BN + 4;
     constexpr int A_BYTES = (BF ? BM : BK) * A_LD * (int)sizeof(T), B_BYTES = (BCOL ? BN : BK) * B_LD * (int)sizeof(T);
     constexpr int C_LD = BN + 4, C_BYTES = KS * BM * C_LD * 4;
-    constexpr int SMEM = A_BYTES + B_BYTES > C_BYTES ? A_BYTES + B_BYTES : C_BYTES;
+    constexpr int SMEM = DEEP ? 2 * (A_BYTES + B_BYTES) : A_BYTES + B_BYTES > C_BYTES ? A_BYTES + B_BYTES : C_BYTES;
     __shared__ __align__(128) unsigned char smem[SMEM];
-    T *As = reinterpret_cast<T *>(smem), *Bs = reinterpret_cast<T *>(smem + A_BYTES);
+    T *As = reinterpret_cast<T *>(smem), *Bs = reinterpret_cast<T *>(smem + A_BYTES); /* the deep tile: the buffer stash fills */
     float *Cs = reinterpret_cast<float *>(smem);
 
     const int tid = threadIdx.x, m0 = blockIdx.y * BM, j0 = blockIdx.x * BN;
@@ -315,13 +331,15 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
     /* bf16: 8 warps, WM x WN, each FM x FN fragments of 16x16 */
     constexpr int FM = BM == 64 ? 2 : 1, WM = BM / (16 * FM), WN = 8 / WM, FN = BN / (16 * WN);
     const int warp = tid / 32, wm = warp / WN, wn = warp % WN;
-    const int gk = tid / (TMN * TNN), ty = tid % (TMN * TNN) / TNN, tx = tid % TNN;
+    /* the deep tile: warp w is rows (w / 4) x 4 .. + 3 of ty, columns (w % 4) x 8 .. + 7 of tx */
+    const int gk = DEEP ? 0 : tid / (TMN * TNN), ty = DEEP ? (tid >> 7) * 4 + (tid & 31) / 8 : tid % (TMN * TNN) / TNN,
+              tx = DEEP ? (tid >> 5 & 3) * 8 + (tid & 7) : tid % TNN;
     using afrag = wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major>;
     using blay = typename std::conditional<BCOL, wmma::col_major, wmma::row_major>::type;
     using bfrag = wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, blay>;
     using cfrag = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
     cfrag acc[BF ? FM : 1][BF ? FN : 1];
-    float facc[BF ? 1 : 4][BF ? 1 : TN];
+    float facc[BF ? 1 : TM][BF ? 1 : TN];
     if constexpr (BF) {
 #pragma unroll
         for (int i = 0; i < FM; i++)
@@ -329,91 +347,157 @@ __global__ void __launch_bounds__(IG_THREADS) k_igemm(const T *__restrict__ in0,
             for (int j = 0; j < FN; j++) wmma::fill_fragment(acc[i][j], 0.f);
     } else {
 #pragma unroll
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < TM; i++)
 #pragma unroll
             for (int j = 0; j < TN; j++) facc[i][j] = 0.f;
     }
 
-    for (int k0 = kbeg; k0 < kend; k0 += BK) {
-        if (k0 == kbeg) load(k0);
+    if constexpr (DEEP) {
+        /* buffer b: A then B at smem + b (A_BYTES + B_BYTES); stash fills
+         * the one As/Bs point at while the other is multiplied */
+        constexpr int BUF = (A_BYTES + B_BYTES) / 4;
+        float *const A0 = reinterpret_cast<float *>(smem), *const B0 = reinterpret_cast<float *>(smem + A_BYTES);
+        int buf = 0;
+        if (kbeg < kend) load(kbeg), stash();
         __syncthreads();
-        stash();
-        __syncthreads();
-        if (k0 + BK < kend) load(k0 + BK); /* in flight while this tile multiplies */
-        if constexpr (BF) {
-            const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As);
-            const __nv_bfloat16 *Bb = reinterpret_cast<const __nv_bfloat16 *>(Bs);
+        for (int k0 = kbeg; k0 < kend; k0 += BK) {
+            const bool more = k0 + BK < kend;
+            if (more) load(k0 + BK); /* in flight while this tile multiplies */
+            const float *Af = A0 + buf * BUF, *Bf = B0 + buf * BUF;
 #pragma unroll
-            for (int kk = 0; kk < BK; kk += 16) {
-                afrag fa[FM];
-                bfrag fb[FN];
+            for (int kk = 0; kk < BK; kk++) {
+                float4 a0 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + ty * 4);
+                float4 a1 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + BM / 2 + ty * 4);
+                float4 b0 = *reinterpret_cast<const float4 *>(Bf + kk * B_LD + tx * 4);
+                float4 b1 = *reinterpret_cast<const float4 *>(Bf + kk * B_LD + BN / 2 + tx * 4);
+                float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+                float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-                for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], Ab + ((wm * FM + i) * 16) * A_LD + kk, A_LD);
+                for (int i = 0; i < 8; i++)
 #pragma unroll
-                for (int j = 0; j < FN; j++)
-                    wmma::load_matrix_sync(fb[j], BCOL ? Bb + ((wn * FN + j) * 16) * B_LD + kk : Bb + kk * B_LD + (wn * FN + j) * 16,
-                                           B_LD);
-#pragma unroll
-                for (int i = 0; i < FM; i++)
-#pragma unroll
-                    for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+                    for (int j = 0; j < 8; j++) facc[i][j] = fmaf(av[i], bv[j], facc[i][j]);
             }
-        } else {
-            const float *Af = reinterpret_cast<const float *>(As), *Bf = reinterpret_cast<const float *>(Bs);
+            if (more) { /* the other buffer: every thread finished it before the last step's barrier */
+                buf ^= 1;
+                As = reinterpret_cast<T *>(A0 + buf * BUF), Bs = reinterpret_cast<T *>(B0 + buf * BUF);
+                stash();
+            }
+            __syncthreads();
+        }
+        /* out straight from the registers: a thread's 4 consecutive columns
+         * of a row are 4 consecutive outputs when they lie in one image
+         * plane (one 16-byte store where aligned), else one at a time */
+        float *o = reinterpret_cast<float *>(out) + (d.split ? (size_t)blockIdx.z * d.M * d.Ncol : 0);
+        const int plane = d.plane;
 #pragma unroll
-            for (int kq = 0; kq < BK / KS; kq++) {
-                const int kk = gk * (BK / KS) + kq;
-                float4 a4 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + ty * 4);
-                float av[4] = {a4.x, a4.y, a4.z, a4.w};
+        for (int g = 0; g < 2; g++) {
+            const int j = j0 + g * (BN / 2) + tx * 4;
+            if (j >= ncol) continue;
+            const int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * plane;
+            const bool run = j + 3 < ncol && pix + 3 < plane;
 #pragma unroll
-                for (int g = 0; g < NG; g++) {
-                    float4 b4 = *reinterpret_cast<const float4 *>(Bf + kk * B_LD + g * (BN / NG) + tx * 4);
-                    float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+            for (int i = 0; i < 8; i++) {
+                const int m = m0 + (i / 4) * (BM / 2) + ty * 4 + i % 4;
+                if (m >= d.M) continue;
+                const float v0 = facc[i][g * 4], v1 = facc[i][g * 4 + 1], v2 = facc[i][g * 4 + 2], v3 = facc[i][g * 4 + 3];
+                if (run) {
+                    float *p = o + (n * d.M + m) * plane + pix;
+                    if (((uintptr_t)p & 15) == 0) *reinterpret_cast<float4 *>(p) = make_float4(v0, v1, v2, v3);
+                    else p[0] = v0, p[1] = v1, p[2] = v2, p[3] = v3;
+                } else {
+                    const float v[4] = {v0, v1, v2, v3};
 #pragma unroll
-                    for (int i = 0; i < 4; i++)
-#pragma unroll
-                        for (int j = 0; j < 4; j++) facc[i][g * 4 + j] = fmaf(av[i], bv[j], facc[i][g * 4 + j]);
+                    for (int e = 0; e < 4; e++) {
+                        const int je = j + e;
+                        if (je >= ncol) break;
+                        const int ne = (int)d.by_plane.div((uint32_t)je);
+                        o[(ne * d.M + m) * plane + je - ne * plane] = v[e];
+                    }
                 }
             }
         }
-    }
-
-    /* C's tile through shared memory, then out a row of j at a time */
-    __syncthreads();
-    if constexpr (BF) {
-#pragma unroll
-        for (int i = 0; i < FM; i++)
-#pragma unroll
-            for (int j = 0; j < FN; j++)
-                wmma::store_matrix_sync(Cs + ((wm * FM + i) * 16) * C_LD + (wn * FN + j) * 16, acc[i][j], C_LD,
-                                        wmma::mem_row_major);
     } else {
+        for (int k0 = kbeg; k0 < kend; k0 += BK) {
+            if (k0 == kbeg) load(k0);
+            __syncthreads();
+            stash();
+            __syncthreads();
+            if (k0 + BK < kend) load(k0 + BK); /* in flight while this tile multiplies */
+            if constexpr (BF) {
+                const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As);
+                const __nv_bfloat16 *Bb = reinterpret_cast<const __nv_bfloat16 *>(Bs);
 #pragma unroll
-        for (int i = 0; i < 4; i++)
+                for (int kk = 0; kk < BK; kk += 16) {
+                    afrag fa[FM];
+                    bfrag fb[FN];
 #pragma unroll
-            for (int g = 0; g < NG; g++)
+                    for (int i = 0; i < FM; i++) wmma::load_matrix_sync(fa[i], Ab + ((wm * FM + i) * 16) * A_LD + kk, A_LD);
 #pragma unroll
-                for (int j = 0; j < 4; j++) Cs[(gk * BM + ty * 4 + i) * C_LD + g * (BN / NG) + tx * 4 + j] = facc[i][g * 4 + j];
-    }
-    __syncthreads();
-    for (int e = tid; e < BM * BN; e += IG_THREADS) {
-        int ml = e / BN, jl = e - ml * BN, m = m0 + ml, j = j0 + jl;
-        if (m >= d.M || j >= ncol) continue;
-        float v = Cs[ml * C_LD + jl];
+                    for (int j = 0; j < FN; j++)
+                        wmma::load_matrix_sync(fb[j], BCOL ? Bb + ((wn * FN + j) * 16) * B_LD + kk : Bb + kk * B_LD + (wn * FN + j) * 16,
+                                               B_LD);
 #pragma unroll
-        for (int g = 1; g < KS; g++) v += Cs[(g * BM + ml) * C_LD + jl]; /* the k groups in order */
-        if (MODE == IG_WGRAD) {
-            reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + m * d.Ncol + j] = v;
-        } else if (MODE == IG_DGRAD) {
-            int n = (int)ph.by_hsws.div((uint32_t)j), ij = j - n * ph.hs * ph.ws;
-            int i = (int)ph.by_ws.div((uint32_t)ij), jj = ij - i * ph.ws;
-            int o = (n * d.M + m) * d.plane + (ph.a + d.stride * i) * d.W + ph.b + d.stride * jj;
-            if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
-            else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
+                    for (int i = 0; i < FM; i++)
+#pragma unroll
+                        for (int j = 0; j < FN; j++) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+                }
+            } else {
+                const float *Af = reinterpret_cast<const float *>(As), *Bf = reinterpret_cast<const float *>(Bs);
+#pragma unroll
+                for (int kq = 0; kq < BK / KS; kq++) {
+                    const int kk = gk * (BK / KS) + kq;
+                    float4 a4 = *reinterpret_cast<const float4 *>(Af + kk * A_LD + ty * 4);
+                    float av[4] = {a4.x, a4.y, a4.z, a4.w};
+#pragma unroll
+                    for (int g = 0; g < NG; g++) {
+                        float4 b4 = *reinterpret_cast<const float4 *>(Bf + kk * B_LD + g * (BN / NG) + tx * 4);
+                        float bv[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+                        for (int i = 0; i < 4; i++)
+#pragma unroll
+                            for (int j = 0; j < 4; j++) facc[i][g * 4 + j] = fmaf(av[i], bv[j], facc[i][g * 4 + j]);
+                    }
+                }
+            }
+        }
+
+        /* C's tile through shared memory, then out a row of j at a time */
+        __syncthreads();
+        if constexpr (BF) {
+#pragma unroll
+            for (int i = 0; i < FM; i++)
+#pragma unroll
+                for (int j = 0; j < FN; j++)
+                    wmma::store_matrix_sync(Cs + ((wm * FM + i) * 16) * C_LD + (wn * FN + j) * 16, acc[i][j], C_LD,
+                                            wmma::mem_row_major);
         } else {
-            int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane, o = (n * d.M + m) * d.plane + pix;
-            if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
-            else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int g = 0; g < NG; g++)
+#pragma unroll
+                    for (int j = 0; j < 4; j++) Cs[(gk * BM + ty * 4 + i) * C_LD + g * (BN / NG) + tx * 4 + j] = facc[i][g * 4 + j];
+        }
+        __syncthreads();
+        for (int e = tid; e < BM * BN; e += IG_THREADS) {
+            int ml = e / BN, jl = e - ml * BN, m = m0 + ml, j = j0 + jl;
+            if (m >= d.M || j >= ncol) continue;
+            float v = Cs[ml * C_LD + jl];
+#pragma unroll
+            for (int g = 1; g < KS; g++) v += Cs[(g * BM + ml) * C_LD + jl]; /* the k groups in order */
+            if (MODE == IG_WGRAD) {
+                reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + m * d.Ncol + j] = v;
+            } else if (MODE == IG_DGRAD) {
+                int n = (int)ph.by_hsws.div((uint32_t)j), ij = j - n * ph.hs * ph.ws;
+                int i = (int)ph.by_ws.div((uint32_t)ij), jj = ij - i * ph.ws;
+                int o = (n * d.M + m) * d.plane + (ph.a + d.stride * i) * d.W + ph.b + d.stride * jj;
+                if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
+                else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
+            } else {
+                int n = (int)d.by_plane.div((uint32_t)j), pix = j - n * d.plane, o = (n * d.M + m) * d.plane + pix;
+                if (d.split) reinterpret_cast<float *>(out)[(size_t)blockIdx.z * d.M * d.Ncol + o] = v;
+                else reinterpret_cast<T *>(out)[o] = from_f<T>(v);
+            }
         }
     }
 }
@@ -908,11 +992,12 @@ static mgpu_nn_conv_plan conv_plan(const mgpu_nn_args *a, const ig_dims &d)
     return mgpu_nn_conv_plan_of(a->op, (size_t)d.M, (size_t)d.Ncol, (size_t)d.Kred, a->dtype == MGPU_BF16, d.stride);
 }
 
-template <typename T, int MODE, int RT, int BM, bool TAP, int BNN = 0>
+template <typename T, int MODE, int RT, int BM, bool TAP, int BNN = 0, int TM = 4>
 static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void *ws)
 {
-    /* mgpu_nn_conv_tile_k, or the narrow tile's */
-    constexpr int BK = BNN ? MGPU_NN_CONV_NARROW_BK : sizeof(T) == 2 && BM == 64 ? 32 : 16, BN = BNN ? BNN : ig_tile<BM>::BN;
+    /* mgpu_nn_conv_tile_k, or the narrow tile's; the deep tile's 256 columns */
+    constexpr int BK = BNN ? MGPU_NN_CONV_NARROW_BK : sizeof(T) == 2 && BM == 64 ? 32 : 16,
+                  BN = TM == 8 ? 256 : BNN ? BNN : ig_tile<BM>::BN;
     dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
     mgpu_nn_conv_plan pl = conv_plan(a, d);
     int parts = (int)pl.parts;
@@ -920,7 +1005,7 @@ static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void 
         d.chunk = (int)pl.chunk, d.split = MODE != IG_WGRAD;
         if (MODE == IG_DGRAD) set_phases(d, 0); /* stride 1: the one phase, the whole GEMM */
         grid.z = (unsigned)parts;
-        k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
+        k_igemm<T, MODE, RT, BM, BK, TAP, BNN, TM><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], ws, d);
         int n = d.M * d.Ncol;
         k_igemm_combine<T><<<nn_blocks((size_t)n), NN_THREADS, 0, st>>>((const float *)ws, (T *)a->t[2], n, parts);
         return;
@@ -930,11 +1015,11 @@ static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void 
             grid.z = (unsigned)set_phases(d, first);
             grid.x = (unsigned)((d.Ncol + BN - 1) / BN);
             if (grid.x == 0) continue;
-            k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+            k_igemm<T, MODE, RT, BM, BK, TAP, BNN, TM><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
         }
         return;
     }
-    k_igemm<T, MODE, RT, BM, BK, TAP, BNN><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
+    k_igemm<T, MODE, RT, BM, BK, TAP, BNN, TM><<<grid, IG_THREADS, 0, st>>>((const T *)a->t[0], (const T *)a->t[1], a->t[2], d);
 }
 
 /* The f32 weight grad's narrow tiles, BM x BN as the plan says. */
@@ -960,6 +1045,13 @@ template <typename T, int MODE, int RT> static void launch_bm(cudaStream_t st, c
      * (C, or dy's K) fill whole BK-deep chunks. */
     int bm = tile_m(d.M), bk = mgpu_nn_conv_tile_k(bm, sizeof(T) == 2), red = MODE == IG_FWD ? d.C : d.K;
     bool tap = MODE != IG_WGRAD && red % bk == 0;
+    if constexpr (MODE == IG_FWD && sizeof(T) == 4) {
+        if (conv_plan(a, d).deep) { /* many tiles: 64 x 256, 8 x 8 a thread */
+            if (tap) launch_mode<T, MODE, RT, 64, true, 0, 8>(st, a, d, ws);
+            else launch_mode<T, MODE, RT, 64, false, 0, 8>(st, a, d, ws);
+            return;
+        }
+    }
     switch (bm) {
     case 16:
         if (tap) launch_mode<T, MODE, RT, 16, MODE != IG_WGRAD>(st, a, d, ws);

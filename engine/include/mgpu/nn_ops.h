@@ -299,21 +299,38 @@ typedef enum mgpu_nn_kernel {
  *   256-wide tile would be mostly empty columns - bn is ncol rounded up to
  *   16, 32 or 64, bk 64, and the block's 256 threads are ks groups of
  *   (bm/4) x (bn/4) that each take bk/ks of every step, their sums added in
- *   group order in shared memory; parts at least 4 steps deep.
+ *   group order in shared memory; parts at least 4 steps deep;
+ * - deep: the f32 forward of many tiles (mgpu_nn_conv_fwd_deep): bn 256,
+ *   each thread an 8 x 8 register tile, shared memory double-buffered.
  * stride is the conv's (the data grad cuts only at stride 1). */
 typedef struct mgpu_nn_conv_plan {
     int bm, bn, bk, ks, narrow;
+    int deep; /* the f32 forward's deep tile (below): 8 x 8 a thread, bn 256 */
     size_t parts, chunk; /* chunk: reduction elements a part (0 when kred is 0) */
 } mgpu_nn_conv_plan;
 
 #define MGPU_NN_CONV_NARROW_BK 64
+/* The f32 forward's deep tile: 64 x 256 a block, each thread 8 x 8 (64
+ * accumulators, 4 shared loads of 16 bytes feed 64 FMAs; the 4 x 8 tile
+ * spent 3 on 32 and bound the 256x64x32x32>64 forward on L1/shared at
+ * 0.76x cuDNN). Half as many blocks as the 64 x 128 tile, and 2 an SM (128
+ * registers), so it is taken only where there are blocks enough for
+ * several waves: bm 64 and at least this many 64 x 256 tiles. bench/conv_emu
+ * lowers it to reach the kernel with small shapes. */
+#ifndef MGPU_NN_CONV_DEEP_MIN_TILES
+#define MGPU_NN_CONV_DEEP_MIN_TILES 512
+#endif
+static inline int mgpu_nn_conv_fwd_deep(size_t m, size_t ncol, int bf16)
+{
+    return !bf16 && mgpu_nn_conv_tile_m(m) == 64 && ((m + 63) / 64) * ((ncol + 255) / 256) >= MGPU_NN_CONV_DEEP_MIN_TILES;
+}
 static inline int mgpu_nn_conv_wgrad_narrow(size_t m, size_t ncol, int bf16) { return !bf16 && m <= 64 && ncol <= 64; }
 
 static inline mgpu_nn_conv_plan mgpu_nn_conv_plan_of(mgpu_nn_kernel op, size_t m, size_t ncol, size_t kred, int bf16,
                                                      int stride)
 {
     mgpu_nn_conv_plan p;
-    p.bm = mgpu_nn_conv_tile_m(m), p.bn = mgpu_nn_conv_tile_n(p.bm), p.bk = mgpu_nn_conv_tile_k(p.bm, bf16), p.ks = 1, p.narrow = 0;
+    p.bm = mgpu_nn_conv_tile_m(m), p.bn = mgpu_nn_conv_tile_n(p.bm), p.bk = mgpu_nn_conv_tile_k(p.bm, bf16), p.ks = 1, p.narrow = 0, p.deep = 0;
     int wgrad = op == MGPU_NNK_CONV2D_WGRAD;
     if (wgrad && mgpu_nn_conv_wgrad_narrow(m, ncol, bf16)) {
         p.bn = ncol <= 16 ? 16 : ncol <= 32 ? 32 : 64, p.bk = MGPU_NN_CONV_NARROW_BK, p.narrow = 1;
@@ -325,6 +342,7 @@ static inline mgpu_nn_conv_plan mgpu_nn_conv_plan_of(mgpu_nn_kernel op, size_t m
         p.parts = p.chunk ? (kred + p.chunk - 1) / p.chunk : 1;
         return p;
     }
+    if (op == MGPU_NNK_CONV2D && mgpu_nn_conv_fwd_deep(m, ncol, bf16)) p.bn = 256, p.deep = 1;
     size_t tiles = ((m + p.bm - 1) / p.bm) * ((ncol + p.bn - 1) / p.bn);
     if (op == MGPU_NNK_CONV2D_DGRAD && stride != 1) {
         p.parts = 1, p.chunk = kred;
