@@ -22,7 +22,8 @@
  * are worked out once a chunk, not once an element (the gather's index
  * math, not the tensor cores, bound the first version).
  * bf16 multiplies on the tensor cores (wmma 16x16x16, f32 accumulate),
- * f32 on the FMA units, each thread a 4 x 4..8 register tile. A block of
+ * f32 on the FMA units, each thread a 4 x 4..8 register tile (the f32
+ * forward of many tiles: 8 x 8, a 64 x 256 block tile). A block of
  * 256 threads stages its next tile's elements in registers while it
  * multiplies the current one; in bf16 a thread's B elements are a run of
  * 16 put in shared memory by two 16-byte stores. Loads that walk j (the
