@@ -101,6 +101,9 @@ template <int BM> struct ig_tile {
     static constexpr int BN = BM == 64 ? 128 : 256;
 };
 
+#ifndef IG_DEEP_BK
+#define IG_DEEP_BK 16
+#endif
 /* The deep tile's blocks an SM: 2 (128 registers a thread), else as many
  * as the registers the compiler picks allow. */
 template <int TM> struct ig_minb {
@@ -996,8 +999,10 @@ static mgpu_nn_conv_plan conv_plan(const mgpu_nn_args *a, const ig_dims &d)
 template <typename T, int MODE, int RT, int BM, bool TAP, int BNN = 0, int TM = 4>
 static void launch_mode(cudaStream_t st, const mgpu_nn_args *a, ig_dims d, void *ws)
 {
-    /* mgpu_nn_conv_tile_k, or the narrow tile's; the deep tile's 256 columns */
-    constexpr int BK = BNN ? MGPU_NN_CONV_NARROW_BK : sizeof(T) == 2 && BM == 64 ? 32 : 16,
+    /* mgpu_nn_conv_tile_k, or the narrow tile's; the deep tile's 256 columns
+     * (IG_DEEP_BK=8, a bench variant, halves its steps: the plan's chunks
+     * and tap-major condition hold for 16, so for 8 too) */
+    constexpr int BK = TM == 8 ? IG_DEEP_BK : BNN ? MGPU_NN_CONV_NARROW_BK : sizeof(T) == 2 && BM == 64 ? 32 : 16,
                   BN = TM == 8 ? 256 : BNN ? BNN : ig_tile<BM>::BN;
     dim3 grid((unsigned)((d.Ncol + BN - 1) / BN), (unsigned)((d.M + BM - 1) / BM), 1);
     mgpu_nn_conv_plan pl = conv_plan(a, d);
