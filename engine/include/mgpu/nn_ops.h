@@ -315,10 +315,12 @@ typedef struct mgpu_nn_conv_plan {
  * spent 3 on 32 and bound the 256x64x32x32>64 forward on L1/shared at
  * 0.76x cuDNN). Half as many blocks as the 64 x 128 tile, and 2 an SM (128
  * registers), so it is taken only where there are blocks enough for
- * several waves: bm 64 and at least this many 64 x 256 tiles. bench/conv_emu
- * lowers it to reach the kernel with small shapes. */
+ * about a wave: bm 64 and at least this many 64 x 256 tiles (256: on an H100
+ * 256x64x16x16>64 and 64x32x32x32>64, 256 tiles each, went from 0.161 /
+ * 0.084 ms to 0.135 / 0.070 with it; 1024 tiles, 0.627 -> 0.525).
+ * bench/conv_emu lowers it to reach the kernel with small shapes. */
 #ifndef MGPU_NN_CONV_DEEP_MIN_TILES
-#define MGPU_NN_CONV_DEEP_MIN_TILES 512
+#define MGPU_NN_CONV_DEEP_MIN_TILES 256
 #endif
 static inline int mgpu_nn_conv_fwd_deep(size_t m, size_t ncol, int bf16)
 {
