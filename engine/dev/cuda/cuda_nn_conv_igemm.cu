@@ -803,14 +803,20 @@ static void launch_halo(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d
  * in different banks; at most 128 + 8 for W = 32 */
 #define HW_XP 136
 
+/* LGW = log2 W, a constant: every B fragment's offset in a step is then
+ * an immediate, and the step's 16-pixel slices unroll in pairs, so the
+ * nine taps' mma chains of one slice overlap the next slice's loads (all
+ * four unrolled spill, next to the two steps' loads in registers) */
+template <int LGW>
 __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__restrict__ x, const uint16_t *__restrict__ dy,
-                                                              float *__restrict__ part, ig_dims d, int lgw, int chunk)
+                                                              float *__restrict__ part, ig_dims d, int chunk)
 {
     constexpr int A_BYTES = HL_BM * HW_LDA * 2, X_BYTES = 3 * HW_BC * HW_XP * 2;
     __shared__ __align__(128) unsigned char smem[A_BYTES + X_BYTES];
     uint16_t *As = reinterpret_cast<uint16_t *>(smem), *Xs = reinterpret_cast<uint16_t *>(smem + A_BYTES);
 
-    const int tid = threadIdx.x, W = 1 << lgw, TH = HW_PX >> lgw, HP = TH + 2, XP = HP * W + 8;
+    constexpr int lgw = LGW, W = 1 << LGW, TH = HW_PX >> LGW, HP = TH + 2, XP = HP * W + 8;
+    const int tid = threadIdx.x;
     const int C = d.C, K = d.K, H = d.H, plane = H * W, tiles_per_img = H / TH;
     const int c0 = blockIdx.x * HW_BC, k0 = blockIdx.y * HL_BM;
     const int t_beg = blockIdx.z * chunk, t_end = min(d.N * tiles_per_img, t_beg + chunk);
@@ -884,7 +890,7 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
     const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As), *Xb = reinterpret_cast<const __nv_bfloat16 *>(Xs);
 
     auto multiply = [&]() {
-#pragma unroll 1
+#pragma unroll 2
         for (int kk = 0; kk < HW_PX; kk += 16) {
             const int tr = kk >> lgw, tc = kk & (W - 1);
             afrag fa;
@@ -958,7 +964,9 @@ static void launch_halo_wgrad(cudaStream_t st, const mgpu_nn_args *a, const ig_d
 {
     int chunk, parts = halo_wgrad_parts(d, &chunk);
     dim3 grid((unsigned)(d.C / HW_BC), (unsigned)(d.K / HL_BM), (unsigned)parts);
-    k_halo_wgrad<<<grid, IG_THREADS, 0, st>>>((const uint16_t *)a->t[0], (const uint16_t *)a->t[1], (float *)ws, d, lgw, chunk);
+    const uint16_t *x = (const uint16_t *)a->t[0], *dy = (const uint16_t *)a->t[1];
+    if (lgw == 4) k_halo_wgrad<4><<<grid, IG_THREADS, 0, st>>>(x, dy, (float *)ws, d, chunk);
+    else k_halo_wgrad<5><<<grid, IG_THREADS, 0, st>>>(x, dy, (float *)ws, d, chunk);
     k_halo_wgrad_combine<<<nn_blocks((size_t)d.K * d.C * 9), NN_THREADS, 0, st>>>((const float *)ws, (uint16_t *)a->t[2], d.K, d.C,
                                                                                    parts);
 }
