@@ -35,6 +35,7 @@
  * has fewer than 2^31 elements. */
 #include <cuda_bf16.h>
 #include <mma.h>
+#include <cuda_pipeline.h>
 #include <type_traits>
 #include "dev/cuda/cuda_nn.h"
 
@@ -786,97 +787,106 @@ static void launch_halo(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d
  * or 32): dw[k][c][r][s] = sum over pixels of dy[k][px] x[c][px + (r, s)].
  * A block owns 64 k by 32 channels by all nine taps and reduces over a
  * part of the pixels, 64 (TH = 64 / W whole rows of one image) a step:
- * dy's 64 x 64 tile is A (row-major, 16-byte loads), and the x rows the
- * step reads (TH + 2 of them, 32 channels) are B, kept three times in
- * shared memory, shifted by s - 1 = -1, 0, 1 columns, so that tap (r, s)
- * of 16 pixels in a row is 16 consecutive elements of copy s at row
- * offset r - a col-major wmma B fragment (channel stride ldm) with no
- * gather. Each warp holds 16 k x 16 channels for all nine taps. The
- * parts' f32 partials go to the scratch as [part][tap][k][c] (wmma's
- * row-major store) and a second kernel adds them in part order into
- * dw[k][c][r][s]: the same bits on every run. */
+ * dy's 64 x 64 tile is A (row-major), and the x rows the step reads (TH +
+ * 2 of them, 32 channels) are B, kept three times in shared memory,
+ * shifted by s - 1 = -1, 0, 1 columns, so that tap (r, s) of 16 pixels in
+ * a row is 16 consecutive elements of copy s at row offset r - a
+ * col-major wmma B fragment (channel stride ldm) with no gather. Each
+ * warp holds 16 k x 16 channels for all nine taps. The parts' f32
+ * partials go to the scratch as [part][tap][k][c] (wmma's row-major
+ * store) and a second kernel adds them in part order into dw[k][c][r][s]:
+ * the same bits on every run.
+ * The loads are cp.async (16 bytes, straight to shared memory, no
+ * registers): dy's tile and x's unshifted copy (s = 1, rows outside the
+ * image zero-filled) land in a ring of HW_STAGES stages, two steps ahead
+ * of the multiply; the threads build the shifted copies 0 and 2 from copy
+ * 1 once it has landed. With no loads held in registers a thread needs
+ * <= 128 registers: two blocks an SM (16 warps, not 8) hide each other's
+ * waits, and a part plan of about two blocks an SM is one wave. */
 #define HW_BC MGPU_NN_HALO_WGRAD_BC /* channels a block */
 #define HW_PX MGPU_NN_HALO_WGRAD_PX /* pixels a step */
 #define HW_LDA (HW_PX + 8)
-/* a copy's channel stride: (TH + 2) x W and 8 more, so that a B
- * fragment's 16 channels (16-byte rows for the tensor cores' loads) fall
- * in different banks; at most 128 + 8 for W = 32 */
-#define HW_XP 136
+#define HW_STAGES 3
+/* dynamic shared memory (over 48 KB a block); bench/conv_emu declares its own */
+#ifndef HW_SMEM_DECL
+#define HW_SMEM_DECL(name, bytes) extern __shared__ __align__(128) uint4 name[]
+#endif
 
-/* LGW = log2 W, a constant: every B fragment's offset in a step is then
- * an immediate, and the step's 16-pixel slices unroll in pairs, so the
- * nine taps' mma chains of one slice overlap the next slice's loads (all
- * four unrolled spill, next to the two steps' loads in registers) */
+/* The layout for W = 2^LGW: a copy's channel stride XP is (TH + 2) x W
+ * and 8 more, so that a B fragment's 16 channels (16-byte rows for the
+ * tensor cores' loads) fall in different banks; a stage is dy's tile then
+ * copy 1; after the stages, copies 0 and 2. */
+template <int LGW> struct hw_shape {
+    static constexpr int W = 1 << LGW, TH = HW_PX >> LGW, HP = TH + 2, XP = HP * W + 8;
+    static constexpr int A_EL = HL_BM * HW_LDA, X_EL = HW_BC * XP, STAGE = A_EL + X_EL;
+    static constexpr int CHUNKS = HW_BC * HP * W / 8; /* x's 16-byte chunks a step */
+    static constexpr int XQ = (CHUNKS + IG_THREADS - 1) / IG_THREADS;
+    static constexpr int SMEM = (HW_STAGES * STAGE + 2 * X_EL) * 2;
+};
+
 template <int LGW>
-__global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__restrict__ x, const uint16_t *__restrict__ dy,
+__global__ void __launch_bounds__(IG_THREADS, 2) k_halo_wgrad(const uint16_t *__restrict__ x, const uint16_t *__restrict__ dy,
                                                               float *__restrict__ part, ig_dims d, int chunk)
 {
-    constexpr int A_BYTES = HL_BM * HW_LDA * 2, X_BYTES = 3 * HW_BC * HW_XP * 2;
-    __shared__ __align__(128) unsigned char smem[A_BYTES + X_BYTES];
-    uint16_t *As = reinterpret_cast<uint16_t *>(smem), *Xs = reinterpret_cast<uint16_t *>(smem + A_BYTES);
+    using S = hw_shape<LGW>;
+    constexpr int W = S::W, TH = S::TH, HP = S::HP, XP = S::XP, XQ = S::XQ;
+    HW_SMEM_DECL(hw_smem, S::SMEM);
+    uint16_t *sm = reinterpret_cast<uint16_t *>(hw_smem), *X02 = sm + HW_STAGES * S::STAGE;
 
-    constexpr int lgw = LGW, W = 1 << LGW, TH = HW_PX >> LGW, HP = TH + 2, XP = HP * W + 8;
     const int tid = threadIdx.x;
     const int C = d.C, K = d.K, H = d.H, plane = H * W, tiles_per_img = H / TH;
     const int c0 = blockIdx.x * HW_BC, k0 = blockIdx.y * HL_BM;
     const int t_beg = blockIdx.z * chunk, t_end = min(d.N * tiles_per_img, t_beg + chunk);
 
-    /* the copies' columns that read outside the image: zero for every step */
-    for (int e = tid; e < HW_BC * HP; e += IG_THREADS) {
-        int c = e / HP, row = (c * XP + (e - c * HP) * W);
-        Xs[row] = 0;                          /* copy s = 0, column 0 reads x[-1] */
-        Xs[2 * HW_BC * XP + row + W - 1] = 0; /* copy s = 2, column W - 1 reads x[W] */
-    }
-
     /* A: packs of 8 pixels, pack u = tid + 256 i is k = u / 8, pixels 8 (u % 8) */
     const int a_k = tid >> 3, a_px = (tid & 7) * 8;
-    /* B: pairs of columns, pair v = tid + 256 i is column 2 (v % (W / 2)),
-     * halo row v / (W / 2) % HP, channel v / (W / 2) / HP; its offset in
-     * the image from the tile's first row, in a copy, and its row | column << 8 */
-    constexpr int BQ = 8; /* at most 32 x (64 + 2 x 32) / 2 / 256 pairs a thread */
-    const int pairs = HW_BC * HP * W / 2;
-    int b_off[BQ], b_sm[BQ], b_hh[BQ];
+    /* x: chunk v = tid + 256 i is columns col..col + 7 (the same for every
+     * i, 256 being a multiple of W / 8), halo row v / (W / 8) % HP, channel
+     * v / (W / 8) / HP: its halo row, and its offset in a copy */
+    const int col = (tid & (W / 8 - 1)) * 8;
+    int x_hh[XQ], x_sm[XQ];
 #pragma unroll
-    for (int i = 0; i < BQ; i++) {
-        int v = tid + i * IG_THREADS, ww = (v & (W / 2 - 1)) * 2, rest = v >> (lgw - 1), hh = rest % HP, c = rest / HP;
-        b_off[i] = (c * H + hh - 1) * W + ww;
-        b_sm[i] = c * XP + hh * W + ww;
-        b_hh[i] = v < pairs ? hh | ww << 8 : -1;
+    for (int i = 0; i < XQ; i++) {
+        int v = tid + i * IG_THREADS, rest = v / (W / 8), hh = rest % HP, c = rest / HP;
+        x_hh[i] = v < S::CHUNKS ? hh : -1;
+        x_sm[i] = c * XP + hh * W + col;
     }
 
-    /* two steps' loads in registers (ra/rb for even steps of the part, ra2/rb2
-     * for odd): a step's loads have two steps of multiplying to arrive in,
-     * not one - one block an SM (212 registers) has no other block to hide
-     * their latency behind */
-    uint4 ra[2], ra2[2];
-    uint32_t rb[BQ], rb2[BQ];
-    auto load = [&](uint4 (&ra)[2], uint32_t (&rb)[BQ], int t) {
+    /* step t's dy tile and copy 1 into stage st (cp.async, not waited for) */
+    auto load = [&](int t, int st) {
         int n = t / tiles_per_img, p0 = (t - n * tiles_per_img) * TH;
+        uint16_t *As = sm + st * S::STAGE, *X1 = As + S::A_EL;
         const uint16_t *a = dy + ((size_t)n * K + k0) * plane + p0 * W;
 #pragma unroll
-        for (int i = 0; i < 2; i++) ra[i] = *reinterpret_cast<const uint4 *>(a + (size_t)(a_k + 32 * i) * plane + a_px);
-        const uint16_t *b = x + ((size_t)n * C + c0) * plane + p0 * W;
+        for (int i = 0; i < 2; i++)
+            __pipeline_memcpy_async(As + (a_k + 32 * i) * HW_LDA + a_px, a + (size_t)(a_k + 32 * i) * plane + a_px, 16);
+        const uint16_t *b = x + ((size_t)n * C + c0) * plane;
 #pragma unroll
-        for (int i = 0; i < BQ; i++) {
-            bool ok = b_hh[i] >= 0 && (unsigned)(p0 - 1 + (b_hh[i] & 0xff)) < (unsigned)H;
-            rb[i] = ok ? *reinterpret_cast<const uint32_t *>(b + b_off[i]) : 0;
+        for (int i = 0; i < XQ; i++) {
+            if (x_hh[i] < 0) continue;
+            int h = p0 - 1 + x_hh[i], c = x_sm[i] / XP;
+            bool in = (unsigned)h < (unsigned)H;
+            /* a row outside the image: 16 bytes of zeros, nothing read */
+            __pipeline_memcpy_async(X1 + x_sm[i], in ? b + ((size_t)c * H + h) * W + col : x, 16, in ? 0 : 16);
         }
     };
-    auto stash = [&](const uint4 (&ra)[2], const uint32_t (&rb)[BQ]) {
+    /* copies 0 and 2 (x[column - 1], x[column + 1]; 0 past the row's ends)
+     * from stage st's copy 1: a thread's chunks, 4-byte words from two
+     * neighbouring ones (little-endian: a word's low half is its left pixel) */
+    auto build = [&](int st) {
+        const uint16_t *X1 = sm + st * S::STAGE + S::A_EL;
 #pragma unroll
-        for (int i = 0; i < 2; i++) *reinterpret_cast<uint4 *>(As + (a_k + 32 * i) * HW_LDA + a_px) = ra[i];
-#pragma unroll
-        for (int i = 0; i < BQ; i++) {
-            if (b_hh[i] < 0) continue;
-            int ww = b_hh[i] >> 8;
-            uint16_t e0 = (uint16_t)rb[i], e1 = (uint16_t)(rb[i] >> 16);
-            uint16_t *s0 = Xs + b_sm[i], *s1 = s0 + HW_BC * XP, *s2 = s1 + HW_BC * XP;
-            /* copy s holds x[column + s - 1] */
-            s0[1] = e0;
-            if (ww + 2 < W) s0[2] = e1;
-            *reinterpret_cast<uint32_t *>(s1) = rb[i];
-            if (ww > 0) s2[-1] = e0;
-            s2[0] = e1;
+        for (int i = 0; i < XQ; i++) {
+            if (x_hh[i] < 0) continue;
+            const uint16_t *src = X1 + x_sm[i];
+            uint4 m = *reinterpret_cast<const uint4 *>(src);
+            uint32_t lo = col > 0 ? *reinterpret_cast<const uint32_t *>(src - 2) : 0u;
+            uint32_t hi = col + 8 < W ? *reinterpret_cast<const uint32_t *>(src + 8) : 0u;
+            uint4 s0, s2;
+            s0.x = lo >> 16 | m.x << 16, s0.y = m.x >> 16 | m.y << 16, s0.z = m.y >> 16 | m.z << 16, s0.w = m.z >> 16 | m.w << 16;
+            s2.x = m.x >> 16 | m.y << 16, s2.y = m.y >> 16 | m.z << 16, s2.z = m.z >> 16 | m.w << 16, s2.w = m.w >> 16 | hi << 16;
+            *reinterpret_cast<uint4 *>(X02 + x_sm[i]) = s0;
+            *reinterpret_cast<uint4 *>(X02 + S::X_EL + x_sm[i]) = s2;
         }
     };
 
@@ -887,38 +897,46 @@ __global__ void __launch_bounds__(IG_THREADS, 1) k_halo_wgrad(const uint16_t *__
     cfrag acc[9];
 #pragma unroll
     for (int t = 0; t < 9; t++) wmma::fill_fragment(acc[t], 0.f);
-    const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(As), *Xb = reinterpret_cast<const __nv_bfloat16 *>(Xs);
 
-    auto multiply = [&]() {
+    auto multiply = [&](int st) {
+        const __nv_bfloat16 *Ab = reinterpret_cast<const __nv_bfloat16 *>(sm + st * S::STAGE) + wm * 16 * HW_LDA;
+        const __nv_bfloat16 *Xc[3] = {reinterpret_cast<const __nv_bfloat16 *>(X02) + hc * 16 * XP,
+                                      reinterpret_cast<const __nv_bfloat16 *>(sm + st * S::STAGE + S::A_EL) + hc * 16 * XP,
+                                      reinterpret_cast<const __nv_bfloat16 *>(X02 + S::X_EL) + hc * 16 * XP};
 #pragma unroll 2
         for (int kk = 0; kk < HW_PX; kk += 16) {
-            const int tr = kk >> lgw, tc = kk & (W - 1);
+            const int tr = kk >> LGW, tc = kk & (W - 1);
             afrag fa;
-            wmma::load_matrix_sync(fa, Ab + wm * 16 * HW_LDA + kk, HW_LDA);
+            wmma::load_matrix_sync(fa, Ab + kk, HW_LDA);
 #pragma unroll
             for (int tap = 0; tap < 9; tap++) {
                 const int r = tap / 3, s = tap % 3;
                 bfrag fb;
-                wmma::load_matrix_sync(fb, Xb + (s * HW_BC + hc * 16) * XP + (tr + r) * W + tc, XP);
+                wmma::load_matrix_sync(fb, Xc[s] + (tr + r) * W + tc, XP);
                 wmma::mma_sync(acc[tap], fa, fb, acc[tap]);
             }
         }
     };
 
-    if (t_beg < t_end) load(ra, rb, t_beg);
-    if (t_beg + 1 < t_end) load(ra2, rb2, t_beg + 1);
-    for (int t = t_beg; t < t_end; t += 2) {
+    /* the ring: step t in stage (t - t_beg) % HW_STAGES; a group committed
+     * every step (empty past the part's end) so that waiting for all but
+     * the newest HW_STAGES - 2 groups always means step t's has landed */
+#pragma unroll
+    for (int i = 0; i < HW_STAGES - 1; i++) {
+        if (t_beg + i < t_end) load(t_beg + i, i);
+        __pipeline_commit();
+    }
+    int st = 0;
+    for (int t = t_beg; t < t_end; t++) {
+        __pipeline_wait_prior(HW_STAGES - 2);
+        __syncthreads(); /* step t's stage in for every thread; step t - 1's multiply done */
+        int ahead = st + HW_STAGES - 1 >= HW_STAGES ? st - 1 : st + HW_STAGES - 1; /* step t - 1's stage, free now */
+        if (t + HW_STAGES - 1 < t_end) load(t + HW_STAGES - 1, ahead);
+        __pipeline_commit();
+        build(st);
         __syncthreads();
-        stash(ra, rb);
-        __syncthreads();
-        if (t + 2 < t_end) load(ra, rb, t + 2); /* in flight for this step and the next */
-        multiply();
-        if (t + 1 >= t_end) break;
-        __syncthreads();
-        stash(ra2, rb2);
-        __syncthreads();
-        if (t + 3 < t_end) load(ra2, rb2, t + 3);
-        multiply();
+        multiply(st);
+        st = st + 1 == HW_STAGES ? 0 : st + 1;
     }
 #pragma unroll
     for (int tap = 0; tap < 9; tap++)
@@ -960,13 +978,27 @@ static int halo_wgrad_lgw(const mgpu_nn_args *a, const ig_dims &d, bool ptrs = t
     return lgw;
 }
 
+/* over 48 KB of shared memory a block: allowed for the kernel, and the
+ * largest carveout asked for, so that two blocks fit an SM (each call: the
+ * setting is the current device's, and a call is cheap next to the
+ * kernel) */
+template <int LGW>
+static void launch_halo_wgrad_w(cudaStream_t st, dim3 grid, const uint16_t *x, const uint16_t *dy, float *part, const ig_dims &d,
+                                int chunk)
+{
+    constexpr int bytes = hw_shape<LGW>::SMEM;
+    cudaFuncSetAttribute(k_halo_wgrad<LGW>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(k_halo_wgrad<LGW>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    k_halo_wgrad<LGW><<<grid, IG_THREADS, bytes, st>>>(x, dy, part, d, chunk);
+}
+
 static void launch_halo_wgrad(cudaStream_t st, const mgpu_nn_args *a, const ig_dims &d, int lgw, void *ws)
 {
     int chunk, parts = halo_wgrad_parts(d, &chunk);
     dim3 grid((unsigned)(d.C / HW_BC), (unsigned)(d.K / HL_BM), (unsigned)parts);
     const uint16_t *x = (const uint16_t *)a->t[0], *dy = (const uint16_t *)a->t[1];
-    if (lgw == 4) k_halo_wgrad<4><<<grid, IG_THREADS, 0, st>>>(x, dy, (float *)ws, d, chunk);
-    else k_halo_wgrad<5><<<grid, IG_THREADS, 0, st>>>(x, dy, (float *)ws, d, chunk);
+    if (lgw == 4) launch_halo_wgrad_w<4>(st, grid, x, dy, (float *)ws, d, chunk);
+    else launch_halo_wgrad_w<5>(st, grid, x, dy, (float *)ws, d, chunk);
     k_halo_wgrad_combine<<<nn_blocks((size_t)d.K * d.C * 9), NN_THREADS, 0, st>>>((const float *)ws, (uint16_t *)a->t[2], d.K, d.C,
                                                                                    parts);
 }

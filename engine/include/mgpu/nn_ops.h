@@ -89,10 +89,10 @@ static inline size_t mgpu_nn_conv_chunk(size_t tiles, size_t kred, size_t bk, in
  * min_blocks: cuda's HL_MIN_BLOCKS, MGPU_NN_HALO_MIN_BLOCKS unless the CPU
  * emulation lowers it to reach the kernels with small shapes. */
 #define MGPU_NN_HALO_MIN_BLOCKS 132 /* fewer blocks than SMs stay on the general kernels */
-/* The weight grad runs one block an SM (212 registers): 128 blocks are a
- * wave with 4 SMs idle (64x32x32x32>64: 128 parts of one block), far
- * better than the general kernel's 1-wide-tile gather there (0.082 ms,
- * cuDNN 0.047) */
+/* The weight grad runs two blocks an SM (128 registers, its loads
+ * cp.async); 128 blocks still take 128 SMs, one each (64x32x32x32>64:
+ * 128 parts of one block), far better than the general kernel's
+ * 1-wide-tile gather there (0.082 ms, cuDNN 0.047) */
 #define MGPU_NN_HALO_WGRAD_MIN_BLOCKS 128
 #define MGPU_NN_HALO_BN 256         /* output pixels a block: whole rows of one image */
 #define MGPU_NN_HALO_SLICE 16       /* reduction channels a slice (staged, then 9 GEMM steps) */
