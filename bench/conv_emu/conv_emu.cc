@@ -31,7 +31,8 @@ int main(int argc, char **argv)
          * j), planes of 225 (runs of 4 that cross images, unaligned); 18 tiles in 2 parts, tap-major, planes of 121 */
         {130, 16, 8, 8, 64, 1, 1}, {19, 20, 15, 15, 72, 3, 1}, {37, 16, 11, 11, 64, 3, 1},
         /* the halo weight grad's cp.async ring: one step (the prologue's second stage empty); W 16 in 4 parts of 8 steps */
-        {1, 32, 4, 16, 64, 3, 1}, {8, 32, 16, 16, 64, 3, 1}};
+        {1, 32, 4, 16, 64, 3, 1}, {8, 32, 16, 16, 64, 3, 1},
+        {34, 32, 16, 16, 64, 3, 1} /* the halo weight grad in 17 parts: the combine's batch of 16 and one more */};
     /* argv[1]: one shape's index, or "i/n": the shapes with index % n == i
      * (ctest runs the list in shards: 26 shapes under ASan on a loaded
      * machine outlast one test's hang budget) */
