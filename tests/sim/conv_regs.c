@@ -39,7 +39,7 @@ static int failures, moved, igemm_seen, halo_seen, wgrad_seen;
 static FILE *fails; /* the failures' sentences, printed after the table */
 static char *fails_text;
 static size_t fails_len;
-static int seen_igemm[2][3][3][3], seen_narrow[3][3];
+static int seen_igemm[2][3][3][3], seen_narrow[3][3], seen_deep[2];
 
 /* One kernel against its entry: table_regs the table's count, or -1 where
  * the sim holds only the blocks (the halo kernels). */
@@ -62,23 +62,33 @@ static void report(const char *kernel, const char *entry, int regs, int smem, in
             kernel, regs, smem, have, have == 1 ? "" : "s", entry, says, want, want == 1 ? "" : "s", want, have);
 }
 
-/* k_igemm<T, MODE, RT, BM, BK, TAP, BNN>, mangled: _Z7k_igemmI f|t Li..E ... Lb.E Li..E E... */
+/* k_igemm<T, MODE, RT, BM, BK, TAP, BNN, TM>, mangled: _Z7k_igemmI f|t Li..E ... Lb.E Li..E Li..E E...
+ * (TM the thread tile's rows: 4, or 8 for the f32 forward's deep tile) */
 static void igemm(const char *mangled, int regs, int smem)
 {
     char t;
-    int mode, rt, bm, bk, tap, bnn;
-    if (sscanf(mangled, "_Z7k_igemmI%cLi%dELi%dELi%dELi%dELb%dELi%dEE", &t, &mode, &rt, &bm, &bk, &tap, &bnn) != 7 ||
-        (t != 'f' && t != 't') || mode < 0 || mode > 2 || bm_index(bm) < 0 ||
-        (bnn && (t != 'f' || mode != 2 || bm_index(bnn) < 0))) {
+    int mode, rt, bm, bk, tap, bnn, tm, end = 0;
+    /* %n past the closing EE: sscanf does not report a literal that fails
+     * after its last conversion, so without it a name with one more
+     * template argument passes (the 7-argument pattern read each TM 8
+     * instance as its TM 4 entry) */
+    if (sscanf(mangled, "_Z7k_igemmI%cLi%dELi%dELi%dELi%dELb%dELi%dELi%dEE%n", &t, &mode, &rt, &bm, &bk, &tap, &bnn, &tm,
+               &end) != 8 ||
+        !end || (t != 'f' && t != 't') || mode < 0 || mode > 2 || bm_index(bm) < 0 ||
+        (bnn && (t != 'f' || mode != 2 || bm_index(bnn) < 0)) || (tm != 4 && tm != 8) ||
+        (tm == 8 && (t != 'f' || mode != 0 || bm != 64 || bnn))) {
         fprintf(fails, "FAIL a k_igemm instance this check cannot map to the table: %s\n", mangled);
         failures++;
         return;
     }
-    int bf16 = t == 't', bmi = bm_index(bm), col = tap ? 0 : rt == 3 ? 1 : 2;
+    int bf16 = t == 't', bmi = bm_index(bm), col = tap ? 0 : rt == 3 ? 1 : 2, deep = tm == 8;
     char kernel[96], entry[96];
-    snprintf(kernel, sizeof kernel, "k_igemm<%s, %d, %d, %d, %d, %s, %d>", bf16 ? "uint16_t" : "float", mode, rt, bm, bk,
-             tap ? "true" : "false", bnn);
-    if (bnn) {
+    snprintf(kernel, sizeof kernel, "k_igemm<%s, %d, %d, %d, %d, %s, %d, %d>", bf16 ? "uint16_t" : "float", mode, rt, bm,
+             bk, tap ? "true" : "false", bnn, tm);
+    if (deep) {
+        snprintf(entry, sizeof entry, "sim_conv_regs_deep[%s]", tap ? "tap-major" : "general");
+        seen_deep[tap ? 0 : 1] = 1;
+    } else if (bnn) {
         snprintf(entry, sizeof entry, "sim_conv_regs_narrow[bm %d][bn %d]", bm, bnn);
         seen_narrow[bmi][bm_index(bnn)] = 1;
     } else {
@@ -86,8 +96,8 @@ static void igemm(const char *mangled, int regs, int smem)
                  COL_NAME[col]);
         seen_igemm[bf16][mode][bmi][col] = 1;
     }
-    int table = sim_conv_table_regs(mode, bf16, bm, tap, rt == 3, bnn);
-    report(kernel, entry, regs, smem, table, sim_conv_blocks(table, bm, bnn));
+    int table = sim_conv_table_regs(mode, bf16, bm, tap, rt == 3, bnn, deep);
+    report(kernel, entry, regs, smem, table, sim_conv_blocks(table, bm, bnn, deep));
     igemm_seen++;
 }
 
@@ -102,8 +112,12 @@ static void kernel(const char *mangled, int regs, int smem)
         snprintf(name, sizeof name, "k_halo<%d, %d>", mode, bm);
         report(name, "SIM_CONV_HALO_BLOCKS", regs, smem, -1, SIM_CONV_HALO_BLOCKS);
         halo_seen++;
-    } else if (strncmp(mangled, "_Z12k_halo_wgrad", 16) == 0) {
-        report("k_halo_wgrad", "SIM_CONV_HALO_WGRAD_BLOCKS", regs, smem, -1, SIM_CONV_HALO_WGRAD_BLOCKS);
+    } else if (strncmp(mangled, "_Z12k_halo_wgradI", 17) == 0 || strncmp(mangled, "_Z12k_halo_wgradP", 17) == 0) {
+        /* k_halo_wgrad<LGW> (62265c9; before it a plain function); not its combine, k_halo_wgrad_combine */
+        int lgw = -1;
+        char name[64] = "k_halo_wgrad";
+        if (sscanf(mangled, "_Z12k_halo_wgradILi%dEE", &lgw) == 1) snprintf(name, sizeof name, "k_halo_wgrad<%d>", lgw);
+        report(name, "SIM_CONV_HALO_WGRAD_BLOCKS", regs, smem, -1, SIM_CONV_HALO_WGRAD_BLOCKS);
         wgrad_seen++;
     }
 }
@@ -169,6 +183,12 @@ int main(int argc, char **argv)
                         16 << i, 16 << j);
                 failures++;
             }
+    for (int i = 0; i < 2; i++)
+        if (!seen_deep[i]) {
+            fprintf(fails, "FAIL no k_igemm instance in ptxas's output for sim_conv_regs_deep[%s]\n",
+                    i ? "general" : "tap-major");
+            failures++;
+        }
     const char *missing[3] = {
         !igemm_seen && !halo_seen && !wgrad_seen ? "sm_90 kernel at all (a build without sm_90 in CMAKE_CUDA_ARCHITECTURES?)" : NULL,
         !halo_seen ? "k_halo" : NULL, !wgrad_seen ? "k_halo_wgrad" : NULL};

@@ -59,11 +59,11 @@ typedef struct conv_coeffs {
     double halo_slice_ns; /* k_halo: staging a slice (its TH+2 rows, 9 taps' weights) */
     double halo_mac_ns;   /* k_halo: per multiply-add of its 9 GEMM steps a slice */
     double halo_dgrad;    /* k_halo's data grad over its forward (w transposed, flipped) */
-    double halo_wstep_ns; /* k_halo_wgrad: one block's 64-pixel step (9 taps) */
+    double halo_wstep_ns; /* k_halo_wgrad: an SM's time for a block's 64-pixel step (9 taps) */
 } conv_coeffs;
 
 /* scripts/fit-conv-sim.py --write: /work/notes/gpu17/conv-merged-kern.json (NVIDIA H100 80GB HBM3),
- * every case: 59 of 60 within 15 % */
+ * every case: 59 of 60 within 15 % (halo_wstep: provisional, see below) */
 static const conv_coeffs CONV_FIT = {
     .gather_ns = {0.1008, 0.07048},
     .mac_ns = {0.006191, 0.002708},
@@ -75,7 +75,9 @@ static const conv_coeffs CONV_FIT = {
     .halo_slice_ns = 803.5,
     .halo_mac_ns = 0.001419,
     .halo_dgrad = 1.125,
-    .halo_wstep_ns = 2513,
+    /* provisional until the refit: r1's 256x64x32x32>64 dw (w3.txt, 0.1334
+     * ms) less its combine, over 32 steps of two blocks an SM */
+    .halo_wstep_ns = 1990,
 };
 
 static conv_coeffs conv_k;
@@ -123,10 +125,11 @@ static void conv_k_init(void)
  * its registers (ptxas's counts: sim_conv_regs.h, which the test suite
  * holds to ptxas) and its shared memory. mode 0 forward, 1 data grad, 2
  * weight grad; tap the tap-major reduction; r3 the 3x3 instance (RT 3) of
- * a general one; narrow the f32 weight grad's narrow tile (bn 16, 32 or 64). */
-static int conv_blocks_per_sm(int mode, int bf16, int bm, int tap, int r3, int narrow_bn)
+ * a general one; narrow the f32 weight grad's narrow tile (bn 16, 32 or
+ * 64); deep the f32 forward's deep tile. */
+static int conv_blocks_per_sm(int mode, int bf16, int bm, int tap, int r3, int narrow_bn, int deep)
 {
-    return sim_conv_blocks(sim_conv_table_regs(mode, bf16, bm, tap, r3, narrow_bn), bm, narrow_bn);
+    return sim_conv_blocks(sim_conv_table_regs(mode, bf16, bm, tap, r3, narrow_bn, deep), bm, narrow_bn, deep);
 }
 
 /* An SM's time for `per_sm` blocks of `steps` k-steps each, `occ` at a
@@ -146,13 +149,18 @@ static double conv_sm_ns(double per_sm, int occ, double steps, double step_ns, d
 
 /* The combine of a reduction cut in `parts` (outputs f32 partials each):
  * one thread an output adds its parts in order - a chain of loads, `part`
- * each - unless the partials' bytes at HBM's rate take longer. */
-static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, double outputs, double parts, int bf16,
-                              double hbm_eff)
+ * each, or a chain of batches of `batch` loads issued together (the halo
+ * weight grad's combine, 04f7d07) - unless the partials' bytes at HBM's
+ * rate take longer. */
+static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, double outputs, double parts, double batch,
+                              int bf16, double hbm_eff)
 {
     double bytes = outputs * (parts * 4.0 + (bf16 ? 2.0 : 4.0));
-    return fmax(parts * c->part_ns, bytes / (g->hbm_gbs * hbm_eff));
+    return fmax(ceil(parts / batch) * c->part_ns, bytes / (g->hbm_gbs * hbm_eff));
 }
+
+/* k_halo_wgrad_combine's partials loaded at once (HW_CB, cuda_nn_conv_igemm.cu) */
+#define CONV_HALO_WGRAD_COMBINE_BATCH 16
 
 /* The halo kernels (nn_ops.h's shapes; cuda_nn_conv_igemm.cu). k_halo
  * (halo 1): a block of BM channels by 256 pixels stages each 16-channel
@@ -162,22 +170,26 @@ static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, doub
  * flipped: `halo_dgrad` of the forward's time (0b19516 stashes the weights
  * without bank conflicts, so the data grad costs about what the forward
  * does: 18 % more before). k_halo_wgrad (halo 2): a block of 64 k by 32
- * channels by 9 taps over `chunk` steps of 64 pixels, one block an SM
- * (SIM_CONV_HALO_WGRAD_BLOCKS: priced as waves of whole blocks, which a
- * second block an SM would not be), then the parts' combine; since
- * 260d47e its loads run two steps ahead of its multiplies, so a step waits
- * for the longer of the two, not their sum (only the first load waits
- * whole). SM time on the H100. */
+ * channels by 9 taps over `chunk` steps of 64 pixels,
+ * SIM_CONV_HALO_WGRAD_BLOCKS (2, 62265c9: its loads by cp.async into a
+ * ring in shared memory, 128 registers; was 1 at 243) an SM, shared out
+ * as k_igemm's blocks are (conv_sm_ns): two blocks an SM take each step at
+ * twice a block's work `halo_wstep` (the SM's issue bound), a lone block
+ * at its work and the wait `lone` that no other block's warps hide (its
+ * loads run ahead in the ring, but its 8 warps still wait at the step's
+ * barriers and its tensor-core chains) - the part plan of about two
+ * blocks an SM is one wave (256x64x32x32>64: 256 blocks of 32 steps).
+ * Then the parts' combine, which loads 16 partials before it adds them
+ * (04f7d07). SM time on the H100. */
 static double conv_halo_ns(const conv_coeffs *c, const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, double hbm_eff)
 {
     double m = (double)w->m, n = (double)w->n, kred = w->flops / (2.0 * m * n);
     if (w->conv.halo == 2) { /* m = K, n = 9 C, kred = N H W */
-        _Static_assert(SIM_CONV_HALO_WGRAD_BLOCKS == 1, "k_halo_wgrad is priced as waves of one block an SM");
         double parts = (double)(w->batch ? w->batch : 1);
         double blocks = floor(n / 9.0 / MGPU_NN_HALO_WGRAD_BC) * floor(m / MGPU_NN_HALO_WGRAD_BM) * parts;
         double steps = ceil(kred / MGPU_NN_HALO_WGRAD_PX / parts);
-        return ceil(blocks / g->sms) * (steps * fmax(c->halo_wstep_ns, c->lone_ns) + c->lone_ns) +
-               conv_combine_ns(c, g, m * n, parts, bf16, hbm_eff);
+        return conv_sm_ns(ceil(blocks / g->sms), SIM_CONV_HALO_WGRAD_BLOCKS, steps, c->halo_wstep_ns, 0, c->lone_ns) +
+               conv_combine_ns(c, g, m * n, parts, CONV_HALO_WGRAD_COMBINE_BATCH, bf16, hbm_eff);
     }
     double bm = mgpu_nn_conv_halo_bm(w->m), blocks = floor(n / MGPU_NN_HALO_BN) * floor(m / bm);
     double slices = ceil(kred / (9.0 * MGPU_NN_HALO_SLICE));
@@ -215,8 +227,9 @@ double sim_conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, doub
     double bm = pl.bm, bn = pl.bn, bk = pl.bk;
     /* tap-major: a tap's channels (the forward's C, the data grad's K) are whole BK-deep chunks */
     int tap = mode != 2 && taps > 0 && fmod(kred / taps, bk) == 0;
-    int occ = conv_blocks_per_sm(mode, bf16, pl.bm, tap, w->conv.r == 3, pl.narrow ? pl.bn : 0);
-    double gather = c->gather_ns[bf16 != 0] * (tap ? c->tap : 1.0), mac = c->mac_ns[bf16 != 0] * bm * bn;
+    int occ = conv_blocks_per_sm(mode, bf16, pl.bm, tap, w->conv.r == 3, pl.narrow ? pl.bn : 0, pl.deep);
+    double gather = c->gather_ns[bf16 != 0] * (tap ? c->tap : 1.0);
+    double mac = c->mac_ns[bf16 != 0] * bm * bn;
     double blocks = 0, ksteps = 0, work = 0, out = 0, deepest = 0; /* sums over the blocks: k-steps, their SM time, tile outs */
     int s = w->conv.dgrad && w->conv.stride > 1 ? w->conv.stride : 1;
     for (int a = 0; a < s; a++)
@@ -248,6 +261,6 @@ double sim_conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, doub
      * 256x32x16x16>64 s2: phases of 4 to 16 steps, 41.3 us measured; the
      * average block priced it 15 % fast). */
     if (s > 1) t = fmax(t, conv_sm_ns(fmin(occ, per_sm), occ, deepest, step, tile_out, c->lone_ns));
-    if (parts > 1 || mode == 2) t += conv_combine_ns(c, g, m * n, parts, bf16, hbm_eff);
+    if (parts > 1 || mode == 2) t += conv_combine_ns(c, g, m * n, parts, 1, bf16, hbm_eff);
     return t * clock;
 }
