@@ -38,10 +38,11 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONV_C = os.path.join(HERE, "engine", "dev", "sim", "sim_conv_price.c")
 BENCH = os.path.join(HERE, "bench", "nn_bench.lua")
 # the knob's names (sim_conv_price.c, conv_knob_names) and CONV_FIT's fields, in order
-NAMES = ["gather_f32", "gather_bf16", "tap", "dgrad", "mac_f32", "mac_bf16", "lone", "epi", "part", "halo_slice",
-         "halo_mac", "halo_dgrad", "halo_wstep"]
-FIELDS = {"tap": "tap", "dgrad": "dgrad_a_ns", "lone": "lone_ns", "epi": "epi_ns", "part": "part_ns",
-          "halo_slice": "halo_slice_ns", "halo_mac": "halo_mac_ns", "halo_dgrad": "halo_dgrad", "halo_wstep": "halo_wstep_ns"}
+NAMES = ["gather_f32", "gather_bf16", "tap", "dgrad", "mac_f32", "mac_bf16", "mac_deep", "lone", "epi", "part",
+         "halo_slice", "halo_mac", "halo_dgrad", "halo_wstep"]
+FIELDS = {"mac_deep": "mac_deep_ns", "tap": "tap", "dgrad": "dgrad_a_ns", "lone": "lone_ns", "epi": "epi_ns",
+          "part": "part_ns", "halo_slice": "halo_slice_ns", "halo_mac": "halo_mac_ns", "halo_dgrad": "halo_dgrad",
+          "halo_wstep": "halo_wstep_ns"}
 WITHIN = 15.0
 
 

@@ -36,7 +36,12 @@
  *     line), per element (`dgrad`); the others' A is a plain load, lost in
  *     the fit.
  *   - mac: the multiply-adds of the whole tile from shared memory (f32:
- *     about half the FMA peak; bf16: wmma's fragment loads bind it).
+ *     about half the FMA peak; bf16: wmma's fragment loads bind it). The
+ *     f32 forward's deep tile (mgpu_nn_conv_plan's deep: 64 x 256, 8 x 8
+ *     a thread, 37d9d64) has its own, `mac_deep`: a warp's 4 x 8 threads
+ *     feed 64 FMAs from 4 one-wavefront shared loads where the 4 x 8 tile
+ *     fed 32 from 5 wavefronts, so its multiply-adds cost less an element
+ *     than the other f32 tiles' (shared memory bound the 4 x 8 tile).
  * A block's k-step waits `lone` for its loads when nothing else on its SM
  * hides them; the first load waits it whole. Its tile then goes out
  * through shared memory, `epi` an output (instruction bound: a division
@@ -53,6 +58,7 @@ typedef struct conv_coeffs {
     double tap;           /* a tap-major chunk's gathers over the element-wise ones */
     double dgrad_a_ns;    /* the data grad's A tile (w transposed), per element */
     double mac_ns[2];     /* an SM's time per multiply-add of a tile, f32 / bf16 */
+    double mac_deep_ns;   /* the same for the f32 forward's deep tile (8 x 8 a thread) */
     double lone_ns;       /* a k-step's load latency, unhidden by a lone block */
     double epi_ns;        /* a block's tile out, per output element */
     double part_ns;       /* the combine kernel, per part its threads add */
@@ -62,22 +68,21 @@ typedef struct conv_coeffs {
     double halo_wstep_ns; /* k_halo_wgrad: an SM's time for a block's 64-pixel step (9 taps) */
 } conv_coeffs;
 
-/* scripts/fit-conv-sim.py --write: /work/notes/gpu17/conv-merged-kern.json (NVIDIA H100 80GB HBM3),
- * every case: 59 of 60 within 15 % (halo_wstep: provisional, see below) */
+/* scripts/fit-conv-sim.py --write: /work/notes/gpu18/conv-merged.json (NVIDIA H100 80GB HBM3),
+ * every case: 60 of 60 within 15 % */
 static const conv_coeffs CONV_FIT = {
-    .gather_ns = {0.1008, 0.07048},
-    .mac_ns = {0.006191, 0.002708},
-    .tap = 0.7155,
-    .dgrad_a_ns = 0.1292,
-    .lone_ns = 280.1,
-    .epi_ns = 0.2727,
-    .part_ns = 28.33,
-    .halo_slice_ns = 803.5,
-    .halo_mac_ns = 0.001419,
-    .halo_dgrad = 1.125,
-    /* provisional until the refit: r1's 256x64x32x32>64 dw (w3.txt, 0.1334
-     * ms) less its combine, over 32 steps of two blocks an SM */
-    .halo_wstep_ns = 1990,
+    .gather_ns = {0.103, 0.07047},
+    .mac_ns = {0.006149, 0.002775},
+    .mac_deep_ns = 0.005284,
+    .tap = 0.7039,
+    .dgrad_a_ns = 0.1387,
+    .lone_ns = 314.2,
+    .epi_ns = 0.2855,
+    .part_ns = 29.83,
+    .halo_slice_ns = 914.8,
+    .halo_mac_ns = 0.001391,
+    .halo_dgrad = 1.124,
+    .halo_wstep_ns = 1909,
 };
 
 static conv_coeffs conv_k;
@@ -85,8 +90,8 @@ static pthread_once_t conv_k_once = PTHREAD_ONCE_INIT;
 
 /* The knob's names, in CONV_FIT's order (scripts/fit-conv-sim.py NAMES). */
 static const char *const conv_knob_names =
-    "gather_f32, gather_bf16, tap, dgrad, mac_f32, mac_bf16, lone, epi, part, halo_slice, halo_mac, halo_dgrad, "
-    "halo_wstep";
+    "gather_f32, gather_bf16, tap, dgrad, mac_f32, mac_bf16, mac_deep, lone, epi, part, halo_slice, halo_mac, "
+    "halo_dgrad, halo_wstep";
 
 /* CONV_FIT, or MGPU_SIM_CONV_FIT's values over it (a bad one is reported
  * and the committed fit kept). */
@@ -99,7 +104,7 @@ static void conv_k_init(void)
     struct { const char *name; double *v; } f[] = {
         {"gather_f32", &c.gather_ns[0]}, {"gather_bf16", &c.gather_ns[1]}, {"tap", &c.tap},
         {"dgrad", &c.dgrad_a_ns},        {"mac_f32", &c.mac_ns[0]},        {"mac_bf16", &c.mac_ns[1]},
-        {"lone", &c.lone_ns},            {"epi", &c.epi_ns},               {"part", &c.part_ns},
+        {"mac_deep", &c.mac_deep_ns},    {"lone", &c.lone_ns},            {"epi", &c.epi_ns},               {"part", &c.part_ns},
         {"halo_slice", &c.halo_slice_ns}, {"halo_mac", &c.halo_mac_ns},    {"halo_dgrad", &c.halo_dgrad},
         {"halo_wstep", &c.halo_wstep_ns}};
     const char *p = e;
@@ -229,7 +234,7 @@ double sim_conv_ns(const sim_model_gpu *g, const mgpu_nn_work *w, int bf16, doub
     int tap = mode != 2 && taps > 0 && fmod(kred / taps, bk) == 0;
     int occ = conv_blocks_per_sm(mode, bf16, pl.bm, tap, w->conv.r == 3, pl.narrow ? pl.bn : 0, pl.deep);
     double gather = c->gather_ns[bf16 != 0] * (tap ? c->tap : 1.0);
-    double mac = c->mac_ns[bf16 != 0] * bm * bn;
+    double mac = (pl.deep ? c->mac_deep_ns : c->mac_ns[bf16 != 0]) * bm * bn;
     double blocks = 0, ksteps = 0, work = 0, out = 0, deepest = 0; /* sums over the blocks: k-steps, their SM time, tile outs */
     int s = w->conv.dgrad && w->conv.stride > 1 ? w->conv.stride : 1;
     for (int a = 0; a < s; a++)
