@@ -1,9 +1,11 @@
-/* conv_harness.cu - conv2d's implicit GEMMs (engine/dev/cuda/cuda_nn_conv_igemm.cu)
- * alone on a GPU: each of nn_bench.lua's conv shapes in f32 and bf16, checked
- * against a direct convolution (a naive kernel, f32 sums of the same inputs),
- * repeated to prove the bits are the same, and timed as compare-nn-torch.py
- * times torch (3 warm-up calls, 10 between two events; the median of 3 such).
- * bench/conv_torch.py prints torch's figures for the same cases.
+/* conv_harness.cu - conv2d's implicit GEMMs (engine/dev/cuda/cuda_nn_conv_igemm.cu
+ * and the halo kernels of cuda_nn_conv_halo.cu, both included here as one
+ * translation unit) alone on a GPU: each of nn_bench.lua's conv shapes in
+ * f32 and bf16, checked against a direct convolution (a naive kernel, f32
+ * sums of the same inputs), repeated to prove the bits are the same, and
+ * timed as compare-nn-torch.py times torch (3 warm-up calls, 10 between
+ * two events; the median of 3 such). bench/conv_torch.py prints torch's
+ * figures for the same cases.
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Iengine -Iengine/include \
  *        bench/conv_harness.cu -o /tmp/conv_harness
@@ -12,6 +14,7 @@
  * Prints "case NAME ms MS err E tol T repeat same|DIFFERS" lines; exit 1 when
  * a case is outside its tolerance or differs on a repeat. */
 #include "../engine/dev/cuda/cuda_nn_conv_igemm.cu"
+#include "../engine/dev/cuda/cuda_nn_conv_halo.cu"
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>

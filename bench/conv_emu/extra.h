@@ -1,4 +1,4 @@
-/* extra.h for bench/conv_emu: what the igemm file uses beyond the shim. */
+/* extra.h for bench/conv_emu: what the igemm and halo files use beyond the shim. */
 #pragma once
 #include <type_traits>
 #include <algorithm>
