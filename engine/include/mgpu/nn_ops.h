@@ -79,7 +79,7 @@ static inline size_t mgpu_nn_conv_chunk(size_t tiles, size_t kred, size_t bk, in
     return chunk;
 }
 
-/* The bf16 halo kernels (cuda_nn_conv_igemm.cu, k_halo and k_halo_wgrad)
+/* The bf16 halo kernels (cuda_nn_conv_halo.cu, k_halo and k_halo_wgrad)
  * take the wide 3x3 stride-1 layers: a block stages the input rows it reads
  * once in shared memory and runs the nine taps from there. Their shape
  * conditions and cuts live here, once, for cuda's launch and the sim's
