@@ -102,11 +102,11 @@ static void conv_k_init(void)
     if (!e || !*e) return;
     conv_coeffs c = CONV_FIT;
     struct { const char *name; double *v; } f[] = {
-        {"gather_f32", &c.gather_ns[0]}, {"gather_bf16", &c.gather_ns[1]}, {"tap", &c.tap},
-        {"dgrad", &c.dgrad_a_ns},        {"mac_f32", &c.mac_ns[0]},        {"mac_bf16", &c.mac_ns[1]},
-        {"mac_deep", &c.mac_deep_ns},    {"lone", &c.lone_ns},            {"epi", &c.epi_ns},               {"part", &c.part_ns},
-        {"halo_slice", &c.halo_slice_ns}, {"halo_mac", &c.halo_mac_ns},    {"halo_dgrad", &c.halo_dgrad},
-        {"halo_wstep", &c.halo_wstep_ns}};
+        {"gather_f32", &c.gather_ns[0]},  {"gather_bf16", &c.gather_ns[1]}, {"tap", &c.tap},
+        {"dgrad", &c.dgrad_a_ns},         {"mac_f32", &c.mac_ns[0]},         {"mac_bf16", &c.mac_ns[1]},
+        {"mac_deep", &c.mac_deep_ns},     {"lone", &c.lone_ns},              {"epi", &c.epi_ns},
+        {"part", &c.part_ns},             {"halo_slice", &c.halo_slice_ns},  {"halo_mac", &c.halo_mac_ns},
+        {"halo_dgrad", &c.halo_dgrad},    {"halo_wstep", &c.halo_wstep_ns}};
     const char *p = e;
     while (*p) {
         size_t len = strcspn(p, "=");
