@@ -1,6 +1,6 @@
 /* conv_regs.c - the sim's conv2d occupancy table (engine/dev/sim/sim_conv_regs.h)
  * against ptxas: reads `nvcc -Xptxas -v` output of cuda_nn_conv_igemm.cu
- * (conv_regs.sh compiles it), finds each kernel instance's registers and
+ * and cuda_nn_conv_halo.cu (conv_regs.sh compiles them), finds each kernel instance's registers and
  * shared memory, and compares the blocks an SM the kernel holds on an H100
  * with the blocks an SM the sim's price gives it. Exit 1 when any differ,
  * or when a table entry the price uses has no kernel (the parse broke, or
@@ -125,7 +125,7 @@ static void kernel(const char *mangled, int regs, int smem)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: sim_conv_regs PTXAS_OUTPUT (nvcc -Xptxas -v of cuda_nn_conv_igemm.cu)\n");
+        fprintf(stderr, "usage: sim_conv_regs PTXAS_OUTPUT (nvcc -Xptxas -v of cuda_nn_conv_igemm.cu and _halo.cu)\n");
         return 2;
     }
     FILE *f = fopen(argv[1], "r");

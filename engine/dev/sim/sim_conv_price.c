@@ -1,8 +1,9 @@
 /* sim_conv_price.c - conv2d's price in the sim's timing model: the SM time
- * of each implicit-GEMM and halo kernel cuda_nn_conv_igemm.cu launches
- * (sim_model.c asks it for MGPU_NN_CLASS_CONV work). Its own file because
- * it is its own model: it follows one kernel file's tiles, cuts and
- * occupancy rather than a rate and an efficiency, it has its own fitted
+ * of each implicit-GEMM kernel (cuda_nn_conv_igemm.cu) and halo kernel
+ * (cuda_nn_conv_halo.cu) conv2d launches (sim_model.c asks it for
+ * MGPU_NN_CLASS_CONV work). Its own file because it is its own model: it
+ * follows those kernel files' tiles, cuts and occupancy rather than a
+ * rate and an efficiency, it has its own fitted
  * coefficients (CONV_FIT, which scripts/fit-conv-sim.py --write rewrites
  * here) and their knob (MGPU_SIM_CONV_FIT), and it changes whenever those
  * kernels do - apart from the copies and other ops' prices of sim_model.c. */
@@ -18,8 +19,8 @@
  * cuda_nn_conv_igemm.cu runs each of conv2d's three GEMMs as one kernel of
  * tiles (mgpu_nn_conv_tile_m/_n/_k, nn_ops.h: 16, 32 or 64 channels by 256
  * or 128 columns, 16 or 32 deep), or for the wide bf16 3x3 stride-1
- * layers a halo kernel (mgpu_nn_conv_halo*, nn_ops.h; nn_conv.c marks the
- * work .conv.halo); the price follows those tiles and cuts, so a change
+ * layers a halo kernel (cuda_nn_conv_halo.cu; mgpu_nn_conv_halo*,
+ * nn_ops.h; nn_conv.c marks the work .conv.halo); the price follows those tiles and cuts, so a change
  * there changes it here. Fitted to the kernels' times on an H100 by
  * scripts/fit-conv-sim.py (CONV_FIT below says from which run and how
  * close; docs/sim-model.md has the table). The kernels' loads and index
@@ -164,10 +165,10 @@ static double conv_combine_ns(const conv_coeffs *c, const sim_model_gpu *g, doub
     return fmax(ceil(parts / batch) * c->part_ns, bytes / (g->hbm_gbs * hbm_eff));
 }
 
-/* k_halo_wgrad_combine's partials loaded at once (HW_CB, cuda_nn_conv_igemm.cu) */
+/* k_halo_wgrad_combine's partials loaded at once (HW_CB, cuda_nn_conv_halo.cu) */
 #define CONV_HALO_WGRAD_COMBINE_BATCH 16
 
-/* The halo kernels (nn_ops.h's shapes; cuda_nn_conv_igemm.cu). k_halo
+/* The halo kernels (nn_ops.h's shapes; cuda_nn_conv_halo.cu). k_halo
  * (halo 1): a block of BM channels by 256 pixels stages each 16-channel
  * slice of the reduction (its TH+2 input rows once, the 9 taps' weights)
  * and runs 9 GEMM steps of BM x 256 x 16 from shared memory,

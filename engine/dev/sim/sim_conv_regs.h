@@ -1,6 +1,7 @@
-/* sim_conv_regs.h - how many blocks of conv2d's kernels (cuda_nn_conv_igemm.cu)
- * an SM holds at once, from the registers ptxas gives each kernel instance:
- * the sim's conv price (sim_conv_price.c) runs that many side by side. The
+/* sim_conv_regs.h - how many blocks of conv2d's kernels (cuda_nn_conv_igemm.cu,
+ * cuda_nn_conv_halo.cu) an SM holds at once, from the registers ptxas gives
+ * each kernel instance: the sim's conv price (sim_conv_price.c) runs that
+ * many side by side. The
  * table is a hand copy of ptxas's counts, so it lives here, where the check
  * that holds it to ptxas reads the same copy: CTest's sim.conv_regs (a
  * cuda build; tests/sim/conv_regs.sh) recompiles the kernels with ptxas -v
@@ -40,10 +41,10 @@ static const short sim_conv_regs_deep[2] = {128, 127};
  * k_halo<MODE, BM> 2 (105-128 registers: __launch_bounds__(256, 2) holds
  * it to 128), k_halo_wgrad<LGW> 2 (128 registers since its loads are
  * cp.async, 62265c9; was 1 at 243). ptxas does not see the halo weight
- * grad's dynamic shared memory (hw_shape<LGW>::SMEM: 71 KB at W 32, 61 KB
- * at W 16, 3 blocks' worth of an SM's 228 KB), so the check counts its
- * blocks by registers and static shared memory; a ring deeper than 3
- * stages of 35 KB would make shared memory bind. */
+ * grad's dynamic shared memory (cuda_nn_conv_halo.cu's hw_shape<LGW>::SMEM:
+ * 71 KB at W 32, 61 KB at W 16; 3 blocks' worth of an SM's 228 KB), so the
+ * check counts its blocks by registers and static shared memory: past
+ * about 113 KB a block, shared memory would bind it unseen. */
 #define SIM_CONV_HALO_BLOCKS 2
 #define SIM_CONV_HALO_WGRAD_BLOCKS 2
 
