@@ -69,21 +69,21 @@ typedef struct conv_coeffs {
     double halo_wstep_ns; /* k_halo_wgrad: an SM's time for a block's 64-pixel step (9 taps) */
 } conv_coeffs;
 
-/* scripts/fit-conv-sim.py --write: /work/notes/gpu18/conv-merged.json (NVIDIA H100 80GB HBM3),
+/* scripts/fit-conv-sim.py --write: /work/notes/gpu18/round/nn-torch-conv.json (NVIDIA H100 80GB HBM3),
  * every case: 60 of 60 within 15 % */
 static const conv_coeffs CONV_FIT = {
-    .gather_ns = {0.103, 0.07047},
-    .mac_ns = {0.006149, 0.002775},
-    .mac_deep_ns = 0.005284,
-    .tap = 0.7039,
-    .dgrad_a_ns = 0.1387,
-    .lone_ns = 314.2,
-    .epi_ns = 0.2855,
-    .part_ns = 29.83,
-    .halo_slice_ns = 914.8,
-    .halo_mac_ns = 0.001391,
-    .halo_dgrad = 1.124,
-    .halo_wstep_ns = 1909,
+    .gather_ns = {0.1036, 0.07284},
+    .mac_ns = {0.006058, 0.002599},
+    .mac_deep_ns = 0.005297,
+    .tap = 0.7083,
+    .dgrad_a_ns = 0.163,
+    .lone_ns = 292.8,
+    .epi_ns = 0.2739,
+    .part_ns = 27.94,
+    .halo_slice_ns = 892.5,
+    .halo_mac_ns = 0.001357,
+    .halo_dgrad = 1.161,
+    .halo_wstep_ns = 1902,
 };
 
 static conv_coeffs conv_k;
