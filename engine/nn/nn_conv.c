@@ -92,12 +92,12 @@ static mgpu_result conv_igemm(nn_call *c, int phantom, mgpu_nn_kernel op, const 
     /* the general kernel's tiles and parts as cuda chooses them (one
      * function for both): the weight grad's, the forward's of few tiles and
      * the stride-1 data grad's reduction cut in parts; the f32 weight grad
-     * of a small output on its narrow tile (sim_model.c recomputes the
+     * of a small output on its narrow tile (sim_conv_price.c recomputes the
      * tile from the same function) */
     if (!halo) parts = mgpu_nn_conv_plan_of(op, m, j, kred, bf16, g->stride).parts;
     a.cost.name = op == MGPU_NNK_CONV2D ? "conv2d" : op == MGPU_NNK_CONV2D_DGRAD ? "conv2d dgrad" : "conv2d wgrad";
     /* The GEMM the kernel runs; the sim prices its tiles and k-steps
-     * (sim_model.c, conv_ns), a strided data grad's by its phases, a halo
+     * (sim_conv_price.c, sim_conv_ns), a strided data grad's by its phases, a halo
      * kernel's by its blocks and slices. */
     a.cost.w = (mgpu_nn_work){.cls = MGPU_NN_CLASS_CONV, .flops = 2.0 * (double)m * (double)j * (double)kred,
                               .bytes = (double)mgpu_dtype_size(c->dtype) * elems, .m = m, .n = j, .batch = parts,

@@ -43,7 +43,7 @@ typedef struct mgpu_nn_work {
     struct {            /* CONV, conv2d's data grad (dgrad 1): its geometry. A
                          * stride-s one runs as s*s phase GEMMs in one launch,
                          * each over the output pixels h = a + s*i, w = b + s*j
-                         * and the taps that land there (sim_model.c). halo:
+                         * and the taps that land there (sim_conv_price.c). halo:
                          * cuda runs it on a bf16 halo kernel (nn_ops.h,
                          * mgpu_nn_conv_halo*): 1 the forward or data grad
                          * (k_halo), 2 the weight grad (k_halo_wgrad, batch its

@@ -83,7 +83,7 @@ static inline size_t mgpu_nn_conv_chunk(size_t tiles, size_t kred, size_t bk, in
  * take the wide 3x3 stride-1 layers: a block stages the input rows it reads
  * once in shared memory and runs the nine taps from there. Their shape
  * conditions and cuts live here, once, for cuda's launch and the sim's
- * price (nn_conv.c marks the work, sim_model.c prices it): two copies
+ * price (nn_conv.c marks the work, sim_conv_price.c prices it): two copies
  * could drift, and the sim would price a kernel cuda does not run. The
  * pointer-alignment checks stay in cuda (the sim has no pointers).
  * min_blocks: cuda's HL_MIN_BLOCKS, MGPU_NN_HALO_MIN_BLOCKS unless the CPU
